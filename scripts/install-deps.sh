@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs every Debian package fold's build, examples and tests need.
+# Idempotent and non-interactive: packages already present are skipped, and
+# apt-get is only called when something is missing.
+#
+# Usage: scripts/install-deps.sh [--build-only]
+#   --build-only  skip the test-only packages (chromium, protobuf, hyperfine)
+set -euo pipefail
+
+build_pkgs=(
+  build-essential gcc g++ gfortran clang cmake pkg-config
+  libunwind-dev libpapi-dev papi-tools libdwarf-dev libelf-dev
+  libgsl-dev libopenblas-dev zlib1g-dev
+  openmpi-bin libopenmpi-dev
+)
+test_pkgs=(
+  libcmocka-dev libclang-rt-14-dev valgrind python3
+  chromium protobuf-compiler hyperfine
+)
+
+pkgs=("${build_pkgs[@]}")
+if [ "${1:-}" != "--build-only" ]; then
+  pkgs+=("${test_pkgs[@]}")
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

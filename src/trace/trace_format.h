@@ -1,0 +1,94 @@
+/* trace_format.h: the fold trace file format, version 1 (see docs/trace-format.md).
+ *
+ * Owns the constants both halves agree on: file magic, chunk layout, record
+ * kinds and their field grammar. Nothing here allocates or does I/O.
+ *
+ * Invariants:
+ *  - A file is a 16-byte file header followed by chunks. Every chunk is
+ *    self-contained: delta-coding state, the counter set and the stack table
+ *    all restart at a chunk boundary, so any intact chunk decodes on its own
+ *    and a damaged one costs only itself.
+ *  - Stream 0 is the process stream (metadata, definitions, module map,
+ *    statistics); streams 1..n are threads, one stream per thread.
+ *  - Record kinds 1..63 have a fixed grammar within a major version. Kinds
+ *    64..127 carry a varint body length first, so a reader can skip kinds a
+ *    newer minor version added.
+ */
+#ifndef FOLD_TRACE_FORMAT_H
+#define FOLD_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define TRACE_FILE_MAGIC "FOLDTRC1" /* 8 bytes, no terminator written */
+#define TRACE_FILE_HEADER_SIZE 16
+#define TRACE_VERSION_MAJOR 1
+#define TRACE_VERSION_MINOR 0
+
+#define TRACE_CHUNK_MAGIC 0x4b484346u /* "FCHK" little-endian */
+#define TRACE_CHUNK_HEADER_SIZE 32
+#define TRACE_CHUNK_FLAG_ZLIB 0x1u
+/* Largest raw (uncompressed) chunk a reader accepts; writers stay well below. */
+#define TRACE_CHUNK_MAX_RAW (16u << 20)
+
+#define TRACE_PROCESS_STREAM 0u
+
+/* Most counters one stream may carry in its counter set. */
+#define TRACE_MAX_COUNTERS 32
+/* Deepest call stack recorded. */
+#define TRACE_MAX_DEPTH 256
+
+/* Record kinds. Field grammar after the kind byte; "v" = unsigned LEB128
+ * varint, "z" = zigzag signed varint, "s" = varint length + bytes (no NUL). */
+enum trace_record_kind {
+	/* process stream */
+	TRACE_REC_INFO = 1,            /* s key, s value */
+	TRACE_REC_CLOCK = 2,           /* v tick, v monotonic_ns, v realtime_ns */
+	TRACE_REC_COUNTER_DEF = 3,     /* v id, u8 counter_kind, s name */
+	TRACE_REC_COUNTER_MISSING = 4, /* s name, s reason */
+	TRACE_REC_REGION_DEF = 5,      /* v id, u8 region_kind, v address, s name */
+	TRACE_REC_MODULE_LOAD = 6,     /* v id, v tick, v load_bias, s build_id(raw bytes), s path,
+	                                  v nseg, nseg x (v vaddr, v memsz, u8 prot) */
+	TRACE_REC_MODULE_UNLOAD = 7,   /* v id, v tick */
+	TRACE_REC_STAT = 8,            /* s key, v value */
+	TRACE_REC_THROTTLE = 9,        /* v region, v tick, v calls, v mean_ns */
+
+	/* thread streams */
+	TRACE_REC_THREAD_START = 16, /* v os_tid, v parent_stream, v tick, s name */
+	TRACE_REC_THREAD_END = 17,   /* z dtick */
+	TRACE_REC_COUNTER_SET = 18,  /* v n, n x v counter_id */
+	TRACE_REC_ENTER = 19,        /* z dtick, v region */
+	TRACE_REC_EXIT = 20,         /* z dtick, v region */
+	TRACE_REC_ENTER_CTR = 21,    /* z dtick, v region, v n, n x z dvalue */
+	TRACE_REC_EXIT_CTR = 22,     /* z dtick, v region, v n, n x z dvalue */
+	TRACE_REC_SAMPLE = 23,       /* z dtick, v stack_ref, v cpu_ns, v n, n x z dvalue */
+	TRACE_REC_STACK_DEF = 24,    /* v stack_ref, v depth, z frame0, (depth-1) x z dframe */
+	TRACE_REC_MARKER = 25,       /* z dtick, s text */
+
+	TRACE_REC_FIXED_LAST = 63,
+	/* 64..127: v body_len, body (skippable extensions) */
+	TRACE_REC_EXTENDED_FIRST = 64,
+	TRACE_REC_EXTENDED_LAST = 127,
+};
+
+enum trace_counter_kind {
+	TRACE_COUNTER_HARDWARE = 1,
+	TRACE_COUNTER_SOFTWARE = 2,
+	TRACE_COUNTER_APP = 3,
+};
+
+enum trace_region_kind {
+	TRACE_REGION_API = 1,      /* fold_region() */
+	TRACE_REGION_FUNCTION = 2, /* -finstrument-functions; address is the function */
+	TRACE_REGION_MPI = 3,      /* an MPI call */
+	TRACE_REGION_OPENMP = 4,   /* an OpenMP parallel region */
+	TRACE_REGION_BURST = 5,    /* computation between MPI calls */
+};
+
+/* Flags in the 16-bit flags word of the file header. */
+#define TRACE_FILE_FLAG_NONE 0u
+
+const char *trace_record_kind_name(unsigned kind);
+const char *trace_counter_kind_name(unsigned kind);
+const char *trace_region_kind_name(unsigned kind);
+
+#endif

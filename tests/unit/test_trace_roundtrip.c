@@ -1,0 +1,332 @@
+/* Round-trips every record kind through trace_writer and trace_reader, across
+ * many chunk boundaries, and checks every field the format documents. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_reader.h"
+#include "trace_writer.h"
+
+static char path[256];
+
+static void diag_fail(void *arg, const char *msg)
+{
+	(void)arg;
+	fail_msg("unexpected diagnostic on an intact file: %s", msg);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof path, "/tmp/fold-test-roundtrip-%d.bin", (int)getpid());
+	return 0;
+}
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_every_record_kind(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, path, 0, 6, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "host", "node001");
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_clock, 1000, 2000, 1700000000000000000ull);
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_counter_def, 7, TRACE_COUNTER_SOFTWARE, "perf::TASK-CLOCK");
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_counter_missing, "PAPI_TOT_INS", "Event does not exist");
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_FUNCTION, 0x401000, "solve<double>");
+	assert_int_equal(rc, 0);
+	uint8_t bid[20];
+	for (int i = 0; i < 20; i++)
+		bid[i] = (uint8_t)(0xa0 + i);
+	trace_segment segs[2] = {{0x1000, 0x2345, 5}, {0x4000, 0x100, 6}};
+	TRACE_PUT(rc, w, 0, trace_enc_module_load, 2, 5555, 0x7f0000000000ull, bid, 20, "/lib/libx.so", segs, 2);
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_module_unload, 2, 6666);
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "samples_dropped_in_runtime", 42);
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 0, trace_enc_throttle, 3, 7777, 100001, 9);
+	assert_int_equal(rc, 0);
+
+	/* Thread stream: enough records to span many 4 KiB chunks. */
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 12345, 0, 100000, "main");
+	assert_int_equal(rc, 0);
+	uint32_t ids[2] = {7, 9};
+	TRACE_PUT(rc, w, 1, trace_enc_counter_set, ids, 2);
+	assert_int_equal(rc, 0);
+	uint64_t tick = 100000, c0 = 0, c1 = 1000;
+	for (int i = 0; i < 5000; i++) {
+		uint64_t ctr[2] = {c0, c1};
+		TRACE_PUT(rc, w, 1, trace_enc_enter, tick, 3, (i % 2) ? ctr : NULL);
+		assert_int_equal(rc, 0);
+		tick += 50 + (uint64_t)(i % 7);
+		c0 += 11;
+		c1 += (uint64_t)i;
+		uint64_t frames[3] = {0x401234 + (uint64_t)(i % 3), 0x401100, 0x400800};
+		uint64_t ctr2[2] = {c0, c1};
+		TRACE_PUT(rc, w, 1, trace_enc_sample, tick, frames, 3, 999, ctr2);
+		assert_int_equal(rc, 0);
+		tick += 13;
+		TRACE_PUT(rc, w, 1, trace_enc_exit, tick, 3, ctr2);
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_marker, tick + 1, "checkpoint");
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, tick + 2);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	trace_reader *r;
+	char msg[256];
+	assert_int_equal(trace_reader_open(&r, path, diag_fail, NULL, msg, sizeof msg), 0);
+	assert_int_equal(trace_reader_version_major(r), TRACE_VERSION_MAJOR);
+	trace_record rec;
+	int seen[TRACE_REC_FIXED_LAST + 1] = {0};
+	uint64_t rtick = 100000, r0 = 0, r1 = 1000;
+	int phase = 0, i = 0;
+	while ((rc = trace_reader_next(r, &rec)) == 1) {
+		seen[rec.kind]++;
+		switch (rec.kind) {
+		case TRACE_REC_INFO:
+			assert_string_equal(rec.u.info.key, "host");
+			assert_string_equal(rec.u.info.value, "node001");
+			break;
+		case TRACE_REC_CLOCK:
+			assert_int_equal(rec.tick, 1000);
+			assert_int_equal(rec.u.clock.mono_ns, 2000);
+			assert_true(rec.u.clock.real_ns == 1700000000000000000ull);
+			break;
+		case TRACE_REC_COUNTER_DEF:
+			assert_int_equal(rec.u.counter_def.id, 7);
+			assert_int_equal(rec.u.counter_def.kind, TRACE_COUNTER_SOFTWARE);
+			assert_string_equal(rec.u.counter_def.name, "perf::TASK-CLOCK");
+			break;
+		case TRACE_REC_COUNTER_MISSING:
+			assert_string_equal(rec.u.counter_missing.name, "PAPI_TOT_INS");
+			assert_string_equal(rec.u.counter_missing.reason, "Event does not exist");
+			break;
+		case TRACE_REC_REGION_DEF:
+			assert_int_equal(rec.u.region_def.id, 3);
+			assert_int_equal(rec.u.region_def.kind, TRACE_REGION_FUNCTION);
+			assert_int_equal(rec.u.region_def.address, 0x401000);
+			assert_string_equal(rec.u.region_def.name, "solve<double>");
+			break;
+		case TRACE_REC_MODULE_LOAD:
+			assert_int_equal(rec.u.module_load.id, 2);
+			assert_int_equal(rec.tick, 5555);
+			assert_true(rec.u.module_load.load_bias == 0x7f0000000000ull);
+			assert_int_equal(rec.u.module_load.build_id_len, 20);
+			assert_memory_equal(rec.u.module_load.build_id, bid, 20);
+			assert_string_equal(rec.u.module_load.path, "/lib/libx.so");
+			assert_int_equal(rec.u.module_load.nseg, 2);
+			assert_int_equal(rec.u.module_load.segs[1].vaddr, 0x4000);
+			assert_int_equal(rec.u.module_load.segs[0].memsz, 0x2345);
+			assert_int_equal(rec.u.module_load.segs[1].prot, 6);
+			break;
+		case TRACE_REC_MODULE_UNLOAD:
+			assert_int_equal(rec.u.module_unload.id, 2);
+			assert_int_equal(rec.tick, 6666);
+			break;
+		case TRACE_REC_STAT:
+			assert_string_equal(rec.u.stat.key, "samples_dropped_in_runtime");
+			assert_int_equal(rec.u.stat.value, 42);
+			break;
+		case TRACE_REC_THROTTLE:
+			assert_int_equal(rec.u.throttle.region, 3);
+			assert_int_equal(rec.tick, 7777);
+			assert_int_equal(rec.u.throttle.calls, 100001);
+			assert_int_equal(rec.u.throttle.mean_ns, 9);
+			break;
+		case TRACE_REC_THREAD_START:
+			assert_int_equal(rec.stream, 1);
+			assert_int_equal(rec.u.thread_start.os_tid, 12345);
+			assert_int_equal(rec.tick, 100000);
+			assert_string_equal(rec.u.thread_start.name, "main");
+			break;
+		case TRACE_REC_COUNTER_SET:
+			assert_int_equal(rec.u.counter_set.n, 2);
+			assert_int_equal(rec.u.counter_set.ids[0], 7);
+			assert_int_equal(rec.u.counter_set.ids[1], 9);
+			break;
+		case TRACE_REC_STACK_DEF:
+			assert_int_equal(rec.u.stack_def.depth, 3);
+			break;
+		case TRACE_REC_ENTER:
+			assert_int_equal(phase, 0);
+			assert_int_equal(rec.tick, rtick);
+			assert_int_equal(rec.u.region.region, 3);
+			if (i % 2) {
+				assert_int_equal(rec.u.region.nctr, 2);
+				assert_int_equal(rec.u.region.ctr[0], r0);
+				assert_int_equal(rec.u.region.ctr[1], r1);
+			} else {
+				assert_int_equal(rec.u.region.nctr, 0);
+			}
+			rtick += 50 + (uint64_t)(i % 7);
+			r0 += 11;
+			r1 += (uint64_t)i;
+			phase = 1;
+			break;
+		case TRACE_REC_SAMPLE:
+			assert_int_equal(phase, 1);
+			assert_int_equal(rec.tick, rtick);
+			assert_int_equal(rec.u.sample.depth, 3);
+			assert_int_equal(rec.u.sample.frames[0], 0x401234 + (uint64_t)(i % 3));
+			assert_int_equal(rec.u.sample.frames[2], 0x400800);
+			assert_int_equal(rec.u.sample.cpu_ns, 999);
+			assert_int_equal(rec.u.sample.nctr, 2);
+			assert_int_equal(rec.u.sample.ctr_ids[1], 9);
+			assert_int_equal(rec.u.sample.ctr[0], r0);
+			assert_int_equal(rec.u.sample.ctr[1], r1);
+			rtick += 13;
+			phase = 2;
+			break;
+		case TRACE_REC_EXIT:
+			assert_int_equal(phase, 2);
+			assert_int_equal(rec.tick, rtick);
+			assert_int_equal(rec.u.region.nctr, 2);
+			assert_int_equal(rec.u.region.ctr[0], r0);
+			phase = 0;
+			i++;
+			break;
+		case TRACE_REC_MARKER:
+			assert_int_equal(rec.tick, rtick + 1);
+			assert_string_equal(rec.u.marker.text, "checkpoint");
+			break;
+		case TRACE_REC_THREAD_END:
+			assert_int_equal(rec.tick, rtick + 2);
+			break;
+		default:
+			fail_msg("unexpected record kind %u", rec.kind);
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(i, 5000);
+	for (unsigned k = TRACE_REC_INFO; k <= TRACE_REC_MARKER; k++) {
+		if (k == TRACE_REC_ENTER_CTR || k == TRACE_REC_EXIT_CTR || (k > TRACE_REC_THROTTLE && k < TRACE_REC_THREAD_START))
+			continue;
+		if (!seen[k])
+			fail_msg("record kind %s (%u) never read back", trace_record_kind_name(k), k);
+	}
+	const trace_read_stats *st = trace_reader_stats(r);
+	assert_true(st->chunks_ok > 20); /* the thread stream spans many chunks */
+	assert_int_equal(st->chunks_damaged, 0);
+	assert_int_equal(st->samples_without_stack_def, 0);
+	/* Steady stacks are deduplicated: only a few definitions per chunk. */
+	assert_true(seen[TRACE_REC_STACK_DEF] <= 3 * (int)st->chunks_ok);
+	assert_int_equal(trace_reader_loss_summary(r, msg, sizeof msg), 0);
+	trace_reader_close(r);
+}
+
+static void test_newer_major_version_is_refused(void **state)
+{
+	(void)state;
+	FILE *f = fopen(path, "wb");
+	uint8_t hdr[TRACE_FILE_HEADER_SIZE];
+	trace_file_header_encode(hdr);
+	hdr[8] = TRACE_VERSION_MAJOR + 1;
+	fwrite(hdr, 1, sizeof hdr, f);
+	fclose(f);
+	trace_reader *r;
+	char msg[256] = "";
+	assert_int_equal(trace_reader_open(&r, path, NULL, NULL, msg, sizeof msg), -EPROTONOSUPPORT);
+	assert_non_null(strstr(msg, "written by a newer fold"));
+	assert_non_null(strstr(msg, path));
+}
+
+static void test_not_a_trace(void **state)
+{
+	(void)state;
+	FILE *f = fopen(path, "wb");
+	fputs("hello world, this is plain text\n", f);
+	fclose(f);
+	trace_reader *r;
+	char msg[256] = "";
+	assert_int_equal(trace_reader_open(&r, path, NULL, NULL, msg, sizeof msg), -EPROTO);
+	assert_non_null(strstr(msg, "not a fold trace"));
+}
+
+static void test_unknown_extended_record_is_skipped(void **state)
+{
+	(void)state;
+	/* A chunk from a future minor version: an extended record between two known ones. */
+	uint8_t raw[64];
+	trace_enc e;
+	trace_enc_init(&e, NULL);
+	trace_enc_begin(&e, raw, sizeof raw);
+	trace_enc_stat(&e, "a", 1);
+	size_t n = trace_enc_len(&e);
+	raw[n++] = 100; /* extended kind */
+	raw[n++] = 3;   /* body length */
+	raw[n++] = 1;
+	raw[n++] = 2;
+	raw[n++] = 3;
+	e.pos = raw + n;
+	trace_enc_stat(&e, "b", 2);
+	trace_decoder *d = trace_decoder_new();
+	trace_read_stats st = {0};
+	trace_decoder_reset(d, 0, raw, trace_enc_len(&e));
+	trace_record rec;
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+	assert_string_equal(rec.u.stat.key, "a");
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+	assert_int_equal(rec.kind, 100);
+	assert_int_equal(rec.u.extended.len, 3);
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+	assert_string_equal(rec.u.stat.key, "b");
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 0);
+	assert_int_equal(st.records_unknown, 1);
+	trace_decoder_free(d);
+}
+
+static void test_encoder_never_writes_past_its_buffer(void **state)
+{
+	(void)state;
+	uint8_t buf[40];
+	memset(buf, 0xee, sizeof buf);
+	trace_enc e;
+	trace_enc_init(&e, NULL);
+	trace_enc_begin(&e, buf, 32);
+	uint64_t frames[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	int rc, n = 0;
+	while ((rc = trace_enc_sample(&e, (uint64_t)n * 1000000, frames, 8, 5, NULL)) == 0)
+		n++;
+	assert_int_equal(rc, -ENOSPC);
+	assert_true(trace_enc_len(&e) <= 32);
+	for (int k = 32; k < 40; k++)
+		assert_int_equal(buf[k], 0xee);
+}
+
+static void test_crc_matches_zlib(void **state)
+{
+	(void)state;
+	const char *s = "The quick brown fox jumps over the lazy dog";
+	assert_int_equal(trace_crc32(0, s, strlen(s)), crc32(0, (const Bytef *)s, (uInt)strlen(s)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_every_record_kind, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_newer_major_version_is_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
+	    cmocka_unit_test(test_unknown_extended_record_is_skipped),
+	    cmocka_unit_test(test_encoder_never_writes_past_its_buffer),
+	    cmocka_unit_test(test_crc_matches_zlib),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
