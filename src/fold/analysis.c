@@ -1,0 +1,125 @@
+/* analysis.c: lifetime of a fold_analysis (see analysis.h). Whoever adds an
+ * owned field to analysis.h frees it here. */
+#include "analysis.h"
+
+#include <stdlib.h>
+
+static void free_kvs(fold_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+static void free_frames(fold_source_frame *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].function);
+		free(f[i].file);
+		free(f[i].call_file);
+	}
+	free(f);
+}
+
+static void free_attributions(fold_attribution *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].function);
+		free(a[i].file);
+		free(a[i].module);
+		free_frames(a[i].inline_chain, a[i].ninline);
+	}
+	free(a);
+}
+
+static void free_curve(fold_curve *c)
+{
+	free(c->x);
+	free(c->cum);
+	free(c->value);
+	free(c->lo);
+	free(c->hi);
+}
+
+static void free_region(fold_region_result *r)
+{
+	free(r->name);
+	free(r->reason);
+	free(r->groups);
+	for (size_t i = 0; i < r->nseries; i++) {
+		fold_series *s = &r->series[i];
+		free(s->name);
+		free(s->unit);
+		free(s->px);
+		free(s->py);
+		free_curve(&s->fit);
+	}
+	free(r->series);
+	for (size_t i = 0; i < r->nphases; i++) {
+		fold_phase *p = &r->phases[i];
+		for (size_t k = 0; k < p->nrates; k++)
+			free(p->rate_names[k]);
+		free(p->rate_names);
+		free(p->rates);
+		free_attributions(p->top, p->ntop);
+	}
+	free(r->phases);
+	for (size_t i = 0; i < r->ntimeline; i++) {
+		for (size_t k = 0; k < r->timeline[i].nspans; k++) {
+			free(r->timeline[i].spans[k].function);
+			free(r->timeline[i].spans[k].file);
+		}
+		free(r->timeline[i].spans);
+	}
+	free(r->timeline);
+	free(r->inst);
+	free(r->fit_method);
+	free_kvs(r->fit_params, r->nfit_params);
+}
+
+void fold_analysis_free(fold_analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		fold_process *p = &a->procs[i];
+		free(p->trace_path);
+		free_kvs(p->info, p->ninfo);
+		free_kvs(p->stats, p->nstats);
+		for (size_t k = 0; k < p->nsalvage; k++)
+			free(p->salvage_messages[k]);
+		free(p->salvage_messages);
+	}
+	free(a->procs);
+	for (size_t i = 0; i < a->ncounters; i++)
+		free(a->counters[i].name);
+	free(a->counters);
+	for (size_t i = 0; i < a->nmissing; i++) {
+		free(a->missing[i].name);
+		free(a->missing[i].reason);
+	}
+	free(a->missing);
+	for (size_t i = 0; i < a->nregions; i++)
+		free_region(&a->regions[i]);
+	free(a->regions);
+	for (size_t i = 0; i < a->nprofile; i++)
+		free(a->profile[i].name);
+	free(a->profile);
+	for (size_t i = 0; i < a->ncallpairs; i++) {
+		free(a->callpairs[i].caller);
+		free(a->callpairs[i].callee);
+	}
+	free(a->callpairs);
+	for (size_t i = 0; i < a->ncct; i++) {
+		free(a->cct[i].function);
+		free(a->cct[i].file);
+	}
+	free(a->cct);
+	for (size_t i = 0; i < a->nwarnings; i++)
+		free(a->warnings[i].what);
+	free(a->warnings);
+	free(a->sample_config);
+	free(a);
+}

@@ -1,0 +1,217 @@
+/* analysis.h: the result of analysing one or more traces.
+ *
+ * This is the contract between the analysis (src/fold: load, instances,
+ * groups, fold, fits, models, symbols, profiles) and every output
+ * (src/report: HTML, terminal, JSON, CSV, exports). The analysis fills a
+ * fold_analysis; outputs only read it. Everything is owned by the
+ * fold_analysis and freed by fold_analysis_free().
+ *
+ * Units: times in nanoseconds (double), normalised positions in [0,1],
+ * rates in events per second, ratios dimensionless.
+ */
+#ifndef FOLD_ANALYSIS_H
+#define FOLD_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fold_kv {
+	char *key;
+	char *value;
+} fold_kv;
+
+typedef struct fold_counter_info {
+	char *name;
+	unsigned kind; /* enum trace_counter_kind */
+} fold_counter_info;
+
+typedef struct fold_missing_counter {
+	char *name;
+	char *reason;
+} fold_missing_counter;
+
+/* One measured process (one trace file). */
+typedef struct fold_process {
+	char *trace_path;
+	fold_kv *info; /* every INFO record of the header, in file order */
+	size_t ninfo;
+	const char *host, *exe, *cmdline; /* point into info (may be NULL) */
+	long pid;
+	long rank, size; /* -1 when not an MPI run */
+	unsigned nthreads;
+	double duration_ns;
+	fold_kv *stats; /* STAT records (samples taken/dropped by reason, bytes) */
+	size_t nstats;
+	char **salvage_messages; /* what the reader lost, one line each */
+	size_t nsalvage;
+} fold_process;
+
+/* A source location with its chain of inlined calls (innermost first). */
+typedef struct fold_source_frame {
+	char *function; /* demangled; Fortran module procedures as module::name */
+	char *file;     /* NULL when no line information */
+	unsigned line;
+	unsigned call_line; /* for inlined frames: the line of the call site */
+	char *call_file;
+} fold_source_frame;
+
+typedef struct fold_attribution {
+	char *function;
+	char *file; /* NULL when unknown */
+	unsigned line;
+	char *module;
+	double share; /* of the phase's (or profile's) samples, in [0,1] */
+	unsigned long samples;
+	fold_source_frame *inline_chain; /* innermost first; may be empty */
+	size_t ninline;
+} fold_attribution;
+
+/* A curve on a regular grid over the normalised instance time [0,1]. */
+typedef struct fold_curve {
+	size_t n;
+	double *x;      /* grid positions */
+	double *cum;    /* fitted cumulative share in [0,1], monotone (may be NULL for derived metrics) */
+	double *value;  /* rate (events/s) or ratio at x */
+	double *lo, *hi; /* optional uncertainty band of value (NULL if none) */
+} fold_curve;
+
+/* One counter or derived metric folded over a region group. */
+typedef struct fold_series {
+	char *name;   /* counter name or metric name */
+	char *unit;   /* "events/s", "ratio", ... */
+	int derived;  /* 1 for metrics computed from a model */
+	unsigned counter_kind; /* for counters: enum trace_counter_kind */
+	/* The folded samples: x in [0,1], y = cumulative share at x. */
+	size_t npoints;
+	double *px, *py;
+	fold_curve fit;
+	double total_per_instance; /* mean events per instance */
+	double mean_rate;          /* over the whole instance */
+	double fit_error;          /* RMS residual of the fit on cumulative share */
+} fold_series;
+
+typedef struct fold_phase {
+	double start, end; /* in [0,1] */
+	size_t nrates;
+	char **rate_names;
+	double *rates;
+	fold_attribution *top; /* functions/lines by share, largest first */
+	size_t ntop;
+	unsigned long samples;
+} fold_phase;
+
+typedef struct fold_group {
+	unsigned id;
+	unsigned long instances;
+	unsigned long used;
+	unsigned long excluded_outliers;
+	unsigned long excluded_other; /* e.g. unbalanced, no samples */
+	double median_duration_ns;
+	double mad_duration_ns;
+	double min_duration_ns, max_duration_ns;
+} fold_group;
+
+/* The routine active along the folded instance, at one stack depth. */
+typedef struct fold_timeline_span {
+	double start, end;
+	char *function;
+	char *file;
+	unsigned line;
+} fold_timeline_span;
+
+typedef struct fold_timeline_level {
+	unsigned depth; /* 0 = outermost frame below the region's own */
+	fold_timeline_span *spans;
+	size_t nspans;
+} fold_timeline_level;
+
+typedef struct fold_instance_info {
+	double start_ns; /* from the process start */
+	double duration_ns;
+	unsigned thread; /* stream id */
+	long rank;
+	unsigned group;
+	int used; /* 0 = excluded */
+} fold_instance_info;
+
+typedef struct fold_region_result {
+	char *name;
+	unsigned kind; /* enum trace_region_kind */
+	unsigned long instances;
+	unsigned long instances_used;
+	unsigned long samples; /* samples inside instances of this region */
+	unsigned long samples_folded;
+	double total_ns;       /* summed inclusive duration of all instances */
+	double mean_duration_ns;
+	int folded;            /* 0: too few instances/samples; reason says why */
+	char *reason;
+	unsigned selected_group; /* the group that was folded */
+	fold_group *groups;
+	size_t ngroups;
+	fold_series *series; /* counters first, then derived metrics */
+	size_t nseries;
+	fold_phase *phases;
+	size_t nphases;
+	fold_timeline_level *timeline;
+	size_t ntimeline;
+	fold_instance_info *inst; /* every instance, for the duration distribution */
+	size_t ninst;
+	char *fit_method; /* "kriging" or "pwlr" */
+	fold_kv *fit_params; /* hyper-parameters chosen, seeds, approximation notes */
+	size_t nfit_params;
+} fold_region_result;
+
+/* Exact profile from region enter/exit, aggregated over threads and ranks. */
+typedef struct fold_profile_entry {
+	char *name;
+	unsigned kind;
+	unsigned long calls;
+	double inclusive_ns, exclusive_ns;
+	double min_ns, mean_ns, max_ns; /* per call, inclusive */
+	unsigned nthreads;
+} fold_profile_entry;
+
+typedef struct fold_callpair {
+	char *caller, *callee;
+	unsigned long calls;
+	double inclusive_ns;
+} fold_callpair;
+
+/* Sampled call tree node (top-down); children index into the same array. */
+typedef struct fold_cct_node {
+	char *function;
+	char *file;
+	unsigned line;
+	unsigned long self_samples, total_samples;
+	size_t parent; /* SIZE_MAX for roots */
+	size_t first_child, next_sibling; /* SIZE_MAX = none */
+} fold_cct_node;
+
+typedef struct fold_warning {
+	char *what;
+} fold_warning;
+
+typedef struct fold_analysis {
+	fold_process *procs;
+	size_t nprocs;
+	fold_counter_info *counters; /* union over processes */
+	size_t ncounters;
+	fold_missing_counter *missing;
+	size_t nmissing;
+	fold_region_result *regions; /* ranked by total_ns, largest first */
+	size_t nregions;
+	fold_profile_entry *profile;
+	size_t nprofile;
+	fold_callpair *callpairs;
+	size_t ncallpairs;
+	fold_cct_node *cct;
+	size_t ncct;
+	unsigned long total_samples;
+	fold_warning *warnings;
+	size_t nwarnings;
+	char *sample_config; /* e.g. "time@10ms jitter 10%" */
+} fold_analysis;
+
+void fold_analysis_free(fold_analysis *a);
+
+#endif
