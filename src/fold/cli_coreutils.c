@@ -1,0 +1,144 @@
+/* cli_coreutils.c: hand-over to coreutils fold(1).
+ *
+ * coreutils ships a fold(1) that wraps text lines, and scripts call it
+ * (`fold -w 80`, `cat x | fold`). An installed fold must not break them.
+ * This fold hands over when it is invoked the way coreutils' would be:
+ *  - any coreutils option: -b, -s, -w N, -wN, -N (obsolete width), --bytes,
+ *    --spaces, --width[=N];
+ *  - no operand at all and standard input is not a terminal (`... | fold`);
+ *  - every operand is an existing file, none is a fold trace ("-" counts as
+ *    text), and no fold-only option is given.
+ * It then execs the first `fold` on PATH that is not this program. The
+ * environment variable FOLD_HANDOFF_SKIP lists (colon-separated real paths)
+ * fold programs already visited, so two copies of ours on PATH never loop.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "trace_format.h"
+
+static int is_coreutils_option(const char *a)
+{
+	if (!strcmp(a, "-b") || !strcmp(a, "-s") || !strncmp(a, "-w", 2) || !strcmp(a, "--bytes") ||
+	    !strcmp(a, "--spaces") || !strncmp(a, "--width", 7))
+		return 1;
+	/* combined short options such as -bs or -sw80, and the obsolete -80 */
+	if (a[0] == '-' && a[1] && a[1] != '-') {
+		const char *p = a + 1;
+		if (*p >= '0' && *p <= '9') {
+			while (*p >= '0' && *p <= '9')
+				p++;
+			return *p == 0;
+		}
+		for (; *p; p++) {
+			if (*p == 'w')
+				return 1; /* the rest is the width */
+			if (*p != 'b' && *p != 's')
+				return 0;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int is_fold_trace(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	size_t n = fread(magic, 1, sizeof magic, f);
+	fclose(f);
+	return n == sizeof magic && !memcmp(magic, TRACE_FILE_MAGIC, 7);
+}
+
+static int looks_like_coreutils(int argc, char **argv)
+{
+	int operands = 0, text_files = 0;
+	if (argc > 1 && (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") || !strcmp(argv[1], "profile") ||
+	                 !strcmp(argv[1], "help")))
+		return 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++) {
+				operands++;
+				if (is_fold_trace(argv[i]) == 0)
+					text_files++;
+			}
+			break;
+		}
+		if (is_coreutils_option(a))
+			return 1;
+		if (a[0] == '-' && a[1]) {
+			return 0; /* one of ours (or a typo we report ourselves) */
+		}
+		operands++;
+		int t = !strcmp(a, "-") ? 0 : is_fold_trace(a);
+		if (t == 0)
+			text_files++;
+	}
+	if (operands == 0)
+		return !isatty(STDIN_FILENO);
+	return text_files == operands;
+}
+
+static int in_skip_list(const char *skip, const char *real)
+{
+	size_t n = strlen(real);
+	for (const char *p = skip; p && *p;) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, real, n))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+int fold__coreutils_handoff(int argc, char **argv)
+{
+	if (!looks_like_coreutils(argc, argv))
+		return 0;
+	char self[PATH_MAX];
+	if (!realpath("/proc/self/exe", self))
+		self[0] = 0;
+	const char *old_skip = getenv("FOLD_HANDOFF_SKIP");
+	size_t skip_len = (old_skip ? strlen(old_skip) : 0) + strlen(self) + 2;
+	char *skip = malloc(skip_len);
+	if (!skip)
+		return 1;
+	snprintf(skip, skip_len, "%s%s%s", old_skip ? old_skip : "", old_skip && *old_skip ? ":" : "", self);
+
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	char *dirs = strdup(path);
+	char *save = NULL;
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+		char cand[PATH_MAX], real[PATH_MAX];
+		snprintf(cand, sizeof cand, "%s/fold", *d ? d : ".");
+		if (access(cand, X_OK) || !realpath(cand, real))
+			continue;
+		if (!strcmp(real, self) || in_skip_list(skip, real))
+			continue;
+		setenv("FOLD_HANDOFF_SKIP", skip, 1);
+		argv[0] = cand;
+		execv(cand, argv);
+		fprintf(stderr, "fold: cannot run %s for the coreutils-style invocation: %s\n", cand, strerror(errno));
+		free(dirs);
+		free(skip);
+		return 1;
+	}
+	free(dirs);
+	free(skip);
+	fprintf(stderr, "fold: this looks like a coreutils fold(1) invocation (text input or -b/-s/-w), "
+	                "but no other fold is on PATH; for traces, give fold trace files\n");
+	return 1;
+}
