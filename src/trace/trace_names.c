@@ -16,8 +16,10 @@ const char *trace_record_kind_name(unsigned kind)
 	case TRACE_REC_THREAD_START: return "thread_start";
 	case TRACE_REC_THREAD_END: return "thread_end";
 	case TRACE_REC_COUNTER_SET: return "counter_set";
-	case TRACE_REC_ENTER: case TRACE_REC_ENTER_CTR: return "enter";
-	case TRACE_REC_EXIT: case TRACE_REC_EXIT_CTR: return "exit";
+	case TRACE_REC_ENTER: return "enter";
+	case TRACE_REC_ENTER_CTR: return "enter_ctr";
+	case TRACE_REC_EXIT: return "exit";
+	case TRACE_REC_EXIT_CTR: return "exit_ctr";
 	case TRACE_REC_SAMPLE: return "sample";
 	case TRACE_REC_STACK_DEF: return "stack_def";
 	case TRACE_REC_MARKER: return "marker";
