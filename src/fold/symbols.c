@@ -1,0 +1,785 @@
+/* symbols.c: the symtab object: module map, per-file indexes, per-address cache.
+ *
+ * Owns the mapping from (process, run-time address) to a module and its file
+ * address, the lazy indexing of each distinct object file (one sym_image per
+ * path + build-id, shared by all processes that mapped it), the flattening of
+ * DWARF scope ranges into a sorted segment array, and the cache that makes
+ * each unique (proc, addr, is_return_address) cost one index walk.
+ *
+ * Invariants:
+ *  - A result and every string it points to are allocated in the symtab's
+ *    arenas and never move or die before symtab_free.
+ *  - Each module problem is reported through diag once, as one line that
+ *    names the module, when the module is first needed.
+ *  - Lookups never fail for want of symbols; only allocation failure fails.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "symbols_internal.h"
+
+#define SYM_DEFAULT_DEBUG_DIRS "/usr/lib/debug"
+
+/* ---------------------------------------------------------------- arena --- */
+
+struct sym_arena_block {
+	sym_arena_block *next;
+	size_t cap;
+	max_align_t data[];
+};
+
+void *symtab__arena_alloc(sym_arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	if (!a->head || a->used + size > a->cap) {
+		size_t cap = size > 65536 ? size : 65536;
+		sym_arena_block *b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		b->next = a->head;
+		b->cap = cap;
+		a->head = b;
+		a->used = 0;
+		a->cap = cap;
+	}
+	void *p = (char *)a->head->data + a->used;
+	a->used += size;
+	return p;
+}
+
+char *symtab__arena_strdup(sym_arena *a, const char *s, size_t len)
+{
+	char *p = symtab__arena_alloc(a, len + 1);
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+void symtab__arena_free(sym_arena *a)
+{
+	sym_arena_block *b = a->head;
+	while (b) {
+		sym_arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+	a->used = a->cap = 0;
+}
+
+/* ------------------------------------------------------------ interning --- */
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+const char *symtab__intern(sym_strpool *p, const char *s, size_t len)
+{
+	if (p->n * 2 >= p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 1024;
+		const char **slots = calloc(cap, sizeof *slots);
+		if (!slots)
+			return NULL;
+		for (size_t i = 0; i < p->cap; i++) {
+			const char *old = p->slots[i];
+			if (!old)
+				continue;
+			size_t j = hash_bytes(old, strlen(old)) & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = old;
+		}
+		free(p->slots);
+		p->slots = slots;
+		p->cap = cap;
+	}
+	size_t j = hash_bytes(s, len) & (p->cap - 1);
+	while (p->slots[j]) {
+		const char *c = p->slots[j];
+		if (strncmp(c, s, len) == 0 && c[len] == '\0')
+			return c;
+		j = (j + 1) & (p->cap - 1);
+	}
+	char *copy = symtab__arena_strdup(p->arena, s, len);
+	if (!copy)
+		return NULL;
+	p->slots[j] = copy;
+	p->n++;
+	return copy;
+}
+
+void symtab__strpool_free(sym_strpool *p)
+{
+	free(p->slots);
+	p->slots = NULL;
+	p->n = p->cap = 0;
+}
+
+int symtab__grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* ------------------------------------------------------------- the object --- */
+
+typedef struct sym_module {
+	unsigned proc;
+	uint32_t id;
+	int removed;
+	uint64_t load_bias;
+	sym_image *image;
+} sym_module;
+
+typedef struct sym_mapping {
+	unsigned proc;
+	uint64_t lo, hi; /* run-time addresses, [lo, hi) */
+	uint32_t module; /* index into modules */
+} sym_mapping;
+
+typedef struct sym_cache_slot {
+	uint64_t addr;
+	unsigned proc;
+	int is_ret;
+	const symtab_result *res; /* NULL = empty slot */
+} sym_cache_slot;
+
+struct symtab {
+	trace_diag_fn diag;
+	void *diag_arg;
+	char *debug_dirs;
+	sym_image *images;
+	sym_module *modules;
+	size_t nmodules, modules_cap;
+	sym_mapping *maps;
+	size_t nmaps, maps_cap;
+	int maps_sorted;
+	sym_cache_slot *cache;
+	size_t cache_n, cache_cap;
+	sym_arena results; /* results, frames and "[module+0x...]" names */
+	symtab_stats stats;
+	symtab_result unknown; /* shared "[unknown]" result */
+	symtab_frame unknown_frame;
+};
+
+static void diagf(symtab *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diagf(symtab *s, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	s->diag(s->diag_arg, buf);
+}
+
+int symtab_new(symtab **out, trace_diag_fn diag, void *diag_arg)
+{
+	*out = NULL;
+	symtab *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	s->diag = diag ? diag : trace_diag_stderr;
+	s->diag_arg = diag_arg;
+	s->debug_dirs = strdup(SYM_DEFAULT_DEBUG_DIRS);
+	if (!s->debug_dirs) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->unknown_frame.function = "[unknown]";
+	s->unknown.frames = &s->unknown_frame;
+	s->unknown.nframes = 1;
+	*out = s;
+	return 0;
+}
+
+static void image_free(sym_image *img)
+{
+	free(img->path);
+	free(img->file_used);
+	free(img->funcs);
+	free(img->lines);
+	free(img->scopes);
+	free(img->intervals);
+	free(img->segs);
+	symtab__strpool_free(&img->strings);
+	symtab__arena_free(&img->arena);
+	free(img);
+}
+
+void symtab_free(symtab *s)
+{
+	if (!s)
+		return;
+	sym_image *img = s->images;
+	while (img) {
+		sym_image *next = img->next;
+		image_free(img);
+		img = next;
+	}
+	free(s->modules);
+	free(s->maps);
+	free(s->cache);
+	free(s->debug_dirs);
+	symtab__arena_free(&s->results);
+	free(s);
+}
+
+int symtab_set_debug_dirs(symtab *s, const char *dirs)
+{
+	char *copy = strdup(dirs ? dirs : "");
+	if (!copy)
+		return -ENOMEM;
+	free(s->debug_dirs);
+	s->debug_dirs = copy;
+	return 0;
+}
+
+static sym_image *image_get(symtab *s, const char *path, const uint8_t *build_id, size_t build_id_len)
+{
+	if (build_id_len > sizeof ((sym_image *)0)->trace_build_id)
+		build_id_len = 0; /* not a GNU build-id we could compare; ignore it */
+	for (sym_image *img = s->images; img; img = img->next)
+		if (strcmp(img->path, path) == 0 && img->trace_build_id_len == build_id_len &&
+		    (build_id_len == 0 || memcmp(img->trace_build_id, build_id, build_id_len) == 0))
+			return img;
+	sym_image *img = calloc(1, sizeof *img);
+	if (!img)
+		return NULL;
+	img->path = strdup(path);
+	if (!img->path) {
+		free(img);
+		return NULL;
+	}
+	const char *slash = strrchr(img->path, '/');
+	img->display = slash && slash[1] ? slash + 1 : img->path;
+	if (build_id_len)
+		memcpy(img->trace_build_id, build_id, build_id_len);
+	img->trace_build_id_len = build_id_len;
+	img->strings.arena = &img->arena;
+	img->next = s->images;
+	s->images = img;
+	s->stats.images++;
+	return img;
+}
+
+int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path, const uint8_t *build_id,
+                      size_t build_id_len, uint64_t load_bias, const trace_segment *segs, unsigned nseg)
+{
+	if (!s || !path)
+		return -EINVAL;
+	sym_image *img = image_get(s, path, build_id, build_id_len);
+	if (!img)
+		return -ENOMEM;
+	sym_elf_facts facts;
+	if (nseg == 0) {
+		/* The trace did not record segments: take them from the file. */
+		int rc = symtab__elf_facts(path, &facts);
+		if (rc < 0 || facts.nloads == 0) {
+			diagf(s, "module %s: no segments recorded and the file is unreadable (%s); its addresses "
+			         "will show as [unknown]",
+			      path, strerror(rc < 0 ? -rc : ENOEXEC));
+			return 0;
+		}
+		segs = facts.loads;
+		nseg = facts.nloads;
+	}
+	/* A reused id (module reloaded) replaces the old registration. */
+	symtab_remove_module(s, proc, module_id);
+	sym_module m = {.proc = proc, .id = module_id, .load_bias = load_bias, .image = img};
+	if (SYM_PUSH(s->modules, s->nmodules, s->modules_cap, m) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nseg; i++) {
+		if (segs[i].memsz == 0)
+			continue;
+		sym_mapping map = {.proc = proc,
+		                   .lo = load_bias + segs[i].vaddr,
+		                   .hi = load_bias + segs[i].vaddr + segs[i].memsz,
+		                   .module = (uint32_t)(s->nmodules - 1)};
+		if (SYM_PUSH(s->maps, s->nmaps, s->maps_cap, map) < 0)
+			return -ENOMEM;
+	}
+	s->maps_sorted = 0;
+	s->stats.modules++;
+	return 0;
+}
+
+int symtab_remove_module(symtab *s, unsigned proc, uint32_t module_id)
+{
+	int found = 0;
+	for (size_t i = 0; i < s->nmodules; i++) {
+		sym_module *m = &s->modules[i];
+		if (m->proc != proc || m->id != module_id || m->removed)
+			continue;
+		m->removed = 1;
+		found = 1;
+		size_t w = 0;
+		for (size_t j = 0; j < s->nmaps; j++)
+			if (s->maps[j].module != i)
+				s->maps[w++] = s->maps[j];
+		s->nmaps = w;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+static int cmp_mapping(const void *a, const void *b)
+{
+	const sym_mapping *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* Later registrations win on overlap: they sort last and are found first. */
+	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+static sym_module *module_at(symtab *s, unsigned proc, uint64_t addr)
+{
+	if (!s->maps_sorted) {
+		qsort(s->maps, s->nmaps, sizeof *s->maps, cmp_mapping);
+		s->maps_sorted = 1;
+	}
+	/* Last mapping with (proc, lo) <= (proc, addr). */
+	size_t lo = 0, hi = s->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const sym_mapping *m = &s->maps[mid];
+		if (m->proc < proc || (m->proc == proc && m->lo <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Overlapping mappings are rare; look back a few for one that covers addr. */
+	for (size_t i = lo, steps = 0; i > 0 && steps < 8; i--, steps++) {
+		const sym_mapping *m = &s->maps[i - 1];
+		if (m->proc != proc)
+			break;
+		if (addr < m->hi)
+			return &s->modules[m->module];
+	}
+	return NULL;
+}
+
+static sym_module *module_by_id(symtab *s, unsigned proc, uint32_t id)
+{
+	for (size_t i = s->nmodules; i > 0; i--) {
+		sym_module *m = &s->modules[i - 1];
+		if (m->proc == proc && m->id == id && !m->removed)
+			return m;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------- indexing --- */
+
+static int cmp_interval(const void *a, const void *b)
+{
+	const sym_interval *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1; /* outer first */
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1; /* longer first */
+	return x->scope < y->scope ? -1 : x->scope > y->scope;
+}
+
+static int push_seg(sym_image *img, uint64_t lo, int32_t scope)
+{
+	if (img->nsegs && img->segs[img->nsegs - 1].lo == lo) {
+		img->segs[img->nsegs - 1].scope = scope;
+	} else if (img->nsegs && img->segs[img->nsegs - 1].scope == scope) {
+		return 0; /* continues the previous segment */
+	} else {
+		sym_seg seg = {lo, scope};
+		if (SYM_PUSH(img->segs, img->nsegs, img->segs_cap, seg) < 0)
+			return -ENOMEM;
+	}
+	/* Merging may have made the previous two segments equal. */
+	if (img->nsegs >= 2 && img->segs[img->nsegs - 2].scope == img->segs[img->nsegs - 1].scope)
+		img->nsegs--;
+	return 0;
+}
+
+/* Flattens nested scope intervals into non-overlapping segments naming the
+ * innermost scope, with a stack sweep. Intervals not nested in the enclosing
+ * one (malformed DWARF) are clipped to it. */
+int symtab__flatten_scopes(sym_image *img)
+{
+	int rc = 0;
+	qsort(img->intervals, img->nintervals, sizeof *img->intervals, cmp_interval);
+	sym_interval *stack = NULL;
+	size_t depth = 0, stack_cap = 0;
+	for (size_t i = 0; i < img->nintervals && rc == 0; i++) {
+		sym_interval iv = img->intervals[i];
+		while (depth && stack[depth - 1].hi <= iv.lo) {
+			sym_interval top = stack[--depth];
+			rc = push_seg(img, top.hi, depth ? stack[depth - 1].scope : -1);
+			if (rc)
+				break;
+		}
+		if (rc)
+			break;
+		if (depth && iv.hi > stack[depth - 1].hi)
+			iv.hi = stack[depth - 1].hi;
+		if (iv.hi <= iv.lo)
+			continue;
+		rc = push_seg(img, iv.lo, iv.scope);
+		if (rc == 0)
+			rc = SYM_PUSH(stack, depth, stack_cap, iv);
+	}
+	while (rc == 0 && depth) {
+		sym_interval top = stack[--depth];
+		rc = push_seg(img, top.hi, depth ? stack[depth - 1].scope : -1);
+	}
+	free(stack);
+	free(img->intervals);
+	img->intervals = NULL;
+	img->nintervals = img->intervals_cap = 0;
+	return rc;
+}
+
+static void hex_id(const uint8_t *id, size_t len, char *out, size_t out_len)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < len && w + 3 <= out_len; i++)
+		w += (size_t)snprintf(out + w, out_len - w, "%02x", id[i]);
+	if (w == 0 && out_len)
+		out[0] = '\0';
+}
+
+static int index_image(symtab *s, sym_image *img)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	img->indexed = 1;
+	int rc = 0;
+	sym_elf_facts facts;
+	char debug_path[4096] = "";
+	const char *dwarf_src = NULL;
+
+	int frc = symtab__elf_facts(img->path, &facts);
+	if (frc < 0) {
+		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]", img->path,
+		      strerror(-frc), img->display);
+		goto done;
+	}
+	img->opened = 1;
+
+	if (img->trace_build_id_len && facts.build_id_len &&
+	    (facts.build_id_len != img->trace_build_id_len ||
+	     memcmp(facts.build_id, img->trace_build_id, facts.build_id_len) != 0)) {
+		/* The file changed since the run. Debug info for the run's build
+		 * may still be in the build-id directory; otherwise do not guess. */
+		char want[130], have[130];
+		hex_id(img->trace_build_id, img->trace_build_id_len, want, sizeof want);
+		hex_id(facts.build_id, facts.build_id_len, have, sizeof have);
+		sym_elf_facts run_facts = facts;
+		memcpy(run_facts.build_id, img->trace_build_id, img->trace_build_id_len);
+		run_facts.build_id_len = img->trace_build_id_len;
+		run_facts.debuglink[0] = '\0';
+		if (symtab__find_debug_file(s->debug_dirs, img->path, &run_facts, debug_path, sizeof debug_path) ==
+		    0) {
+			diagf(s, "module %s: build-id differs from the run (run %s, file %s); using %s, which matches "
+			         "the run",
+			      img->path, want, have, debug_path);
+			dwarf_src = debug_path;
+			symtab__elf_add_functions(img, debug_path);
+			goto dwarf;
+		}
+		img->mismatch = 1;
+		diagf(s, "module %s: build-id differs from the run (run %s, file %s): the file changed since the "
+		         "run, so its addresses show as [%s+0x...]",
+		      img->path, want, have, img->display);
+		goto done;
+	}
+
+	if (facts.has_debug_info)
+		dwarf_src = img->path;
+	else if (symtab__find_debug_file(s->debug_dirs, img->path, &facts, debug_path, sizeof debug_path) == 0)
+		dwarf_src = debug_path;
+	rc = symtab__elf_add_functions(img, img->path);
+	if (rc == 0 && dwarf_src && dwarf_src != img->path)
+		rc = symtab__elf_add_functions(img, dwarf_src);
+	if (rc < 0)
+		goto done;
+dwarf:
+	if (dwarf_src) {
+		int drc = symtab__dwarf_index(img, dwarf_src, s->diag, s->diag_arg);
+		if (drc == 0) {
+			img->has_dwarf = 1;
+			img->file_used = strdup(dwarf_src);
+		} else if (drc == -ENOMEM) {
+			rc = drc;
+			goto done;
+		}
+	}
+	symtab__elf_finish_functions(img);
+	rc = symtab__flatten_scopes(img);
+	if (rc < 0)
+		goto done;
+	if (!img->has_dwarf) {
+		if (img->nfuncs)
+			diagf(s, "module %s: no DWARF debug info (none in the file, its .gnu_debuglink or the build-id "
+			         "directory); function names from the ELF symbol table, source lines unavailable",
+			      img->path);
+		else
+			diagf(s, "module %s: no DWARF and no symbol table; its addresses show as [%s+0x...]",
+			      img->path, img->display);
+		if (!img->file_used && img->nfuncs)
+			img->file_used = strdup(img->path);
+	}
+done:
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->stats.index_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return rc;
+}
+
+/* -------------------------------------------------------------- lookups --- */
+
+static int32_t scope_at(const sym_image *img, uint64_t v)
+{
+	size_t lo = 0, hi = img->nsegs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->segs[mid].lo <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? img->segs[lo - 1].scope : -1;
+}
+
+static const sym_line *line_at(const sym_image *img, uint64_t v)
+{
+	size_t lo = 0, hi = img->nlines;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->lines[mid].addr <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || img->lines[lo - 1].line == 0)
+		return NULL;
+	return &img->lines[lo - 1];
+}
+
+static sym_func *func_at(sym_image *img, uint64_t v)
+{
+	size_t lo = 0, hi = img->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->funcs[mid].lo <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || v >= img->funcs[lo - 1].hi)
+		return NULL;
+	return &img->funcs[lo - 1];
+}
+
+static const char *offset_name(symtab *s, const sym_image *img, uint64_t v)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof buf, "[%s+0x%llx]", img->display, (unsigned long long)v);
+	return symtab__arena_strdup(&s->results, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static int symbolize(symtab *s, const sym_module *m, uint64_t v, symtab_result *res)
+{
+	sym_image *img = m->image;
+	if (!img->indexed) {
+		int rc = index_image(s, img);
+		if (rc < 0)
+			return rc;
+	}
+	res->module = img->path;
+	res->file_vaddr = v;
+	res->has_lines = img->has_dwarf && img->nlines > 0;
+
+	int32_t sc = img->mismatch ? -1 : scope_at(img, v);
+	const sym_line *row = img->mismatch ? NULL : line_at(img, v);
+	sym_func *fn = img->mismatch ? NULL : func_at(img, v);
+	if (fn && !fn->pretty) {
+		/* Demangle on first use: most symbols of a library are never sampled. */
+		fn->name = symtab__pretty_name(&img->strings, fn->name);
+		fn->pretty = 1;
+	}
+	unsigned n = 1;
+	for (int32_t c = sc; c >= 0 && img->scopes[c].parent >= 0; c = img->scopes[c].parent)
+		n++;
+	symtab_frame *frames = symtab__arena_alloc(&s->results, n * sizeof *frames);
+	if (!frames)
+		return -ENOMEM;
+	frames[0].file = row ? row->file : NULL;
+	frames[0].line = row ? row->line : 0;
+	if (sc < 0) {
+		frames[0].function = fn ? fn->name : offset_name(s, img, v);
+	} else {
+		int32_t c = sc;
+		for (unsigned i = 0; i < n; i++) {
+			const sym_scope *scope = &img->scopes[c];
+			frames[i].function = scope->name;
+			if (i + 1 < n) {
+				frames[i + 1].file = scope->call_file;
+				frames[i + 1].line = scope->call_line;
+			}
+			c = scope->parent;
+		}
+		if (!frames[n - 1].function)
+			frames[n - 1].function = fn ? fn->name : offset_name(s, img, v);
+		for (unsigned i = 0; i + 1 < n; i++)
+			if (!frames[i].function)
+				frames[i].function = "[inlined]";
+	}
+	if (!frames[0].function)
+		return -ENOMEM;
+	res->frames = frames;
+	res->nframes = n;
+	return 0;
+}
+
+static uint64_t cache_hash(unsigned proc, uint64_t addr, int is_ret)
+{
+	uint64_t h = addr * 0x9e3779b97f4a7c15ull;
+	h ^= ((uint64_t)proc << 1 | (uint64_t)(is_ret != 0)) * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
+static int cache_insert(symtab *s, unsigned proc, uint64_t addr, int is_ret, const symtab_result *res)
+{
+	if ((s->cache_n + 1) * 4 >= s->cache_cap * 3) {
+		size_t cap = s->cache_cap ? s->cache_cap * 2 : 4096;
+		sym_cache_slot *slots = calloc(cap, sizeof *slots);
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cache_cap; i++) {
+			sym_cache_slot *o = &s->cache[i];
+			if (!o->res)
+				continue;
+			size_t j = cache_hash(o->proc, o->addr, o->is_ret) & (cap - 1);
+			while (slots[j].res)
+				j = (j + 1) & (cap - 1);
+			slots[j] = *o;
+		}
+		free(s->cache);
+		s->cache = slots;
+		s->cache_cap = cap;
+	}
+	size_t j = cache_hash(proc, addr, is_ret) & (s->cache_cap - 1);
+	while (s->cache[j].res)
+		j = (j + 1) & (s->cache_cap - 1);
+	s->cache[j] = (sym_cache_slot){.addr = addr, .proc = proc, .is_ret = is_ret, .res = res};
+	s->cache_n++;
+	return 0;
+}
+
+static const symtab_result *cache_find(const symtab *s, unsigned proc, uint64_t addr, int is_ret)
+{
+	if (!s->cache_cap)
+		return NULL;
+	size_t j = cache_hash(proc, addr, is_ret) & (s->cache_cap - 1);
+	while (s->cache[j].res) {
+		const sym_cache_slot *c = &s->cache[j];
+		if (c->addr == addr && c->proc == proc && c->is_ret == is_ret)
+			return c->res;
+		j = (j + 1) & (s->cache_cap - 1);
+	}
+	return NULL;
+}
+
+int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address, const symtab_result **out)
+{
+	int is_ret = is_return_address != 0;
+	s->stats.lookups++;
+	const symtab_result *hit = cache_find(s, proc, addr, is_ret);
+	if (hit) {
+		s->stats.cache_hits++;
+		*out = hit;
+		return hit->module ? 0 : -ENOENT;
+	}
+	/* A return address points after the call; addr - 1 is inside the call
+	 * instruction, so the caller frame attributes to the call's line. */
+	uint64_t where = is_ret && addr ? addr - 1 : addr;
+	sym_module *m = module_at(s, proc, where);
+	if (!m) {
+		s->stats.unknown++;
+		*out = &s->unknown;
+		cache_insert(s, proc, addr, is_ret, &s->unknown);
+		return -ENOENT;
+	}
+	symtab_result *res = symtab__arena_alloc(&s->results, sizeof *res);
+	if (!res) {
+		*out = NULL;
+		return -ENOMEM;
+	}
+	int rc = symbolize(s, m, where - m->load_bias, res);
+	if (rc < 0 || cache_insert(s, proc, addr, is_ret, res) < 0) {
+		*out = NULL;
+		return rc < 0 ? rc : -ENOMEM;
+	}
+	*out = res;
+	return 0;
+}
+
+int symtab_function_name(symtab *s, unsigned proc, uint64_t addr, const char **name)
+{
+	const symtab_result *r;
+	int rc = symtab_lookup(s, proc, addr, 0, &r);
+	if (!r)
+		return rc;
+	*name = r->frames[r->nframes - 1].function;
+	return rc;
+}
+
+int symtab_module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_module_info *info)
+{
+	sym_module *m = module_by_id(s, proc, module_id);
+	if (!m)
+		return -ENOENT;
+	sym_image *img = m->image;
+	if (!img->indexed) {
+		int rc = index_image(s, img);
+		if (rc < 0)
+			return rc;
+	}
+	*info = (symtab_module_info){.path = img->path,
+	                             .file_used = img->file_used,
+	                             .opened = img->opened,
+	                             .has_dwarf = img->has_dwarf,
+	                             .build_id_mismatch = img->mismatch,
+	                             .nfunctions = img->nfuncs,
+	                             .nlines = img->nlines,
+	                             .ninlines = 0};
+	for (size_t i = 0; i < img->nscopes; i++)
+		if (img->scopes[i].parent >= 0)
+			info->ninlines++;
+	return 0;
+}
+
+void symtab_stats_get(const symtab *s, symtab_stats *st)
+{
+	*st = s->stats;
+}
