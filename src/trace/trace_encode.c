@@ -391,7 +391,7 @@ int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsi
 	put_u8(&c, TRACE_REC_SAMPLE);
 	put_z(&c, (int64_t)(tick - enc->last_tick));
 	put_v(&c, ref);
-	put_v(&c, cpu_ns);
+	put_v(&c, (cpu_ns + 500) / 1000); /* stored in microseconds: see trace_format.h */
 	put_counters(&c, enc, ctr);
 	if (c.overflow)
 		return -ENOSPC;

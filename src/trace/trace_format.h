@@ -10,6 +10,9 @@
  *    and a damaged one costs only itself.
  *  - Stream 0 is the process stream (metadata, definitions, module map,
  *    statistics); streams 1..n are threads, one stream per thread.
+ *  - A sample's thread CPU time is stored in microseconds (µs resolution is
+ *    ample at any sampling period the runtime allows, and saves ~1.2 bytes a
+ *    sample); the encoder takes and the reader returns nanoseconds.
  *  - Record kinds 1..63 have a fixed grammar within a major version. Kinds
  *    64..127 carry a varint body length first, so a reader can skip kinds a
  *    newer minor version added.
@@ -60,7 +63,7 @@ enum trace_record_kind {
 	TRACE_REC_EXIT = 20,         /* z dtick, v region */
 	TRACE_REC_ENTER_CTR = 21,    /* z dtick, v region, v n, n x z dvalue */
 	TRACE_REC_EXIT_CTR = 22,     /* z dtick, v region, v n, n x z dvalue */
-	TRACE_REC_SAMPLE = 23,       /* z dtick, v stack_ref, v cpu_ns, v n, n x z dvalue */
+	TRACE_REC_SAMPLE = 23,       /* z dtick, v stack_ref, v cpu_us, v n, n x z dvalue */
 	TRACE_REC_STACK_DEF = 24,    /* v stack_ref, v depth, z frame0, (depth-1) x z dframe */
 	TRACE_REC_MARKER = 25,       /* z dtick, s text */
 

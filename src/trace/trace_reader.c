@@ -333,6 +333,7 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		if (get_tick(d, &rec->tick) || get_v32(d, &ref) || get_v(d, &rec->u.sample.cpu_ns) ||
 		    get_counters(d, &rec->u.sample.nctr))
 			return -EBADMSG;
+		rec->u.sample.cpu_ns *= 1000; /* stored in microseconds */
 		rec->u.sample.stack_ref = ref;
 		if (ref) {
 			if (ref < d->stack_cap && d->stack_depth[ref] != UINT32_MAX) {

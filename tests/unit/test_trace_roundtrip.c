@@ -78,7 +78,7 @@ static void test_every_record_kind(void **state)
 		c1 += (uint64_t)i;
 		uint64_t frames[3] = {0x401234 + (uint64_t)(i % 3), 0x401100, 0x400800};
 		uint64_t ctr2[2] = {c0, c1};
-		TRACE_PUT(rc, w, 1, trace_enc_sample, tick, frames, 3, 999, ctr2);
+		TRACE_PUT(rc, w, 1, trace_enc_sample, tick, frames, 3, 999600, ctr2);
 		assert_int_equal(rc, 0);
 		tick += 13;
 		TRACE_PUT(rc, w, 1, trace_enc_exit, tick, 3, ctr2);
@@ -187,7 +187,7 @@ static void test_every_record_kind(void **state)
 			assert_int_equal(rec.u.sample.depth, 3);
 			assert_int_equal(rec.u.sample.frames[0], 0x401234 + (uint64_t)(i % 3));
 			assert_int_equal(rec.u.sample.frames[2], 0x400800);
-			assert_int_equal(rec.u.sample.cpu_ns, 999);
+			assert_int_equal(rec.u.sample.cpu_ns, 1000000); /* microsecond resolution */
 			assert_int_equal(rec.u.sample.nctr, 2);
 			assert_int_equal(rec.u.sample.ctr_ids[1], 9);
 			assert_int_equal(rec.u.sample.ctr[0], r0);
