@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Command one of the README: installs what fold needs, builds and installs it
+# into ./out, runs an example program under libfold, folds its trace and
+# writes report.html.
+#
+# Usage: scripts/demo.sh [PREFIX]   (default PREFIX: ./out)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+prefix=${1:-$root/out}
+jobs=${JOBS:-$(nproc)}
+
+scripts/install-deps.sh --build-only
+
+echo "== building fold"
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$root/build.configure.log" 2>&1 ||
+  { cat "$root/build.configure.log"; exit 1; }
+cmake --build "$root/build" -j "$jobs" >"$root/build.log" 2>&1 || { tail -40 "$root/build.log"; exit 1; }
+cmake --install "$root/build" --prefix "$prefix" >/dev/null
+
+demo="$root/demo"
+mkdir -p "$demo"
+cd "$demo"
+rm -f trace.bin report.html
+
+echo "== running examples/two_phase under libfold (foldrun)"
+FOLD_OUTPUT=trace.bin "$prefix/bin/foldrun" "$prefix/share/fold/examples/two_phase" 300
+
+echo "== folding the trace"
+"$prefix/bin/fold" trace.bin -o report.html
+"$prefix/bin/fold" trace.bin -q | head -40
+
+echo
+echo "Report: $demo/report.html"
+echo "Open it in a browser (it is one self-contained file), e.g. xdg-open $demo/report.html"
