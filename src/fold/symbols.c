@@ -255,9 +255,19 @@ int symtab_set_debug_dirs(symtab *s, const char *dirs)
 	return 0;
 }
 
+/* The module map changed: cached answers may now be wrong for their address
+ * (the results themselves stay allocated, so pointers callers hold survive). */
+static void cache_invalidate(symtab *s)
+{
+	if (s->cache_n) {
+		memset(s->cache, 0, s->cache_cap * sizeof *s->cache);
+		s->cache_n = 0;
+	}
+}
+
 static sym_image *image_get(symtab *s, const char *path, const uint8_t *build_id, size_t build_id_len)
 {
-	if (build_id_len > sizeof ((sym_image *)0)->trace_build_id)
+	if (build_id_len > sizeof((sym_image *)0)->trace_build_id)
 		build_id_len = 0; /* not a GNU build-id we could compare; ignore it */
 	for (sym_image *img = s->images; img; img = img->next)
 		if (strcmp(img->path, path) == 0 && img->trace_build_id_len == build_id_len &&
@@ -296,9 +306,11 @@ int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *
 		/* The trace did not record segments: take them from the file. */
 		int rc = symtab__elf_facts(path, &facts);
 		if (rc < 0 || facts.nloads == 0) {
-			diagf(s, "module %s: no segments recorded and the file is unreadable (%s); its addresses "
-			         "will show as [unknown]",
-			      path, strerror(rc < 0 ? -rc : ENOEXEC));
+			diagf(
+			    s,
+			    "module %s: no segments recorded and the file is unreadable (%s); its addresses "
+			    "will show as [unknown]",
+			    path, strerror(rc < 0 ? -rc : ENOEXEC));
 			return 0;
 		}
 		segs = facts.loads;
@@ -320,6 +332,7 @@ int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *
 			return -ENOMEM;
 	}
 	s->maps_sorted = 0;
+	cache_invalidate(s);
 	s->stats.modules++;
 	return 0;
 }
@@ -339,6 +352,8 @@ int symtab_remove_module(symtab *s, unsigned proc, uint32_t module_id)
 				s->maps[w++] = s->maps[j];
 		s->nmaps = w;
 	}
+	if (found)
+		cache_invalidate(s);
 	return found ? 0 : -ENOENT;
 }
 
@@ -356,7 +371,8 @@ static int cmp_mapping(const void *a, const void *b)
 static sym_module *module_at(symtab *s, unsigned proc, uint64_t addr)
 {
 	if (!s->maps_sorted) {
-		qsort(s->maps, s->nmaps, sizeof *s->maps, cmp_mapping);
+		if (s->nmaps)
+			qsort(s->maps, s->nmaps, sizeof *s->maps, cmp_mapping);
 		s->maps_sorted = 1;
 	}
 	/* Last mapping with (proc, lo) <= (proc, addr). */
@@ -427,7 +443,8 @@ static int push_seg(sym_image *img, uint64_t lo, int32_t scope)
 int symtab__flatten_scopes(sym_image *img)
 {
 	int rc = 0;
-	qsort(img->intervals, img->nintervals, sizeof *img->intervals, cmp_interval);
+	if (img->nintervals)
+		qsort(img->intervals, img->nintervals, sizeof *img->intervals, cmp_interval);
 	sym_interval *stack = NULL;
 	size_t depth = 0, stack_cap = 0;
 	for (size_t i = 0; i < img->nintervals && rc == 0; i++) {
@@ -480,8 +497,8 @@ static int index_image(symtab *s, sym_image *img)
 
 	int frc = symtab__elf_facts(img->path, &facts);
 	if (frc < 0) {
-		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]", img->path,
-		      strerror(-frc), img->display);
+		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]",
+		      img->path, strerror(-frc), img->display);
 		goto done;
 	}
 	img->opened = 1;
@@ -498,25 +515,30 @@ static int index_image(symtab *s, sym_image *img)
 		memcpy(run_facts.build_id, img->trace_build_id, img->trace_build_id_len);
 		run_facts.build_id_len = img->trace_build_id_len;
 		run_facts.debuglink[0] = '\0';
-		if (symtab__find_debug_file(s->debug_dirs, img->path, &run_facts, debug_path, sizeof debug_path) ==
-		    0) {
-			diagf(s, "module %s: build-id differs from the run (run %s, file %s); using %s, which matches "
-			         "the run",
+		if (symtab__find_debug_file(s->debug_dirs, img->path, &run_facts, debug_path,
+		                            sizeof debug_path) == 0) {
+			diagf(s,
+			      "module %s: build-id differs from the run (run %s, file %s); using %s, which "
+			      "matches "
+			      "the run",
 			      img->path, want, have, debug_path);
 			dwarf_src = debug_path;
 			symtab__elf_add_functions(img, debug_path);
 			goto dwarf;
 		}
 		img->mismatch = 1;
-		diagf(s, "module %s: build-id differs from the run (run %s, file %s): the file changed since the "
-		         "run, so its addresses show as [%s+0x...]",
-		      img->path, want, have, img->display);
+		diagf(
+		    s,
+		    "module %s: build-id differs from the run (run %s, file %s): the file changed since the "
+		    "run, so its addresses show as [%s+0x...]",
+		    img->path, want, have, img->display);
 		goto done;
 	}
 
 	if (facts.has_debug_info)
 		dwarf_src = img->path;
-	else if (symtab__find_debug_file(s->debug_dirs, img->path, &facts, debug_path, sizeof debug_path) == 0)
+	else if (symtab__find_debug_file(s->debug_dirs, img->path, &facts, debug_path, sizeof debug_path) ==
+	         0)
 		dwarf_src = debug_path;
 	rc = symtab__elf_add_functions(img, img->path);
 	if (rc == 0 && dwarf_src && dwarf_src != img->path)
@@ -540,9 +562,12 @@ dwarf:
 		goto done;
 	if (!img->has_dwarf) {
 		if (img->nfuncs)
-			diagf(s, "module %s: no DWARF debug info (none in the file, its .gnu_debuglink or the build-id "
-			         "directory); function names from the ELF symbol table, source lines unavailable",
-			      img->path);
+			diagf(
+			    s,
+			    "module %s: no DWARF debug info (none in the file, its .gnu_debuglink or the "
+			    "build-id "
+			    "directory); function names from the ELF symbol table, source lines unavailable",
+			    img->path);
 		else
 			diagf(s, "module %s: no DWARF and no symbol table; its addresses show as [%s+0x...]",
 			      img->path, img->display);

@@ -33,7 +33,7 @@ typedef struct symtab_frame {
 } symtab_frame;
 
 typedef struct symtab_result {
-	const char *module; /* path as recorded in the trace; NULL when no module contains addr */
+	const char *module;  /* path as recorded in the trace; NULL when no module contains addr */
 	uint64_t file_vaddr; /* address in the ELF file's own address space (after -1 for return addresses) */
 	unsigned nframes;
 	/* Innermost (inlined) first; the last is the containing out-of-line function.
@@ -61,8 +61,11 @@ int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address
 
 /* --- additions beyond the core contract --- */
 
-/* Marks module_id of proc unloaded: later lookups no longer find it (addresses
- * may be reused by another module). Cached results stay valid. */
+/* Marks module_id of proc unloaded: later lookups no longer find it (its
+ * addresses may be reused by another module). Adding or removing a module
+ * drops the per-address cache, but results already returned stay valid.
+ * A caller that symbolises after reading the whole trace should not remove
+ * modules whose samples it has yet to look up. */
 int symtab_remove_module(symtab *s, unsigned proc, uint32_t module_id);
 
 /* Directories searched for separate debug info, like gdb's debug-file-directory
@@ -72,22 +75,22 @@ int symtab_set_debug_dirs(symtab *s, const char *dirs);
 /* Module facts after indexing (indexes the module if not yet done). Returns
  * -ENOENT when proc has no such module. */
 typedef struct symtab_module_info {
-	const char *path;       /* as recorded */
-	const char *file_used;  /* file the symbols came from (may be a .debug file); NULL if none */
-	int opened;             /* the object file was found and readable */
-	int has_dwarf;          /* DWARF debug info was found (lines available) */
-	int build_id_mismatch;  /* the file's build-id differs from the trace's */
+	const char *path;      /* as recorded */
+	const char *file_used; /* file the symbols came from (may be a .debug file); NULL if none */
+	int opened;            /* the object file was found and readable */
+	int has_dwarf;         /* DWARF debug info was found (lines available) */
+	int build_id_mismatch; /* the file's build-id differs from the trace's */
 	size_t nfunctions, nlines, ninlines;
 } symtab_module_info;
 int symtab_module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_module_info *info);
 
 typedef struct symtab_stats {
-	uint64_t lookups;       /* symtab_lookup calls */
-	uint64_t cache_hits;    /* answered from the per-address cache */
-	uint64_t unknown;       /* addresses outside every module */
-	unsigned modules;       /* registered (proc, module) pairs */
-	unsigned images;        /* distinct files indexed */
-	double index_seconds;   /* wall time spent indexing */
+	uint64_t lookups;     /* symtab_lookup calls */
+	uint64_t cache_hits;  /* answered from the per-address cache */
+	uint64_t unknown;     /* addresses outside every module */
+	unsigned modules;     /* registered (proc, module) pairs */
+	unsigned images;      /* distinct files indexed */
+	double index_seconds; /* wall time spent indexing */
 } symtab_stats;
 void symtab_stats_get(const symtab *s, symtab_stats *st);
 

@@ -70,7 +70,8 @@ static int find_build_id(Elf_Data *data, sym_elf_facts *f)
 	size_t off = 0, next;
 	GElf_Nhdr nh;
 	size_t name_off, desc_off;
-	while (data && off < data->d_size && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+	while (data && off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz > 0 &&
 		    nh.n_descsz <= sizeof f->build_id) {
@@ -103,8 +104,9 @@ int symtab__elf_facts(const char *path, sym_elf_facts *f)
 				f->loads[f->nloads].prot = (uint8_t)(ph.p_flags & 7);
 				f->nloads++;
 			} else if (ph.p_type == PT_NOTE && !f->build_id_len) {
-				find_build_id(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR),
-				              f);
+				find_build_id(
+				    elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR),
+				    f);
 			}
 		}
 	}
@@ -119,7 +121,8 @@ int symtab__elf_facts(const char *path, sym_elf_facts *f)
 				continue;
 			if (sh.sh_type == SHT_NOTE && !f->build_id_len)
 				find_build_id(elf_getdata(scn, NULL), f);
-			else if (strcmp(name, ".debug_info") == 0 && sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
+			else if (strcmp(name, ".debug_info") == 0 && sh.sh_type != SHT_NOBITS &&
+			         sh.sh_size > 0)
 				f->has_debug_info = 1;
 			else if (strcmp(name, ".gnu_debuglink") == 0 && sh.sh_type != SHT_NOBITS) {
 				Elf_Data *d = elf_getdata(scn, NULL);
@@ -133,7 +136,8 @@ int symtab__elf_facts(const char *path, sym_elf_facts *f)
 				f->debuglink[len] = '\0';
 				uint32_t crc;
 				memcpy(&crc, (char *)d->d_buf + crc_off, 4);
-				f->debuglink_crc = crc; /* written in the object's byte order; x86-64 only here */
+				f->debuglink_crc =
+				    crc; /* written in the object's byte order; x86-64 only here */
 			}
 		}
 	}
@@ -179,7 +183,9 @@ int symtab__elf_add_functions(sym_image *img, const char *path)
 			sym_func fn = {.lo = sym.st_value,
 			               .hi = sym.st_value + sym.st_size,
 			               .name = interned,
-			               .rank = (uint8_t)((bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
+			               .rank = (uint8_t)((bind == STB_GLOBAL ? 4
+			                                  : bind == STB_WEAK ? 2
+			                                                     : 0) +
 			                                 (sym.st_size > 0))};
 			rc = SYM_PUSH(img->funcs, img->nfuncs, img->funcs_cap, fn);
 		}
@@ -282,7 +288,8 @@ int symtab__find_debug_file(const char *debug_dirs, const char *object_path, con
 		for (const char *d = dirs; *d;) {
 			size_t dl = strcspn(d, ":");
 			if (dl) {
-				snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", (int)dl, d, hex, hex + 2);
+				snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", (int)dl, d, hex,
+				         hex + 2);
 				if (debug_candidate_ok(cand, object_path, facts, 0))
 					goto found;
 			}
@@ -306,8 +313,8 @@ int symtab__find_debug_file(const char *debug_dirs, const char *object_path, con
 		for (const char *d = dirs; *d;) {
 			size_t dl = strcspn(d, ":");
 			if (dl) {
-				snprintf(cand, sizeof cand, "%.*s/%s/%s", (int)dl, d, dir[0] == '/' ? dir + 1 : dir,
-				         facts->debuglink);
+				snprintf(cand, sizeof cand, "%.*s/%s/%s", (int)dl, d,
+				         dir[0] == '/' ? dir + 1 : dir, facts->debuglink);
 				if (debug_candidate_ok(cand, object_path, facts, 1))
 					goto found;
 			}
@@ -359,7 +366,8 @@ const char *symtab__pretty_name(sym_strpool *p, const char *name)
 		const char *mod = strstr(name + 2, "_MOD_");
 		if (mod && mod > name + 2 && mod[5]) {
 			char buf[1024];
-			int n = snprintf(buf, sizeof buf, "%.*s::%s", (int)(mod - (name + 2)), name + 2, mod + 5);
+			int n =
+			    snprintf(buf, sizeof buf, "%.*s::%s", (int)(mod - (name + 2)), name + 2, mod + 5);
 			if (n > 0 && (size_t)n < sizeof buf) {
 				const char *r = symtab__intern(p, buf, (size_t)n);
 				return r ? r : name;

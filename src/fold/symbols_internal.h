@@ -46,9 +46,9 @@ void symtab__strpool_free(sym_strpool *p);
 /* --- growable arrays --- */
 int symtab__grow(void **arr, size_t *cap, size_t need, size_t elem);
 #define SYM_PUSH(arr, n, cap, value)                                                                         \
-	((n) < (cap) || symtab__grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) == 0                     \
-	         ? ((arr)[(n)++] = (value), 0)                                                               \
-	         : -ENOMEM)
+	((n) < (cap) || symtab__grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) == 0                   \
+	     ? ((arr)[(n)++] = (value), 0)                                                                   \
+	     : -ENOMEM)
 
 /* --- the per-file index --- */
 typedef struct sym_func {
@@ -62,6 +62,7 @@ typedef struct sym_line {
 	uint64_t addr;
 	const char *file; /* NULL on an end-of-sequence row */
 	unsigned line;
+	uint32_t order; /* position in the DWARF, to keep the last of rows at one address */
 } sym_line;
 
 typedef struct sym_scope {
@@ -90,11 +91,11 @@ typedef struct sym_image {
 	uint8_t trace_build_id[64];
 	size_t trace_build_id_len;
 
-	int indexed;      /* indexing attempted (successfully or not) */
-	int opened;       /* the object file was readable */
-	int has_dwarf;    /* DWARF lines/functions came from some file */
-	int mismatch;     /* file build-id differs from the trace's: symbols not used */
-	char *file_used;  /* file whose DWARF (or symbols) we used */
+	int indexed;     /* indexing attempted (successfully or not) */
+	int opened;      /* the object file was readable */
+	int has_dwarf;   /* DWARF lines/functions came from some file */
+	int mismatch;    /* file build-id differs from the trace's: symbols not used */
+	char *file_used; /* file whose DWARF (or symbols) we used */
 
 	sym_arena arena;
 	sym_strpool strings;
