@@ -1,0 +1,387 @@
+/* html.c: the self-contained HTML report: page skeleton, overview (run,
+ * counters, warnings, region ranking) and the shared escaping helpers.
+ *
+ * Invariants: no external URL of any kind is written (no links, fonts or
+ * scripts from elsewhere: clusters are offline); every string that came from
+ * a trace is escaped; the page is complete without its script.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold_version.h"
+#include "html.h"
+#include "trace_format.h"
+
+void report_html_text(html_ctx *h, const char *s)
+{
+	if (!s) {
+		report_buf_puts(h->b, "-");
+		return;
+	}
+	report_esc_html(h->b, s);
+}
+
+void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp)
+{
+	if (!s)
+		return;
+	if (report_term_width(s) <= maxcp) {
+		report_esc_html(h->b, s);
+		return;
+	}
+	/* Copy whole code points only, then escape the cut string. */
+	size_t len = 0;
+	for (unsigned k = 0; k + 1 < maxcp && s[len]; k++) {
+		uint32_t cp;
+		len += report_utf8_next(s + len, &cp);
+	}
+	char *cut = strndup(s, len);
+	if (!cut) {
+		h->b->oom = 1;
+		return;
+	}
+	report_esc_html(h->b, cut);
+	report_buf_puts(h->b, "\xe2\x80\xa6");
+	free(cut);
+}
+
+void report_html_loc(html_ctx *h, const char *file, unsigned line)
+{
+	if (!file || !*file) {
+		report_buf_puts(h->b, "<span class=\"loc\">?</span>");
+		return;
+	}
+	const char *base = strrchr(file, '/');
+	base = base && base[1] ? base + 1 : file;
+	report_buf_puts(h->b, "<span class=\"loc\" title=\"");
+	report_esc_html(h->b, file);
+	report_buf_puts(h->b, "\">");
+	report_esc_html(h->b, base);
+	if (line)
+		report_buf_printf(h->b, ":%u", line);
+	report_buf_puts(h->b, "</span>");
+}
+
+void report_html_num_cell(html_ctx *h, double v, const char *shown)
+{
+	char num[64];
+	report_fmt_num(num, sizeof num, v);
+	report_buf_printf(h->b, "<td class=\"n\" data-v=\"%s\">", num);
+	report_esc_html(h->b, shown);
+	report_buf_puts(h->b, "</td>");
+}
+
+const char *report_region_kind_label(unsigned kind)
+{
+	switch (kind) {
+	case TRACE_REGION_API: return "region";
+	case TRACE_REGION_FUNCTION: return "function";
+	case TRACE_REGION_MPI: return "MPI";
+	case TRACE_REGION_OPENMP: return "OpenMP";
+	case TRACE_REGION_BURST: return "burst";
+	default: return "other";
+	}
+}
+
+const char *report_html_color(const char *name)
+{
+	static const char *const palette[] = {"#93c5fd", "#fdba74", "#86efac", "#f9a8d4", "#c4b5fd",
+	                                      "#fcd34d", "#67e8f9", "#fca5a5", "#a5b4fc", "#bef264"};
+	uint32_t hsh = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p; p++)
+		hsh = (hsh ^ *p) * 16777619u;
+	return palette[hsh % (sizeof palette / sizeof palette[0])];
+}
+
+static const char *counter_kind_label(unsigned kind)
+{
+	switch (kind) {
+	case TRACE_COUNTER_HARDWARE: return "hardware";
+	case TRACE_COUNTER_SOFTWARE: return "software";
+	case TRACE_COUNTER_APP: return "application";
+	default: return "unknown";
+	}
+}
+
+static void kpi(html_ctx *h, const char *label, const char *value)
+{
+	report_buf_puts(h->b, "<div class=\"kpi\"><b>");
+	report_html_text(h, value);
+	report_buf_printf(h->b, "</b><span>%s</span></div>\n", label);
+}
+
+/* Distinct values of a process field, joined with ", " (at most 8 shown). */
+static void distinct_hosts(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	size_t shown = 0, distinct = 0;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const char *v = a->procs[i].host;
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = a->procs[k].host && v && !strcmp(a->procs[k].host, v);
+		if (seen || !v)
+			continue;
+		distinct++;
+		if (shown < 8) {
+			if (shown++)
+				report_buf_puts(h->b, ", ");
+			report_esc_html(h->b, v);
+		}
+	}
+	if (distinct > shown)
+		report_buf_printf(h->b, " and %zu more", distinct - shown);
+	if (!distinct)
+		report_buf_puts(h->b, "unknown");
+}
+
+static void overview_run(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	char buf[64];
+	unsigned threads = 0;
+	double duration = 0;
+	long ranks = 0;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		threads += a->procs[i].nthreads;
+		if (a->procs[i].duration_ns > duration)
+			duration = a->procs[i].duration_ns;
+		if (a->procs[i].rank >= 0)
+			ranks++;
+	}
+	report_buf_puts(h->b, "<section id=\"overview\"><h1>Run overview</h1>\n");
+	const char *cmd = a->nprocs ? a->procs[0].cmdline : NULL;
+	if (!cmd && a->nprocs)
+		cmd = a->procs[0].exe;
+	report_buf_puts(h->b, "<div class=\"cmd mono\" id=\"command\">");
+	report_html_text(h, cmd ? cmd : "(command line not recorded)");
+	report_buf_puts(h->b, "</div>\n<div class=\"kpis\">\n");
+	snprintf(buf, sizeof buf, "%zu", a->nprocs);
+	kpi(h, ranks ? "processes (MPI ranks)" : "processes", buf);
+	report_buf_puts(h->b, "<div class=\"kpi\"><b>");
+	distinct_hosts(h);
+	report_buf_puts(h->b, "</b><span>hosts</span></div>\n");
+	snprintf(buf, sizeof buf, "%u", threads);
+	kpi(h, "threads", buf);
+	report_fmt_ns(buf, sizeof buf, duration);
+	kpi(h, "duration (longest process)", buf);
+	snprintf(buf, sizeof buf, "%lu", a->total_samples);
+	kpi(h, "samples", buf);
+	kpi(h, "sampling", a->sample_config ? a->sample_config : "unknown");
+	size_t folded = 0;
+	for (size_t i = 0; i < a->nregions; i++)
+		folded += a->regions[i].folded != 0;
+	snprintf(buf, sizeof buf, "%zu of %zu", folded, a->nregions);
+	kpi(h, "regions folded", buf);
+	report_buf_puts(h->b, "</div>\n");
+
+	/* Per-process detail, collapsed: with hundreds of ranks it is long. */
+	report_buf_printf(h->b, "<details class=\"card\"%s><summary>%zu trace file%s</summary>\n",
+	                  a->nprocs <= 4 ? " open" : "", a->nprocs, a->nprocs == 1 ? "" : "s");
+	report_buf_puts(h->b, "<div class=\"tablewrap\"><table class=\"sortable\" id=\"processes\"><thead><tr>"
+	                      "<th>trace</th><th>host</th><th class=\"n\">pid</th><th class=\"n\">rank</th>"
+	                      "<th class=\"n\">threads</th><th class=\"n\">duration</th><th>statistics</th>"
+	                      "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const fold_process *p = &a->procs[i];
+		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		report_html_text(h, p->trace_path);
+		report_buf_puts(h->b, "</td><td>");
+		report_html_text(h, p->host);
+		report_buf_puts(h->b, "</td>");
+		snprintf(buf, sizeof buf, "%ld", p->pid);
+		report_html_num_cell(h, (double)p->pid, buf);
+		snprintf(buf, sizeof buf, p->rank >= 0 ? "%ld" : "-", p->rank);
+		report_html_num_cell(h, (double)p->rank, buf);
+		snprintf(buf, sizeof buf, "%u", p->nthreads);
+		report_html_num_cell(h, p->nthreads, buf);
+		report_fmt_ns(buf, sizeof buf, p->duration_ns);
+		report_html_num_cell(h, p->duration_ns, buf);
+		report_buf_puts(h->b, "<td class=\"note\">");
+		for (size_t k = 0; k < p->nstats; k++) {
+			if (k)
+				report_buf_puts(h->b, ", ");
+			report_html_text(h, p->stats[k].key);
+			report_buf_puts(h->b, " ");
+			report_html_text(h, p->stats[k].value);
+		}
+		report_buf_puts(h->b, "</td></tr>\n");
+	}
+	report_buf_puts(h->b, "</tbody></table></div></details>\n");
+}
+
+static void overview_counters(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	report_buf_puts(h->b, "<h3>Counters</h3><div class=\"card\" id=\"counters\">");
+	if (!a->ncounters)
+		report_buf_puts(h->b, "<p class=\"note\">No counters were recorded (timer sampling only).</p>");
+	for (size_t i = 0; i < a->ncounters; i++) {
+		unsigned k = a->counters[i].kind;
+		report_buf_printf(h->b, "<span class=\"mono\">");
+		report_html_text(h, a->counters[i].name);
+		report_buf_printf(h->b, "</span><span class=\"pill%s\">%s</span>%s",
+		                  k == TRACE_COUNTER_HARDWARE ? " hw" : "", counter_kind_label(k),
+		                  i + 1 < a->ncounters ? " &nbsp; " : "");
+	}
+	if (a->nmissing) {
+		report_buf_puts(h->b, "<table id=\"missing\" style=\"margin-top:10px\"><thead><tr>"
+		                      "<th>unavailable counter</th><th>reason</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < a->nmissing; i++) {
+			report_buf_puts(h->b, "<tr><td class=\"fn\">");
+			report_html_text(h, a->missing[i].name);
+			report_buf_puts(h->b, "</td><td>");
+			report_html_text(h, a->missing[i].reason);
+			report_buf_puts(h->b, "</td></tr>\n");
+		}
+		report_buf_puts(h->b, "</tbody></table>");
+	}
+	report_buf_puts(h->b, "</div>\n");
+}
+
+static void overview_warnings(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	size_t nsalvage = 0;
+	for (size_t i = 0; i < a->nprocs; i++)
+		nsalvage += a->procs[i].nsalvage;
+	report_buf_printf(h->b, "<h3>Warnings</h3><div id=\"warnings\">");
+	if (!a->nwarnings && !nsalvage)
+		report_buf_puts(h->b, "<p class=\"note\">None.</p>");
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		report_buf_puts(h->b, "<div class=\"warn\">");
+		report_html_text(h, a->warnings[i].what);
+		report_buf_puts(h->b, "</div>\n");
+	}
+	for (size_t i = 0; i < a->nprocs; i++)
+		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
+			report_buf_puts(h->b, "<div class=\"warn bad\">");
+			report_html_text(h, a->procs[i].trace_path);
+			report_buf_puts(h->b, ": ");
+			report_html_text(h, a->procs[i].salvage_messages[k]);
+			report_buf_puts(h->b, "</div>\n");
+		}
+	report_buf_puts(h->b, "</div>\n");
+}
+
+static void overview_ranking(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	char buf[64];
+	double top = 0;
+	for (size_t i = 0; i < a->nregions; i++)
+		top = fmax(top, a->regions[i].total_ns);
+	report_buf_puts(h->b, "<h3>Regions by time</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                      "id=\"ranking\"><thead><tr><th class=\"n\">#</th><th>region</th><th>kind</th>"
+	                      "<th class=\"n\">total time</th><th></th><th class=\"n\">instances</th>"
+	                      "<th class=\"n\">used</th><th class=\"n\">mean</th><th class=\"n\">samples</th>"
+	                      "<th>folded</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < a->nregions; i++) {
+		const fold_region_result *r = &a->regions[i];
+		snprintf(buf, sizeof buf, "%zu", i + 1);
+		report_buf_puts(h->b, "<tr>");
+		report_html_num_cell(h, (double)i + 1, buf);
+		report_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
+		report_html_text(h, r->name);
+		report_buf_printf(h->b, "</a></td><td>%s</td>", report_region_kind_label(r->kind));
+		report_fmt_ns(buf, sizeof buf, r->total_ns);
+		report_html_num_cell(h, r->total_ns, buf);
+		report_buf_printf(h->b, "<td style=\"width:160px\"><span class=\"bar\" style=\"width:%.1f%%\"></span></td>",
+		                  top > 0 ? 100 * r->total_ns / top : 0);
+		snprintf(buf, sizeof buf, "%lu", r->instances);
+		report_html_num_cell(h, (double)r->instances, buf);
+		snprintf(buf, sizeof buf, "%lu", r->instances_used);
+		report_html_num_cell(h, (double)r->instances_used, buf);
+		report_fmt_ns(buf, sizeof buf, r->mean_duration_ns);
+		report_html_num_cell(h, r->mean_duration_ns, buf);
+		snprintf(buf, sizeof buf, "%lu", r->samples);
+		report_html_num_cell(h, (double)r->samples, buf);
+		if (r->folded) {
+			report_buf_printf(h->b, "<td><span class=\"pill ok\">%zu phase%s</span></td>", r->nphases,
+			                  r->nphases == 1 ? "" : "s");
+		} else {
+			report_buf_puts(h->b, "<td class=\"note\">");
+			report_html_text(h, r->reason ? r->reason : "not folded");
+			report_buf_puts(h->b, "</td>");
+		}
+		report_buf_puts(h->b, "</tr>\n");
+	}
+	report_buf_puts(h->b, "</tbody></table></div></section>\n");
+}
+
+static void page_head(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	report_buf_puts(h->b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	                      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+	                      "<meta name=\"generator\" content=\"fold " FOLD_VERSION "\">\n<title>fold report: ");
+	const char *exe = a->nprocs ? a->procs[0].exe : NULL;
+	const char *base = exe ? strrchr(exe, '/') : NULL;
+	report_html_text(h, base ? base + 1 : exe ? exe : "run");
+	report_buf_puts(h->b, "</title>\n<style>\n");
+	report_buf_puts(h->b, report_html_css);
+	/* Report errors of the main script in the page itself, where tests (and users) can see them. */
+	report_buf_puts(h->b, "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
+	                      "'fold-js-errors');if(e){e.textContent+=m+' (line '+l+')\\n';"
+	                      "e.setAttribute('data-errors','1');}};</script>\n</head>\n<body>\n");
+	report_buf_puts(h->b, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
+	                      "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
+	report_buf_puts(h->b, "<header class=\"top\"><div class=\"brand\">fold<span>.</span></div><nav>"
+	                      "<a href=\"#overview\">Overview</a>");
+	for (size_t i = 0; i < a->nregions && i < 6; i++) {
+		if (!a->regions[i].folded)
+			continue;
+		report_buf_printf(h->b, "<a href=\"#region-%zu\">", i);
+		report_html_text_max(h, a->regions[i].name, 28);
+		report_buf_puts(h->b, "</a>");
+	}
+	report_buf_puts(h->b, "<a href=\"#profile\">Profile</a><a href=\"#calltree\">Call tree</a></nav>");
+	report_buf_puts(h->b, "<select id=\"region-select\" class=\"js-only\" aria-label=\"region\">"
+	                      "<option value=\"all\">All regions</option>");
+	for (size_t i = 0; i < a->nregions; i++) {
+		report_buf_printf(h->b, "<option value=\"%zu\">", i);
+		report_html_text_max(h, a->regions[i].name, 60);
+		report_buf_puts(h->b, "</option>");
+	}
+	report_buf_puts(h->b, "</select></header>\n<main>\n");
+}
+
+static void page_tail(html_ctx *h)
+{
+	report_buf_puts(h->b, "<footer>Generated by fold " FOLD_VERSION ". This file is self-contained: "
+	                      "it loads nothing from the network.</footer>\n</main>\n"
+	                      "<div id=\"tip\"></div><pre id=\"fold-js-errors\"></pre>\n"
+	                      "<script type=\"application/json\" id=\"fold-data\">");
+	report_html_region_data(h);
+	report_buf_puts(h->b, "</script>\n<script>\n");
+	report_buf_puts(h->b, report_html_js);
+	report_buf_puts(h->b, "</script>\n</body></html>\n");
+}
+
+int report_html_write(const fold_analysis *a, const char *path, char *err, size_t errlen)
+{
+	if (!a || !path) {
+		snprintf(err, errlen, "report: no analysis or no output path");
+		return -EINVAL;
+	}
+	report_buf b;
+	report_buf_init(&b);
+	html_ctx h = {.b = &b, .a = a, .next_id = 0};
+	page_head(&h);
+	overview_run(&h);
+	overview_counters(&h);
+	overview_warnings(&h);
+	overview_ranking(&h);
+	for (size_t i = 0; i < a->nregions; i++)
+		report_html_region(&h, i);
+	report_html_profile(&h);
+	page_tail(&h);
+	int rc = report_buf_write_file(&b, path, err, errlen);
+	report_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,45 @@
+/* html.h: pieces of the HTML report (internal to src/report).
+ *
+ * html.c writes the page skeleton and the overview, html_region.c one
+ * section per region, html_profile.c the exact profile and the sampled call
+ * trees, html_assets.c the inline CSS and script. All untrusted text goes
+ * through report_esc_html() (HTML) or report_esc_json() (the data block).
+ */
+#ifndef FOLD_REPORT_HTML_H
+#define FOLD_REPORT_HTML_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+#include "report_text.h"
+
+/* Most folded samples drawn per counter; beyond it a deterministic stride
+ * subset is drawn and the figure says so. Keeps a report at a few MB. */
+#define REPORT_HTML_MAX_POINTS 1500
+/* Most fitted-curve points per series in the script's data block. */
+#define REPORT_HTML_MAX_CURVE 256
+
+extern const char report_html_css[];
+extern const char report_html_js[];
+
+typedef struct html_ctx {
+	report_buf *b;
+	const fold_analysis *a;
+	unsigned next_id; /* for unique SVG clipPath ids */
+} html_ctx;
+
+void report_html_region(html_ctx *h, size_t region_index);
+/* The script's data block: per region its series curves and phases. */
+void report_html_region_data(html_ctx *h);
+void report_html_profile(html_ctx *h);
+
+/* Shared helpers (html.c). */
+void report_html_text(html_ctx *h, const char *s);         /* escaped text, "-" for NULL */
+void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp); /* cut at maxcp code points with "…" */
+void report_html_loc(html_ctx *h, const char *file, unsigned line); /* "file:line", basename shown, full in title */
+void report_html_num_cell(html_ctx *h, double v, const char *shown); /* <td class=n data-v=..>shown</td> */
+const char *report_region_kind_label(unsigned kind);
+/* Stable palette colour for a function name. */
+const char *report_html_color(const char *name);
+
+#endif

@@ -1,0 +1,336 @@
+/* html_profile.c: the profiles section of the HTML report: the exact region
+ * profile (calls, inclusive/exclusive time), caller-callee pairs, a flat
+ * sampled function table, and the sampled call tree top-down and bottom-up.
+ *
+ * Trees are nested <details> elements so they fold open without a script.
+ * Nodes under REPORT_TREE_MIN_SHARE of all samples are left out (the tree
+ * says how many) to keep big programs' reports small; the top-down tree
+ * comes from fold_analysis.cct, the bottom-up tree is derived from it here.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+
+#define REPORT_TREE_MIN_SHARE 0.001
+#define REPORT_TREE_OPEN_SHARE 0.05
+#define REPORT_BOTTOM_UP_DEPTH 24
+
+static void profile_table(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	char buf[64];
+	report_buf_puts(h->b, "<h3>Exact region profile</h3>");
+	if (!a->nprofile) {
+		report_buf_puts(h->b, "<p class=\"note\">No instrumented regions were recorded.</p>");
+		return;
+	}
+	double total_excl = 0;
+	for (size_t i = 0; i < a->nprofile; i++)
+		total_excl += a->profile[i].exclusive_ns;
+	report_buf_puts(h->b, "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
+	                      "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
+	                      "<th class=\"n\">exclusive</th><th class=\"n\">excl. %</th><th class=\"n\">min</th>"
+	                      "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>"
+	                      "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < a->nprofile; i++) {
+		const fold_profile_entry *e = &a->profile[i];
+		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		report_html_text(h, e->name);
+		report_buf_printf(h->b, "</td><td>%s</td>", report_region_kind_label(e->kind));
+		snprintf(buf, sizeof buf, "%lu", e->calls);
+		report_html_num_cell(h, (double)e->calls, buf);
+		report_fmt_ns(buf, sizeof buf, e->inclusive_ns);
+		report_html_num_cell(h, e->inclusive_ns, buf);
+		report_fmt_ns(buf, sizeof buf, e->exclusive_ns);
+		report_html_num_cell(h, e->exclusive_ns, buf);
+		double pct = total_excl > 0 ? 100 * e->exclusive_ns / total_excl : 0;
+		snprintf(buf, sizeof buf, "%.1f%%", pct);
+		report_html_num_cell(h, pct, buf);
+		report_fmt_ns(buf, sizeof buf, e->min_ns);
+		report_html_num_cell(h, e->min_ns, buf);
+		report_fmt_ns(buf, sizeof buf, e->mean_ns);
+		report_html_num_cell(h, e->mean_ns, buf);
+		report_fmt_ns(buf, sizeof buf, e->max_ns);
+		report_html_num_cell(h, e->max_ns, buf);
+		snprintf(buf, sizeof buf, "%u", e->nthreads);
+		report_html_num_cell(h, e->nthreads, buf);
+		report_buf_puts(h->b, "</tr>\n");
+	}
+	report_buf_puts(h->b, "</tbody></table></div>\n");
+}
+
+static void callpair_table(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	char buf[64];
+	if (!a->ncallpairs)
+		return;
+	report_buf_puts(h->b, "<h3>Callers and callees</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                      "id=\"callpairs\"><thead><tr><th>caller</th><th>callee</th><th class=\"n\">calls</th>"
+	                      "<th class=\"n\">inclusive</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < a->ncallpairs; i++) {
+		const fold_callpair *c = &a->callpairs[i];
+		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		report_html_text(h, c->caller);
+		report_buf_puts(h->b, "</td><td class=\"fn\">");
+		report_html_text(h, c->callee);
+		report_buf_puts(h->b, "</td>");
+		snprintf(buf, sizeof buf, "%lu", c->calls);
+		report_html_num_cell(h, (double)c->calls, buf);
+		report_fmt_ns(buf, sizeof buf, c->inclusive_ns);
+		report_html_num_cell(h, c->inclusive_ns, buf);
+		report_buf_puts(h->b, "</tr>\n");
+	}
+	report_buf_puts(h->b, "</tbody></table></div>\n");
+}
+
+static int same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Flat table: self samples and total samples per function (a function that
+ * recurses is counted once per sample for its total). */
+typedef struct flat_entry {
+	const char *function, *file;
+	unsigned line;
+	unsigned long self, total;
+} flat_entry;
+
+static int cmp_flat(const void *a, const void *b)
+{
+	const flat_entry *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return (x->total < y->total) - (x->total > y->total);
+}
+
+static void flat_table(html_ctx *h, unsigned long total)
+{
+	const fold_analysis *a = h->a;
+	flat_entry *fl = calloc(a->ncct ? a->ncct : 1, sizeof *fl);
+	if (!fl) {
+		h->b->oom = 1;
+		return;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < a->ncct; i++) {
+		const fold_cct_node *c = &a->cct[i];
+		size_t k = 0;
+		while (k < n && !same_name(fl[k].function, c->function))
+			k++;
+		if (k == n)
+			fl[n++] = (flat_entry){c->function, c->file, c->line, 0, 0};
+		fl[k].self += c->self_samples;
+		int outer = 1;
+		for (size_t p = c->parent; p != SIZE_MAX && p < a->ncct && outer; p = a->cct[p].parent)
+			outer = !same_name(a->cct[p].function, c->function);
+		if (outer)
+			fl[k].total += c->total_samples;
+	}
+	qsort(fl, n, sizeof *fl, cmp_flat);
+	char buf[64];
+	report_buf_puts(h->b, "<h3>Sampled functions</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                      "id=\"functions\"><thead><tr><th>function</th><th>location</th><th class=\"n\">self</th>"
+	                      "<th class=\"n\">self %</th><th class=\"n\">total</th><th class=\"n\">total %</th>"
+	                      "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < n && i < 500; i++) {
+		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		report_html_text(h, fl[i].function);
+		report_buf_puts(h->b, "</td><td>");
+		report_html_loc(h, fl[i].file, fl[i].line);
+		report_buf_puts(h->b, "</td>");
+		snprintf(buf, sizeof buf, "%lu", fl[i].self);
+		report_html_num_cell(h, (double)fl[i].self, buf);
+		double sp = total ? 100.0 * (double)fl[i].self / (double)total : 0;
+		snprintf(buf, sizeof buf, "%.1f%%", sp);
+		report_html_num_cell(h, sp, buf);
+		snprintf(buf, sizeof buf, "%lu", fl[i].total);
+		report_html_num_cell(h, (double)fl[i].total, buf);
+		double tp = total ? 100.0 * (double)fl[i].total / (double)total : 0;
+		snprintf(buf, sizeof buf, "%.1f%%", tp);
+		report_html_num_cell(h, tp, buf);
+		report_buf_puts(h->b, "</tr>\n");
+	}
+	report_buf_puts(h->b, "</tbody></table></div>\n");
+	if (n > 500)
+		report_buf_printf(h->b, "<p class=\"note\">500 of %zu functions shown.</p>", n);
+	free(fl);
+}
+
+/* A generic tree for rendering: the CCT top-down, or the bottom-up tree. */
+typedef struct tree_node {
+	const char *function, *file;
+	unsigned line;
+	unsigned long self, total;
+	size_t first_child, next_sibling;
+} tree_node;
+
+static int cmp_index_by_total(const void *a, const void *b, void *arg)
+{
+	const tree_node *t = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (t[x].total != t[y].total)
+		return t[x].total < t[y].total ? 1 : -1;
+	return (x > y) - (x < y);
+}
+
+static void tree_render(html_ctx *h, const tree_node *t, size_t first, unsigned long grand, size_t *hidden,
+                        unsigned depth)
+{
+	size_t n = 0;
+	for (size_t c = first; c != SIZE_MAX; c = t[c].next_sibling)
+		n++;
+	if (!n)
+		return;
+	size_t *order = malloc(n * sizeof *order);
+	if (!order) {
+		h->b->oom = 1;
+		return;
+	}
+	n = 0;
+	for (size_t c = first; c != SIZE_MAX; c = t[c].next_sibling)
+		order[n++] = c;
+	qsort_r(order, n, sizeof *order, cmp_index_by_total, (void *)t);
+	for (size_t k = 0; k < n; k++) {
+		const tree_node *x = &t[order[k]];
+		double share = grand ? (double)x->total / (double)grand : 0;
+		if (share < REPORT_TREE_MIN_SHARE) {
+			(*hidden)++;
+			continue;
+		}
+		int leaf = x->first_child == SIZE_MAX;
+		report_buf_printf(h->b, "<details class=\"tree%s\"%s><summary>", leaf ? " leaf" : "",
+		                  !leaf && share >= REPORT_TREE_OPEN_SHARE && depth < 12 ? " open" : "");
+		report_buf_printf(h->b, "<span class=\"tv\">%.1f%%</span><span class=\"tv self\">%.1f%%</span><code>",
+		                  100 * share, grand ? 100.0 * (double)x->self / (double)grand : 0);
+		report_html_text(h, x->function);
+		report_buf_puts(h->b, "</code> ");
+		if (x->file)
+			report_html_loc(h, x->file, x->line);
+		report_buf_puts(h->b, "</summary>");
+		if (!leaf)
+			tree_render(h, t, x->first_child, grand, hidden, depth + 1);
+		report_buf_puts(h->b, "</details>\n");
+	}
+	free(order);
+}
+
+static void tree_section(html_ctx *h, const char *id, const char *title, const char *what, const tree_node *t,
+                         size_t first, unsigned long grand)
+{
+	size_t hidden = 0;
+	report_buf_printf(h->b, "<div><h3>%s</h3><div class=\"tree-root\" id=\"%s\"><div class=\"note\">"
+	                        "<span class=\"tv\">total</span><span class=\"tv self\">self</span>%s</div>\n",
+	                  title, id, what);
+	tree_render(h, t, first, grand, &hidden, 0);
+	if (hidden)
+		report_buf_printf(h->b, "<p class=\"note\">%zu node%s under %.1f%% of samples not shown.</p>", hidden,
+		                  hidden == 1 ? "" : "s", 100 * REPORT_TREE_MIN_SHARE);
+	report_buf_puts(h->b, "</div></div>\n");
+}
+
+/* Bottom-up: roots are the functions where samples landed (self), children
+ * their callers, each path weighted by the self samples at its leaf. */
+typedef struct bu_tree {
+	tree_node *n;
+	size_t len, cap;
+	size_t first_root;
+} bu_tree;
+
+static size_t bu_child(bu_tree *t, size_t parent, const fold_cct_node *src)
+{
+	size_t *head = parent == SIZE_MAX ? &t->first_root : &t->n[parent].first_child;
+	for (size_t c = *head; c != SIZE_MAX; c = t->n[c].next_sibling)
+		if (same_name(t->n[c].function, src->function))
+			return c;
+	if (t->len == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		tree_node *nn = realloc(t->n, cap * sizeof *nn);
+		if (!nn)
+			return SIZE_MAX;
+		t->n = nn;
+		t->cap = cap;
+		head = parent == SIZE_MAX ? &t->first_root : &t->n[parent].first_child;
+	}
+	size_t id = t->len++;
+	t->n[id] = (tree_node){src->function, src->file, src->line, 0, 0, SIZE_MAX, *head};
+	*head = id;
+	return id;
+}
+
+static void call_trees(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	unsigned long grand = 0;
+	size_t first_root = SIZE_MAX, last_root = SIZE_MAX;
+	tree_node *td = calloc(a->ncct ? a->ncct : 1, sizeof *td);
+	bu_tree bu = {NULL, 0, 0, SIZE_MAX};
+	if (!td) {
+		h->b->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < a->ncct; i++) {
+		const fold_cct_node *c = &a->cct[i];
+		td[i] = (tree_node){c->function, c->file, c->line, c->self_samples, c->total_samples, c->first_child,
+		                    c->next_sibling};
+		if (c->parent == SIZE_MAX) {
+			grand += c->total_samples;
+			/* Roots are not linked by the contract; chain them here. */
+			td[i].next_sibling = SIZE_MAX;
+			if (last_root == SIZE_MAX)
+				first_root = i;
+			else
+				td[last_root].next_sibling = i;
+			last_root = i;
+		}
+	}
+	report_buf_puts(h->b, "<section id=\"calltree\"><h2>Sampled call tree</h2>");
+	if (!a->ncct) {
+		report_buf_puts(h->b, "<p class=\"note\">No call stacks were sampled.</p></section>\n");
+		free(td);
+		return;
+	}
+	for (size_t i = 0; i < a->ncct; i++) {
+		const fold_cct_node *c = &a->cct[i];
+		if (!c->self_samples)
+			continue;
+		size_t at = SIZE_MAX;
+		unsigned depth = 0;
+		for (size_t p = i; p != SIZE_MAX && p < a->ncct && depth < REPORT_BOTTOM_UP_DEPTH;
+		     p = a->cct[p].parent, depth++) {
+			at = bu_child(&bu, at, &a->cct[p]);
+			if (at == SIZE_MAX) {
+				h->b->oom = 1;
+				goto out;
+			}
+			bu.n[at].total += c->self_samples;
+			if (p == i)
+				bu.n[at].self += c->self_samples;
+		}
+	}
+	report_buf_puts(h->b, "<div class=\"trees\">");
+	tree_section(h, "topdown", "Top-down", "callers above callees", td, first_root, grand);
+	tree_section(h, "bottomup", "Bottom-up", "where samples landed, then their callers", bu.n, bu.first_root,
+	             grand);
+	report_buf_puts(h->b, "</div>");
+	flat_table(h, grand);
+out:
+	report_buf_puts(h->b, "</section>\n");
+	free(bu.n);
+	free(td);
+}
+
+void report_html_profile(html_ctx *h)
+{
+	report_buf_puts(h->b, "<section id=\"profile\"><h2>Profile</h2>");
+	profile_table(h);
+	callpair_table(h);
+	report_buf_puts(h->b, "</section>\n");
+	call_trees(h);
+}

@@ -1,0 +1,577 @@
+/* json.c: the fold-json document (see json.h and docs/json.md).
+ *
+ * A small streaming writer: a stack of "first element" flags handles the
+ * commas, so each emitter only says what it writes. Large arrays are capped
+ * (folded points, instance lists) and the cap is stated in the document.
+ */
+#define _GNU_SOURCE
+#include "json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fold_version.h"
+
+#define JSON_MAX_POINTS 2000
+#define JSON_MAX_INSTANCES 10000
+
+typedef struct jw {
+	FILE *f;
+	int first[64];
+	int depth;
+} jw;
+
+void report_json_string(FILE *f, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	fputc('"', f);
+	while (p < end) {
+		unsigned c = *p;
+		if (c < 0x80) {
+			switch (c) {
+			case '"': fputs("\\\"", f); break;
+			case '\\': fputs("\\\\", f); break;
+			case '\n': fputs("\\n", f); break;
+			case '\r': fputs("\\r", f); break;
+			case '\t': fputs("\\t", f); break;
+			case '\b': fputs("\\b", f); break;
+			case '\f': fputs("\\f", f); break;
+			default:
+				if (c < 0x20 || c == 0x7f) {
+					fputs("\\u00", f);
+					fputc(hex[c >> 4], f);
+					fputc(hex[c & 15], f);
+				} else {
+					fputc((int)c, f);
+				}
+			}
+			p++;
+			continue;
+		}
+		/* Validate one UTF-8 sequence (no overlongs, no surrogates, <= U+10FFFF). */
+		size_t n = 0;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			if (c == 0xf4)
+				hi = 0x8f;
+		}
+		int ok = n > 0 && (size_t)(end - p) > n;
+		for (size_t k = 1; ok && k <= n; k++) {
+			unsigned b = p[k];
+			if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf))
+				ok = 0;
+		}
+		if (!ok) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n + 1, f);
+		p += n + 1;
+	}
+	fputc('"', f);
+}
+
+static void sep(jw *w)
+{
+	if (!w->first[w->depth])
+		fputc(',', w->f);
+	w->first[w->depth] = 0;
+}
+
+static void open_(jw *w, char c)
+{
+	fputc(c, w->f);
+	if (w->depth < 63)
+		w->depth++;
+	w->first[w->depth] = 1;
+}
+
+static void close_(jw *w, char c)
+{
+	fputc(c, w->f);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+static void key(jw *w, const char *k)
+{
+	sep(w);
+	report_json_string(w->f, k, strlen(k));
+	fputc(':', w->f);
+}
+
+static void str_raw(jw *w, const char *s)
+{
+	if (s)
+		report_json_string(w->f, s, strlen(s));
+	else
+		fputs("null", w->f);
+}
+
+static void num_raw(jw *w, double v)
+{
+	if (isfinite(v))
+		fprintf(w->f, "%.15g", v);
+	else
+		fputs("null", w->f);
+}
+
+static void kstr(jw *w, const char *k, const char *s)
+{
+	key(w, k);
+	str_raw(w, s);
+}
+static void knum(jw *w, const char *k, double v)
+{
+	key(w, k);
+	num_raw(w, v);
+}
+static void kint(jw *w, const char *k, long long v)
+{
+	key(w, k);
+	fprintf(w->f, "%lld", v);
+}
+static void kbool(jw *w, const char *k, int v)
+{
+	key(w, k);
+	fputs(v ? "true" : "false", w->f);
+}
+static void kobj(jw *w, const char *k)
+{
+	key(w, k);
+	open_(w, '{');
+}
+static void karr(jw *w, const char *k)
+{
+	key(w, k);
+	open_(w, '[');
+}
+static void eobj(jw *w)
+{
+	sep(w);
+	open_(w, '{');
+}
+
+static void num_array(jw *w, const char *k, const double *v, size_t n, size_t stride)
+{
+	if (!v) {
+		key(w, k);
+		fputs("null", w->f);
+		return;
+	}
+	karr(w, k);
+	for (size_t i = 0; i < n; i += stride) {
+		sep(w);
+		num_raw(w, v[i]);
+	}
+	close_(w, ']');
+}
+
+static void kv_object(jw *w, const char *k, const fold_kv *kv, size_t n)
+{
+	kobj(w, k);
+	for (size_t i = 0; i < n; i++)
+		kstr(w, kv[i].key ? kv[i].key : "", kv[i].value);
+	close_(w, '}');
+}
+
+static void write_process(jw *w, const fold_process *p)
+{
+	eobj(w);
+	kstr(w, "trace", p->trace_path);
+	kstr(w, "host", p->host);
+	kstr(w, "exe", p->exe);
+	kstr(w, "cmdline", p->cmdline);
+	kint(w, "pid", p->pid);
+	kint(w, "rank", p->rank);
+	kint(w, "size", p->size);
+	kint(w, "threads", p->nthreads);
+	knum(w, "duration_ns", p->duration_ns);
+	kv_object(w, "info", p->info, p->ninfo);
+	kobj(w, "stats");
+	for (size_t i = 0; i < p->nstats; i++) {
+		key(w, p->stats[i].key ? p->stats[i].key : "");
+		char *end = NULL;
+		const char *v = p->stats[i].value ? p->stats[i].value : "";
+		double d = strtod(v, &end);
+		if (*v && end && !*end)
+			num_raw(w, d);
+		else
+			str_raw(w, v);
+	}
+	close_(w, '}');
+	karr(w, "salvage");
+	for (size_t i = 0; i < p->nsalvage; i++) {
+		sep(w);
+		str_raw(w, p->salvage_messages[i]);
+	}
+	close_(w, ']');
+	close_(w, '}');
+}
+
+static void write_attribution(jw *w, const fold_attribution *t)
+{
+	eobj(w);
+	kstr(w, "name", t->function);
+	kstr(w, "file", t->file);
+	kint(w, "line", t->line);
+	kstr(w, "module", t->module);
+	knum(w, "share", t->share);
+	kint(w, "samples", (long long)t->samples);
+	karr(w, "inline");
+	for (size_t i = 0; i < t->ninline; i++) {
+		const fold_source_frame *f = &t->inline_chain[i];
+		eobj(w);
+		kstr(w, "function", f->function);
+		kstr(w, "file", f->file);
+		kint(w, "line", f->line);
+		kstr(w, "call_file", f->call_file);
+		kint(w, "call_line", f->call_line);
+		close_(w, '}');
+	}
+	close_(w, ']');
+	close_(w, '}');
+}
+
+static void write_series(jw *w, const fold_series *s)
+{
+	eobj(w);
+	kstr(w, "name", s->name);
+	kstr(w, "unit", s->unit);
+	kbool(w, "derived", s->derived);
+	if (!s->derived)
+		kint(w, "counter_kind", s->counter_kind);
+	knum(w, "total_per_instance", s->total_per_instance);
+	knum(w, "mean_rate", s->mean_rate);
+	knum(w, "fit_error", s->fit_error);
+	kobj(w, "curve");
+	num_array(w, "x", s->fit.x, s->fit.n, 1);
+	num_array(w, "cum", s->fit.cum, s->fit.n, 1);
+	num_array(w, "value", s->fit.value, s->fit.n, 1);
+	if (s->fit.lo && s->fit.hi) {
+		num_array(w, "lo", s->fit.lo, s->fit.n, 1);
+		num_array(w, "hi", s->fit.hi, s->fit.n, 1);
+	}
+	close_(w, '}');
+	kint(w, "npoints", (long long)s->npoints);
+	if (s->npoints && s->px && s->py) {
+		size_t stride = (s->npoints + JSON_MAX_POINTS - 1) / JSON_MAX_POINTS;
+		if (stride < 1)
+			stride = 1;
+		kobj(w, "points");
+		kint(w, "stride", (long long)stride);
+		num_array(w, "x", s->px, s->npoints, stride);
+		num_array(w, "y", s->py, s->npoints, stride);
+		close_(w, '}');
+	}
+	close_(w, '}');
+}
+
+static void write_region(jw *w, const fold_region_result *r)
+{
+	eobj(w);
+	kstr(w, "name", r->name);
+	kint(w, "kind", r->kind);
+	kint(w, "instances", (long long)r->instances);
+	kint(w, "instances_used", (long long)r->instances_used);
+	kint(w, "samples", (long long)r->samples);
+	kint(w, "samples_folded", (long long)r->samples_folded);
+	knum(w, "total_ns", r->total_ns);
+	knum(w, "mean_duration_ns", r->mean_duration_ns);
+	kbool(w, "folded", r->folded);
+	kstr(w, "reason", r->reason);
+	kint(w, "selected_group", r->selected_group);
+	kstr(w, "fit_method", r->fit_method);
+	kv_object(w, "fit_params", r->fit_params, r->nfit_params);
+	karr(w, "groups");
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const fold_group *g = &r->groups[i];
+		eobj(w);
+		kint(w, "id", g->id);
+		kint(w, "instances", (long long)g->instances);
+		kint(w, "used", (long long)g->used);
+		kint(w, "excluded_outliers", (long long)g->excluded_outliers);
+		kint(w, "excluded_other", (long long)g->excluded_other);
+		knum(w, "median_duration_ns", g->median_duration_ns);
+		knum(w, "mad_duration_ns", g->mad_duration_ns);
+		knum(w, "min_duration_ns", g->min_duration_ns);
+		knum(w, "max_duration_ns", g->max_duration_ns);
+		close_(w, '}');
+	}
+	close_(w, ']');
+	karr(w, "phases");
+	for (size_t i = 0; i < r->nphases; i++) {
+		const fold_phase *p = &r->phases[i];
+		eobj(w);
+		knum(w, "start", p->start);
+		knum(w, "end", p->end);
+		kint(w, "samples", (long long)p->samples);
+		kobj(w, "rates");
+		for (size_t k = 0; k < p->nrates; k++)
+			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rates[k]);
+		close_(w, '}');
+		karr(w, "top_functions");
+		for (size_t k = 0; k < p->ntop; k++)
+			write_attribution(w, &p->top[k]);
+		close_(w, ']');
+		close_(w, '}');
+	}
+	close_(w, ']');
+	karr(w, "series");
+	for (size_t i = 0; i < r->nseries; i++)
+		write_series(w, &r->series[i]);
+	close_(w, ']');
+	karr(w, "timeline");
+	for (size_t i = 0; i < r->ntimeline; i++) {
+		const fold_timeline_level *l = &r->timeline[i];
+		eobj(w);
+		kint(w, "depth", l->depth);
+		karr(w, "spans");
+		for (size_t k = 0; k < l->nspans; k++) {
+			eobj(w);
+			knum(w, "start", l->spans[k].start);
+			knum(w, "end", l->spans[k].end);
+			kstr(w, "function", l->spans[k].function);
+			kstr(w, "file", l->spans[k].file);
+			kint(w, "line", l->spans[k].line);
+			close_(w, '}');
+		}
+		close_(w, ']');
+		close_(w, '}');
+	}
+	close_(w, ']');
+	size_t ni = r->ninst < JSON_MAX_INSTANCES ? r->ninst : JSON_MAX_INSTANCES;
+	kbool(w, "instance_list_truncated", ni < r->ninst);
+	karr(w, "instance_list");
+	for (size_t i = 0; i < ni; i++) {
+		const fold_instance_info *in = &r->inst[i];
+		sep(w);
+		fprintf(w->f, "[");
+		num_raw(w, in->start_ns);
+		fputc(',', w->f);
+		num_raw(w, in->duration_ns);
+		fprintf(w->f, ",%u,%ld,%u,%d]", in->thread, in->rank, in->group, in->used);
+	}
+	close_(w, ']');
+	close_(w, '}');
+}
+
+static int cmp_idx_caller(const void *x, const void *y, void *arg)
+{
+	const fold_callpair *p = arg;
+	return strcmp(p[*(const size_t *)x].caller, p[*(const size_t *)y].caller);
+}
+
+static int cmp_idx_callee(const void *x, const void *y, void *arg)
+{
+	const fold_callpair *p = arg;
+	return strcmp(p[*(const size_t *)x].callee, p[*(const size_t *)y].callee);
+}
+
+/* First index in idx whose pair's field equals name (idx sorted by that field). */
+static size_t lower(const fold_callpair *p, const size_t *idx, size_t n, const char *name, int by_caller)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *v = by_caller ? p[idx[mid]].caller : p[idx[mid]].callee;
+		if (strcmp(v, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void write_profile(jw *w, const fold_analysis *a)
+{
+	size_t *byc = malloc((a->ncallpairs + 1) * sizeof *byc), *bye = malloc((a->ncallpairs + 1) * sizeof *bye);
+	if (byc && bye) {
+		for (size_t i = 0; i < a->ncallpairs; i++)
+			byc[i] = bye[i] = i;
+		qsort_r(byc, a->ncallpairs, sizeof *byc, cmp_idx_caller, a->callpairs);
+		qsort_r(bye, a->ncallpairs, sizeof *bye, cmp_idx_callee, a->callpairs);
+	}
+	karr(w, "profile");
+	for (size_t i = 0; i < a->nprofile; i++) {
+		const fold_profile_entry *p = &a->profile[i];
+		eobj(w);
+		kstr(w, "name", p->name);
+		kint(w, "kind", p->kind);
+		kint(w, "calls", (long long)p->calls);
+		knum(w, "inclusive_ns", p->inclusive_ns);
+		knum(w, "exclusive_ns", p->exclusive_ns);
+		knum(w, "min_ns", p->min_ns);
+		knum(w, "mean_ns", p->mean_ns);
+		knum(w, "max_ns", p->max_ns);
+		kint(w, "threads", p->nthreads);
+		kint(w, "unbalanced", (long long)p->unbalanced);
+		karr(w, "per_thread");
+		for (size_t k = 0; k < p->nper_thread; k++) {
+			const fold_profile_thread *t = &p->per_thread[k];
+			eobj(w);
+			kint(w, "process", t->proc);
+			kint(w, "rank", t->rank);
+			kint(w, "thread", t->thread);
+			kint(w, "calls", (long long)t->calls);
+			knum(w, "inclusive_ns", t->inclusive_ns);
+			knum(w, "exclusive_ns", t->exclusive_ns);
+			knum(w, "min_ns", t->min_ns);
+			knum(w, "max_ns", t->max_ns);
+			close_(w, '}');
+		}
+		close_(w, ']');
+		for (int dir = 0; dir < 2 && byc && bye; dir++) {
+			const size_t *idx = dir ? bye : byc;
+			karr(w, dir ? "callers" : "callees");
+			for (size_t k = lower(a->callpairs, idx, a->ncallpairs, p->name, !dir); k < a->ncallpairs; k++) {
+				const fold_callpair *cp = &a->callpairs[idx[k]];
+				if (strcmp(dir ? cp->callee : cp->caller, p->name))
+					break;
+				eobj(w);
+				kstr(w, "name", dir ? cp->caller : cp->callee);
+				kint(w, "calls", (long long)cp->calls);
+				knum(w, "inclusive_ns", cp->inclusive_ns);
+				close_(w, '}');
+			}
+			close_(w, ']');
+		}
+		close_(w, '}');
+	}
+	close_(w, ']');
+	free(byc);
+	free(bye);
+	karr(w, "callpairs");
+	for (size_t i = 0; i < a->ncallpairs; i++) {
+		const fold_callpair *cp = &a->callpairs[i];
+		eobj(w);
+		kstr(w, "caller", cp->caller);
+		kstr(w, "callee", cp->callee);
+		kint(w, "calls", (long long)cp->calls);
+		knum(w, "inclusive_ns", cp->inclusive_ns);
+		close_(w, '}');
+	}
+	close_(w, ']');
+}
+
+static void write_document(jw *w, const fold_analysis *a)
+{
+	open_(w, '{');
+	kstr(w, "format", "fold-json");
+	kint(w, "version", REPORT_JSON_VERSION);
+	kstr(w, "generator", "fold " FOLD_VERSION);
+	kstr(w, "sample_config", a->sample_config);
+	kint(w, "total_samples", (long long)a->total_samples);
+	knum(w, "hook_overhead_ns", a->hook_overhead_ns);
+	karr(w, "processes");
+	for (size_t i = 0; i < a->nprocs; i++)
+		write_process(w, &a->procs[i]);
+	close_(w, ']');
+	karr(w, "counters");
+	for (size_t i = 0; i < a->ncounters; i++) {
+		eobj(w);
+		kstr(w, "name", a->counters[i].name);
+		kint(w, "kind", a->counters[i].kind);
+		close_(w, '}');
+	}
+	close_(w, ']');
+	karr(w, "missing_counters");
+	for (size_t i = 0; i < a->nmissing; i++) {
+		eobj(w);
+		kstr(w, "name", a->missing[i].name);
+		kstr(w, "reason", a->missing[i].reason);
+		close_(w, '}');
+	}
+	close_(w, ']');
+	karr(w, "regions");
+	for (size_t i = 0; i < a->nregions; i++)
+		write_region(w, &a->regions[i]);
+	close_(w, ']');
+	write_profile(w, a);
+	karr(w, "call_tree");
+	for (size_t i = 0; i < a->ncct; i++) {
+		const fold_cct_node *n = &a->cct[i];
+		eobj(w);
+		kstr(w, "function", n->function);
+		kstr(w, "file", n->file);
+		kint(w, "line", n->line);
+		kint(w, "self_samples", (long long)n->self_samples);
+		kint(w, "total_samples", (long long)n->total_samples);
+		kint(w, "parent", n->parent == SIZE_MAX ? -1 : (long long)n->parent);
+		close_(w, '}');
+	}
+	close_(w, ']');
+	karr(w, "warnings");
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		sep(w);
+		str_raw(w, a->warnings[i].what);
+	}
+	close_(w, ']');
+	close_(w, '}');
+	fputc('\n', w->f);
+}
+
+int report_json_write(const fold_analysis *a, const char *path, char *err, size_t errlen)
+{
+	jw w;
+	memset(&w, 0, sizeof w);
+	w.first[0] = 1;
+	if (!path || !strcmp(path, "-")) {
+		w.f = stdout;
+		write_document(&w, a);
+		if (fflush(stdout) || ferror(stdout)) {
+			snprintf(err, errlen, "stdout: write error while writing JSON: %s", strerror(errno));
+			return -EIO;
+		}
+		return 0;
+	}
+	char *tmp = NULL;
+	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	w.f = fopen(tmp, "w");
+	if (!w.f) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
+		free(tmp);
+		return -e;
+	}
+	write_document(&w, a);
+	int bad = ferror(w.f);
+	int e = errno;
+	if (fclose(w.f) || bad) {
+		e = errno ? errno : EIO;
+		snprintf(err, errlen, "%s: write error: %s", path, strerror(e));
+		unlink(tmp);
+		free(tmp);
+		return -e;
+	}
+	if (rename(tmp, path)) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot rename the temporary file into place: %s", path, strerror(e));
+		unlink(tmp);
+		free(tmp);
+		return -e;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* report.h: fold's human-facing outputs, read-only consumers of a fold_analysis.
+ *
+ * The CLI (src/fold/main.c) calls exactly these. Every writer treats the
+ * strings of the analysis (symbol names, file names, command lines, INFO
+ * values) as untrusted text: they may hold markup, quotes, control characters
+ * or invalid UTF-8, and are escaped for the target format.
+ *
+ * Functions return 0 or a negative errno; writers that take err/errlen leave
+ * a one-line message naming the file and the problem there.
+ */
+#ifndef FOLD_REPORT_H
+#define FOLD_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis.h"
+
+/* One self-contained HTML file (inline CSS, SVG and script, no external URL).
+ * Written to a temporary file next to path and renamed, so a reader never
+ * sees half a report. */
+int report_html_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
+
+/* Plain-text summary for a terminal: run, regions, phases with rates and top
+ * source lines, warnings. No line is longer than width columns (minimum 60).
+ * color != 0 adds ANSI colours; pass isatty(fileno(out)) && !NO_COLOR. */
+int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color);
+
+/* Tidy CSV tables in dir (created if missing): samples.csv, curves.csv,
+ * phases.csv, profile.csv, plus instances.csv and callpairs.csv. One row per
+ * observation, RFC 4180 quoting. */
+int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen);
+
+/* Progress bar on stderr, drawn only when stderr is a terminal and quiet is 0;
+ * otherwise every call is a cheap no-op. Redraws at most ~10 times a second.
+ * report_progress_done() erases the bar and frees p (NULL is accepted). */
+typedef struct report_progress report_progress;
+report_progress *report_progress_new(int quiet);
+void report_progress_update(report_progress *p, double fraction, const char *what);
+void report_progress_done(report_progress *p);
+
+/* `fold export --format=pprof|chrome|folded [-o FILE] [--region NAME]
+ * [--from S --to S] TRACE...` (src/fold/cmd_export.c); argv[0] is "export".
+ * Returns the process exit status. */
+int cmd_export(int argc, char **argv);
+
+#endif

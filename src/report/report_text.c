@@ -1,0 +1,377 @@
+/* report_text.c: text buffer, escapers and number formatting for the report
+ * writers. See report_text.h for the invariants. */
+#include "report_text.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void report_buf_init(report_buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void report_buf_free(report_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+static int reserve(report_buf *b, size_t extra)
+{
+	if (b->oom)
+		return -1;
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *d = realloc(b->data, cap);
+	if (!d) {
+		b->oom = 1;
+		return -1;
+	}
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+void report_buf_put(report_buf *b, const char *s, size_t n)
+{
+	if (reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void report_buf_puts(report_buf *b, const char *s)
+{
+	report_buf_put(b, s, strlen(s));
+}
+
+void report_buf_putc(report_buf *b, char c)
+{
+	report_buf_put(b, &c, 1);
+}
+
+void report_buf_vprintf(report_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	char small[256];
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n < 0) {
+		va_end(ap2);
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		report_buf_put(b, small, (size_t)n);
+	} else if (!reserve(b, (size_t)n)) {
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+}
+
+void report_buf_printf(report_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen)
+{
+	if (b->oom) {
+		snprintf(err, errlen, "%s: out of memory while building the output", path);
+		return -ENOMEM;
+	}
+	size_t plen = strlen(path) + 32;
+	char *tmp = malloc(plen);
+	if (!tmp) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+	int rc = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		goto out_free;
+	}
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t w = write(fd, b->data + off, b->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = w < 0 ? -errno : -EIO;
+			snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
+			goto out_close;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		rc = -errno;
+		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot rename %s into place: %s", path, tmp, strerror(-rc));
+		goto out_unlink;
+	}
+	free(tmp);
+	return 0;
+out_close:
+	close(fd);
+out_unlink:
+	unlink(tmp);
+out_free:
+	free(tmp);
+	return rc;
+}
+
+size_t report_utf8_next(const char *str, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	size_t n;
+	uint32_t v, min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2, v = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3, v = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4, v = c & 0x07, min = 0x10000;
+	} else {
+		*cp = 0xfffd;
+		return 1;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) { /* also catches the terminating NUL */
+			*cp = 0xfffd;
+			return 1;
+		}
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
+		*cp = 0xfffd;
+		return 1;
+	}
+	*cp = v;
+	return n;
+}
+
+void report_buf_put_cp(report_buf *b, uint32_t cp)
+{
+	char o[4];
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		report_buf_put(b, o, 1);
+	} else if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		report_buf_put(b, o, 2);
+	} else if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		report_buf_put(b, o, 3);
+	} else {
+		o[0] = (char)(0xf0 | (cp >> 18));
+		o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[3] = (char)(0x80 | (cp & 0x3f));
+		report_buf_put(b, o, 4);
+	}
+}
+
+void report_esc_html(report_buf *b, const char *s)
+{
+	if (!s)
+		return;
+	while (*s) {
+		uint32_t cp;
+		size_t n = report_utf8_next(s, &cp);
+		switch (cp) {
+		case '&': report_buf_puts(b, "&amp;"); break;
+		case '<': report_buf_puts(b, "&lt;"); break;
+		case '>': report_buf_puts(b, "&gt;"); break;
+		case '"': report_buf_puts(b, "&quot;"); break;
+		case '\'': report_buf_puts(b, "&#39;"); break;
+		default:
+			/* HTML forbids most C0/C1 controls; they carry no meaning in a name. */
+			if ((cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7f && cp < 0xa0))
+				break;
+			if (n == 1 && cp < 0x80)
+				report_buf_putc(b, (char)cp);
+			else
+				report_buf_put_cp(b, cp);
+		}
+		s += n;
+	}
+}
+
+void report_esc_json(report_buf *b, const char *s)
+{
+	if (!s) {
+		report_buf_puts(b, "null");
+		return;
+	}
+	report_buf_putc(b, '"');
+	while (*s) {
+		uint32_t cp;
+		size_t n = report_utf8_next(s, &cp);
+		switch (cp) {
+		case '"': report_buf_puts(b, "\\\""); break;
+		case '\\': report_buf_puts(b, "\\\\"); break;
+		case '\n': report_buf_puts(b, "\\n"); break;
+		case '\r': report_buf_puts(b, "\\r"); break;
+		case '\t': report_buf_puts(b, "\\t"); break;
+		/* Markup characters as escapes, so neither "</script" nor "<!--" can
+		 * appear inside a script element whatever the string holds. */
+		case '<': report_buf_puts(b, "\\u003c"); break;
+		case '>': report_buf_puts(b, "\\u003e"); break;
+		case '&': report_buf_puts(b, "\\u0026"); break;
+		case 0x2028: report_buf_puts(b, "\\u2028"); break;
+		case 0x2029: report_buf_puts(b, "\\u2029"); break;
+		default:
+			if (cp < 0x20 || cp == 0x7f)
+				report_buf_printf(b, "\\u%04x", (unsigned)cp);
+			else
+				report_buf_put_cp(b, cp);
+		}
+		s += n;
+	}
+	report_buf_putc(b, '"');
+}
+
+void report_esc_csv(report_buf *b, const char *s)
+{
+	if (!s)
+		return;
+	int formula = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
+	int quote = formula || strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		report_buf_putc(b, '"');
+	if (formula)
+		report_buf_putc(b, '\'');
+	while (*s) {
+		uint32_t cp;
+		size_t n = report_utf8_next(s, &cp);
+		if (cp == '"')
+			report_buf_puts(b, "\"\"");
+		else
+			report_buf_put_cp(b, cp);
+		s += n;
+	}
+	if (quote)
+		report_buf_putc(b, '"');
+}
+
+unsigned report_esc_term(report_buf *b, const char *s, unsigned maxcols)
+{
+	if (!s || maxcols == 0)
+		return 0;
+	unsigned w = report_term_width(s);
+	unsigned keep = w <= maxcols ? w : maxcols - 1;
+	unsigned cols = 0;
+	while (*s && cols < keep) {
+		uint32_t cp;
+		size_t n = report_utf8_next(s, &cp);
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+			cp = '?';
+		report_buf_put_cp(b, cp);
+		cols++;
+		s += n;
+	}
+	if (keep < w) {
+		report_buf_puts(b, "\xe2\x80\xa6");
+		cols++;
+	}
+	return cols;
+}
+
+unsigned report_term_width(const char *s)
+{
+	unsigned w = 0;
+	while (s && *s) {
+		uint32_t cp;
+		s += report_utf8_next(s, &cp);
+		w++;
+	}
+	return w;
+}
+
+void report_fmt_ns(char *out, size_t n, double ns)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+	if (!isfinite(ns)) {
+		snprintf(out, n, "-");
+		return;
+	}
+	double a = fabs(ns);
+	if (a >= 1e9 * 1000) {
+		snprintf(out, n, "%.0f s", ns / 1e9);
+		return;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (a >= units[i].scale || i + 1 == sizeof units / sizeof units[0]) {
+			double v = ns / units[i].scale;
+			double av = fabs(v);
+			snprintf(out, n, av >= 100 || v == 0 ? "%.0f %s" : av >= 10 ? "%.1f %s" : "%.2f %s", v,
+			         units[i].unit);
+			return;
+		}
+	}
+}
+
+void report_fmt_si(char *out, size_t n, double v)
+{
+	static const char *prefix[] = {"", " k", " M", " G", " T", " P"};
+	if (!isfinite(v)) {
+		snprintf(out, n, "-");
+		return;
+	}
+	double a = fabs(v);
+	size_t p = 0;
+	while (a >= 1000 && p + 1 < sizeof prefix / sizeof prefix[0]) {
+		a /= 1000;
+		v /= 1000;
+		p++;
+	}
+	if (a == 0)
+		snprintf(out, n, "0");
+	else if (a >= 100)
+		snprintf(out, n, "%.0f%s", v, prefix[p]);
+	else if (a >= 10)
+		snprintf(out, n, "%.1f%s", v, prefix[p]);
+	else if (a >= 0.01 || p > 0)
+		snprintf(out, n, "%.2f%s", v, prefix[p]);
+	else
+		snprintf(out, n, "%.2g", v);
+}
+
+void report_fmt_num(char *out, size_t n, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	snprintf(out, n, "%.6g", v);
+}

@@ -1,0 +1,65 @@
+/* report_text.h: growable text buffer, escaping and number formatting shared
+ * by the report writers (internal to src/report).
+ *
+ * Invariants: a report_buf is always NUL-terminated once anything was
+ * written; on allocation failure it sets oom, drops further writes, and the
+ * writer reports -ENOMEM at the end instead of checking every append.
+ * Escapers decode UTF-8 strictly: each invalid byte becomes U+FFFD, so any
+ * output is valid UTF-8 whatever the input.
+ */
+#ifndef FOLD_REPORT_TEXT_H
+#define FOLD_REPORT_TEXT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct report_buf {
+	char *data;
+	size_t len, cap;
+	int oom;
+} report_buf;
+
+void report_buf_init(report_buf *b);
+void report_buf_free(report_buf *b);
+void report_buf_put(report_buf *b, const char *s, size_t n);
+void report_buf_puts(report_buf *b, const char *s);
+void report_buf_putc(report_buf *b, char c);
+void report_buf_printf(report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_buf_vprintf(report_buf *b, const char *fmt, va_list ap);
+/* Writes b to path through path.tmp.<pid> + rename. */
+int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen);
+
+/* Decodes one code point at s (s[0] != 0); returns bytes consumed (>= 1) and
+ * sets *cp, U+FFFD for an invalid, overlong, surrogate or truncated sequence. */
+size_t report_utf8_next(const char *s, uint32_t *cp);
+void report_buf_put_cp(report_buf *b, uint32_t cp);
+
+/* HTML text and attribute values (quoted with "): & < > " ' escaped, control
+ * characters other than tab/newline dropped. NULL writes nothing. */
+void report_esc_html(report_buf *b, const char *s);
+/* A JSON string literal including its quotes, safe inside <script>: < > &
+ * are written \u003c \u003e \u0026, U+2028/U+2029 as \u2028/\u2029,
+ * controls as \u00XX.
+ * NULL writes null. */
+void report_esc_json(report_buf *b, const char *s);
+/* A CSV field per RFC 4180: quoted when it holds , " CR or LF, or starts
+ * with a character a spreadsheet would evaluate (= + - @), which is then
+ * prefixed with '. NULL writes an empty field. */
+void report_esc_csv(report_buf *b, const char *s);
+/* Terminal text: control characters (ESC included) become '?', invalid
+ * UTF-8 U+FFFD; at most maxcols code points, ending in "…" when cut.
+ * Returns the number of columns written. */
+unsigned report_esc_term(report_buf *b, const char *s, unsigned maxcols);
+/* Columns (code points) s would take on a terminal. */
+unsigned report_term_width(const char *s);
+
+/* "1.23 ms", "850 ns", "2.4 s": 3 significant digits. */
+void report_fmt_ns(char *out, size_t n, double ns);
+/* "1.23 G", "512 k", "0.75": SI prefix, 3 significant digits. */
+void report_fmt_si(char *out, size_t n, double v);
+/* Shortest round-trip-safe enough number for data (%.6g), never nan/inf
+ * (written as 0) so JSON and SVG stay valid. */
+void report_fmt_num(char *out, size_t n, double v);
+
+#endif

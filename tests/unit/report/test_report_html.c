@@ -1,0 +1,206 @@
+/* The HTML report on the hostile fixture: hostile names cannot inject markup
+ * or script, the data block is safe inside <script>, the file is valid UTF-8
+ * with no external URL, everything a user looks for is there, and huge
+ * sample sets are downsampled. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "report.h"
+#include "report_text.h"
+
+static char path[256];
+
+static char *slurp(const char *p, size_t *len)
+{
+	FILE *f = fopen(p, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *d = malloc((size_t)n + 1);
+	assert_non_null(d);
+	assert_int_equal(fread(d, 1, (size_t)n, f), (size_t)n);
+	d[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return d;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static char *render(size_t points, size_t *len)
+{
+	fold_analysis *a = report_fixture_new(points);
+	char err[256] = "";
+	int rc = report_html_write(a, path, err, sizeof err);
+	if (rc)
+		fail_msg("report_html_write: %s", err);
+	fold_analysis_free(a);
+	return slurp(path, len);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof path, "/tmp/fold-test-report-%d.html", (int)getpid());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_hostile_names_cannot_inject(void **state)
+{
+	(void)state;
+	size_t len;
+	char *html = render(400, &len);
+	/* Exactly the script elements fold writes: window.onerror, data, main. */
+	assert_int_equal(count(html, "<script"), 3);
+	assert_int_equal(count(html, "</script"), 3);
+	assert_int_equal(count(html, "<img"), 0);
+	assert_int_equal(count(html, "alert(1)</"), 0);
+	assert_int_equal(count(html, "<script>alert"), 0);
+	/* The hostile strings are there, as text. */
+	assert_non_null(strstr(html, "solve&lt;std::vector&lt;double, std::allocator&lt;double&gt; &gt;&amp;&gt;"));
+	assert_non_null(strstr(html, "&lt;img src=x onerror=alert(1)&gt;"));
+	assert_non_null(strstr(html, "we&quot;ird/&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;.c"));
+	/* In an attribute (full path in title=), the quote cannot close it. */
+	assert_non_null(strstr(html, "title=\"/src/we&quot;ird/&lt;/script&gt;"));
+	assert_null(strstr(html, "we\"ird"));
+	/* No raw control character (the ANSI escape in a name) reaches the page. */
+	assert_null(memchr(html, 0x1b, len));
+	free(html);
+}
+
+static void test_data_block_is_script_safe(void **state)
+{
+	(void)state;
+	size_t len;
+	char *html = render(400, &len);
+	const char *open = "<script type=\"application/json\" id=\"fold-data\">";
+	char *start = strstr(html, open);
+	assert_non_null(start);
+	start += strlen(open);
+	char *end = strstr(start, "</script>");
+	assert_non_null(end);
+	*end = 0;
+	assert_null(strstr(start, "</"));
+	assert_null(strstr(start, "<!--"));
+	assert_null(strstr(start, "\xe2\x80\xa8"));
+	assert_null(strstr(start, "\xe2\x80\xa9"));
+	assert_non_null(strstr(start, "\\u2028"));
+	assert_null(strchr(start, '<'));
+	assert_non_null(strstr(start, "\\u003c/script\\u003e"));
+	free(html);
+}
+
+static void test_valid_utf8_and_offline(void **state)
+{
+	(void)state;
+	size_t len;
+	char *html = render(400, &len);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = report_utf8_next(html + i, &cp);
+		if (cp == 0xfffd && n == 1)
+			fail_msg("invalid UTF-8 at byte %zu", i);
+		i += n;
+	}
+	assert_null(strstr(html, "http:"));
+	assert_null(strstr(html, "https:"));
+	assert_null(strstr(html, "src=\""));
+	assert_null(strstr(html, "@import"));
+	assert_null(strstr(html, "url(http"));
+	free(html);
+}
+
+static void test_everything_a_user_looks_for(void **state)
+{
+	(void)state;
+	size_t len;
+	char *html = render(400, &len);
+	static const char *const want[] = {
+	        "id=\"overview\"", "id=\"command\"", "node&lt;002&gt;&amp;co", "time@10ms jitter 10%",
+	        "perf::TASK-CLOCK", "PAPI_L2_DCM", "no hardware PMU", "throttled after 100000 calls",
+	        "checksum mismatch", "id=\"ranking\"", "compute_flux", "MPI_Allreduce",
+	        "too few samples (3 &lt; 20) &lt;script&gt;", "kernel_stencil&lt;float, 3&gt;",
+	        "operator&lt;&lt;(std::ostream&amp;, Grid const&amp;)", ">P1<", ">P3<", "Routine timeline",
+	        "stacked model", "branch&lt;mispredict&gt;", "Instance durations", "Variation across threads",
+	        "rank 1 t2", "Instance groups", "Exact region profile", "Callers and callees", "id=\"topdown\"",
+	        "id=\"bottomup\"", "Sampled functions", "axpy_inner", "inlined:", "matern52",
+	        "class=\"sortable\"", "class=\"chart zoomable\"", "<use href=\"#fx\"",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (!strstr(html, want[i]))
+			fail_msg("report lacks %s", want[i]);
+	free(html);
+}
+
+static void test_huge_sample_sets_are_downsampled(void **state)
+{
+	(void)state;
+	size_t small_len, big_len;
+	free(render(1000, &small_len));
+	char *html = render(40000, &big_len);
+	/* 3 counters in 2 folded regions, each capped. */
+	assert_true(count(html, "<use href=\"#fx\"") <= 6 * 1500);
+	assert_non_null(strstr(html, "1500 of 40000 drawn"));
+	assert_true(big_len < 3 * small_len);
+	free(html);
+}
+
+static void test_unwritable_path_is_reported(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(10);
+	char err[256] = "";
+	int rc = report_html_write(a, "/nonexistent-dir/report.html", err, sizeof err);
+	assert_true(rc < 0);
+	assert_non_null(strstr(err, "/nonexistent-dir/report.html"));
+	fold_analysis_free(a);
+}
+
+static void test_empty_analysis_still_renders(void **state)
+{
+	(void)state;
+	fold_analysis *a = calloc(1, sizeof *a);
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	assert_non_null(strstr(html, "No call stacks were sampled"));
+	assert_non_null(strstr(html, "</html>"));
+	free(html);
+	fold_analysis_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_hostile_names_cannot_inject),
+	        cmocka_unit_test(test_data_block_is_script_safe),
+	        cmocka_unit_test(test_valid_utf8_and_offline),
+	        cmocka_unit_test(test_everything_a_user_looks_for),
+	        cmocka_unit_test(test_huge_sample_sets_are_downsampled),
+	        cmocka_unit_test(test_unwritable_path_is_reported),
+	        cmocka_unit_test(test_empty_analysis_still_renders),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

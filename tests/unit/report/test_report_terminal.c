@@ -1,0 +1,99 @@
+/* The terminal summary on the hostile fixture: fits the width, no colour
+ * (and no control character from a name) unless asked, shows regions,
+ * phases with rates and top lines, and warnings. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "report.h"
+#include "report_text.h"
+
+static char *summary(unsigned width, int color, size_t *len)
+{
+	fold_analysis *a = report_fixture_new(200);
+	char *data = NULL;
+	FILE *f = open_memstream(&data, len);
+	assert_non_null(f);
+	assert_int_equal(report_terminal(a, f, width, color), 0);
+	fclose(f);
+	fold_analysis_free(a);
+	return data;
+}
+
+static void assert_lines_fit(char *text, unsigned width)
+{
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned w = report_term_width(line);
+		if (w > width)
+			fail_msg("line of %u columns (> %u): %s", w, width, line);
+	}
+}
+
+static void test_fits_width_without_color(void **state)
+{
+	(void)state;
+	static const unsigned widths[] = {100, 80, 60};
+	for (size_t i = 0; i < 3; i++) {
+		size_t len;
+		char *text = summary(widths[i], 0, &len);
+		assert_null(memchr(text, 0x1b, len));
+		assert_lines_fit(text, widths[i]);
+		free(text);
+	}
+}
+
+static void test_shows_regions_phases_and_warnings(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = summary(100, 0, &len);
+	static const char *const want[] = {
+	        "fold summary", "2 processes (MPI)", "node<002>&co", "time@10ms jitter 10%",
+	        "unavailable: PAPI_L2_DCM", "Regions by time", "solve<std::vector<double",
+	        "compute_flux", "MPI_Allreduce", "too few sampl", "3 phases", "P1", "P3",
+	        "perf::TASK-CLOCK", "IPC", "kernel_stencil<float", "script>.c:130", "Warnings",
+	        "throttled", "?[31mred", "checksum mismatch",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (!strstr(text, want[i]))
+			fail_msg("summary lacks %s:\n%s", want[i], text);
+	free(text);
+}
+
+static void test_color_only_when_asked(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = summary(100, 1, &len);
+	assert_non_null(strstr(text, "\x1b[1m"));
+	/* Colour codes take no columns: strip them and the width still holds. */
+	char *w = text, *r = text;
+	while (*r) {
+		if (*r == 0x1b) {
+			while (*r && *r != 'm')
+				r++;
+			if (*r)
+				r++;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = 0;
+	assert_lines_fit(text, 100);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_fits_width_without_color),
+	        cmocka_unit_test(test_shows_regions_phases_and_warnings),
+	        cmocka_unit_test(test_color_only_when_asked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
