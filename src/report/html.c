@@ -183,10 +183,11 @@ static void overview_run(html_ctx *h)
 	/* Per-process detail, collapsed: with hundreds of ranks it is long. */
 	report_buf_printf(h->b, "<details class=\"card\"%s><summary>%zu trace file%s</summary>\n",
 	                  a->nprocs <= 4 ? " open" : "", a->nprocs, a->nprocs == 1 ? "" : "s");
-	report_buf_puts(h->b, "<div class=\"tablewrap\"><table class=\"sortable\" id=\"processes\"><thead><tr>"
-	                      "<th>trace</th><th>host</th><th class=\"n\">pid</th><th class=\"n\">rank</th>"
-	                      "<th class=\"n\">threads</th><th class=\"n\">duration</th><th>statistics</th>"
-	                      "</tr></thead><tbody>\n");
+	report_buf_puts(h->b,
+	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"processes\"><thead><tr>"
+	                "<th>trace</th><th>host</th><th class=\"n\">pid</th><th class=\"n\">rank</th>"
+	                "<th class=\"n\">threads</th><th class=\"n\">duration</th><th>statistics</th>"
+	                "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nprocs; i++) {
 		const fold_process *p = &a->procs[i];
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
@@ -220,7 +221,8 @@ static void overview_counters(html_ctx *h)
 	const fold_analysis *a = h->a;
 	report_buf_puts(h->b, "<h3>Counters</h3><div class=\"card\" id=\"counters\">");
 	if (!a->ncounters)
-		report_buf_puts(h->b, "<p class=\"note\">No counters were recorded (timer sampling only).</p>");
+		report_buf_puts(h->b,
+		                "<p class=\"note\">No counters were recorded (timer sampling only).</p>");
 	for (size_t i = 0; i < a->ncounters; i++) {
 		unsigned k = a->counters[i].kind;
 		report_buf_printf(h->b, "<span class=\"mono\">");
@@ -291,8 +293,9 @@ static void overview_ranking(html_ctx *h)
 		report_buf_printf(h->b, "</a></td><td>%s</td>", report_region_kind_label(r->kind));
 		report_fmt_ns(buf, sizeof buf, r->total_ns);
 		report_html_num_cell(h, r->total_ns, buf);
-		report_buf_printf(h->b, "<td style=\"width:160px\"><span class=\"bar\" style=\"width:%.1f%%\"></span></td>",
-		                  top > 0 ? 100 * r->total_ns / top : 0);
+		report_buf_printf(
+		    h->b, "<td style=\"width:160px\"><span class=\"bar\" style=\"width:%.1f%%\"></span></td>",
+		    top > 0 ? 100 * r->total_ns / top : 0);
 		snprintf(buf, sizeof buf, "%lu", r->instances);
 		report_html_num_cell(h, (double)r->instances, buf);
 		snprintf(buf, sizeof buf, "%lu", r->instances_used);
@@ -302,8 +305,8 @@ static void overview_ranking(html_ctx *h)
 		snprintf(buf, sizeof buf, "%lu", r->samples);
 		report_html_num_cell(h, (double)r->samples, buf);
 		if (r->folded) {
-			report_buf_printf(h->b, "<td><span class=\"pill ok\">%zu phase%s</span></td>", r->nphases,
-			                  r->nphases == 1 ? "" : "s");
+			report_buf_printf(h->b, "<td><span class=\"pill ok\">%zu phase%s</span></td>",
+			                  r->nphases, r->nphases == 1 ? "" : "s");
 		} else {
 			report_buf_puts(h->b, "<td class=\"note\">");
 			report_html_text(h, r->reason ? r->reason : "not folded");
@@ -317,20 +320,23 @@ static void overview_ranking(html_ctx *h)
 static void page_head(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
-	report_buf_puts(h->b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	                      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-	                      "<meta name=\"generator\" content=\"fold " FOLD_VERSION "\">\n<title>fold report: ");
+	report_buf_puts(h->b,
+	                "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+	                "<meta name=\"generator\" content=\"fold " FOLD_VERSION "\">\n<title>fold report: ");
 	const char *exe = a->nprocs ? a->procs[0].exe : NULL;
 	const char *base = exe ? strrchr(exe, '/') : NULL;
 	report_html_text(h, base ? base + 1 : exe ? exe : "run");
 	report_buf_puts(h->b, "</title>\n<style>\n");
 	report_buf_puts(h->b, report_html_css);
 	/* Report errors of the main script in the page itself, where tests (and users) can see them. */
-	report_buf_puts(h->b, "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
-	                      "'fold-js-errors');if(e){e.textContent+=m+' (line '+l+')\\n';"
-	                      "e.setAttribute('data-errors','1');}};</script>\n</head>\n<body>\n");
-	report_buf_puts(h->b, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
-	                      "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
+	report_buf_puts(h->b,
+	                "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
+	                "'fold-js-errors');if(e){e.textContent+=m+' (line '+l+')\\n';"
+	                "e.setAttribute('data-errors','1');}};</script>\n</head>\n<body>\n");
+	report_buf_puts(
+	    h->b, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
+	          "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
 	report_buf_puts(h->b, "<header class=\"top\"><div class=\"brand\">fold<span>.</span></div><nav>"
 	                      "<a href=\"#overview\">Overview</a>");
 	for (size_t i = 0; i < a->nregions && i < 6; i++) {

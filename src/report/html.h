@@ -34,9 +34,10 @@ void report_html_region_data(html_ctx *h);
 void report_html_profile(html_ctx *h);
 
 /* Shared helpers (html.c). */
-void report_html_text(html_ctx *h, const char *s);         /* escaped text, "-" for NULL */
+void report_html_text(html_ctx *h, const char *s);                     /* escaped text, "-" for NULL */
 void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp); /* cut at maxcp code points with "…" */
-void report_html_loc(html_ctx *h, const char *file, unsigned line); /* "file:line", basename shown, full in title */
+void report_html_loc(html_ctx *h, const char *file,
+                     unsigned line); /* "file:line", basename shown, full in title */
 void report_html_num_cell(html_ctx *h, double v, const char *shown); /* <td class=n data-v=..>shown</td> */
 const char *report_region_kind_label(unsigned kind);
 /* Stable palette colour for a function name. */

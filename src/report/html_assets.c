@@ -9,6 +9,7 @@
  */
 #include "html.h"
 
+/* clang-format off */
 const char report_html_css[] =
 	":root{--ink:#0f172a;--ink2:#475569;--ink3:#94a3b8;--line:#e2e8f0;--bg:#f8fafc;--card:#fff;--accent:#2563eb;--warn:#b45309;--bad:#dc2626;--ok:#15803d}\n"
 	"*{box-sizing:border-box}\n"
@@ -185,3 +186,4 @@ const char report_html_js[] =
 	" svg.addEventListener('dblclick',function(){zoom(sec,0,1);});});\n"
 	"$$('button.unzoom').forEach(function(b){b.addEventListener('click',function(){zoom(b.closest('section.region'),0,1);});});\n"
 	"})();\n";
+/* clang-format on */

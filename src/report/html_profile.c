@@ -32,11 +32,12 @@ static void profile_table(html_ctx *h)
 	double total_excl = 0;
 	for (size_t i = 0; i < a->nprofile; i++)
 		total_excl += a->profile[i].exclusive_ns;
-	report_buf_puts(h->b, "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
-	                      "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
-	                      "<th class=\"n\">exclusive</th><th class=\"n\">excl. %</th><th class=\"n\">min</th>"
-	                      "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>"
-	                      "</tr></thead><tbody>\n");
+	report_buf_puts(h->b,
+	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
+	                "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
+	                "<th class=\"n\">exclusive</th><th class=\"n\">excl. %</th><th class=\"n\">min</th>"
+	                "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>"
+	                "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
@@ -70,9 +71,10 @@ static void callpair_table(html_ctx *h)
 	char buf[64];
 	if (!a->ncallpairs)
 		return;
-	report_buf_puts(h->b, "<h3>Callers and callees</h3><div class=\"tablewrap\"><table class=\"sortable\" "
-	                      "id=\"callpairs\"><thead><tr><th>caller</th><th>callee</th><th class=\"n\">calls</th>"
-	                      "<th class=\"n\">inclusive</th></tr></thead><tbody>\n");
+	report_buf_puts(h->b,
+	                "<h3>Callers and callees</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                "id=\"callpairs\"><thead><tr><th>caller</th><th>callee</th><th class=\"n\">calls</th>"
+	                "<th class=\"n\">inclusive</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->ncallpairs; i++) {
 		const fold_callpair *c = &a->callpairs[i];
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
@@ -135,10 +137,11 @@ static void flat_table(html_ctx *h, unsigned long total)
 	}
 	qsort(fl, n, sizeof *fl, cmp_flat);
 	char buf[64];
-	report_buf_puts(h->b, "<h3>Sampled functions</h3><div class=\"tablewrap\"><table class=\"sortable\" "
-	                      "id=\"functions\"><thead><tr><th>function</th><th>location</th><th class=\"n\">self</th>"
-	                      "<th class=\"n\">self %</th><th class=\"n\">total</th><th class=\"n\">total %</th>"
-	                      "</tr></thead><tbody>\n");
+	report_buf_puts(
+	    h->b, "<h3>Sampled functions</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	          "id=\"functions\"><thead><tr><th>function</th><th>location</th><th class=\"n\">self</th>"
+	          "<th class=\"n\">self %</th><th class=\"n\">total</th><th class=\"n\">total %</th>"
+	          "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < n && i < 500; i++) {
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, fl[i].function);
@@ -207,8 +210,9 @@ static void tree_render(html_ctx *h, const tree_node *t, size_t first, unsigned 
 		int leaf = x->first_child == SIZE_MAX;
 		report_buf_printf(h->b, "<details class=\"tree%s\"%s><summary>", leaf ? " leaf" : "",
 		                  !leaf && share >= REPORT_TREE_OPEN_SHARE && depth < 12 ? " open" : "");
-		report_buf_printf(h->b, "<span class=\"tv\">%.1f%%</span><span class=\"tv self\">%.1f%%</span><code>",
-		                  100 * share, grand ? 100.0 * (double)x->self / (double)grand : 0);
+		report_buf_printf(
+		    h->b, "<span class=\"tv\">%.1f%%</span><span class=\"tv self\">%.1f%%</span><code>",
+		    100 * share, grand ? 100.0 * (double)x->self / (double)grand : 0);
 		report_html_text(h, x->function);
 		report_buf_puts(h->b, "</code> ");
 		if (x->file)
@@ -225,13 +229,14 @@ static void tree_section(html_ctx *h, const char *id, const char *title, const c
                          size_t first, unsigned long grand)
 {
 	size_t hidden = 0;
-	report_buf_printf(h->b, "<div><h3>%s</h3><div class=\"tree-root\" id=\"%s\"><div class=\"note\">"
-	                        "<span class=\"tv\">total</span><span class=\"tv self\">self</span>%s</div>\n",
+	report_buf_printf(h->b,
+	                  "<div><h3>%s</h3><div class=\"tree-root\" id=\"%s\"><div class=\"note\">"
+	                  "<span class=\"tv\">total</span><span class=\"tv self\">self</span>%s</div>\n",
 	                  title, id, what);
 	tree_render(h, t, first, grand, &hidden, 0);
 	if (hidden)
-		report_buf_printf(h->b, "<p class=\"note\">%zu node%s under %.1f%% of samples not shown.</p>", hidden,
-		                  hidden == 1 ? "" : "s", 100 * REPORT_TREE_MIN_SHARE);
+		report_buf_printf(h->b, "<p class=\"note\">%zu node%s under %.1f%% of samples not shown.</p>",
+		                  hidden, hidden == 1 ? "" : "s", 100 * REPORT_TREE_MIN_SHARE);
 	report_buf_puts(h->b, "</div></div>\n");
 }
 
@@ -277,8 +282,8 @@ static void call_trees(html_ctx *h)
 	}
 	for (size_t i = 0; i < a->ncct; i++) {
 		const fold_cct_node *c = &a->cct[i];
-		td[i] = (tree_node){c->function, c->file, c->line, c->self_samples, c->total_samples, c->first_child,
-		                    c->next_sibling};
+		td[i] = (tree_node){c->function,      c->file,        c->line,        c->self_samples,
+		                    c->total_samples, c->first_child, c->next_sibling};
 		if (c->parent == SIZE_MAX) {
 			grand += c->total_samples;
 			/* Roots are not linked by the contract; chain them here. */
@@ -316,8 +321,8 @@ static void call_trees(html_ctx *h)
 	}
 	report_buf_puts(h->b, "<div class=\"trees\">");
 	tree_section(h, "topdown", "Top-down", "callers above callees", td, first_root, grand);
-	tree_section(h, "bottomup", "Bottom-up", "where samples landed, then their callers", bu.n, bu.first_root,
-	             grand);
+	tree_section(h, "bottomup", "Bottom-up", "where samples landed, then their callers", bu.n,
+	             bu.first_root, grand);
 	report_buf_puts(h->b, "</div>");
 	flat_table(h, grand);
 out:

@@ -78,8 +78,8 @@ static unsigned open_chart(html_ctx *h, const frame *f, int zoomable, long serie
 static void x_axis_normalised(html_ctx *h, const frame *f, const char *title)
 {
 	double y = f->t + f->ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
-	                  f->l + f->pw, y, y);
+	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+	                  f->l, f->l + f->pw, y, y);
 	report_buf_puts(h->b, "<g class=\"xa\">");
 	for (int i = 0; i <= 10; i++) {
 		double x = fx(f, i / 10.0);
@@ -90,8 +90,9 @@ static void x_axis_normalised(html_ctx *h, const frame *f, const char *title)
 	}
 	report_buf_puts(h->b, "</g>");
 	if (title)
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">%s</text>",
-		                  f->l + f->pw, f->h - 2, title);
+		report_buf_printf(
+		    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">%s</text>",
+		    f->l + f->pw, f->h - 2, title);
 }
 
 /* Horizontal grid and labels of a value axis on the left (or right). */
@@ -104,8 +105,8 @@ static void y_axis(html_ctx *h, const frame *f, double max, int right, int perce
 	for (double v = 0; v <= max * (1 + 1e-9); v += st) {
 		double y = f->t + f->ph * (1 - v / max);
 		if (grid)
-			report_buf_printf(h->b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
-			                  f->l + f->pw, y, y);
+			report_buf_printf(h->b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			                  f->l, f->l + f->pw, y, y);
 		if (percent)
 			snprintf(lab, sizeof lab, "%.0f%%", v * 100);
 		else
@@ -122,8 +123,8 @@ static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
 	const fold_phase *p = &r->phases[k];
 	char d[32];
 	report_fmt_ns(d, sizeof d, (p->end - p->start) * r->mean_duration_ns);
-	report_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end, d,
-	                  p->samples);
+	report_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end,
+	                  d, p->samples);
 	for (size_t i = 0; i < p->ntop && i < 3; i++) {
 		report_buf_printf(h->b, "\n%.0f%% ", 100 * p->top[i].share);
 		report_esc_html(h->b, p->top[i].function);
@@ -140,13 +141,15 @@ static void phase_bands(html_ctx *h, const fold_region_result *r, const frame *f
 {
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase *p = &r->phases[k];
-		report_buf_printf(h->b, "<rect class=\"ph%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
-		                  k % 2, fx(f, p->start), f->t, (p->end - p->start) * f->pw, f->ph);
+		report_buf_printf(
+		    h->b, "<rect class=\"ph%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
+		    k % 2, fx(f, p->start), f->t, (p->end - p->start) * f->pw, f->ph);
 		phase_title(h, r, k);
 		report_buf_puts(h->b, "</rect>");
 		if (k > 0)
-			report_buf_printf(h->b, "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-			                  fx(f, p->start), fx(f, p->start), f->t, f->t + f->ph);
+			report_buf_printf(
+			    h->b, "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			    fx(f, p->start), fx(f, p->start), f->t, f->t + f->ph);
 		if (labels)
 			report_buf_printf(h->b, "<text class=\"phl\" x=\"%.1f\" y=\"%.1f\">P%zu</text>",
 			                  fx(f, p->start) + 4, f->t + 11, k + 1);
@@ -159,7 +162,8 @@ static void polyline(html_ctx *h, const char *cls, const frame *f, const double 
 	report_buf_printf(h->b, "<polyline class=\"%s\" points=\"", cls);
 	for (size_t i = 0; i < n; i++) {
 		double v = isfinite(y[i]) ? y[i] : 0;
-		report_buf_printf(h->b, "%s%.1f,%.1f", i ? " " : "", fx(f, x[i]), f->t + f->ph * (1 - v / ymax));
+		report_buf_printf(h->b, "%s%.1f,%.1f", i ? " " : "", fx(f, x[i]),
+		                  f->t + f->ph * (1 - v / ymax));
 	}
 	report_buf_puts(h->b, "\"/>");
 }
@@ -216,7 +220,9 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 		size_t shown = s->npoints > REPORT_HTML_MAX_POINTS ? REPORT_HTML_MAX_POINTS : s->npoints;
 		report_buf_puts(h->b, "<g class=\"pts\">");
 		for (size_t k = 0; k < shown; k++) {
-			size_t i = shown == s->npoints ? k : (size_t)((double)k * (double)s->npoints / (double)shown);
+			size_t i = shown == s->npoints
+			               ? k
+			               : (size_t)((double)k * (double)s->npoints / (double)shown);
 			double x = fmin(1, fmax(0, s->px[i])), y = fmin(1, fmax(0, s->py[i]));
 			report_buf_printf(h->b, "<use href=\"#fx\" x=\"%.1f\" y=\"%.1f\"/>", fx(&f, x),
 			                  f.t + f.ph * (1 - y));
@@ -228,9 +234,11 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 	polyline(h, "rate", &f, c->x, c->value, c->n, ymax);
 	report_buf_puts(h->b, "</g>");
 	x_axis_normalised(h, &f, "normalised time in instance");
-	report_buf_puts(h->b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#2563eb\"></i>rate fit (left axis)</span>");
+	report_buf_puts(h->b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#2563eb\"></i>rate "
+	                      "fit (left axis)</span>");
 	if (has_points) {
-		report_buf_printf(h->b, "<span><i class=\"x\">&times;</i>folded samples (cumulative, right axis)");
+		report_buf_printf(h->b,
+		                  "<span><i class=\"x\">&times;</i>folded samples (cumulative, right axis)");
 		if (s->npoints > REPORT_HTML_MAX_POINTS)
 			report_buf_printf(h->b, ": %d of %zu drawn", REPORT_HTML_MAX_POINTS, s->npoints);
 		report_buf_puts(h->b, "</span>");
@@ -309,8 +317,8 @@ static void model_chart(html_ctx *h, const fold_region_result *r, size_t first)
 			report_buf_printf(h->b, "%.1f,%.1f ", fx(&f, grid->x[i]),
 			                  f.t + f.ph * (1 - acc[(k + 1) * n + i] / ymax));
 		for (size_t i = n; i-- > 0;)
-			report_buf_printf(h->b, "%.1f,%.1f%s", fx(&f, grid->x[i]), f.t + f.ph * (1 - acc[k * n + i] / ymax),
-			                  i ? " " : "");
+			report_buf_printf(h->b, "%.1f,%.1f%s", fx(&f, grid->x[i]),
+			                  f.t + f.ph * (1 - acc[k * n + i] / ymax), i ? " " : "");
 		report_buf_puts(h->b, "\"><title>");
 		report_esc_html(h->b, r->series[members[k]].name);
 		report_buf_puts(h->b, "</title></polygon>");
@@ -355,8 +363,8 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 	                      "</figcaption>\n");
 	open_chart(h, &f, 1, -1, "routine timeline");
 	for (size_t lv = 0; lv < r->ntimeline; lv++)
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">depth %u</text>", f.l - 6,
-		                  f.t + row * (double)lv + row / 2 + 4, r->timeline[lv].depth);
+		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">depth %u</text>",
+		                  f.l - 6, f.t + row * (double)lv + row / 2 + 4, r->timeline[lv].depth);
 	report_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
 	for (size_t lv = 0; lv < r->ntimeline; lv++) {
 		const fold_timeline_level *L = &r->timeline[lv];
@@ -364,10 +372,11 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 		for (size_t k = 0; k < L->nspans; k++) {
 			const fold_timeline_span *sp = &L->spans[k];
 			double x0 = fx(&f, sp->start), w = (sp->end - sp->start) * f.pw;
-			report_buf_printf(h->b,
-			                  "<rect class=\"span\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			                  "fill=\"%s\"><title>",
-			                  x0, y, w > 0 ? w : 0, row - 2, report_html_color(sp->function));
+			report_buf_printf(
+			    h->b,
+			    "<rect class=\"span\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			    "fill=\"%s\"><title>",
+			    x0, y, w > 0 ? w : 0, row - 2, report_html_color(sp->function));
 			report_esc_html(h->b, sp->function ? sp->function : "?");
 			if (sp->file) {
 				report_buf_puts(h->b, "\n");
@@ -385,7 +394,8 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 		}
 	}
 	for (size_t k = 1; k < r->nphases; k++)
-		report_buf_printf(h->b, "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+		report_buf_printf(h->b,
+		                  "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
 		                  fx(&f, r->phases[k].start), fx(&f, r->phases[k].start), f.t, f.t + f.ph);
 	report_buf_puts(h->b, "</g>");
 	x_axis_normalised(h, &f, NULL);
@@ -419,16 +429,18 @@ static void attribution(html_ctx *h, const fold_attribution *t)
 static void phase_table(html_ctx *h, const fold_region_result *r)
 {
 	char d[32], v[32];
-	report_buf_puts(h->b, "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"
-	                      "<th class=\"n\">span</th><th class=\"n\">duration</th><th class=\"n\">samples</th>"
-	                      "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
+	report_buf_puts(h->b,
+	                "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"
+	                "<th class=\"n\">span</th><th class=\"n\">duration</th><th class=\"n\">samples</th>"
+	                "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase *p = &r->phases[k];
 		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->mean_duration_ns);
-		report_buf_printf(h->b,
-		                  "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f</td><td class=\"n\">%s</td>"
-		                  "<td class=\"n\">%lu</td><td>",
-		                  k + 1, p->start, p->end, d, p->samples);
+		report_buf_printf(
+		    h->b,
+		    "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%lu</td><td>",
+		    k + 1, p->start, p->end, d, p->samples);
 		for (size_t i = 0; i < p->nrates; i++) {
 			report_fmt_si(v, sizeof v, p->rates[i]);
 			report_buf_puts(h->b, "<span class=\"attr\"><code>");
@@ -480,15 +492,17 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 		double hu = f.ph * (double)used[i] / ymax, he = f.ph * (double)excl[i] / ymax;
 		double y0 = f.t + f.ph;
 		if (used[i])
-			report_buf_printf(h->b,
-			                  "<rect class=\"used\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-			                  "<title>%lu used</title></rect>",
-			                  f.l + i * bw + 0.5, y0 - hu, bw - 1, hu, used[i]);
+			report_buf_printf(
+			    h->b,
+			    "<rect class=\"used\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+			    "<title>%lu used</title></rect>",
+			    f.l + i * bw + 0.5, y0 - hu, bw - 1, hu, used[i]);
 		if (excl[i])
-			report_buf_printf(h->b,
-			                  "<rect class=\"excl\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-			                  "<title>%lu excluded</title></rect>",
-			                  f.l + i * bw + 0.5, y0 - hu - he, bw - 1, he, excl[i]);
+			report_buf_printf(
+			    h->b,
+			    "<rect class=\"excl\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+			    "<title>%lu excluded</title></rect>",
+			    f.l + i * bw + 0.5, y0 - hu - he, bw - 1, he, excl[i]);
 	}
 	if (r->selected_group < r->ngroups) {
 		const fold_group *g = &r->groups[r->selected_group];
@@ -496,7 +510,8 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 		if (med >= mn && med <= mx) {
 			double x = f.l + (med - mn) / (mx - mn) * f.pw;
 			report_buf_printf(h->b,
-			                  "<line class=\"med\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>median "
+			                  "<line class=\"med\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			                  "y2=\"%.1f\"><title>median "
 			                  "of group %u</title></line>",
 			                  x, x, f.t, f.t + f.ph, g->id);
 		}
@@ -507,15 +522,21 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 	for (int i = 0; i <= 4; i++) {
 		char lab[32];
 		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / 4);
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>", f.l + f.pw * i / 4,
-		                  y + 14, i == 0 ? "start" : i == 4 ? "end" : "middle", lab);
+		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		                  f.l + f.pw * i / 4, y + 14,
+		                  i == 0   ? "start"
+		                  : i == 4 ? "end"
+		                           : "middle",
+		                  lab);
 	}
-	report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">instance duration</text>",
-	                  f.l + f.pw, f.h - 2);
-	report_buf_puts(h->b, "</svg><div class=\"legend\"><span><i style=\"background:#2563eb;height:9px\"></i>used"
-	                      "</span><span><i style=\"background:#f97316;height:9px\"></i>excluded</span>"
-	                      "<span><i style=\"background:#0f172a;height:1px\"></i>median (folded group)</span>"
-	                      "</div></figure>\n");
+	report_buf_printf(
+	    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">instance duration</text>",
+	    f.l + f.pw, f.h - 2);
+	report_buf_puts(
+	    h->b, "</svg><div class=\"legend\"><span><i style=\"background:#2563eb;height:9px\"></i>used"
+	          "</span><span><i style=\"background:#f97316;height:9px\"></i>excluded</span>"
+	          "<span><i style=\"background:#0f172a;height:1px\"></i>median (folded group)</span>"
+	          "</div></figure>\n");
 }
 
 typedef struct thread_row {
@@ -581,16 +602,19 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 		char mean[32];
 		report_fmt_ns(mean, sizeof mean, t->sum / (double)t->n);
 		if (t->rank >= 0)
-			report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %ld t%u</text>",
-			                  f.l - 6, y + 3.5, t->rank, t->thread);
+			report_buf_printf(
+			    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %ld t%u</text>",
+			    f.l - 6, y + 3.5, t->rank, t->thread);
 		else
-			report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">thread %u</text>", f.l - 6,
-			                  y + 3.5, t->thread);
-		report_buf_printf(h->b,
-		                  "<g><title>%lu instances (%lu excluded), mean %s</title><line class=\"rng\" "
-		                  "x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/><circle class=\"mean\" cx=\"%.1f\" "
-		                  "cy=\"%.1f\" r=\"3.5\"/></g><text x=\"%.1f\" y=\"%.1f\">%s</text>",
-		                  t->n, t->excluded, mean, x0, x1 + 0.5, y, y, xm, y, f.l + f.pw + 6, y + 3.5, mean);
+			report_buf_printf(h->b,
+			                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">thread %u</text>",
+			                  f.l - 6, y + 3.5, t->thread);
+		report_buf_printf(
+		    h->b,
+		    "<g><title>%lu instances (%lu excluded), mean %s</title><line class=\"rng\" "
+		    "x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/><circle class=\"mean\" cx=\"%.1f\" "
+		    "cy=\"%.1f\" r=\"3.5\"/></g><text x=\"%.1f\" y=\"%.1f\">%s</text>",
+		    t->n, t->excluded, mean, x0, x1 + 0.5, y, y, xm, y, f.l + f.pw + 6, y + 3.5, mean);
 	}
 	double y = f.t + f.ph;
 	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f.l,
@@ -598,12 +622,17 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 	for (int i = 0; i <= 2; i++) {
 		char lab[32];
 		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / 2);
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>", f.l + f.pw * i / 2,
-		                  y + 14, i == 0 ? "start" : i == 2 ? "end" : "middle", lab);
+		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		                  f.l + f.pw * i / 2, y + 14,
+		                  i == 0   ? "start"
+		                  : i == 2 ? "end"
+		                           : "middle",
+		                  lab);
 	}
 	report_buf_puts(h->b, "</svg>");
 	if (shown < nrows)
-		report_buf_printf(h->b, "<p class=\"note\">First %zu of %zu threads shown.</p>", shown, nrows);
+		report_buf_printf(h->b, "<p class=\"note\">First %zu of %zu threads shown.</p>", shown,
+		                  nrows);
 	report_buf_puts(h->b, "</figure>\n");
 	free(rows);
 }
@@ -613,10 +642,11 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 	if (!r->ngroups)
 		return;
 	char a[32], b[32], c[32], d[32];
-	report_buf_puts(h->b, "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
-	                      "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
-	                      "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
-	                      "<th class=\"n\">min</th><th class=\"n\">max</th></tr></thead><tbody>\n");
+	report_buf_puts(
+	    h->b, "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
+	          "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
+	          "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
+	          "<th class=\"n\">min</th><th class=\"n\">max</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const fold_group *g = &r->groups[i];
 		report_fmt_ns(a, sizeof a, g->median_duration_ns);
@@ -624,10 +654,12 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 		report_fmt_ns(c, sizeof c, g->min_duration_ns);
 		report_fmt_ns(d, sizeof d, g->max_duration_ns);
 		report_buf_printf(h->b,
-		                  "<tr><td>%u%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td>"
+		                  "<tr><td>%u%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td "
+		                  "class=\"n\">%lu</td>"
 		                  "<td class=\"n\">%lu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 		                  "<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-		                  g->id, g->id == r->selected_group ? " <span class=\"pill ok\">folded</span>" : "",
+		                  g->id,
+		                  g->id == r->selected_group ? " <span class=\"pill ok\">folded</span>" : "",
 		                  g->instances, g->used, g->excluded_outliers, g->excluded_other, a, b, c, d);
 	}
 	report_buf_puts(h->b, "</tbody></table>\n");
@@ -639,15 +671,19 @@ void report_html_region(html_ctx *h, size_t ri)
 	char tot[32], mean[32];
 	report_fmt_ns(tot, sizeof tot, r->total_ns);
 	report_fmt_ns(mean, sizeof mean, r->mean_duration_ns);
-	report_buf_printf(h->b, "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\">",
-	                  ri, ri);
+	report_buf_printf(
+	    h->b, "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\">", ri,
+	    ri);
 	report_html_text(h, r->name);
-	report_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n", report_region_kind_label(r->kind),
-	                  r->folded ? "<span class=\"pill ok\">folded</span>" : "<span class=\"pill no\">not folded</span>");
-	report_buf_printf(h->b,
-	                  "<p class=\"sub\">%lu instances (%lu folded) &middot; total %s &middot; mean %s &middot; "
-	                  "%lu samples (%lu folded)",
-	                  r->instances, r->instances_used, tot, mean, r->samples, r->samples_folded);
+	report_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
+	                  report_region_kind_label(r->kind),
+	                  r->folded ? "<span class=\"pill ok\">folded</span>"
+	                            : "<span class=\"pill no\">not folded</span>");
+	report_buf_printf(
+	    h->b,
+	    "<p class=\"sub\">%lu instances (%lu folded) &middot; total %s &middot; mean %s &middot; "
+	    "%lu samples (%lu folded)",
+	    r->instances, r->instances_used, tot, mean, r->samples, r->samples_folded);
 	if (r->fit_method) {
 		report_buf_puts(h->b, " &middot; fit ");
 		report_html_text(h, r->fit_method);

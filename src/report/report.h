@@ -26,9 +26,10 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
  * color != 0 adds ANSI colours; pass isatty(fileno(out)) && !NO_COLOR. */
 int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color);
 
-/* Tidy CSV tables in dir (created if missing): samples.csv, curves.csv,
- * phases.csv, profile.csv, plus instances.csv and callpairs.csv. One row per
- * observation, RFC 4180 quoting. */
+/* Tidy CSV tables in dir (created if missing), one row per observation,
+ * RFC 4180 quoting: regions.csv, samples.csv, curves.csv, phases.csv,
+ * phase_rates.csv, phase_sources.csv, instances.csv, profile.csv,
+ * callpairs.csv, calltree.csv (columns in docs/report.md). */
 int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen);
 
 /* Progress bar on stderr, drawn only when stderr is a terminal and quiet is 0;

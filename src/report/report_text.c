@@ -336,8 +336,11 @@ void report_fmt_ns(char *out, size_t n, double ns)
 		if (a >= units[i].scale || i + 1 == sizeof units / sizeof units[0]) {
 			double v = ns / units[i].scale;
 			double av = fabs(v);
-			snprintf(out, n, av >= 100 || v == 0 ? "%.0f %s" : av >= 10 ? "%.1f %s" : "%.2f %s", v,
-			         units[i].unit);
+			snprintf(out, n,
+			         av >= 100 || v == 0 ? "%.0f %s"
+			         : av >= 10          ? "%.1f %s"
+			                             : "%.2f %s",
+			         v, units[i].unit);
 			return;
 		}
 	}

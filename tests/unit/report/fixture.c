@@ -155,8 +155,8 @@ static void fill_attr(fold_attribution *t, const char *fn, const char *file, uns
 	}
 }
 
-static void fill_phases(fold_region_result *r, const shape *s, const char *const *fns, const char *const *files,
-                        double mean_ns)
+static void fill_phases(fold_region_result *r, const shape *s, const char *const *fns,
+                        const char *const *files, double mean_ns)
 {
 	r->nphases = s->n;
 	r->phases = xcalloc(s->n, sizeof(fold_phase));
@@ -168,19 +168,23 @@ static void fill_phases(fold_region_result *r, const shape *s, const char *const
 		p->rate_names = xcalloc(2, sizeof(char *));
 		p->rates = xcalloc(2, sizeof(double));
 		p->rate_names[0] = xstrdup(r->series[0].name);
-		p->rates[0] = r->series[0].total_per_instance / (mean_ns * 1e-9) * shape_rel_rate(s, p->start);
+		p->rates[0] =
+		    r->series[0].total_per_instance / (mean_ns * 1e-9) * shape_rel_rate(s, p->start);
 		p->rate_names[1] = xstrdup("IPC");
 		p->rates[1] = 0.5 + 0.4 * (double)i;
 		p->samples = 40 + 25 * i;
 		p->ntop = 3;
 		p->top = xcalloc(3, sizeof(fold_attribution));
-		fill_attr(&p->top[0], fns[i], files[i], (unsigned)(120 + 10 * i), 0.62, p->samples * 62 / 100, i == 0);
-		fill_attr(&p->top[1], fns[i], files[i], (unsigned)(121 + 10 * i), 0.21, p->samples * 21 / 100, 0);
+		fill_attr(&p->top[0], fns[i], files[i], (unsigned)(120 + 10 * i), 0.62, p->samples * 62 / 100,
+		          i == 0);
+		fill_attr(&p->top[1], fns[i], files[i], (unsigned)(121 + 10 * i), 0.21, p->samples * 21 / 100,
+		          0);
 		fill_attr(&p->top[2], FIXTURE_FUNC_HELPER, NULL, 0, 0.09, p->samples * 9 / 100, 0);
 	}
 }
 
-static void fill_timeline(fold_region_result *r, const shape *s, const char *const *fns, const char *const *files)
+static void fill_timeline(fold_region_result *r, const shape *s, const char *const *fns,
+                          const char *const *files)
 {
 	r->ntimeline = 2;
 	r->timeline = xcalloc(2, sizeof(fold_timeline_level));
@@ -295,15 +299,20 @@ static void fill_procs(fold_analysis *a)
 		if (i == 1) {
 			p->nsalvage = 1;
 			p->salvage_messages = xcalloc(1, sizeof(char *));
-			p->salvage_messages[0] = xstrdup("chunk 17 of stream 2: checksum mismatch, 412 records skipped");
+			p->salvage_messages[0] =
+			    xstrdup("chunk 17 of stream 2: checksum mismatch, 412 records skipped");
 		}
 	}
 }
 
 static void fill_profile(fold_analysis *a)
 {
-	static const char *const names[] = {"main",          FIXTURE_REGION_SOLVE,  FIXTURE_FUNC_KERNEL,
-	                                    FIXTURE_REGION_FLUX, FIXTURE_FUNC_OPERATOR, FIXTURE_REGION_MPI,
+	static const char *const names[] = {"main",
+	                                    FIXTURE_REGION_SOLVE,
+	                                    FIXTURE_FUNC_KERNEL,
+	                                    FIXTURE_REGION_FLUX,
+	                                    FIXTURE_FUNC_OPERATOR,
+	                                    FIXTURE_REGION_MPI,
 	                                    FIXTURE_BAD_UTF8};
 	static const unsigned kinds[] = {TRACE_REGION_FUNCTION, TRACE_REGION_API,      TRACE_REGION_FUNCTION,
 	                                 TRACE_REGION_FUNCTION, TRACE_REGION_FUNCTION, TRACE_REGION_MPI,
@@ -349,15 +358,15 @@ static void fill_cct(fold_analysis *a)
 		size_t parent;
 		unsigned long self;
 	} nodes[] = {
-	        {"main", "/src/main.c", 10, SIZE_MAX, 5},
-	        {FIXTURE_REGION_SOLVE, "/src/solve.cpp", 40, 0, 60},
-	        {FIXTURE_FUNC_KERNEL, FIXTURE_FILE_HOSTILE, 120, 1, 1480},
-	        {FIXTURE_FUNC_OPERATOR, "/src/io.cpp", 7, 1, 90},
-	        {FIXTURE_REGION_FLUX, "/src/flux.f90", 33, 0, 210},
-	        {FIXTURE_FUNC_HELPER, "/src/blas/axpy.h", 17, 4, 620},
-	        {FIXTURE_REGION_MPI, NULL, 0, 0, 230},
-	        {FIXTURE_FUNC_HELPER, "/src/blas/axpy.h", 17, 2, 150},
-	        {FIXTURE_LINE_SEP, NULL, 0, 0, 1},
+	    {"main", "/src/main.c", 10, SIZE_MAX, 5},
+	    {FIXTURE_REGION_SOLVE, "/src/solve.cpp", 40, 0, 60},
+	    {FIXTURE_FUNC_KERNEL, FIXTURE_FILE_HOSTILE, 120, 1, 1480},
+	    {FIXTURE_FUNC_OPERATOR, "/src/io.cpp", 7, 1, 90},
+	    {FIXTURE_REGION_FLUX, "/src/flux.f90", 33, 0, 210},
+	    {FIXTURE_FUNC_HELPER, "/src/blas/axpy.h", 17, 4, 620},
+	    {FIXTURE_REGION_MPI, NULL, 0, 0, 230},
+	    {FIXTURE_FUNC_HELPER, "/src/blas/axpy.h", 17, 2, 150},
+	    {FIXTURE_LINE_SEP, NULL, 0, 0, 1},
 	};
 	size_t n = sizeof nodes / sizeof nodes[0];
 	a->ncct = n;
@@ -398,13 +407,14 @@ static void fill_region(fold_region_result *r, const char *name, unsigned kind, 
 	r->nseries = 8;
 	r->series = xcalloc(r->nseries, sizeof(fold_series));
 	double m = r->mean_duration_ns;
-	fill_series(&r->series[0], "perf::TASK-CLOCK", "events/s", TRACE_COUNTER_SOFTWARE, s, m, m, npoints, 0);
+	fill_series(&r->series[0], "perf::TASK-CLOCK", "events/s", TRACE_COUNTER_SOFTWARE, s, m, m, npoints,
+	            0);
 	static const double ib[] = {0, 0.3, 0.7, 1}, ir[] = {1, 2.5, 0.8};
 	shape other = {3, ib, ir};
-	fill_series(&r->series[1], "PAPI_TOT_INS", "events/s", TRACE_COUNTER_HARDWARE, &other, 4.2e7, m, npoints,
-	            0);
-	fill_series(&r->series[2], "bytes<sent>&\"q\"", "events/s", TRACE_COUNTER_APP, s, 1.5e6, m, npoints / 4,
-	            0);
+	fill_series(&r->series[1], "PAPI_TOT_INS", "events/s", TRACE_COUNTER_HARDWARE, &other, 4.2e7, m,
+	            npoints, 0);
+	fill_series(&r->series[2], "bytes<sent>&\"q\"", "events/s", TRACE_COUNTER_APP, s, 1.5e6, m,
+	            npoints / 4, 0);
 	fill_series(&r->series[3], "IPC", "ratio", 0, &other, 1.3, m, 0, 1);
 	/* A stacked model: series sharing the "cpi/" prefix. */
 	static const double cb[] = {0, 0.5, 1}, c1[] = {1, 1}, c2[] = {0.2, 1.4}, c3[] = {0.6, 0.1};
@@ -449,8 +459,8 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 	shape solve = {3, sb, sr};
 	static const char *const solve_fns[] = {FIXTURE_FUNC_OPERATOR, FIXTURE_FUNC_KERNEL, FIXTURE_BAD_UTF8};
 	static const char *const solve_files[] = {"/src/io.cpp", FIXTURE_FILE_HOSTILE, "/src/solve.cpp"};
-	fill_region(&a->regions[0], FIXTURE_REGION_SOLVE, TRACE_REGION_API, &solve, 120, 1.8e7, points_per_series,
-	            solve_fns, solve_files, "kriging");
+	fill_region(&a->regions[0], FIXTURE_REGION_SOLVE, TRACE_REGION_API, &solve, 120, 1.8e7,
+	            points_per_series, solve_fns, solve_files, "kriging");
 	static const double fb[] = {0, 0.45, 1}, fr[] = {2.0, 0.7};
 	shape flux = {2, fb, fr};
 	static const char *const flux_fns[] = {FIXTURE_FUNC_HELPER, FIXTURE_REGION_FLUX};
@@ -472,8 +482,10 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 		a->total_samples += a->cct[i].self_samples;
 	a->nwarnings = 3;
 	a->warnings = xcalloc(3, sizeof(fold_warning));
-	a->warnings[0].what = xstrdup("region " FIXTURE_REGION_FLUX ": phase 2 has only 9 samples (want >= 20)");
-	a->warnings[1].what = xstrdup("15 samples dropped (12 unwind_failed, 3 in_runtime) " FIXTURE_ESCAPE_SEQ);
+	a->warnings[0].what =
+	    xstrdup("region " FIXTURE_REGION_FLUX ": phase 2 has only 9 samples (want >= 20)");
+	a->warnings[1].what =
+	    xstrdup("15 samples dropped (12 unwind_failed, 3 in_runtime) " FIXTURE_ESCAPE_SEQ);
 	a->warnings[2].what = xstrdup("function " FIXTURE_FUNC_OPERATOR " throttled after 100000 calls");
 	a->sample_config = xstrdup("time@10ms jitter 10%");
 	return a;

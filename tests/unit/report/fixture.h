@@ -18,7 +18,7 @@
 #define FIXTURE_FUNC_OPERATOR "operator<<(std::ostream&, Grid const&)"
 #define FIXTURE_FUNC_HELPER "axpy_inner"
 #define FIXTURE_FILE_HOSTILE "/src/we\"ird/</script><script>alert(1)</script>.c"
-#define FIXTURE_CMDLINE \
+#define FIXTURE_CMDLINE                                                                                      \
 	"./app --input=\"a b\" 'x;y' $(rm -rf /) | tee out & <img src=x onerror=alert(1)> `id`"
 #define FIXTURE_BAD_UTF8 "bad\xff\xfeutf8\xc3"
 #define FIXTURE_LINE_SEP "line\xe2\x80\xa8sep\xe2\x80\xa9"

@@ -78,7 +78,8 @@ static void test_hostile_names_cannot_inject(void **state)
 	assert_int_equal(count(html, "alert(1)</"), 0);
 	assert_int_equal(count(html, "<script>alert"), 0);
 	/* The hostile strings are there, as text. */
-	assert_non_null(strstr(html, "solve&lt;std::vector&lt;double, std::allocator&lt;double&gt; &gt;&amp;&gt;"));
+	assert_non_null(
+	    strstr(html, "solve&lt;std::vector&lt;double, std::allocator&lt;double&gt; &gt;&amp;&gt;"));
 	assert_non_null(strstr(html, "&lt;img src=x onerror=alert(1)&gt;"));
 	assert_non_null(strstr(html, "we&quot;ird/&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;.c"));
 	/* In an attribute (full path in title=), the quote cannot close it. */
@@ -137,15 +138,41 @@ static void test_everything_a_user_looks_for(void **state)
 	size_t len;
 	char *html = render(400, &len);
 	static const char *const want[] = {
-	        "id=\"overview\"", "id=\"command\"", "node&lt;002&gt;&amp;co", "time@10ms jitter 10%",
-	        "perf::TASK-CLOCK", "PAPI_L2_DCM", "no hardware PMU", "throttled after 100000 calls",
-	        "checksum mismatch", "id=\"ranking\"", "compute_flux", "MPI_Allreduce",
-	        "too few samples (3 &lt; 20) &lt;script&gt;", "kernel_stencil&lt;float, 3&gt;",
-	        "operator&lt;&lt;(std::ostream&amp;, Grid const&amp;)", ">P1<", ">P3<", "Routine timeline",
-	        "stacked model", "branch&lt;mispredict&gt;", "Instance durations", "Variation across threads",
-	        "rank 1 t2", "Instance groups", "Exact region profile", "Callers and callees", "id=\"topdown\"",
-	        "id=\"bottomup\"", "Sampled functions", "axpy_inner", "inlined:", "matern52",
-	        "class=\"sortable\"", "class=\"chart zoomable\"", "<use href=\"#fx\"",
+	    "id=\"overview\"",
+	    "id=\"command\"",
+	    "node&lt;002&gt;&amp;co",
+	    "time@10ms jitter 10%",
+	    "perf::TASK-CLOCK",
+	    "PAPI_L2_DCM",
+	    "no hardware PMU",
+	    "throttled after 100000 calls",
+	    "checksum mismatch",
+	    "id=\"ranking\"",
+	    "compute_flux",
+	    "MPI_Allreduce",
+	    "too few samples (3 &lt; 20) &lt;script&gt;",
+	    "kernel_stencil&lt;float, 3&gt;",
+	    "operator&lt;&lt;(std::ostream&amp;, Grid const&amp;)",
+	    ">P1<",
+	    ">P3<",
+	    "Routine timeline",
+	    "stacked model",
+	    "branch&lt;mispredict&gt;",
+	    "Instance durations",
+	    "Variation across threads",
+	    "rank 1 t2",
+	    "Instance groups",
+	    "Exact region profile",
+	    "Callers and callees",
+	    "id=\"topdown\"",
+	    "id=\"bottomup\"",
+	    "Sampled functions",
+	    "axpy_inner",
+	    "inlined:",
+	    "matern52",
+	    "class=\"sortable\"",
+	    "class=\"chart zoomable\"",
+	    "<use href=\"#fx\"",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (!strstr(html, want[i]))
@@ -194,13 +221,13 @@ static void test_empty_analysis_still_renders(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_hostile_names_cannot_inject),
-	        cmocka_unit_test(test_data_block_is_script_safe),
-	        cmocka_unit_test(test_valid_utf8_and_offline),
-	        cmocka_unit_test(test_everything_a_user_looks_for),
-	        cmocka_unit_test(test_huge_sample_sets_are_downsampled),
-	        cmocka_unit_test(test_unwritable_path_is_reported),
-	        cmocka_unit_test(test_empty_analysis_still_renders),
+	    cmocka_unit_test(test_hostile_names_cannot_inject),
+	    cmocka_unit_test(test_data_block_is_script_safe),
+	    cmocka_unit_test(test_valid_utf8_and_offline),
+	    cmocka_unit_test(test_everything_a_user_looks_for),
+	    cmocka_unit_test(test_huge_sample_sets_are_downsampled),
+	    cmocka_unit_test(test_unwritable_path_is_reported),
+	    cmocka_unit_test(test_empty_analysis_still_renders),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -53,11 +53,27 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	size_t len;
 	char *text = summary(100, 0, &len);
 	static const char *const want[] = {
-	        "fold summary", "2 processes (MPI)", "node<002>&co", "time@10ms jitter 10%",
-	        "unavailable: PAPI_L2_DCM", "Regions by time", "solve<std::vector<double",
-	        "compute_flux", "MPI_Allreduce", "too few sampl", "3 phases", "P1", "P3",
-	        "perf::TASK-CLOCK", "IPC", "kernel_stencil<float", "script>.c:130", "Warnings",
-	        "throttled", "?[31mred", "checksum mismatch",
+	    "fold summary",
+	    "2 processes (MPI)",
+	    "node<002>&co",
+	    "time@10ms jitter 10%",
+	    "unavailable: PAPI_L2_DCM",
+	    "Regions by time",
+	    "solve<std::vector<double",
+	    "compute_flux",
+	    "MPI_Allreduce",
+	    "too few sampl",
+	    "3 phases",
+	    "P1",
+	    "P3",
+	    "perf::TASK-CLOCK",
+	    "IPC",
+	    "kernel_stencil<float",
+	    "script>.c:130",
+	    "Warnings",
+	    "throttled",
+	    "?[31mred",
+	    "checksum mismatch",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (!strstr(text, want[i]))
@@ -91,9 +107,9 @@ static void test_color_only_when_asked(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_fits_width_without_color),
-	        cmocka_unit_test(test_shows_regions_phases_and_warnings),
-	        cmocka_unit_test(test_color_only_when_asked),
+	    cmocka_unit_test(test_fits_width_without_color),
+	    cmocka_unit_test(test_shows_regions_phases_and_warnings),
+	    cmocka_unit_test(test_color_only_when_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,9 +27,13 @@ static void test_html_escapes_markup_and_quotes(void **state)
 	check(report_esc_html, "</script><img src=x onerror=alert(1)>",
 	      "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;");
 	check(report_esc_html, "tab\tnl\nesc\x1b[0m", "tab\tnl\nesc[0m");
-	check(report_esc_html, "bad\xff\xfe" "end\xc3", "bad\xef\xbf\xbd\xef\xbf\xbd" "end\xef\xbf\xbd");
+	check(report_esc_html,
+	      "bad\xff\xfe"
+	      "end\xc3",
+	      "bad\xef\xbf\xbd\xef\xbf\xbd"
+	      "end\xef\xbf\xbd");
 	check(report_esc_html, "caf\xc3\xa9", "caf\xc3\xa9");
-	check(report_esc_html, "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"); /* overlong '/' */
+	check(report_esc_html, "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");                 /* overlong '/' */
 	check(report_esc_html, "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"); /* surrogate */
 }
 
@@ -96,11 +100,11 @@ static void test_number_formats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_html_escapes_markup_and_quotes),
-	        cmocka_unit_test(test_json_is_safe_inside_script),
-	        cmocka_unit_test(test_csv_quotes_and_defuses_formulas),
-	        cmocka_unit_test(test_terminal_text_is_sanitised_and_cut),
-	        cmocka_unit_test(test_number_formats),
+	    cmocka_unit_test(test_html_escapes_markup_and_quotes),
+	    cmocka_unit_test(test_json_is_safe_inside_script),
+	    cmocka_unit_test(test_csv_quotes_and_defuses_formulas),
+	    cmocka_unit_test(test_terminal_text_is_sanitised_and_cut),
+	    cmocka_unit_test(test_number_formats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,309 @@
+/* csv.c: `fold --csv DIR`: the analysis as tidy CSV tables, one observation
+ * per row, for R, pandas or a spreadsheet.
+ *
+ * Files: regions.csv, samples.csv (folded samples), curves.csv (fitted
+ * curves), phases.csv, phase_rates.csv, phase_sources.csv, instances.csv,
+ * profile.csv (exact region profile), callpairs.csv, calltree.csv (sampled
+ * call tree). Fields follow RFC 4180; strings are UTF-8-sanitised and a
+ * leading = + - @ is defused (report_esc_csv). Numbers use %.9g, NaN/inf as
+ * empty fields. Each file is written whole through a temporary + rename.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report_text.h"
+
+static void num(report_buf *b, double v)
+{
+	if (isfinite(v))
+		report_buf_printf(b, "%.9g", v);
+}
+
+static void str(report_buf *b, const char *s)
+{
+	report_esc_csv(b, s);
+}
+
+static void sep(report_buf *b)
+{
+	report_buf_putc(b, ',');
+}
+
+static void eol(report_buf *b)
+{
+	report_buf_puts(b, "\r\n");
+}
+
+static int write_table(const char *dir, const char *name, report_buf *b, char *err, size_t errlen)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(n);
+	if (!path) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
+	snprintf(path, n, "%s/%s", dir, name);
+	int rc = report_buf_write_file(b, path, err, errlen);
+	free(path);
+	report_buf_free(b);
+	report_buf_init(b);
+	return rc;
+}
+
+static void regions_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b,
+	                "region,rank_by_time,kind,instances,instances_used,samples,samples_folded,total_ns,"
+	                "mean_duration_ns,folded,reason,fit_method,phases\r\n");
+	for (size_t i = 0; i < a->nregions; i++) {
+		const fold_region_result *r = &a->regions[i];
+		str(b, r->name);
+		report_buf_printf(b, ",%zu,%u,%lu,%lu,%lu,%lu,", i + 1, r->kind, r->instances,
+		                  r->instances_used, r->samples, r->samples_folded);
+		num(b, r->total_ns);
+		sep(b);
+		num(b, r->mean_duration_ns);
+		report_buf_printf(b, ",%d,", r->folded);
+		str(b, r->reason);
+		sep(b);
+		str(b, r->fit_method);
+		report_buf_printf(b, ",%zu", r->nphases);
+		eol(b);
+	}
+}
+
+static void samples_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,series,x,cumulative_share\r\n");
+	for (size_t i = 0; i < a->nregions; i++)
+		for (size_t s = 0; s < a->regions[i].nseries; s++) {
+			const fold_series *se = &a->regions[i].series[s];
+			for (size_t k = 0; k < se->npoints && se->px && se->py; k++) {
+				str(b, a->regions[i].name);
+				sep(b);
+				str(b, se->name);
+				sep(b);
+				num(b, se->px[k]);
+				sep(b);
+				num(b, se->py[k]);
+				eol(b);
+			}
+		}
+}
+
+static void curves_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,series,unit,derived,x,cumulative_share,value,value_lo,value_hi\r\n");
+	for (size_t i = 0; i < a->nregions; i++)
+		for (size_t s = 0; s < a->regions[i].nseries; s++) {
+			const fold_series *se = &a->regions[i].series[s];
+			const fold_curve *c = &se->fit;
+			for (size_t k = 0; k < c->n; k++) {
+				str(b, a->regions[i].name);
+				sep(b);
+				str(b, se->name);
+				sep(b);
+				str(b, se->unit);
+				report_buf_printf(b, ",%d,", se->derived);
+				num(b, c->x[k]);
+				sep(b);
+				if (c->cum)
+					num(b, c->cum[k]);
+				sep(b);
+				num(b, c->value[k]);
+				sep(b);
+				if (c->lo)
+					num(b, c->lo[k]);
+				sep(b);
+				if (c->hi)
+					num(b, c->hi[k]);
+				eol(b);
+			}
+		}
+}
+
+static void phases_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,phase,start,end,duration_ns,samples\r\n");
+	for (size_t i = 0; i < a->nregions; i++)
+		for (size_t k = 0; k < a->regions[i].nphases; k++) {
+			const fold_phase *p = &a->regions[i].phases[k];
+			str(b, a->regions[i].name);
+			report_buf_printf(b, ",%zu,", k + 1);
+			num(b, p->start);
+			sep(b);
+			num(b, p->end);
+			sep(b);
+			num(b, (p->end - p->start) * a->regions[i].mean_duration_ns);
+			report_buf_printf(b, ",%lu", p->samples);
+			eol(b);
+		}
+}
+
+static void phase_rates_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,phase,metric,rate\r\n");
+	for (size_t i = 0; i < a->nregions; i++)
+		for (size_t k = 0; k < a->regions[i].nphases; k++) {
+			const fold_phase *p = &a->regions[i].phases[k];
+			for (size_t m = 0; m < p->nrates; m++) {
+				str(b, a->regions[i].name);
+				report_buf_printf(b, ",%zu,", k + 1);
+				str(b, p->rate_names[m]);
+				sep(b);
+				num(b, p->rates[m]);
+				eol(b);
+			}
+		}
+}
+
+static void phase_sources_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,phase,rank,function,file,line,module,share,samples,inlined_in\r\n");
+	for (size_t i = 0; i < a->nregions; i++)
+		for (size_t k = 0; k < a->regions[i].nphases; k++) {
+			const fold_phase *p = &a->regions[i].phases[k];
+			for (size_t t = 0; t < p->ntop; t++) {
+				const fold_attribution *at = &p->top[t];
+				str(b, a->regions[i].name);
+				report_buf_printf(b, ",%zu,%zu,", k + 1, t + 1);
+				str(b, at->function);
+				sep(b);
+				str(b, at->file);
+				report_buf_printf(b, ",%u,", at->line);
+				str(b, at->module);
+				sep(b);
+				num(b, at->share);
+				report_buf_printf(b, ",%lu,", at->samples);
+				/* The inline chain as "outer<-...": its functions after the innermost. */
+				report_buf b2;
+				report_buf_init(&b2);
+				for (size_t f = 1; f < at->ninline; f++) {
+					if (f > 1)
+						report_buf_puts(&b2, " <- ");
+					report_buf_puts(&b2, at->inline_chain[f].function
+					                         ? at->inline_chain[f].function
+					                         : "?");
+				}
+				if (b2.oom)
+					b->oom = 1;
+				str(b, b2.data);
+				report_buf_free(&b2);
+				eol(b);
+			}
+		}
+}
+
+static void instances_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,rank,thread,group,start_ns,duration_ns,used\r\n");
+	for (size_t i = 0; i < a->nregions; i++)
+		for (size_t k = 0; k < a->regions[i].ninst; k++) {
+			const fold_instance_info *in = &a->regions[i].inst[k];
+			str(b, a->regions[i].name);
+			report_buf_printf(b, ",%ld,%u,%u,", in->rank, in->thread, in->group);
+			num(b, in->start_ns);
+			sep(b);
+			num(b, in->duration_ns);
+			report_buf_printf(b, ",%d", in->used ? 1 : 0);
+			eol(b);
+		}
+}
+
+static void profile_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "region,kind,calls,inclusive_ns,exclusive_ns,min_ns,mean_ns,max_ns,threads\r\n");
+	for (size_t i = 0; i < a->nprofile; i++) {
+		const fold_profile_entry *e = &a->profile[i];
+		str(b, e->name);
+		report_buf_printf(b, ",%u,%lu,", e->kind, e->calls);
+		num(b, e->inclusive_ns);
+		sep(b);
+		num(b, e->exclusive_ns);
+		sep(b);
+		num(b, e->min_ns);
+		sep(b);
+		num(b, e->mean_ns);
+		sep(b);
+		num(b, e->max_ns);
+		report_buf_printf(b, ",%u", e->nthreads);
+		eol(b);
+	}
+}
+
+static void callpairs_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "caller,callee,calls,inclusive_ns\r\n");
+	for (size_t i = 0; i < a->ncallpairs; i++) {
+		str(b, a->callpairs[i].caller);
+		sep(b);
+		str(b, a->callpairs[i].callee);
+		report_buf_printf(b, ",%lu,", a->callpairs[i].calls);
+		num(b, a->callpairs[i].inclusive_ns);
+		eol(b);
+	}
+}
+
+static void calltree_table(report_buf *b, const fold_analysis *a)
+{
+	report_buf_puts(b, "node,parent,function,file,line,self_samples,total_samples\r\n");
+	for (size_t i = 0; i < a->ncct; i++) {
+		const fold_cct_node *c = &a->cct[i];
+		report_buf_printf(b, "%zu,", i);
+		if (c->parent != SIZE_MAX)
+			report_buf_printf(b, "%zu", c->parent);
+		sep(b);
+		str(b, c->function);
+		sep(b);
+		str(b, c->file);
+		report_buf_printf(b, ",%u,%lu,%lu", c->line, c->self_samples, c->total_samples);
+		eol(b);
+	}
+}
+
+int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		void (*fill)(report_buf *, const fold_analysis *);
+	} tables[] = {
+	    {"regions.csv", regions_table},         {"samples.csv", samples_table},
+	    {"curves.csv", curves_table},           {"phases.csv", phases_table},
+	    {"phase_rates.csv", phase_rates_table}, {"phase_sources.csv", phase_sources_table},
+	    {"instances.csv", instances_table},     {"profile.csv", profile_table},
+	    {"callpairs.csv", callpairs_table},     {"calltree.csv", calltree_table},
+	};
+	if (!a || !dir) {
+		snprintf(err, errlen, "csv: no analysis or no directory");
+		return -EINVAL;
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(e));
+		return -e;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: exists and is not a directory", dir);
+		return -ENOTDIR;
+	}
+	report_buf b;
+	report_buf_init(&b);
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		tables[i].fill(&b, a);
+		int rc = write_table(dir, tables[i].name, &b, err, errlen);
+		if (rc) {
+			report_buf_free(&b);
+			return rc;
+		}
+	}
+	report_buf_free(&b);
+	return 0;
+}
