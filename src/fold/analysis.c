@@ -104,8 +104,10 @@ void fold_analysis_free(fold_analysis *a)
 	for (size_t i = 0; i < a->nregions; i++)
 		free_region(&a->regions[i]);
 	free(a->regions);
-	for (size_t i = 0; i < a->nprofile; i++)
+	for (size_t i = 0; i < a->nprofile; i++) {
 		free(a->profile[i].name);
+		free(a->profile[i].per_thread);
+	}
 	free(a->profile);
 	for (size_t i = 0; i < a->ncallpairs; i++) {
 		free(a->callpairs[i].caller);

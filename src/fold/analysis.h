@@ -161,6 +161,16 @@ typedef struct fold_region_result {
 	size_t nfit_params;
 } fold_region_result;
 
+/* One thread's share of a profile entry. */
+typedef struct fold_profile_thread {
+	unsigned proc;   /* index into fold_analysis.procs */
+	long rank;       /* -1 when not an MPI run */
+	unsigned thread; /* stream id */
+	unsigned long calls;
+	double inclusive_ns, exclusive_ns;
+	double min_ns, max_ns; /* per call, inclusive */
+} fold_profile_thread;
+
 /* Exact profile from region enter/exit, aggregated over threads and ranks. */
 typedef struct fold_profile_entry {
 	char *name;
@@ -169,6 +179,9 @@ typedef struct fold_profile_entry {
 	double inclusive_ns, exclusive_ns;
 	double min_ns, mean_ns, max_ns; /* per call, inclusive */
 	unsigned nthreads;
+	fold_profile_thread *per_thread; /* one per (process, thread) that called it */
+	size_t nper_thread;
+	unsigned long unbalanced; /* enters without exit and exits without enter */
 } fold_profile_entry;
 
 typedef struct fold_callpair {
@@ -210,6 +223,7 @@ typedef struct fold_analysis {
 	fold_warning *warnings;
 	size_t nwarnings;
 	char *sample_config; /* e.g. "time@10ms jitter 10%" */
+	double hook_overhead_ns; /* per enter+exit pair, subtracted from the profile (0: none) */
 } fold_analysis;
 
 void fold_analysis_free(fold_analysis *a);

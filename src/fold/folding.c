@@ -1,0 +1,224 @@
+/* folding.c: the folding arithmetic (see folding.h). */
+#include "folding.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How far (in samples) to look for a neighbour carrying the counter. */
+#define FOLD__NEIGHBOUR_SPAN 64
+
+int fold__sample_value(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, double *v)
+{
+	const fold__sample *s = &th->smp[k];
+	if (!s->cset)
+		return -1;
+	int j = fold__cset_find(&t->csets[s->cset], id);
+	if (j < 0)
+		return -1;
+	*v = (double)th->vals[s->voff + (unsigned)j];
+	return 0;
+}
+
+static int value_at(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, int cpu, double *v)
+{
+	if (cpu) {
+		if (!th->cpu_cum)
+			return -1;
+		*v = th->cpu_cum[k];
+		return 0;
+	}
+	return fold__sample_value(t, th, k, id, v);
+}
+
+/* Linear interpolation between the nearest samples carrying the counter on
+ * either side of the event. */
+static int interpolate(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id, int cpu,
+                       double *v)
+{
+	size_t k = ev->nsamples;
+	double vb = 0, va = 0;
+	uint64_t tb = 0, ta = 0;
+	int hb = 0, ha = 0;
+	for (size_t i = k, n = 0; i > 0 && n < FOLD__NEIGHBOUR_SPAN; i--, n++)
+		if (value_at(t, th, i - 1, id, cpu, &vb) == 0) {
+			tb = th->smp[i - 1].tick;
+			hb = 1;
+			break;
+		}
+	for (size_t i = k, n = 0; i < th->nsmp && n < FOLD__NEIGHBOUR_SPAN; i++, n++)
+		if (value_at(t, th, i, id, cpu, &va) == 0) {
+			ta = th->smp[i].tick;
+			ha = 1;
+			break;
+		}
+	if (hb && ha && ta > tb) {
+		double f = ((double)ev->tick - (double)tb) / ((double)ta - (double)tb);
+		f = f < 0 ? 0 : f > 1 ? 1 : f;
+		*v = vb + f * (va - vb);
+		return 0;
+	}
+	if (ha || hb) {
+		*v = ha ? va : vb;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id, int cpu,
+                         size_t sb, size_t se, int is_exit, double *v)
+{
+	if (!cpu && ev->cset) {
+		int j = fold__cset_find(&t->csets[ev->cset], id);
+		if (j >= 0) {
+			*v = (double)th->vals[ev->voff + (unsigned)j];
+			return 0;
+		}
+	}
+	/* Extrapolate from the instance's own first (last) two samples: the rate
+	 * outside the instance may differ, the rate just inside is the one that
+	 * continues to the boundary. */
+	size_t k1 = SIZE_MAX, k2 = SIZE_MAX;
+	double v1 = 0, v2 = 0;
+	if (!is_exit) {
+		for (size_t k = sb; k < se && k2 == SIZE_MAX; k++)
+			if (value_at(t, th, k, id, cpu, k1 == SIZE_MAX ? &v1 : &v2) == 0) {
+				if (k1 == SIZE_MAX)
+					k1 = k;
+				else
+					k2 = k;
+			}
+	} else {
+		for (size_t k = se; k > sb && k1 == SIZE_MAX; k--)
+			if (value_at(t, th, k - 1, id, cpu, k2 == SIZE_MAX ? &v2 : &v1) == 0) {
+				if (k2 == SIZE_MAX)
+					k2 = k - 1;
+				else
+					k1 = k - 1;
+			}
+	}
+	if (k1 != SIZE_MAX && k2 != SIZE_MAX && th->smp[k2].tick > th->smp[k1].tick) {
+		double t1 = (double)th->smp[k1].tick, t2 = (double)th->smp[k2].tick;
+		double rate = (v2 - v1) / (t2 - t1);
+		double outside;
+		int has_outside = interpolate(t, th, ev, id, cpu, &outside) == 0;
+		if (!is_exit) {
+			*v = v1 - rate * (t1 - (double)ev->tick);
+			if (*v > v1)
+				*v = v1;
+			/* never below what a sample before the enter already read */
+			if (has_outside && ev->nsamples > 0 && *v < outside && outside <= v1) {
+				double before;
+				if (value_at(t, th, ev->nsamples - 1, id, cpu, &before) == 0 && *v < before)
+					*v = before;
+			}
+		} else {
+			*v = v2 + rate * ((double)ev->tick - t2);
+			if (*v < v2)
+				*v = v2;
+			if (ev->nsamples < th->nsmp) {
+				double after;
+				if (value_at(t, th, ev->nsamples, id, cpu, &after) == 0 && *v > after)
+					*v = after;
+			}
+		}
+		return 0;
+	}
+	return interpolate(t, th, ev, id, cpu, v);
+}
+
+static int push(fold__folded *f, double x, double y)
+{
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 1024;
+		double *nx = realloc(f->x, nc * sizeof *nx);
+		if (!nx)
+			return -ENOMEM;
+		f->x = nx;
+		double *ny = realloc(f->y, nc * sizeof *ny);
+		if (!ny)
+			return -ENOMEM;
+		f->y = ny;
+		f->cap = nc;
+	}
+	f->x[f->n] = x;
+	f->y[f->n] = y;
+	f->n++;
+	return 0;
+}
+
+void fold__folded_free(fold__folded *f)
+{
+	free(f->x);
+	free(f->y);
+	memset(f, 0, sizeof *f);
+}
+
+int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst, const fold__fold_spec *spec,
+                      fold__folded *out)
+{
+	memset(out, 0, sizeof *out);
+	int cpu = spec->kind == FOLD__SER_CPU;
+	for (size_t i = 0; i < ninst; i++) {
+		const fold__instance *in = &inst[i];
+		if (!in->used || in->t1 <= in->t0)
+			continue;
+		const fold__trace *t = tr[in->proc];
+		const fold__thread *th = &t->threads[in->thread];
+		double span = (double)(in->t1 - in->t0);
+		if (spec->kind == FOLD__SER_WALL) {
+			out->ninst++;
+			out->sum_total += in->dur_ns;
+			out->sum_dur_ns += in->dur_ns;
+			for (size_t k = in->sb; k < in->se; k++) {
+				double x = ((double)th->smp[k].tick - (double)in->t0) / span;
+				if (push(out, x, x))
+					return -ENOMEM;
+			}
+			continue;
+		}
+		uint32_t id = 0;
+		if (!cpu) {
+			if (spec->ctr_id[in->proc] < 0)
+				continue;
+			id = (uint32_t)spec->ctr_id[in->proc];
+		} else if (!th->cpu_cum) {
+			continue;
+		}
+		/* The instance carries the counter if one of its samples or its events does. */
+		double v0, v1, v;
+		int carries = 0;
+		for (size_t k = in->sb; k < in->se && !carries; k++)
+			carries = cpu || fold__sample_value(t, th, k, id, &v) == 0;
+		if (!carries && !cpu) {
+			const fold__event *e = &th->ev[in->ev_enter];
+			carries = e->cset && fold__cset_find(&t->csets[e->cset], id) >= 0;
+		}
+		if (!carries)
+			continue;
+		if (fold__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->sb, in->se, 0, &v0) ||
+		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->sb, in->se, 1, &v1))
+			continue;
+		out->ninst++;
+		out->sum_dur_ns += in->dur_ns;
+		double total = v1 - v0;
+		if (total <= 0)
+			continue;
+		out->sum_total += total;
+		for (size_t k = in->sb; k < in->se; k++) {
+			if (cpu)
+				v = th->cpu_cum[k];
+			else if (fold__sample_value(t, th, k, id, &v))
+				continue;
+			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
+			double y = (v - v0) / total;
+			if (y < 0)
+				y = 0;
+			if (y > 1)
+				y = 1;
+			if (push(out, x, y))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}

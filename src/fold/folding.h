@@ -1,0 +1,60 @@
+/* folding.h: projecting the samples of many instances onto one.
+ *
+ * Owns the folding arithmetic: a sample at tick t of an instance [t0, t1]
+ * maps to x = (t - t0) / (t1 - t0), and a cumulative counter value v(t) to
+ * y = (v(t) - v(t0)) / (v(t1) - v(t0)), its share of the instance's total.
+ *
+ * Invariants:
+ *  - Boundary values come from the counters recorded at enter/exit when the
+ *    event carries the counter; otherwise they are extrapolated from the
+ *    rate between the instance's own first (last) two samples, clamped by
+ *    the samples outside (the counter is cumulative and monotone), so a
+ *    different rate outside the instance does not leak into it.
+ *  - Each counter uses only the instances whose samples carry it, so
+ *    instances measured with different counter sets fold together.
+ *  - An instance whose total for a counter is 0 contributes no points but
+ *    counts (with 0 events) in the counter's rate.
+ *  - CPU time (the samples' cpu_ns, accumulated per thread) folds like a
+ *    counter; "wall time" is the identity y = x.
+ */
+#ifndef FOLD_FOLDING_H
+#define FOLD_FOLDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest.h"
+#include "instances.h"
+
+enum fold__series_kind { FOLD__SER_COUNTER = 0, FOLD__SER_CPU = 1, FOLD__SER_WALL = 2 };
+
+typedef struct fold__fold_spec {
+	int kind;
+	const int64_t *ctr_id; /* per trace: counter id, or -1 when that trace lacks it */
+} fold__fold_spec;
+
+typedef struct fold__folded {
+	double *x, *y;
+	size_t n, cap;
+	double sum_total;  /* events (or CPU ns) over contributing instances */
+	double sum_dur_ns; /* their summed duration */
+	size_t ninst;      /* instances that carry the counter */
+} fold__folded;
+
+/* Folds one series over the instances with used != 0. */
+int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst, const fold__fold_spec *spec,
+                      fold__folded *out);
+void fold__folded_free(fold__folded *f);
+
+/* Value of counter id at sample k of thread th, or -1 when absent. */
+int fold__sample_value(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, double *v);
+
+/* Counter value at an instance boundary (ev = its enter or exit event,
+ * [sb, se) its samples). Exact when the event carries the counter; else
+ * extrapolated from the instance's first (last) two samples carrying it;
+ * else interpolated between the nearest samples on either side. Returns 0
+ * or -ENOENT when no sample nor event carries the counter near it. */
+int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id, int cpu,
+                         size_t sb, size_t se, int is_exit, double *v);
+
+#endif

@@ -1,0 +1,44 @@
+/* grouping.h: automatic grouping of instances by duration, and outliers.
+ *
+ * Owns the decision which instances of a region behave alike. Instances are
+ * clustered on log(duration) with an exact dynamic programme over the sorted
+ * values (a 1-D Gaussian mixture with hard assignment: clusters are
+ * contiguous in sorted order, so the optimum is exact), the number of
+ * clusters chosen by BIC; the user never gives a count. Clusters holding too
+ * few instances to be a group are marked isolated (outliers). Within each
+ * group, instances outside median +- k * MAD (MAD scaled to a standard
+ * deviation, floored at 1% of the median) are outliers.
+ *
+ * Invariants: deterministic; groups are numbered by increasing median
+ * duration; every instance gets a group (isolated ones the nearest group)
+ * and a reason when it is excluded.
+ */
+#ifndef FOLD_GROUPING_H
+#define FOLD_GROUPING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fold__grouping_opts {
+	double outlier_k;       /* default 3 */
+	unsigned max_groups;    /* default 6 */
+	double min_group_share; /* a cluster below this share of instances is isolated (default 0.02) */
+	unsigned min_group;     /* ... or below this many instances (default 3) */
+	double log_floor;       /* smallest within-group spread in log-duration (default 0.01) */
+} fold__grouping_opts;
+
+void fold__grouping_opts_init(fold__grouping_opts *o);
+
+typedef struct fold__group_stat {
+	unsigned long n, used, outliers, isolated;
+	double median, mad, min, max; /* of durations, ns */
+	double total;                 /* summed duration */
+} fold__group_stat;
+
+/* dur[n] durations; fills group[n] (0..*ngroups-1) and why[n]
+ * (0 used, 1 outlier, 2 isolated). stats (may be NULL) receives up to
+ * max_groups entries. Returns 0 or -ENOMEM. */
+int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group, uint8_t *why,
+                          size_t *ngroups, fold__group_stat *stats);
+
+#endif

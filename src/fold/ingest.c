@@ -1,0 +1,661 @@
+/* ingest.c: loads trace files into fold__trace (see ingest.h).
+ *
+ * One pass over the file with the streaming reader. Process-stream records
+ * fill the metadata; thread-stream records are appended to their thread's
+ * arrays. Call stacks are interned per process through a hash of their
+ * frames; the chunk-local stack references of the format are mapped to
+ * process-wide ids as their STACK_DEF records arrive. Several files load in
+ * parallel, one worker thread per file.
+ */
+#define _GNU_SOURCE
+#include "ingest.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	void *nb = realloc(*buf, n * elem);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = n;
+	return 0;
+}
+
+#define GROW(arr, n, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static char *dup_str(const char *s) { return strdup(s ? s : ""); }
+
+const char *fold__trace_info(const fold__trace *t, const char *key)
+{
+	for (size_t i = t->ninfo; i-- > 0;)
+		if (!strcmp(t->info[i].key, key))
+			return t->info[i].value;
+	return NULL;
+}
+
+int fold__trace_stat(const fold__trace *t, const char *key, uint64_t *value)
+{
+	for (size_t i = t->nstats; i-- > 0;)
+		if (!strcmp(t->stats[i].key, key)) {
+			*value = t->stats[i].value;
+			return 1;
+		}
+	return 0;
+}
+
+const fold__region_def *fold__trace_region(const fold__trace *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nreg; i++)
+		if (t->reg[i].id == id)
+			return &t->reg[i];
+	return NULL;
+}
+
+const fold__counter_def *fold__trace_counter(const fold__trace *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nctr; i++)
+		if (t->ctr[i].id == id)
+			return &t->ctr[i];
+	return NULL;
+}
+
+void fold__trace_free(fold__trace *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	for (size_t i = 0; i < t->ninfo; i++) {
+		free(t->info[i].key);
+		free(t->info[i].value);
+	}
+	free(t->info);
+	for (size_t i = 0; i < t->nstats; i++)
+		free(t->stats[i].key);
+	free(t->stats);
+	for (size_t i = 0; i < t->nsalvage; i++)
+		free(t->salvage[i]);
+	free(t->salvage);
+	for (size_t i = 0; i < t->nctr; i++)
+		free(t->ctr[i].name);
+	free(t->ctr);
+	for (size_t i = 0; i < t->nmissing; i++) {
+		free(t->missing[i].key);
+		free(t->missing[i].value);
+	}
+	free(t->missing);
+	for (size_t i = 0; i < t->nreg; i++)
+		free(t->reg[i].name);
+	free(t->reg);
+	for (size_t i = 0; i < t->nmod; i++) {
+		free(t->mod[i].build_id);
+		free(t->mod[i].path);
+		free(t->mod[i].segs);
+	}
+	free(t->mod);
+	free(t->thr);
+	free(t->csets);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		free(t->threads[i].name);
+		free(t->threads[i].ev);
+		free(t->threads[i].smp);
+		free(t->threads[i].vals);
+		free(t->threads[i].cpu_cum);
+	}
+	free(t->threads);
+	free(t->frames);
+	free(t->stk_off);
+	free(t->stk_depth);
+	free(t->stk_hash);
+	free(t);
+}
+
+/* --- loading state --- */
+
+typedef struct loader {
+	fold__trace *t;
+	size_t cap_info, cap_stats, cap_salvage, cap_ctr, cap_missing, cap_reg, cap_mod, cap_thr, cap_csets,
+	    cap_threads;
+	int32_t *stream_thread; /* stream id -> thread index, -1 = none */
+	size_t cap_stream;
+	uint16_t *cur_cset; /* per thread index */
+	size_t cap_cur;
+	uint32_t *ref_map; /* chunk-local stack ref -> stack id */
+	size_t cap_ref;
+} loader;
+
+static int add_salvage(loader *L, const char *msg)
+{
+	fold__trace *t = L->t;
+	if (GROW(t->salvage, t->nsalvage, L->cap_salvage, t->nsalvage + 1))
+		return -ENOMEM;
+	t->salvage[t->nsalvage] = dup_str(msg);
+	if (!t->salvage[t->nsalvage])
+		return -ENOMEM;
+	t->nsalvage++;
+	return 0;
+}
+
+typedef struct diag_ctx {
+	loader *L;
+	trace_diag_fn user;
+	void *user_arg;
+} diag_ctx;
+
+/* The reader's diagnostics are both kept (the report lists what was lost)
+ * and passed on to the caller's diagnostic function. */
+static void diag_tee(void *arg, const char *message)
+{
+	diag_ctx *d = arg;
+	add_salvage(d->L, message);
+	if (d->user)
+		d->user(d->user_arg, message);
+}
+
+static fold__thread *thread_of(loader *L, uint32_t stream)
+{
+	fold__trace *t = L->t;
+	if (stream >= L->cap_stream) {
+		size_t old = L->cap_stream;
+		if (GROW(L->stream_thread, L->cap_stream, L->cap_stream, stream + 1))
+			return NULL;
+		for (size_t i = old; i < L->cap_stream; i++)
+			L->stream_thread[i] = -1;
+	}
+	int32_t ix = L->stream_thread[stream];
+	if (ix >= 0)
+		return &t->threads[ix];
+	if (GROW(t->threads, t->nthreads, L->cap_threads, t->nthreads + 1))
+		return NULL;
+	size_t old = L->cap_cur;
+	if (GROW(L->cur_cset, L->cap_cur, L->cap_cur, t->nthreads + 1))
+		return NULL;
+	for (size_t i = old; i < L->cap_cur; i++)
+		L->cur_cset[i] = 0;
+	fold__thread *th = &t->threads[t->nthreads];
+	memset(th, 0, sizeof *th);
+	th->stream = stream;
+	L->stream_thread[stream] = (int32_t)t->nthreads;
+	t->nthreads++;
+	return th;
+}
+
+static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out)
+{
+	fold__trace *t = L->t;
+	for (size_t i = 0; i < t->ncsets; i++)
+		if (t->csets[i].n == n && !memcmp(t->csets[i].ids, ids, n * sizeof *ids)) {
+			*out = (uint16_t)i;
+			return 0;
+		}
+	if (t->ncsets >= 65535)
+		return -E2BIG;
+	if (GROW(t->csets, t->ncsets, L->cap_csets, t->ncsets + 1))
+		return -ENOMEM;
+	fold__cset *c = &t->csets[t->ncsets];
+	memset(c, 0, sizeof *c);
+	c->n = n > 32 ? 32 : n;
+	memcpy(c->ids, ids, c->n * sizeof *ids);
+	*out = (uint16_t)t->ncsets++;
+	return 0;
+}
+
+static uint32_t hash_frames(const uint64_t *f, unsigned depth)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ depth;
+	for (unsigned i = 0; i < depth; i++) {
+		h ^= f[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h | 1u;
+}
+
+static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint32_t *id_out)
+{
+	fold__trace *t = L->t;
+	if (t->nstacks * 2 + 2 >= t->hash_cap) {
+		size_t ncap = t->hash_cap ? t->hash_cap * 2 : 1024;
+		uint32_t *nh = calloc(ncap, sizeof *nh);
+		if (!nh)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->hash_cap; i++) {
+			uint32_t id = t->stk_hash[i];
+			if (!id)
+				continue;
+			uint32_t h = hash_frames(t->frames + t->stk_off[id], t->stk_depth[id]);
+			size_t j = h & (ncap - 1);
+			while (nh[j])
+				j = (j + 1) & (ncap - 1);
+			nh[j] = id;
+		}
+		free(t->stk_hash);
+		t->stk_hash = nh;
+		t->hash_cap = ncap;
+	}
+	uint32_t h = hash_frames(frames, depth);
+	size_t j = h & (t->hash_cap - 1);
+	while (t->stk_hash[j]) {
+		uint32_t id = t->stk_hash[j];
+		if (t->stk_depth[id] == depth && !memcmp(t->frames + t->stk_off[id], frames, depth * sizeof *frames)) {
+			*id_out = id;
+			return 0;
+		}
+		j = (j + 1) & (t->hash_cap - 1);
+	}
+	size_t cap_off = t->cap_stacks, cap_depth = t->cap_stacks;
+	uint32_t id = (uint32_t)t->nstacks + 1;
+	if (grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
+	    grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
+	    GROW(t->frames, t->nframes, t->cap_frames, t->nframes + depth))
+		return -ENOMEM;
+	t->cap_stacks = cap_off < cap_depth ? cap_off : cap_depth;
+	memcpy(t->frames + t->nframes, frames, depth * sizeof *frames);
+	t->stk_off[id] = (uint32_t)t->nframes;
+	t->stk_depth[id] = depth;
+	t->nframes += depth;
+	t->nstacks++;
+	t->stk_hash[j] = id;
+	*id_out = id;
+	return 0;
+}
+
+static int put_vals(fold__thread *th, const uint64_t *v, unsigned n, uint64_t *off)
+{
+	if (grow((void **)&th->vals, &th->cap_vals, th->nvals + n, sizeof *th->vals))
+		return -ENOMEM;
+	memcpy(th->vals + th->nvals, v, n * sizeof *v);
+	*off = th->nvals;
+	th->nvals += n;
+	return 0;
+}
+
+static void see_tick(fold__trace *t, uint64_t tick)
+{
+	if (tick < t->min_tick)
+		t->min_tick = tick;
+	if (tick > t->max_tick)
+		t->max_tick = tick;
+}
+
+static int on_record(loader *L, const trace_record *r)
+{
+	fold__trace *t = L->t;
+	fold__thread *th;
+	switch (r->kind) {
+	case TRACE_REC_INFO:
+		if (GROW(t->info, t->ninfo, L->cap_info, t->ninfo + 1))
+			return -ENOMEM;
+		t->info[t->ninfo].key = dup_str(r->u.info.key);
+		t->info[t->ninfo].value = dup_str(r->u.info.value);
+		t->ninfo++;
+		return 0;
+	case TRACE_REC_STAT:
+		if (GROW(t->stats, t->nstats, L->cap_stats, t->nstats + 1))
+			return -ENOMEM;
+		t->stats[t->nstats].key = dup_str(r->u.stat.key);
+		t->stats[t->nstats].value = r->u.stat.value;
+		t->nstats++;
+		return 0;
+	case TRACE_REC_CLOCK:
+		if (t->nclock == 0) {
+			t->clk_tick0 = r->tick;
+			t->clk_mono0 = r->u.clock.mono_ns;
+		}
+		t->clk_tick1 = r->tick;
+		t->clk_mono1 = r->u.clock.mono_ns;
+		t->nclock++;
+		return 0;
+	case TRACE_REC_COUNTER_DEF:
+		if (GROW(t->ctr, t->nctr, L->cap_ctr, t->nctr + 1))
+			return -ENOMEM;
+		t->ctr[t->nctr].id = r->u.counter_def.id;
+		t->ctr[t->nctr].kind = r->u.counter_def.kind;
+		t->ctr[t->nctr].name = dup_str(r->u.counter_def.name);
+		t->nctr++;
+		return 0;
+	case TRACE_REC_COUNTER_MISSING:
+		if (GROW(t->missing, t->nmissing, L->cap_missing, t->nmissing + 1))
+			return -ENOMEM;
+		t->missing[t->nmissing].key = dup_str(r->u.counter_missing.name);
+		t->missing[t->nmissing].value = dup_str(r->u.counter_missing.reason);
+		t->nmissing++;
+		return 0;
+	case TRACE_REC_REGION_DEF: {
+		/* A later definition of the same id replaces the earlier one. */
+		fold__region_def *d = (fold__region_def *)fold__trace_region(t, r->u.region_def.id);
+		if (!d) {
+			if (GROW(t->reg, t->nreg, L->cap_reg, t->nreg + 1))
+				return -ENOMEM;
+			d = &t->reg[t->nreg++];
+		} else {
+			free(d->name);
+		}
+		d->id = r->u.region_def.id;
+		d->kind = r->u.region_def.kind;
+		d->address = r->u.region_def.address;
+		d->name = dup_str(r->u.region_def.name);
+		return 0;
+	}
+	case TRACE_REC_MODULE_LOAD: {
+		if (GROW(t->mod, t->nmod, L->cap_mod, t->nmod + 1))
+			return -ENOMEM;
+		fold__module *m = &t->mod[t->nmod];
+		memset(m, 0, sizeof *m);
+		m->id = r->u.module_load.id;
+		m->load_bias = r->u.module_load.load_bias;
+		m->path = dup_str(r->u.module_load.path);
+		m->build_id_len = r->u.module_load.build_id_len;
+		m->build_id = malloc(m->build_id_len + 1);
+		m->nseg = r->u.module_load.nseg;
+		m->segs = calloc(m->nseg + 1, sizeof *m->segs);
+		if (!m->path || !m->build_id || !m->segs) {
+			free(m->path);
+			free(m->build_id);
+			free(m->segs);
+			return -ENOMEM;
+		}
+		memcpy(m->build_id, r->u.module_load.build_id, m->build_id_len);
+		memcpy(m->segs, r->u.module_load.segs, m->nseg * sizeof *m->segs);
+		t->nmod++;
+		return 0;
+	}
+	case TRACE_REC_MODULE_UNLOAD:
+		for (size_t i = 0; i < t->nmod; i++)
+			if (t->mod[i].id == r->u.module_unload.id)
+				t->mod[i].unloaded = 1;
+		return 0;
+	case TRACE_REC_THROTTLE:
+		if (GROW(t->thr, t->nthr, L->cap_thr, t->nthr + 1))
+			return -ENOMEM;
+		t->thr[t->nthr].region = r->u.throttle.region;
+		t->thr[t->nthr].tick = r->tick;
+		t->thr[t->nthr].calls = r->u.throttle.calls;
+		t->thr[t->nthr].mean_ns = r->u.throttle.mean_ns;
+		t->nthr++;
+		return 0;
+	case TRACE_REC_THREAD_START:
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		th->os_tid = r->u.thread_start.os_tid;
+		free(th->name);
+		th->name = dup_str(r->u.thread_start.name);
+		th->start_tick = r->tick;
+		see_tick(t, r->tick);
+		return 0;
+	case TRACE_REC_THREAD_END:
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		th->end_tick = r->tick;
+		th->ended = 1;
+		see_tick(t, r->tick);
+		return 0;
+	case TRACE_REC_COUNTER_SET: {
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		uint16_t c;
+		int rc = intern_cset(L, r->u.counter_set.n, r->u.counter_set.ids, &c);
+		if (rc)
+			return rc;
+		L->cur_cset[th - t->threads] = c;
+		return 0;
+	}
+	case TRACE_REC_STACK_DEF: {
+		uint32_t ref = r->u.stack_def.stack_ref, id;
+		int rc = intern_stack(L, r->u.stack_def.frames, r->u.stack_def.depth, &id);
+		if (rc)
+			return rc;
+		if (grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
+			return -ENOMEM;
+		L->ref_map[ref] = id;
+		return 0;
+	}
+	case TRACE_REC_ENTER:
+	case TRACE_REC_EXIT: {
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		if (GROW(th->ev, th->nev, th->cap_ev, th->nev + 1))
+			return -ENOMEM;
+		fold__event *e = &th->ev[th->nev];
+		e->tick = r->tick;
+		e->region = r->u.region.region;
+		e->nsamples = (uint32_t)th->nsmp;
+		e->kind = r->kind == TRACE_REC_ENTER ? FOLD__EV_ENTER : FOLD__EV_EXIT;
+		e->cset = 0;
+		e->voff = 0;
+		if (r->u.region.nctr) {
+			e->cset = L->cur_cset[th - t->threads];
+			if (put_vals(th, r->u.region.ctr, r->u.region.nctr, &e->voff))
+				return -ENOMEM;
+		}
+		th->nev++;
+		th->last_tick = r->tick;
+		see_tick(t, r->tick);
+		return 0;
+	}
+	case TRACE_REC_SAMPLE: {
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		if (GROW(th->smp, th->nsmp, th->cap_smp, th->nsmp + 1))
+			return -ENOMEM;
+		fold__sample *s = &th->smp[th->nsmp];
+		s->tick = r->tick;
+		s->cpu_ns = r->u.sample.cpu_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)r->u.sample.cpu_ns;
+		s->stack = 0;
+		if (r->u.sample.stack_ref && r->u.sample.frames && r->u.sample.depth &&
+		    r->u.sample.stack_ref < L->cap_ref)
+			s->stack = L->ref_map[r->u.sample.stack_ref];
+		s->cset = 0;
+		s->voff = 0;
+		if (r->u.sample.nctr) {
+			s->cset = L->cur_cset[th - t->threads];
+			if (put_vals(th, r->u.sample.ctr, r->u.sample.nctr, &s->voff))
+				return -ENOMEM;
+		}
+		th->nsmp++;
+		th->last_tick = r->tick;
+		see_tick(t, r->tick);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static void finish_clock(fold__trace *t)
+{
+	const char *hz = fold__trace_info(t, "clock.tick_hz");
+	double tick_hz = hz ? strtod(hz, NULL) : 0;
+	if (t->nclock >= 2 && t->clk_tick1 > t->clk_tick0 && t->clk_mono1 > t->clk_mono0)
+		t->ns_per_tick = (double)(t->clk_mono1 - t->clk_mono0) / (double)(t->clk_tick1 - t->clk_tick0);
+	else if (tick_hz > 0)
+		t->ns_per_tick = 1e9 / tick_hz;
+	else
+		t->ns_per_tick = 1.0; /* monotonic nanoseconds */
+	if (t->nclock)
+		t->origin_tick = t->clk_tick0 < t->min_tick ? t->clk_tick0 : t->min_tick;
+	else
+		t->origin_tick = t->min_tick == UINT64_MAX ? 0 : t->min_tick;
+	if (t->min_tick == UINT64_MAX)
+		t->min_tick = t->max_tick = t->origin_tick;
+}
+
+/* Prefix sums of per-sample CPU time, so any instance boundary can be
+ * interpolated in O(1). */
+static int finish_cpu(fold__trace *t)
+{
+	for (size_t i = 0; i < t->nthreads; i++) {
+		fold__thread *th = &t->threads[i];
+		int any = 0;
+		for (size_t k = 0; k < th->nsmp && !any; k++)
+			any = th->smp[k].cpu_ns != 0;
+		if (!any)
+			continue;
+		th->cpu_cum = malloc(th->nsmp * sizeof *th->cpu_cum);
+		if (!th->cpu_cum)
+			return -ENOMEM;
+		double c = 0;
+		for (size_t k = 0; k < th->nsmp; k++) {
+			c += th->smp[k].cpu_ns;
+			th->cpu_cum[k] = c;
+		}
+	}
+	return 0;
+}
+
+int fold__trace_load(const char *path, fold__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
+                     size_t errlen)
+{
+	int rc;
+	loader L;
+	memset(&L, 0, sizeof L);
+	diag_ctx dc = {&L, diag, diag_arg};
+	trace_reader *r = NULL;
+	fold__trace *t = calloc(1, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	L.t = t;
+	t->min_tick = UINT64_MAX;
+	t->path = dup_str(path);
+	uint16_t empty;
+	if (!t->path || intern_cset(&L, 0, NULL, &empty)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = trace_reader_open(&r, path, diag_tee, &dc, err, errlen);
+	if (rc)
+		goto fail;
+	trace_record rec;
+	while ((rc = trace_reader_next(r, &rec)) == 1) {
+		rc = on_record(&L, &rec);
+		if (rc)
+			break;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s while loading", path, strerror(-rc));
+		goto fail;
+	}
+	t->rstats = *trace_reader_stats(r);
+	char summary[512];
+	if (trace_reader_loss_summary(r, summary, sizeof summary) && add_salvage(&L, summary)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	finish_clock(t);
+	rc = finish_cpu(t);
+	if (rc)
+		goto fail;
+	trace_reader_close(r);
+	free(L.stream_thread);
+	free(L.cur_cset);
+	free(L.ref_map);
+	*out = t;
+	return 0;
+fail:
+	trace_reader_close(r);
+	free(L.stream_thread);
+	free(L.cur_cset);
+	free(L.ref_map);
+	fold__trace_free(t);
+	return rc;
+}
+
+/* --- parallel loading --- */
+
+typedef struct load_job {
+	const char *const *paths;
+	size_t n;
+	fold__trace **traces;
+	int *rcs;
+	char (*errs)[512];
+	size_t next;
+	pthread_mutex_t lock;
+	trace_diag_fn diag;
+	void *diag_arg;
+	pthread_mutex_t diag_lock;
+} load_job;
+
+static void diag_locked(void *arg, const char *message)
+{
+	load_job *j = arg;
+	pthread_mutex_lock(&j->diag_lock);
+	if (j->diag)
+		j->diag(j->diag_arg, message);
+	pthread_mutex_unlock(&j->diag_lock);
+}
+
+static void *load_worker(void *arg)
+{
+	load_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		size_t i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= j->n)
+			return NULL;
+		j->rcs[i] = fold__trace_load(j->paths[i], &j->traces[i], diag_locked, j, j->errs[i], sizeof j->errs[i]);
+	}
+}
+
+int fold__trace_load_many(const char *const *paths, size_t n, unsigned nthreads, fold__trace ***out,
+                          trace_diag_fn diag, void *diag_arg, char *err, size_t errlen)
+{
+	int rc = -ENOMEM;
+	load_job j;
+	memset(&j, 0, sizeof j);
+	j.paths = paths;
+	j.n = n;
+	j.diag = diag;
+	j.diag_arg = diag_arg;
+	j.traces = calloc(n ? n : 1, sizeof *j.traces);
+	j.rcs = calloc(n ? n : 1, sizeof *j.rcs);
+	j.errs = calloc(n ? n : 1, sizeof *j.errs);
+	if (!j.traces || !j.rcs || !j.errs)
+		goto out;
+	pthread_mutex_init(&j.lock, NULL);
+	pthread_mutex_init(&j.diag_lock, NULL);
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > n)
+		nthreads = (unsigned)n;
+	pthread_t tids[64];
+	unsigned started = 0;
+	for (unsigned k = 1; k < nthreads && k < 64; k++)
+		if (pthread_create(&tids[started], NULL, load_worker, &j) == 0)
+			started++;
+	load_worker(&j);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(tids[k], NULL);
+	pthread_mutex_destroy(&j.lock);
+	pthread_mutex_destroy(&j.diag_lock);
+	rc = 0;
+	for (size_t i = 0; i < n; i++)
+		if (j.rcs[i]) {
+			rc = j.rcs[i];
+			snprintf(err, errlen, "%s", j.errs[i]);
+			break;
+		}
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			fold__trace_free(j.traces[i]);
+		free(j.traces);
+		j.traces = NULL;
+	}
+	*out = j.traces;
+	j.traces = NULL;
+out:
+	free(j.traces);
+	free(j.rcs);
+	free(j.errs);
+	return rc;
+}

@@ -1,0 +1,221 @@
+/* instances.c: region instances and exact profile from enter/exit events
+ * (see instances.h). One stack walk per thread. */
+#include "instances.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct frame {
+	uint32_t g;      /* global region */
+	uint32_t ev;     /* enter event index */
+	double child_ns; /* summed durations of direct children */
+	uint64_t desc;   /* descendant instances */
+	uint64_t nchild; /* direct children */
+} frame;
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *nb = realloc(*buf, n * elem);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = n;
+	return 0;
+}
+
+static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, double incl)
+{
+	uint64_t key = ((uint64_t)(caller + 1) << 32) | (uint64_t)(callee + 1);
+	if (p->n * 2 + 2 >= p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 256;
+		fold__callpair_acc *ns = calloc(ncap, sizeof *ns);
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->cap; i++) {
+			if (!p->slot[i].key)
+				continue;
+			size_t j = (p->slot[i].key * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+			while (ns[j].key)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = p->slot[i];
+		}
+		free(p->slot);
+		p->slot = ns;
+		p->cap = ncap;
+	}
+	size_t j = (key * 0x9e3779b97f4a7c15ull >> 20) & (p->cap - 1);
+	while (p->slot[j].key && p->slot[j].key != key)
+		j = (j + 1) & (p->cap - 1);
+	if (!p->slot[j].key) {
+		p->slot[j].key = key;
+		p->n++;
+	}
+	p->slot[j].calls++;
+	p->slot[j].incl += incl;
+	return 0;
+}
+
+void fold__region_acc_free(fold__region_acc *a)
+{
+	free(a->inst);
+	free(a->pt);
+	memset(a, 0, sizeof *a);
+}
+
+void fold__callpairs_free(fold__callpairs *p)
+{
+	free(p->slot);
+	memset(p, 0, sizeof *p);
+}
+
+typedef struct thread_prof {
+	uint64_t calls;
+	double incl, excl, min, max;
+} thread_prof;
+
+static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
+                       fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs,
+                       thread_prof *tp, uint32_t *active, uint32_t *touched, size_t *ntouched)
+{
+	const fold__thread *th = &t->threads[ti];
+	frame *stk = NULL;
+	size_t nstk = 0, cap = 0;
+	int rc = 0;
+	for (size_t e = 0; e < th->nev; e++) {
+		const fold__event *ev = &th->ev[e];
+		if (ev->region >= nmap)
+			continue;
+		uint32_t g = map[ev->region];
+		if (g >= nacc)
+			continue;
+		if (ev->kind == FOLD__EV_ENTER) {
+			if (grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			stk[nstk++] = (frame){g, (uint32_t)e, 0, 0, 0};
+			active[g]++;
+			continue;
+		}
+		/* Exit: find the matching enter, innermost first. */
+		size_t k = nstk;
+		while (k > 0 && stk[k - 1].g != g)
+			k--;
+		if (k == 0) {
+			acc[g].stray_exit++;
+			continue;
+		}
+		/* Regions opened after the match were never closed (longjmp, missing exit). */
+		while (nstk > k) {
+			frame *f = &stk[--nstk];
+			acc[f->g].unclosed++;
+			active[f->g]--;
+		}
+		frame f = stk[--nstk];
+		active[g]--;
+		const fold__event *en = &th->ev[f.ev];
+		double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
+		if (ev->tick < en->tick)
+			dur = 0;
+		fold__region_acc *A = &acc[g];
+		if (grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		fold__instance *in = &A->inst[A->ninst++];
+		memset(in, 0, sizeof *in);
+		in->t0 = en->tick;
+		in->t1 = ev->tick;
+		in->start_ns = fold__tick_ns(t, en->tick);
+		in->dur_ns = dur;
+		in->proc = proc;
+		in->thread = ti;
+		in->ev_enter = f.ev;
+		in->ev_exit = (uint32_t)e;
+		in->sb = en->nsamples;
+		in->se = ev->nsamples;
+		in->nested_same = active[g];
+		in->used = 1;
+
+		double incl = dur - hook_ns * (double)f.desc;
+		double excl = dur - f.child_ns - hook_ns * (double)f.nchild;
+		if (incl < 0)
+			incl = 0;
+		if (excl < 0)
+			excl = 0;
+		thread_prof *p = &tp[g];
+		if (!p->calls) {
+			p->min = incl;
+			p->max = incl;
+			touched[(*ntouched)++] = g;
+		}
+		p->calls++;
+		if (active[g] == 0)
+			p->incl += incl;
+		p->excl += excl;
+		if (incl < p->min)
+			p->min = incl;
+		if (incl > p->max)
+			p->max = incl;
+		if (nstk > 0) {
+			frame *parent = &stk[nstk - 1];
+			parent->child_ns += dur;
+			parent->desc += f.desc + 1;
+			parent->nchild++;
+			if (pairs_add(pairs, parent->g, g, incl)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+	for (size_t k = 0; k < nstk; k++) {
+		acc[stk[k].g].unclosed++;
+		active[stk[k].g]--;
+	}
+out:
+	free(stk);
+	return rc;
+}
+
+int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+                          fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs)
+{
+	int rc = 0;
+	thread_prof *tp = calloc(nacc ? nacc : 1, sizeof *tp);
+	uint32_t *active = calloc(nacc ? nacc : 1, sizeof *active);
+	uint32_t *touched = calloc(nacc ? nacc : 1, sizeof *touched);
+	if (!tp || !active || !touched) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t ti = 0; ti < t->nthreads; ti++) {
+		size_t ntouched = 0;
+		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, acc, nacc, hook_ns, pairs, tp, active, touched,
+		                 &ntouched);
+		for (size_t k = 0; k < ntouched && !rc; k++) {
+			uint32_t g = touched[k];
+			fold__region_acc *A = &acc[g];
+			if (grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
+				rc = -ENOMEM;
+				break;
+			}
+			A->pt[A->npt++] = (fold__prof_thread){proc, (uint32_t)ti, tp[g].calls, tp[g].incl, tp[g].excl,
+			                                      tp[g].min, tp[g].max};
+		}
+		for (size_t k = 0; k < ntouched; k++)
+			memset(&tp[touched[k]], 0, sizeof *tp);
+		if (rc)
+			break;
+	}
+out:
+	free(tp);
+	free(active);
+	free(touched);
+	return rc;
+}

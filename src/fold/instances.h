@@ -1,0 +1,85 @@
+/* instances.h: region instances and the exact region profile.
+ *
+ * Owns the walk over each thread's enter/exit events that turns them into
+ * instances (one per completed enter..exit pair) and, in the same pass, the
+ * exact profile: calls, inclusive and exclusive time per region and thread,
+ * and caller-callee pairs.
+ *
+ * Invariants:
+ *  - An instance's samples are the thread's samples [sb, se): every sample
+ *    taken between its enter and its exit, including those inside nested
+ *    regions (folding attaches a sample to the innermost instance of the
+ *    region being folded; see folding.h for recursion).
+ *  - Unbalanced events never crash and never invent time: an exit without a
+ *    matching enter is ignored, regions left open by a mismatched exit or at
+ *    thread end produce no instance; all are counted per region.
+ *  - Inclusive time of a recursive region counts only its outermost
+ *    instances; exclusive time subtracts direct children only.
+ *  - Overhead compensation (hook_ns > 0, from the trace's calibration):
+ *    inclusive -= hook_ns x descendant calls, exclusive -= hook_ns x direct
+ *    children, both clamped at 0.
+ */
+#ifndef FOLD_INSTANCES_H
+#define FOLD_INSTANCES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest.h"
+
+typedef struct fold__instance {
+	uint64_t t0, t1; /* ticks */
+	double start_ns, dur_ns;
+	uint32_t proc, thread; /* trace index, thread index in that trace */
+	uint32_t ev_enter, ev_exit;
+	uint32_t sb, se; /* sample range */
+	uint32_t nested_same; /* how many instances of the same region enclose it */
+	uint32_t group;
+	uint8_t used;
+	uint8_t why; /* fold__exclusion */
+} fold__instance;
+
+enum fold__exclusion {
+	FOLD__USED = 0,
+	FOLD__EXCL_OUTLIER = 1,     /* duration outside median +- k*MAD of its group */
+	FOLD__EXCL_ISOLATED = 2,    /* duration cluster too small to be a group */
+	FOLD__EXCL_OTHER_GROUP = 3, /* belongs to a group that was not folded */
+	FOLD__EXCL_NESTED = 4,      /* recursive instance folded as part of its outer one */
+};
+
+typedef struct fold__prof_thread {
+	uint32_t proc, thread;
+	uint64_t calls;
+	double incl, excl, min, max;
+} fold__prof_thread;
+
+typedef struct fold__region_acc {
+	fold__instance *inst;
+	size_t ninst, cap_inst;
+	fold__prof_thread *pt;
+	size_t npt, cap_pt;
+	unsigned long unclosed;   /* enters never matched by an exit (mismatch, thread end) */
+	unsigned long stray_exit; /* exits without an enter */
+} fold__region_acc;
+
+typedef struct fold__callpair_acc {
+	uint64_t key; /* caller << 32 | callee, global region indices; 0 = empty slot */
+	uint64_t calls;
+	double incl;
+} fold__callpair_acc;
+
+typedef struct fold__callpairs {
+	fold__callpair_acc *slot;
+	size_t cap, n;
+} fold__callpairs;
+
+/* Walks every thread of trace t (index proc). map[id] gives the global
+ * region index of trace region id (ids >= nmap are ignored as undefined).
+ * Instances and profile data are appended to acc[global index]. */
+int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+                          fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs);
+
+void fold__region_acc_free(fold__region_acc *a);
+void fold__callpairs_free(fold__callpairs *p);
+
+#endif

@@ -1,0 +1,55 @@
+/* kriging.h: Gaussian-process (Kriging) fit of a folded cumulative curve.
+ *
+ * Owns the smooth fit of folded points (x in [0,1], y = cumulative share)
+ * and its derivative, the relative rate. Model: y = x + g(x) + noise, g a
+ * zero-mean Matern-3/2 process (variance s2, length scale l), noise variance
+ * s2 * eta per point. The Matern-3/2 process has an exact 2-state linear
+ * state-space form (Hartikainen & Sarkka 2010), so a Kalman filter and RTS
+ * smoother over the points sorted by x solve it in O(N); the second state is
+ * g'(x), giving the rate and its variance directly.
+ *
+ * Hyper-parameters are estimated from the data: s2 profiled out of the
+ * marginal likelihood, (l, eta) by a deterministic log grid (20 x 10) and a
+ * local 5 x 5 refinement; no random numbers are used (the seed is recorded
+ * for reproducibility only). Anchors (0, 0) and (1, 1) are observations.
+ *
+ * Approximation: with more points than `bins`, points are averaged in
+ * equal-width x bins, each bin an observation at its points' mean x with
+ * noise s2 * eta / n_bin; the error this adds is at most the curvature of g
+ * times the squared bin width over 8 (stated in the result). The cumulative
+ * curve is projected onto monotone curves (pool-adjacent-violators) and the
+ * rate clipped at 0.
+ */
+#ifndef FOLD_KRIGING_H
+#define FOLD_KRIGING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fold__kriging_opts {
+	unsigned bins;  /* default 1000 */
+	unsigned n_len; /* length-scale grid points (default 20) */
+	unsigned n_eta; /* nugget-ratio grid points (default 10) */
+	uint64_t seed;  /* recorded only: the fit is deterministic */
+} fold__kriging_opts;
+
+void fold__kriging_opts_init(fold__kriging_opts *o);
+
+typedef struct fold__kriging_result {
+	size_t n;                     /* grid points */
+	double *cum, *rate;           /* at the grid: cumulative share, d cum/dx */
+	double *rate_lo, *rate_hi;    /* 95% band of the rate */
+	double rms;                   /* RMS residual of the points */
+	double length_scale, eta, s2; /* chosen hyper-parameters */
+	double loglik;
+	size_t nbins;                 /* observations after binning (0: none) */
+	char approximation[160];
+} fold__kriging_result;
+
+/* grid: G positions in [0,1], ascending. Returns 0, -EINVAL (fewer than 5
+ * points) or -ENOMEM. r is always safe to free. */
+int fold__kriging_fit(const double *x, const double *y, size_t n, const fold__kriging_opts *o, const double *grid,
+                      size_t G, fold__kriging_result *r);
+void fold__kriging_result_free(fold__kriging_result *r);
+
+#endif

@@ -1,0 +1,263 @@
+/* synth.c: synthetic trace generator (see synth.h).
+ *
+ * Per thread: a sequence of instances separated by gaps, and an independent
+ * jittered sampling clock. Records (enter, samples, exit) are produced in
+ * time order; between consecutive records every counter advances by the
+ * integral of its piecewise-constant rate, times (1 + noise * N(0,1))
+ * clipped at 0, so every recorded value lies on one monotone path.
+ */
+#include "synth.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_format.h"
+#include "trace_writer.h"
+
+void synth_config_init(synth_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->seed = 42;
+	c->threads = 1;
+	c->instances = 200;
+	c->nphases = 2;
+	c->bounds[0] = 0;
+	c->bounds[1] = 0.37;
+	c->bounds[2] = 1;
+	c->cpu[0] = 1.0;
+	c->cpu[1] = 0.5;
+	c->ncounters = 1;
+	c->counters[0] = (synth_counter){"app::work", TRACE_COUNTER_APP, {1e9, 3e8}, 0};
+	c->ngroups = 1;
+	c->groups[0] = (synth_group){1e6, 1, 1};
+	c->duration_jitter = 0.02;
+	c->gap_ns = 1e5;
+	c->period_ns = 5e4;
+	c->sample_jitter = 0.5;
+	c->noise = 0;
+	c->outliers = 0;
+	c->outlier_factor = 3;
+	c->boundary_counters = 1;
+	c->stacks = 1;
+	c->region_name = "iteration";
+}
+
+uint64_t synth_phase_address(unsigned p) { return 0x401100 + 0x100 * (uint64_t)p; }
+
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static uint64_t next_u64(rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double uniform(rng *r) { return ((double)(next_u64(r) >> 11) + 0.5) / 9007199254740992.0; }
+
+static double gauss(rng *r)
+{
+	double u = uniform(r), v = uniform(r);
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+typedef struct inst {
+	double start, dur;
+	unsigned group;
+	double rate_mul; /* group scale / outlier factor */
+} inst;
+
+/* Integral over [a, b] (inside instance in, or a gap when in is NULL) of
+ * counter k's rate (k = ncounters: CPU utilisation). */
+static double integral(const synth_config *c, const inst *in, unsigned k, double a, double b)
+{
+	if (b <= a)
+		return 0;
+	if (!in)
+		return (k < c->ncounters ? c->counters[k].gap_rate : 1.0) * (b - a) * 1e-9 * (k < c->ncounters ? 1 : 1e9);
+	double sum = 0;
+	for (unsigned p = 0; p < c->nphases; p++) {
+		double pa = in->start + c->bounds[p] * in->dur, pb = in->start + c->bounds[p + 1] * in->dur;
+		double lo = a > pa ? a : pa, hi = b < pb ? b : pb;
+		if (hi <= lo)
+			continue;
+		if (k < c->ncounters)
+			sum += c->counters[k].rate[p] * in->rate_mul * (hi - lo) * 1e-9;
+		else
+			sum += c->cpu[p] * (hi - lo); /* CPU ns */
+	}
+	return sum;
+}
+
+static unsigned phase_at(const synth_config *c, const inst *in, double t)
+{
+	double x = (t - in->start) / in->dur;
+	unsigned p = 0;
+	while (p + 1 < c->nphases && x >= c->bounds[p + 1])
+		p++;
+	return p;
+}
+
+int synth_write(const synth_config *c, const char *path, synth_truth *truth)
+{
+	trace_writer *w;
+	int rc = trace_writer_open(&w, path, 0, 1, 1 << 16);
+	if (rc)
+		return rc;
+	rng R = {c->seed * 0x2545f4914f6cdd1dull + 1};
+	char buf[64];
+	const double t0 = 1e9;
+	synth_truth tr = {0};
+	TRACE_PUT(rc, w, 0, trace_enc_info, "fold.version", "synth");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "host", "synthetic");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "pid", "4242");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "exe", "/synthetic/app");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "cmdline", "/synthetic/app --synthetic");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.source", "monotonic");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.source", "time");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.event", "CLOCK_MONOTONIC");
+	snprintf(buf, sizeof buf, "%.0f", c->period_ns);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.period", buf);
+	snprintf(buf, sizeof buf, "%g", c->sample_jitter);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.jitter", buf);
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.seed", buf);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "counters.mode", "software");
+	TRACE_PUT(rc, w, 0, trace_enc_clock, (uint64_t)t0, (uint64_t)t0, 1700000000000000000ull);
+	for (unsigned k = 0; k < c->ncounters; k++)
+		TRACE_PUT(rc, w, 0, trace_enc_counter_def, k + 1, c->counters[k].kind, c->counters[k].name);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, c->region_name ? c->region_name : "iteration");
+	if (rc)
+		goto fail;
+	double tmax = t0;
+	unsigned nthreads = c->threads ? c->threads : 1;
+	double wsum = 0;
+	for (unsigned g = 0; g < c->ngroups; g++)
+		wsum += c->groups[g].weight;
+	inst *I = calloc(c->instances + 1, sizeof *I);
+	if (!I) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned th = 0; th < nthreads; th++) {
+		uint32_t stream = th + 1;
+		unsigned nctr = c->rotate_sets && (th % 2) ? 1 : c->ncounters;
+		uint32_t ids[SYNTH_MAX_COUNTERS];
+		for (unsigned k = 0; k < nctr; k++)
+			ids[k] = k + 1;
+		/* instances */
+		double t = t0 + 1e4 * (th + 1);
+		for (unsigned i = 0; i < c->instances; i++) {
+			double u = uniform(&R) * wsum, acc = 0;
+			unsigned g = 0;
+			for (g = 0; g + 1 < c->ngroups; g++) {
+				acc += c->groups[g].weight;
+				if (u < acc)
+					break;
+			}
+			double d = c->groups[g].duration_ns * (1 + c->duration_jitter * gauss(&R));
+			if (d < c->groups[g].duration_ns * 0.1)
+				d = c->groups[g].duration_ns * 0.1;
+			double mul = c->groups[g].rate_scale > 0 ? c->groups[g].rate_scale : 1;
+			if (c->outliers > 0 && uniform(&R) < c->outliers) {
+				d *= c->outlier_factor;
+				mul /= c->outlier_factor;
+				tr.outliers++;
+			}
+			I[i] = (inst){t, d, g, mul};
+			t += d + c->gap_ns;
+		}
+		double tend = t;
+		TRACE_PUT(rc, w, stream, trace_enc_thread_start, 1000 + th, 0, (uint64_t)t0, th ? "worker" : "main");
+		TRACE_PUT(rc, w, stream, trace_enc_counter_set, ids, nctr);
+		if (rc)
+			goto fail_free;
+		double val[SYNTH_MAX_COUNTERS + 1] = {0};
+		uint64_t v64[SYNTH_MAX_COUNTERS];
+		double tprev = t0, cpu_since = 0;
+		double ts = t0 + c->period_ns * uniform(&R);
+		unsigned i = 0;
+		int inside = 0;
+		/* Advance the counters (and CPU) from tprev to tn inside the current segment. */
+#define ADVANCE(tn)                                                                                          \
+	do {                                                                                                 \
+		const inst *seg_ = inside ? &I[i] : NULL;                                                    \
+		for (unsigned k_ = 0; k_ <= c->ncounters; k_++) {                                            \
+			double inc_ = integral(c, seg_, k_, tprev, (tn));                                    \
+			if (k_ < c->ncounters && c->noise > 0) {                                             \
+				inc_ *= 1 + c->noise * gauss(&R);                                            \
+				if (inc_ < 0)                                                                \
+					inc_ = 0;                                                            \
+			}                                                                                    \
+			if (k_ < c->ncounters)                                                               \
+				val[k_] += inc_;                                                             \
+			else                                                                                 \
+				cpu_since += inc_;                                                           \
+		}                                                                                            \
+		tprev = (tn);                                                                                \
+		for (unsigned k_ = 0; k_ < nctr; k_++)                                                       \
+			v64[k_] = (uint64_t)llround(val[k_]);                                                \
+	} while (0)
+		while (i < c->instances) {
+			double tb = inside ? I[i].start + I[i].dur : I[i].start;
+			if (ts < tb) {
+				ADVANCE(ts);
+				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
+				if (inside)
+					frames[0] = synth_phase_address(phase_at(c, &I[i], ts));
+				uint64_t cpu = (uint64_t)llround(cpu_since);
+				cpu_since = 0;
+				TRACE_PUT(rc, w, stream, trace_enc_sample, (uint64_t)llround(ts), frames, c->stacks ? 3 : 0, cpu,
+				          v64);
+				if (rc)
+					goto fail_free;
+				if (inside)
+					tr.samples_in_instances++;
+				ts += c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1));
+				continue;
+			}
+			ADVANCE(tb);
+			if (!inside) {
+				TRACE_PUT(rc, w, stream, trace_enc_enter, (uint64_t)llround(tb), 1,
+				          c->boundary_counters ? v64 : NULL);
+				inside = 1;
+			} else {
+				TRACE_PUT(rc, w, stream, trace_enc_exit, (uint64_t)llround(tb), 1,
+				          c->boundary_counters ? v64 : NULL);
+				inside = 0;
+				i++;
+				tr.instances++;
+			}
+			if (rc)
+				goto fail_free;
+		}
+#undef ADVANCE
+		TRACE_PUT(rc, w, stream, trace_enc_thread_end, (uint64_t)llround(tend));
+		if (rc)
+			goto fail_free;
+		if (tend > tmax)
+			tmax = tend;
+	}
+	free(I);
+	TRACE_PUT(rc, w, 0, trace_enc_clock, (uint64_t)llround(tmax), (uint64_t)llround(tmax),
+	          1700000000000000000ull + (uint64_t)llround(tmax - t0));
+	snprintf(buf, sizeof buf, "%u", nthreads);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "threads", nthreads);
+	if (rc)
+		goto fail;
+	if (truth)
+		*truth = tr;
+	return trace_writer_close(w);
+fail_free:
+	free(I);
+fail:
+	trace_writer_close(w);
+	return rc;
+}

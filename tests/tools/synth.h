@@ -1,0 +1,79 @@
+/* synth.h: synthetic traces with a known truth, for tests and benchmarks.
+ *
+ * Owns generating real trace files (through trace_writer.h) of a program
+ * whose repetitive region has known piecewise-constant counter rates:
+ * phases with given boundaries, per-phase rates of each counter (events per
+ * second) and CPU utilisation, several duration groups, instance-length
+ * jitter, sampling jitter, counter noise, outlier instances (stalled: same
+ * events, longer duration) and optional counter-set rotation (half of the
+ * threads carry only a subset of the counters).
+ *
+ * Invariants: deterministic for a given configuration (seeded splitmix64);
+ * counters are cumulative and monotone, and the values recorded at region
+ * boundaries lie on the same path as the sampled ones.
+ */
+#ifndef FOLD_SYNTH_H
+#define FOLD_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYNTH_MAX_PHASES 16
+#define SYNTH_MAX_COUNTERS 8
+#define SYNTH_MAX_GROUPS 4
+
+typedef struct synth_counter {
+	const char *name;
+	unsigned kind;                  /* TRACE_COUNTER_APP, _SOFTWARE, _HARDWARE */
+	double rate[SYNTH_MAX_PHASES];  /* events per second in each phase */
+	double gap_rate;                /* between instances */
+} synth_counter;
+
+typedef struct synth_group {
+	double duration_ns; /* mean instance duration */
+	double weight;      /* share of instances */
+	double rate_scale;  /* multiplies every rate (1 = same) */
+} synth_group;
+
+typedef struct synth_config {
+	uint64_t seed;
+	unsigned threads;   /* streams (default 1) */
+	unsigned instances; /* per thread */
+	unsigned nphases;
+	double bounds[SYNTH_MAX_PHASES + 1]; /* bounds[0] = 0 ... bounds[nphases] = 1 */
+	double cpu[SYNTH_MAX_PHASES];        /* CPU utilisation per phase (0..1) */
+	unsigned ncounters;
+	synth_counter counters[SYNTH_MAX_COUNTERS];
+	unsigned ngroups;
+	synth_group groups[SYNTH_MAX_GROUPS];
+	double duration_jitter; /* relative sd of instance durations (Gaussian) */
+	double gap_ns;          /* time between instances */
+	double period_ns;       /* sampling period */
+	double sample_jitter;   /* uniform +- fraction of the period */
+	double noise;           /* relative sd of counter increments between records */
+	double outliers;        /* share of instances stalled */
+	double outlier_factor;  /* their duration multiplier (same events) */
+	int boundary_counters;  /* record counters at enter/exit (default 1) */
+	int rotate_sets;        /* odd threads carry only the first counter */
+	int stacks;             /* record a 3-frame stack whose leaf depends on the phase */
+	const char *region_name;
+} synth_config;
+
+/* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at
+ * 0.37 with an app counter at 1e9/s then 3e8/s, CPU 1.0 then 0.5, 50 us
+ * sampling with 50% jitter, no noise, no outliers. */
+void synth_config_init(synth_config *c);
+
+typedef struct synth_truth {
+	unsigned long samples_in_instances;
+	unsigned long instances;
+	unsigned long outliers;
+} synth_truth;
+
+/* Writes the trace. Returns 0 or a negative errno. truth may be NULL. */
+int synth_write(const synth_config *c, const char *path, synth_truth *truth);
+
+/* Fake code address of the leaf function active in phase p (for stacks). */
+uint64_t synth_phase_address(unsigned p);
+
+#endif
