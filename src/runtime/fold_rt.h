@@ -1,0 +1,413 @@
+/* fold_rt.h: the internal interface of libfold.so.
+ *
+ * Owns the types every runtime module shares: the per-process state (rt), the
+ * per-thread state (fold_thread), chunk buffers and the interfaces between the
+ * modules. Other measurement front ends (compiler hooks, PMPI wrappers,
+ * OpenMP) build on three calls and nothing else:
+ *
+ *   fold_thread *t = fold__thread();          this thread's state, or NULL
+ *   if (fold__enter_runtime(t)) {             guard + "measurement is on"
+ *           fold__region_event(t, FOLD_EV_ENTER, region, with_counters);
+ *           fold__leave_runtime(t);
+ *   }
+ *   fold__read_counters(t, values);           hw/sw + app counters, signal-safe
+ *
+ * plus fold__region_define() to get a region id and fold__rank_known() once
+ * the MPI rank is known. fold__thread() initialises the process lazily (hooks
+ * can run before our constructor) and returns NULL when measurement is not
+ * possible (before init finished on this thread, after the final flush).
+ *
+ * Invariants:
+ *  - A fold_thread is used by its own thread and that thread's signal handler
+ *    only, except under quiesce (fold__quiesce), where another thread may seal
+ *    its buffer after waiting for t->busy == 0 with the stop flag set.
+ *  - t->busy > 0 whenever the thread executes runtime code that touches its
+ *    encoder; the sample handler drops samples that land there.
+ *  - fold_thread objects and chunk buffers are never freed, only recycled, so
+ *    a pointer seen by a signal handler stays dereferenceable.
+ */
+#ifndef FOLD_RT_H
+#define FOLD_RT_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "trace_encode.h"
+
+#define FOLD_EXPORT __attribute__((visibility("default")))
+#define FOLD_TLS __thread __attribute__((tls_model("initial-exec")))
+#define FOLD_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---------------------------------------------------------------- config */
+
+enum fold_source_kind { FOLD_SOURCE_OFF = 0, FOLD_SOURCE_TIME, FOLD_SOURCE_CPUTIME, FOLD_SOURCE_PAPI };
+
+#define FOLD_MAX_HW_COUNTERS 8
+#define FOLD_MAX_APP_COUNTERS (TRACE_MAX_COUNTERS - FOLD_MAX_HW_COUNTERS)
+#define FOLD_NAME_MAX 128
+/* Counter ids in the trace: hw/sw counters 1..8, app counters 64.. (the id
+ * fold_counter() returns). */
+#define FOLD_APP_COUNTER_BASE 64u
+
+typedef struct fold_config {
+	enum fold_source_kind source;
+	char sample_spec[FOLD_NAME_MAX]; /* as given (or the default) */
+	char sample_event[FOLD_NAME_MAX];/* PAPI event for FOLD_SOURCE_PAPI */
+	uint64_t period;                 /* ns for time sources, events for papi */
+	double jitter;                   /* fraction of the period */
+	uint64_t seed;
+	int signo;                       /* sampling signal */
+	unsigned stack_depth;
+	char counters[512];              /* requested counter list; "" = default */
+	int counters_default;            /* 1 if FOLD_COUNTERS was not set */
+	char output[512];                /* output pattern */
+	int quiet;
+	int zlib_level;
+	int clock_tsc; /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */
+	unsigned exec_generation;
+} fold_config;
+
+/* Parses every FOLD_* variable; bad values get one "fold:" line and the
+ * default. Never fails. */
+void fold__config_load(fold_config *cfg);
+/* Parses "time@10ms" etc. into cfg; returns 0 or -EINVAL (msg filled). */
+int fold__parse_sample(const char *spec, fold_config *cfg, char *msg, size_t msg_len);
+/* Parses a duration with unit (ns, us, ms, s); returns 0 or -EINVAL. */
+int fold__parse_duration(const char *s, uint64_t *ns);
+/* Parses a signal name ("SIGPROF", "SIGRTMIN+4", "38"); returns signo or -EINVAL. */
+int fold__parse_signal(const char *s);
+
+#define FOLD_DEFAULT_SAMPLE "time@10ms"
+#define FOLD_MIN_PERIOD_NS 100000ull   /* 100 us: below this the VM livelocks */
+#define FOLD_MIN_PAPI_PERIOD 10000ull  /* events */
+#define FOLD_DEFAULT_STACK_DEPTH 64u
+
+/* ---------------------------------------------------------------- logging */
+
+/* One "fold: ..." line on stderr (not async-signal-safe: uses vsnprintf). */
+void fold__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Async-signal-safe: writes the literal string to stderr. */
+void fold__warn_raw(const char *msg);
+
+/* ---------------------------------------------------------------- clock */
+
+typedef struct fold_clock {
+	int tsc;           /* 1 = ticks are rdtsc, 0 = CLOCK_MONOTONIC ns */
+	uint64_t tick_hz;  /* estimate from the start-up calibration */
+	uint64_t tick0, mono0, real0;
+} fold_clock;
+
+/* want_tsc = 0 forces CLOCK_MONOTONIC (FOLD_CLOCK=monotonic). */
+void fold__clock_init(fold_clock *c, int want_tsc);
+void fold__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns);
+extern int fold__clock_tsc;
+
+/* Timestamp in ticks of clock.source. Async-signal-safe, ~10 ns. */
+static inline uint64_t fold__tick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(fold__clock_tsc, 1))
+		return __builtin_ia32_rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t fold__ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+#define FOLD_BUF_BYTES (64u * 1024u)
+#define FOLD_MAX_BUFS 4096u
+
+enum fold_buf_state { FOLD_BUF_FREE = 0, FOLD_BUF_CURRENT, FOLD_BUF_QUEUED, FOLD_BUF_WRITING };
+
+typedef struct fold_buf {
+	_Atomic int state;
+	uint32_t index; /* in the pool */
+	uint32_t stream;
+	uint32_t seq;
+	uint32_t len;
+	struct fold_buf *next; /* flusher queue link */
+	uint8_t data[FOLD_BUF_BYTES];
+} fold_buf;
+
+/* Pool of chunk buffers: claim/release/submit are async-signal-safe
+ * (lock-free bitmap and a push-only queue drained whole by the flusher). */
+int fold__pool_init(unsigned initial);
+fold_buf *fold__buf_claim(void);
+void fold__buf_release(fold_buf *b);
+/* Keeps at least `want` buffers free (mmap). Not signal-safe. */
+void fold__pool_reserve(unsigned want);
+/* Hands a filled buffer to the flusher (async-signal-safe). */
+void fold__buf_submit(fold_buf *b);
+unsigned fold__pool_count(void);
+fold_buf *fold__pool_get(unsigned index);
+
+/* The background flusher: deflates and writes queued chunks. */
+int fold__flusher_start(void);
+/* Stops it after it wrote everything queued (joins). */
+void fold__flusher_stop(void);
+/* Waits until every chunk submitted so far is written. */
+void fold__flusher_drain(void);
+/* Writes every queued chunk in the calling thread (flusher stopped). */
+void fold__flush_queue_sync(void);
+/* In a fork child: forgets the parent's queue and flusher; buffers that are
+ * not some thread's CURRENT one become free. */
+void fold__pool_after_fork(void);
+/* Crash path: writes queued buffers raw. Async-signal-safe. */
+void fold__flush_queue_raw(void);
+
+/* ---------------------------------------------------------------- threads */
+
+enum fold_drop_reason {
+	FOLD_DROP_IN_RUNTIME = 0,
+	FOLD_DROP_IN_DLOPEN,
+	FOLD_DROP_BUFFER_FULL,
+	FOLD_DROP_UNWIND_FAILED,
+	FOLD_DROP_PAUSED,
+	FOLD_DROP_STOPPED, /* exit / exec / fork in progress */
+	FOLD_DROP_NREASONS
+};
+extern const char *const fold__drop_names[FOLD_DROP_NREASONS];
+
+#define FOLD_REGION_STACK 64
+
+typedef struct fold_thread {
+	/* Guard: > 0 while runtime code of this thread uses the encoder. */
+	volatile sig_atomic_t busy;
+	volatile sig_atomic_t in_dlopen;
+	_Atomic int alive;
+	pid_t tid;
+	uint32_t stream;
+	uint32_t parent_stream;
+	uint32_t seq;
+	fold_buf *cur;
+	trace_enc enc;
+	trace_stack_table *stacks;
+
+	/* sampling */
+	int timer_ok;
+	timer_t timer;
+	uint64_t rng;
+	uint64_t last_cpu_ns;
+	int papi_eventset; /* -1 if none */
+
+	/* counters: hw/sw from a perf group fd, app counters added by fold_count */
+	int perf_fd[FOLD_MAX_HW_COUNTERS]; /* [0] is the group leader, -1 if none */
+	unsigned nhw;
+	unsigned napp_set; /* app counters in the emitted counter set */
+	uint64_t hw_last[FOLD_MAX_HW_COUNTERS];
+	uint64_t app[FOLD_MAX_APP_COUNTERS];
+
+	/* open API regions, for unbalanced-use detection */
+	unsigned region_depth;
+	uint32_t region_stack[FOLD_REGION_STACK];
+
+	/* statistics, summed into the process totals at thread end */
+	uint64_t samples_taken;
+	uint64_t dropped[FOLD_DROP_NREASONS];
+	uint64_t unbalanced;
+
+	/* sigaltstack for the crash handler (NULL if the thread has its own) */
+	void *altstack;
+	unsigned slot; /* index in the state table */
+	uint64_t generation;
+} fold_thread;
+
+extern FOLD_TLS fold_thread *fold__tls_thread;
+
+/* This thread's state, creating it (and the process state) on first use.
+ * Returns NULL when the runtime is not measuring. Not signal-safe. */
+fold_thread *fold__thread(void);
+/* Per-thread setup/teardown (called from the pthread trampoline). */
+fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name);
+void fold__thread_end(fold_thread *t);
+unsigned fold__thread_slots(void);
+fold_thread *fold__thread_slot(unsigned i);
+/* Resets the table after fork: only `self` survives. */
+void fold__threads_after_fork(fold_thread *self);
+uint32_t fold__next_stream(void);
+
+/* Enter/leave a runtime section on thread t. fold__enter_runtime returns 0
+ * (and leaves nothing to undo) when recording is stopped or paused. */
+static inline int fold__enter_runtime(fold_thread *t);
+static inline void fold__leave_runtime(fold_thread *t);
+
+/* Seals t's current buffer into the flusher queue and claims a fresh one
+ * (async-signal-safe). Returns 0 or -ENOSPC when no buffer is free. */
+int fold__thread_swap_buffer(fold_thread *t);
+/* Seals t's current buffer without claiming a new one. */
+void fold__thread_seal(fold_thread *t);
+/* Gives t a fresh current buffer if it has none (t not running, or t itself). */
+void fold__thread_fresh_buffer(fold_thread *t);
+
+/* ---------------------------------------------------------------- events */
+
+enum fold_event { FOLD_EV_ENTER = 0, FOLD_EV_EXIT = 1 };
+
+/* Records an enter/exit of `region` on t now; with_counters adds the counter
+ * values. Caller holds the runtime guard (fold__enter_runtime). */
+void fold__region_event(fold_thread *t, enum fold_event ev, uint32_t region, int with_counters);
+/* Records a marker text on t (guard held). */
+void fold__marker(fold_thread *t, const char *text);
+/* Defines a region in the process stream; returns its id (>= 1), 0 on error.
+ * API regions are deduplicated by name, function regions by address. */
+uint32_t fold__region_define(unsigned kind, uint64_t address, const char *name);
+/* Called once the MPI rank/size are known (e.g. from MPI_Init). */
+void fold__rank_known(int rank, int size);
+
+/* ---------------------------------------------------------------- counters */
+
+/* Decides the counter set (PAPI add+start), writes COUNTER_DEF/MISSING. */
+void fold__counters_init(void);
+/* Opens this thread's counters; returns 0 even if none could be opened. */
+void fold__counters_thread_start(fold_thread *t);
+void fold__counters_thread_stop(fold_thread *t);
+/* Fills values[] with the thread's counter set (hw/sw then app counters) and
+ * returns how many. Async-signal-safe: one read(2) on a perf group fd. */
+unsigned fold__read_counters(fold_thread *t, uint64_t *values);
+/* Re-emits the COUNTER_SET if app counters were registered since (guard held). */
+void fold__counter_set_refresh(fold_thread *t);
+unsigned fold__hw_counter_count(void);
+int fold__hw_counter_has_task_clock(void);
+/* Index of perf::TASK-CLOCK in the hw set, or -1. */
+int fold__task_clock_index(void);
+uint32_t fold__app_counter_define(const char *name);
+unsigned fold__app_counter_count(void);
+
+/* ---------------------------------------------------------------- sampling */
+
+typedef struct fold_sample_source {
+	const char *name;
+	int (*configure)(void);          /* once per process */
+	int (*thread_start)(fold_thread *t); /* in the thread, after unwinder warm-up */
+	void (*thread_stop)(fold_thread *t);
+	void (*rearm)(fold_thread *t);   /* from the handler: async-signal-safe */
+} fold_sample_source;
+
+extern const fold_sample_source fold__source_time;
+extern const fold_sample_source fold__source_papi;
+const fold_sample_source *fold__source(void);
+
+/* The next sampling period of t (ns or events), jittered by the seeded
+ * per-thread generator. Async-signal-safe. */
+uint64_t fold__next_period(fold_thread *t);
+/* Installs the sample/crash handlers; starts sampling on a thread. */
+int fold__signals_init(void);
+void fold__sampling_thread_start(fold_thread *t);
+void fold__sampling_thread_stop(fold_thread *t);
+/* Records one sample on t from a signal handler context (uc may be NULL). */
+void fold__sample(fold_thread *t, void *uc);
+/* Warms libunwind's per-thread caches (outside any handler). */
+void fold__unwind_warm(void);
+/* Blocks and drains the sampling signal in this thread (before exec). */
+void fold__signals_before_exec(void);
+void fold__signals_after_exec_failed(void);
+
+/* ---------------------------------------------------------------- modules */
+
+void fold__modules_scan(void); /* emits MODULE_LOAD/UNLOAD for changes */
+void fold__modules_reset_after_fork(void);
+
+/* ---------------------------------------------------------------- process */
+
+enum fold_phase { FOLD_UNINIT = 0, FOLD_INITIALIZING, FOLD_RUNNING, FOLD_FINISHED };
+
+typedef struct fold_rt {
+	_Atomic int phase;
+	_Atomic int stop;   /* quiesced: no thread may record */
+	_Atomic int paused; /* fold_pause() */
+	_Atomic int crashing;
+	pid_t init_tid;
+	fold_config cfg;
+	fold_clock clock;
+	int fd;
+	char path[1024];
+	int rank, size; /* -1 when unknown */
+	int path_has_rank;
+	pid_t pid;
+	/* process stream 0, guarded by proc_lock */
+	pthread_mutex_t proc_lock;
+	trace_enc proc_enc;
+	fold_buf *proc_buf;
+	uint32_t proc_seq;
+	/* totals from ended threads */
+	_Atomic uint64_t threads_total;
+	_Atomic uint64_t samples_taken;
+	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
+	_Atomic uint64_t unbalanced;
+	_Atomic uint64_t bytes_raw, bytes_written, chunks_written, write_errors;
+	/* sampling */
+	const fold_sample_source *source;
+	int counters_mode; /* 0 none, 1 software, 2 hardware */
+} fold_rt;
+
+extern fold_rt fold__rt;
+
+/* Initialises the process (idempotent, thread-safe). Returns 1 if running. */
+int fold__init(void);
+/* Final flush: stops recording everywhere, writes everything, closes. */
+void fold__finish(const char *why);
+/* Quiesce: stop every thread from recording and wait until none is inside
+ * the runtime; unquiesce resumes. Not signal-safe. */
+void fold__quiesce(void);
+void fold__unquiesce(void);
+/* Checkpoint before exec/system: everything written; returns after flush. */
+void fold__checkpoint(int for_exec);
+void fold__checkpoint_done(int for_exec);
+
+/* Process-stream writers (take proc_lock). */
+void fold__proc_info(const char *key, const char *value);
+void fold__proc_info_u64(const char *key, uint64_t value);
+void fold__proc_stat(const char *key, uint64_t value);
+void fold__proc_clock(void);
+void fold__proc_counter_def(uint32_t id, unsigned kind, const char *name);
+void fold__proc_counter_missing(const char *name, const char *reason);
+void fold__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uint8_t *bid, size_t bid_len,
+                            const char *path, const trace_segment *segs, unsigned nseg);
+void fold__proc_module_unload(uint32_t id, uint64_t tick);
+/* Seals the process stream's buffer into the queue (proc_lock taken). */
+void fold__proc_seal(void);
+
+/* Output file naming (rt_output.c). */
+int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
+int fold__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
+                        int *has_rank);
+
+/* Real libc functions behind our interpositions. */
+void *fold__real(const char *name);
+
+/* ---------------------------------------------------------------- guard */
+
+static inline int fold__enter_runtime(fold_thread *t)
+{
+	t->busy++;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (FOLD_UNLIKELY(atomic_load_explicit(&fold__rt.stop, memory_order_relaxed) ||
+	                  atomic_load_explicit(&fold__rt.paused, memory_order_relaxed))) {
+		atomic_signal_fence(memory_order_seq_cst);
+		t->busy--;
+		return 0;
+	}
+	return 1;
+}
+
+static inline void fold__leave_runtime(fold_thread *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy--;
+}
+
+#endif

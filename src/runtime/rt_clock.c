@@ -1,0 +1,54 @@
+/* rt_clock.c: the runtime's timestamp source.
+ *
+ * Owns the choice between rdtsc ticks (clock.source "tsc", only when the CPU
+ * says the TSC is invariant) and CLOCK_MONOTONIC nanoseconds, and the start-up
+ * estimate of the tick rate. The exact conversion is done offline from the
+ * CLOCK records written at start and at the end; the estimate only serves a
+ * trace with a single CLOCK record (a crash).
+ */
+#include "fold_rt.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int fold__clock_tsc;
+
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__cpuid(0x80000007u, a, b, c, d);
+	return (d >> 8) & 1; /* invariant TSC: constant rate, runs in C-states */
+#else
+	return 0;
+#endif
+}
+
+void fold__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns)
+{
+	*mono_ns = fold__ns(CLOCK_MONOTONIC);
+	*tick = fold__tick();
+	*real_ns = fold__ns(CLOCK_REALTIME);
+}
+
+void fold__clock_init(fold_clock *c, int want_tsc)
+{
+	fold__clock_tsc = want_tsc && tsc_is_invariant();
+	c->tsc = fold__clock_tsc;
+	fold__clock_now(&c->tick0, &c->mono0, &c->real0);
+	if (!c->tsc) {
+		c->tick_hz = 1000000000ull;
+		return;
+	}
+	/* 200 us against CLOCK_MONOTONIC gives the rate to ~0.1%: enough for the
+	 * estimate; the end-of-run CLOCK record makes it exact. */
+	uint64_t t0 = fold__tick(), m0 = fold__ns(CLOCK_MONOTONIC), t1, m1;
+	do {
+		m1 = fold__ns(CLOCK_MONOTONIC);
+		t1 = fold__tick();
+	} while (m1 - m0 < 200000);
+	c->tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
+}

@@ -1,0 +1,315 @@
+/* rt_config.c: FOLD_* environment variables and the runtime's stderr lines.
+ *
+ * Owns parsing and validating the configuration once, at process start. Every
+ * variable is documented in docs/configuration.md. A bad value never stops the
+ * program: it gets one "fold:" line naming the variable, the value given and
+ * what is accepted, and the default is used.
+ */
+#include "fold_rt.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void fold__warn_raw(const char *msg)
+{
+	size_t n = strlen(msg);
+	while (n > 0) {
+		ssize_t w = write(STDERR_FILENO, msg, n);
+		if (w <= 0) {
+			if (w < 0 && errno == EINTR)
+				continue;
+			return;
+		}
+		msg += w;
+		n -= (size_t)w;
+	}
+}
+
+void fold__warn(const char *fmt, ...)
+{
+	char line[1024];
+	int saved = errno;
+	int off = snprintf(line, sizeof line, "fold: ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line + off, sizeof line - (size_t)off - 1, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(line);
+	line[n] = '\n';
+	line[n + 1] = 0;
+	fold__warn_raw(line);
+	errno = saved;
+}
+
+int fold__parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v <= 0)
+		return -EINVAL;
+	double mul;
+	if (!strcmp(end, "ns"))
+		mul = 1;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "s"))
+		mul = 1e9;
+	else
+		return -EINVAL;
+	double r = v * mul;
+	if (r < 1 || r > 3600e9)
+		return -EINVAL;
+	*ns = (uint64_t)(r + 0.5);
+	return 0;
+}
+
+int fold__parse_signal(const char *s)
+{
+	static const struct {
+		const char *name;
+		int signo;
+	} names[] = {{"SIGPROF", SIGPROF}, {"SIGVTALRM", SIGVTALRM}, {"SIGALRM", SIGALRM},
+	             {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}};
+	const char *p = s;
+	if (!strncmp(p, "SIG", 3) || !strncmp(p, "sig", 3)) {
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (!strcasecmp(p, names[i].name))
+				return names[i].signo;
+		p += 3;
+	}
+	if (!strncasecmp(p, "RTMIN", 5)) {
+		int off = 0;
+		if (p[5] == '+') {
+			char *end;
+			long v = strtol(p + 6, &end, 10);
+			if (*end || end == p + 6 || v < 0)
+				return -EINVAL;
+			off = (int)v;
+		} else if (p[5]) {
+			return -EINVAL;
+		}
+		if (SIGRTMIN + off > SIGRTMAX)
+			return -EINVAL;
+		return SIGRTMIN + off;
+	}
+	if (p != s) /* SIGxxx we do not accept */
+		return -EINVAL;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || end == s)
+		return -EINVAL;
+	/* Only signals whose default action we can safely take over. */
+	if (v == SIGPROF || v == SIGVTALRM || v == SIGALRM || v == SIGUSR1 || v == SIGUSR2 ||
+	    (v >= SIGRTMIN && v <= SIGRTMAX))
+		return (int)v;
+	return -EINVAL;
+}
+
+int fold__parse_sample(const char *spec, fold_config *cfg, char *msg, size_t msg_len)
+{
+	if (!strcmp(spec, "off")) {
+		cfg->source = FOLD_SOURCE_OFF;
+		cfg->period = 0;
+		return 0;
+	}
+	const char *at = strrchr(spec, '@');
+	if (!at || at == spec || !at[1]) {
+		snprintf(msg, msg_len, "expected SOURCE@PERIOD (time@10ms, cputime@10ms, EVENT@COUNT) or off");
+		return -EINVAL;
+	}
+	size_t nlen = (size_t)(at - spec);
+	if (nlen >= sizeof cfg->sample_event) {
+		snprintf(msg, msg_len, "event name too long");
+		return -EINVAL;
+	}
+	char name[FOLD_NAME_MAX];
+	memcpy(name, spec, nlen);
+	name[nlen] = 0;
+	const char *per = at + 1;
+	if (!strcmp(name, "time") || !strcmp(name, "cputime")) {
+		uint64_t ns;
+		if (fold__parse_duration(per, &ns)) {
+			snprintf(msg, msg_len, "period must be a number with a unit ns, us, ms or s (e.g. 10ms)");
+			return -EINVAL;
+		}
+		if (ns < FOLD_MIN_PERIOD_NS) {
+			snprintf(msg, msg_len,
+			         "period below the safe floor of 100us (shorter periods livelock this machine)");
+			return -EINVAL;
+		}
+		cfg->source = !strcmp(name, "time") ? FOLD_SOURCE_TIME : FOLD_SOURCE_CPUTIME;
+		cfg->period = ns;
+		cfg->sample_event[0] = 0;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(per, &end, 10);
+	if (errno || end == per || *end || v == 0) {
+		snprintf(msg, msg_len, "EVENT@PERIOD needs a whole number of events as period (e.g. 1000000)");
+		return -EINVAL;
+	}
+	if (v < FOLD_MIN_PAPI_PERIOD) {
+		snprintf(msg, msg_len, "period below the safe floor of %llu events",
+		         (unsigned long long)FOLD_MIN_PAPI_PERIOD);
+		return -EINVAL;
+	}
+	/* perf::TASK-CLOCK / CPU-CLOCK count ns: apply the time floor too. */
+	if ((strstr(name, "TASK-CLOCK") || strstr(name, "CPU-CLOCK")) && v < FOLD_MIN_PERIOD_NS) {
+		snprintf(msg, msg_len, "period below the safe floor of 100000 ns for %s", name);
+		return -EINVAL;
+	}
+	cfg->source = FOLD_SOURCE_PAPI;
+	cfg->period = v;
+	memcpy(cfg->sample_event, name, nlen + 1);
+	return 0;
+}
+
+static void bad_value(const char *var, const char *value, const char *accepted, const char *dflt)
+{
+	fold__warn("%s=\"%s\" is not valid: %s; using %s", var, value, accepted, dflt);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int env_bool(const char *var, int dflt)
+{
+	const char *v = getenv(var);
+	if (!v)
+		return dflt;
+	if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+		return 1;
+	if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off") ||
+	    !*v)
+		return 0;
+	bad_value(var, v, "expected 1/0, yes/no, true/false or on/off", dflt ? "1" : "0");
+	return dflt;
+}
+
+void fold__config_load(fold_config *cfg)
+{
+	char msg[256];
+	const char *v;
+	memset(cfg, 0, sizeof *cfg);
+
+	cfg->quiet = env_bool("FOLD_QUIET", 0);
+
+	snprintf(cfg->sample_spec, sizeof cfg->sample_spec, "%s", FOLD_DEFAULT_SAMPLE);
+	fold__parse_sample(FOLD_DEFAULT_SAMPLE, cfg, msg, sizeof msg);
+	if ((v = getenv("FOLD_SAMPLE")) && *v) {
+		fold_config tmp = *cfg;
+		if (fold__parse_sample(v, &tmp, msg, sizeof msg) == 0) {
+			*cfg = tmp;
+			snprintf(cfg->sample_spec, sizeof cfg->sample_spec, "%s", v);
+		} else {
+			bad_value("FOLD_SAMPLE", v, msg, FOLD_DEFAULT_SAMPLE);
+		}
+	}
+
+	cfg->jitter = 0.1;
+	if ((v = getenv("FOLD_JITTER")) && *v) {
+		char *end;
+		errno = 0;
+		double j = strtod(v, &end);
+		if (errno || end == v || *end || j < 0 || j > 0.5)
+			bad_value("FOLD_JITTER", v, "expected a fraction of the period from 0 to 0.5", "0.1");
+		else
+			cfg->jitter = j;
+	}
+
+	cfg->seed = 0x5eedf01dull;
+	if ((v = getenv("FOLD_SEED")) && *v) {
+		uint64_t s;
+		if (parse_u64(v, &s))
+			bad_value("FOLD_SEED", v, "expected a non-negative integer", "0x5eedf01d");
+		else
+			cfg->seed = s;
+	}
+
+	cfg->signo = SIGRTMIN + 4;
+	if ((v = getenv("FOLD_SIGNAL")) && *v) {
+		int s = fold__parse_signal(v);
+		if (s < 0)
+			bad_value("FOLD_SIGNAL", v,
+			          "expected SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGRTMIN+N or a number",
+			          "SIGRTMIN+4");
+		else
+			cfg->signo = s;
+	}
+
+	cfg->stack_depth = FOLD_DEFAULT_STACK_DEPTH;
+	if ((v = getenv("FOLD_STACK_DEPTH")) && *v) {
+		uint64_t d;
+		if (parse_u64(v, &d) || d > TRACE_MAX_DEPTH)
+			bad_value("FOLD_STACK_DEPTH", v, "expected an integer from 0 (no stacks) to 256", "64");
+		else
+			cfg->stack_depth = (unsigned)d;
+	}
+
+	cfg->counters_default = 1;
+	if ((v = getenv("FOLD_COUNTERS")) != NULL) {
+		if (strlen(v) >= sizeof cfg->counters) {
+			bad_value("FOLD_COUNTERS", "...", "list too long (at most 511 characters)", "the default set");
+		} else {
+			snprintf(cfg->counters, sizeof cfg->counters, "%s", v);
+			cfg->counters_default = 0;
+		}
+	}
+
+	snprintf(cfg->output, sizeof cfg->output, "%s", "");
+	if ((v = getenv("FOLD_OUTPUT")) && *v) {
+		if (strlen(v) >= sizeof cfg->output)
+			bad_value("FOLD_OUTPUT", "...", "path pattern too long (at most 511 characters)",
+			          "the default pattern");
+		else
+			snprintf(cfg->output, sizeof cfg->output, "%s", v);
+	}
+
+	cfg->zlib_level = 1;
+	if ((v = getenv("FOLD_ZLIB_LEVEL")) && *v) {
+		uint64_t l;
+		if (parse_u64(v, &l) || l > 9)
+			bad_value("FOLD_ZLIB_LEVEL", v, "expected 0 (store) to 9", "1");
+		else
+			cfg->zlib_level = (int)l;
+	}
+
+	cfg->clock_tsc = 1;
+	if ((v = getenv("FOLD_CLOCK")) && *v) {
+		if (!strcmp(v, "tsc"))
+			cfg->clock_tsc = 1;
+		else if (!strcmp(v, "monotonic"))
+			cfg->clock_tsc = 0;
+		else
+			bad_value("FOLD_CLOCK", v, "expected tsc or monotonic", "tsc");
+	}
+
+	/* Set by our exec wrappers for the next image of the same process. */
+	if ((v = getenv("FOLD_EXEC_GENERATION")) && *v) {
+		uint64_t g;
+		if (parse_u64(v, &g) || g > 1000000)
+			bad_value("FOLD_EXEC_GENERATION", v, "expected a small non-negative integer (set by fold)",
+			          "0");
+		else
+			cfg->exec_generation = (unsigned)g;
+	}
+}

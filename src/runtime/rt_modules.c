@@ -1,0 +1,291 @@
+/* rt_modules.c: the module map (MODULE_LOAD/UNLOAD) and dlopen/dlclose.
+ *
+ * Owns the list of loaded objects as dl_iterate_phdr reports them: path,
+ * load bias, build-id (NT_GNU_BUILD_ID from PT_NOTE) and PT_LOAD segments,
+ * so fold can symbolise a sampled address offline with
+ * file_vaddr = address - load_bias. Rescanned after every dlopen/dlclose.
+ *
+ * Our dlopen wrapper calls the real dlopen from inside libfold.so, and glibc
+ * searches the *caller's* DT_RUNPATH/DT_RPATH for a bare name. So for a name
+ * without '/' we search the calling object's RUNPATH/RPATH ($ORIGIN expanded)
+ * ourselves first and pass the path we find; otherwise the normal search
+ * (LD_LIBRARY_PATH, cache, system directories) applies unchanged.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fold_rt.h"
+
+#define MAX_SEGS 16
+
+typedef struct module {
+	uint32_t id;
+	int seen;
+	uint64_t bias;
+	char *path;
+} module;
+
+static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
+static module *mods;
+static unsigned nmods, cap_mods;
+static uint32_t next_id = 1;
+
+typedef struct found {
+	uint64_t bias;
+	char path[1024];
+	uint8_t build_id[64];
+	size_t build_id_len;
+	trace_segment segs[MAX_SEGS];
+	unsigned nseg;
+} found;
+
+typedef struct scan_state {
+	found *items;
+	unsigned n, cap;
+	int first;
+} scan_state;
+
+static void read_build_id(struct dl_phdr_info *info, found *f)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			size_t namesz = (nh->n_namesz + 3) & ~3u, descsz = (nh->n_descsz + 3) & ~3u;
+			const uint8_t *name = p + sizeof *nh, *desc = name + namesz;
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+				f->build_id_len = nh->n_descsz < sizeof f->build_id ? nh->n_descsz : sizeof f->build_id;
+				memcpy(f->build_id, desc, f->build_id_len);
+				return;
+			}
+			p = desc + descsz;
+		}
+	}
+}
+
+static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	scan_state *s = arg;
+	if (s->n == s->cap) {
+		unsigned ncap = s->cap ? s->cap * 2 : 32;
+		found *n = realloc(s->items, ncap * sizeof *n);
+		if (!n)
+			return 1;
+		s->items = n;
+		s->cap = ncap;
+	}
+	found *f = &s->items[s->n];
+	memset(f, 0, sizeof *f);
+	f->bias = info->dlpi_addr;
+	const char *name = info->dlpi_name;
+	if ((!name || !*name) && s->first) {
+		ssize_t k = readlink("/proc/self/exe", f->path, sizeof f->path - 1);
+		f->path[k > 0 ? k : 0] = 0;
+	} else if (name) {
+		strncpy(f->path, name, sizeof f->path - 1);
+	}
+	s->first = 0;
+	for (int i = 0; i < info->dlpi_phnum && f->nseg < MAX_SEGS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		trace_segment *seg = &f->segs[f->nseg++];
+		seg->vaddr = ph->p_vaddr;
+		seg->memsz = ph->p_memsz;
+		seg->prot = (uint8_t)(ph->p_flags & 7);
+	}
+	if (!f->nseg)
+		return 0; /* nothing mapped worth naming */
+	read_build_id(info, f);
+	s->n++;
+	return 0;
+}
+
+void fold__modules_scan(void)
+{
+	scan_state s = {.first = 1};
+	dl_iterate_phdr(scan_cb, &s);
+	uint64_t tick = fold__tick();
+	pthread_mutex_lock(&mod_lock);
+	for (unsigned i = 0; i < nmods; i++)
+		mods[i].seen = 0;
+	for (unsigned k = 0; k < s.n; k++) {
+		found *f = &s.items[k];
+		unsigned i;
+		for (i = 0; i < nmods; i++)
+			if (mods[i].bias == f->bias && !strcmp(mods[i].path, f->path))
+				break;
+		if (i < nmods) {
+			mods[i].seen = 1;
+			continue;
+		}
+		if (nmods == cap_mods) {
+			unsigned ncap = cap_mods ? cap_mods * 2 : 64;
+			module *n = realloc(mods, ncap * sizeof *n);
+			if (!n)
+				break;
+			mods = n;
+			cap_mods = ncap;
+		}
+		char *copy = strdup(f->path);
+		if (!copy)
+			break;
+		mods[nmods] = (module){.id = next_id++, .seen = 1, .bias = f->bias, .path = copy};
+		fold__proc_module_load(mods[nmods].id, tick, f->bias, f->build_id, f->build_id_len, f->path, f->segs,
+		                       f->nseg);
+		nmods++;
+	}
+	for (unsigned i = 0; i < nmods;) {
+		if (mods[i].seen) {
+			i++;
+			continue;
+		}
+		fold__proc_module_unload(mods[i].id, tick);
+		free(mods[i].path);
+		mods[i] = mods[--nmods];
+	}
+	pthread_mutex_unlock(&mod_lock);
+	free(s.items);
+}
+
+void fold__modules_reset_after_fork(void)
+{
+	pthread_mutex_init(&mod_lock, NULL);
+	for (unsigned i = 0; i < nmods; i++)
+		free(mods[i].path);
+	nmods = 0;
+	next_id = 1;
+}
+
+/* ---------------------------------------------------------------- dlopen */
+
+/* Searches the RUNPATH (or RPATH) of the object containing `caller` for a
+ * bare library name, as glibc would have had the caller called dlopen. */
+static char *search_caller_paths(const char *file, const void *caller)
+{
+	Dl_info di;
+	struct link_map *lm = NULL;
+	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_ld)
+		return NULL;
+	const char *strtab = NULL;
+	ElfW(Xword) runpath = 0, rpath = 0;
+	int have_runpath = 0, have_rpath = 0;
+	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = (const char *)d->d_un.d_ptr;
+		else if (d->d_tag == DT_RUNPATH) {
+			runpath = d->d_un.d_val;
+			have_runpath = 1;
+		} else if (d->d_tag == DT_RPATH) {
+			rpath = d->d_un.d_val;
+			have_rpath = 1;
+		}
+	}
+	if (!strtab || (!have_runpath && !have_rpath))
+		return NULL;
+	const char *list = strtab + (have_runpath ? runpath : rpath);
+	char origin[1024];
+	const char *objpath = lm->l_name && *lm->l_name ? lm->l_name : NULL;
+	char exe[1024];
+	if (!objpath) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return NULL;
+		exe[n] = 0;
+		objpath = exe;
+	}
+	snprintf(origin, sizeof origin, "%s", objpath);
+	char *slash = strrchr(origin, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(origin, sizeof origin, ".");
+	char dir[2048];
+	while (*list) {
+		size_t len = strcspn(list, ":");
+		size_t o = 0;
+		for (size_t i = 0; i < len && o + 1 < sizeof dir;) {
+			if (!strncmp(list + i, "$ORIGIN", 7) || !strncmp(list + i, "${ORIGIN}", 9)) {
+				o += (size_t)snprintf(dir + o, sizeof dir - o, "%s", origin);
+				i += list[i + 1] == '{' ? 9 : 7;
+				if (o >= sizeof dir)
+					o = sizeof dir - 1;
+			} else {
+				dir[o++] = list[i++];
+			}
+		}
+		dir[o] = 0;
+		char *cand = malloc(o + strlen(file) + 2);
+		if (!cand)
+			return NULL;
+		sprintf(cand, "%s/%s", o ? dir : ".", file);
+		if (access(cand, F_OK) == 0)
+			return cand;
+		free(cand);
+		list += len;
+		if (*list == ':')
+			list++;
+	}
+	return NULL;
+}
+
+typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+static void *dlopen_as(const void *caller, const char *file, int mode)
+{
+	static dlopen_fn real;
+	if (!real)
+		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	if (!real)
+		return NULL;
+	fold_thread *t = fold__tls_thread;
+	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING || !t)
+		return real(file, mode);
+	char *resolved = NULL;
+	if (file && !strchr(file, '/'))
+		resolved = search_caller_paths(file, caller);
+	t->in_dlopen++;
+	void *h = real(resolved ? resolved : file, mode);
+	t->in_dlopen--;
+	free(resolved);
+	if (h && !(mode & RTLD_NOLOAD))
+		fold__modules_scan();
+	return h;
+}
+
+FOLD_EXPORT void *dlopen(const char *file, int mode)
+{
+	return dlopen_as(__builtin_extract_return_addr(__builtin_return_address(0)), file, mode);
+}
+
+FOLD_EXPORT int dlclose(void *handle)
+{
+	static dlclose_fn real;
+	if (!real)
+		real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	if (!real)
+		return -1;
+	fold_thread *t = fold__tls_thread;
+	if (t)
+		t->in_dlopen++;
+	int rc = real(handle);
+	if (t)
+		t->in_dlopen--;
+	if (rc == 0 && atomic_load(&fold__rt.phase) == FOLD_RUNNING)
+		fold__modules_scan();
+	return rc;
+}

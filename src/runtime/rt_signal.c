@@ -1,0 +1,552 @@
+/* rt_signal.c: the signal path: sample handler, crash handler, and how the
+ * program's own signal handlers keep working next to ours.
+ *
+ * Signal-path invariants (everything reachable from on_sample, on_fatal and
+ * the PAPI overflow callback must keep them):
+ *
+ *  1. Async-signal-safe calls only: no malloc/free, no stdio, no locks, no
+ *     zlib, no PAPI_read, no dl* calls. Allowed: the trace encoder (pure
+ *     memory), read(2) on our perf fds, clock_gettime, timer_settime,
+ *     sem_post, write/writev, unw_backtrace (warmed per thread before its
+ *     timer is armed, so it only reads its caches), atomics.
+ *  2. Memory is preallocated: the thread's state and its current chunk
+ *     buffer; a full buffer is handed over with fold__buf_submit and replaced
+ *     by fold__buf_claim (both lock-free). No free buffer: the sample is
+ *     dropped and counted (buffer_full), never waited for.
+ *  3. errno is saved on entry and restored on every exit path.
+ *  4. Re-entrancy guard: t->busy > 0 means the thread was interrupted inside
+ *     the runtime (an API call, a hook, a flush): the sample is dropped and
+ *     counted (in_runtime). t->in_dlopen likewise (in_dlopen): the loader's
+ *     state is inconsistent while it maps objects.
+ *  5. The handler raises t->busy itself while it records, and records
+ *     nothing when the process is stopped (exit, exec, fork) or paused.
+ *  6. Counter values come from one read(2) of the thread's perf group fd (no
+ *     PAPI call), app counters from the thread's own array: nothing that
+ *     another thread may be changing.
+ *  7. Compression and file writes happen in the flusher thread, except on
+ *     the crash path, which writes raw chunks (trace_chunk_write_raw) and
+ *     then re-raises the signal with the default action.
+ *  8. A signal that is not ours (another sender of the sampling signal) goes
+ *     to the program's handler as if we were not there.
+ *
+ * tests/integration/runtime/test_nomalloc.c checks invariant 1 for malloc
+ * with an interposed allocator.
+ */
+#include "fold_rt.h"
+
+#include <errno.h>
+#include <libunwind.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "trace_chunk.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;
+
+/* What the program asked for, for signals whose kernel disposition is ours. */
+static struct sigaction app_action[NSIG];
+static volatile sig_atomic_t ours[NSIG]; /* 1: our handler is installed */
+static int sample_signo;
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
+                                    SIGINT,  SIGHUP, SIGQUIT, SIGXCPU, SIGPIPE};
+
+static int is_fatal(int sig)
+{
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		if (fatal_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+static int call_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (!real_sigaction)
+		real_sigaction = (sigaction_fn)fold__real("sigaction");
+	if (!real_sigaction) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_sigaction(sig, act, old);
+}
+
+/* ---------------------------------------------------------------- samples */
+
+static inline uint64_t next_rand(fold_thread *t)
+{
+	uint64_t x = t->rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+uint64_t fold__next_period(fold_thread *t)
+{
+	uint64_t p = fold__rt.cfg.period;
+	double j = fold__rt.cfg.jitter;
+	if (j <= 0)
+		return p;
+	double u = (double)(next_rand(t) >> 11) * (1.0 / 9007199254740992.0); /* [0,1) */
+	double f = 1.0 + j * (2.0 * u - 1.0);
+	return (uint64_t)((double)p * f);
+}
+
+static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
+{
+	if (!max)
+		return 0;
+	void *raw[TRACE_MAX_DEPTH + 8];
+	uint64_t pc = 0;
+#if defined(__x86_64__)
+	if (ucv)
+		pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+#endif
+	int n = unw_backtrace(raw, (int)(max + 8));
+	if (n <= 0) {
+		if (!pc)
+			return 0;
+		frames[0] = pc;
+		return 1;
+	}
+	/* Drop our own frames and the signal trampoline: start at the
+	 * interrupted pc. */
+	int start = -1;
+	for (int i = 0; i < n && i < 8; i++)
+		if ((uint64_t)raw[i] == pc) {
+			start = i;
+			break;
+		}
+	if (start < 0) {
+		if (!pc)
+			return 0;
+		frames[0] = pc;
+		return 1;
+	}
+	unsigned d = 0;
+	for (int i = start; i < n && d < max; i++)
+		frames[d++] = (uint64_t)raw[i];
+	return d;
+}
+
+void fold__sample(fold_thread *t, void *uc)
+{
+	if (t->busy) {
+		t->dropped[FOLD_DROP_IN_RUNTIME]++;
+		return;
+	}
+	if (t->in_dlopen) {
+		t->dropped[FOLD_DROP_IN_DLOPEN]++;
+		return;
+	}
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&fold__rt.stop, memory_order_relaxed)) {
+		t->dropped[FOLD_DROP_STOPPED]++;
+		goto out;
+	}
+	if (atomic_load_explicit(&fold__rt.paused, memory_order_relaxed)) {
+		t->dropped[FOLD_DROP_PAUSED]++;
+		goto out;
+	}
+	if (!t->cur) {
+		fold__thread_fresh_buffer(t);
+		if (!t->cur) {
+			t->dropped[FOLD_DROP_BUFFER_FULL]++;
+			goto out;
+		}
+	}
+	uint64_t tick = fold__tick();
+	uint64_t frames[TRACE_MAX_DEPTH];
+	unsigned depth = unwind(uc, frames, fold__rt.cfg.stack_depth);
+	if (!depth && fold__rt.cfg.stack_depth) {
+		t->dropped[FOLD_DROP_UNWIND_FAILED]++;
+		goto out;
+	}
+	fold__counter_set_refresh(t);
+	uint64_t ctr[TRACE_MAX_COUNTERS];
+	fold__read_counters(t, ctr);
+	int tci = fold__task_clock_index();
+	uint64_t cpu = tci >= 0 ? ctr[tci] : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t cpu_ns = cpu >= t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
+	t->last_cpu_ns = cpu;
+	int rc = trace_enc_sample(&t->enc, tick, frames, depth, cpu_ns, ctr);
+	if (rc == -ENOSPC) {
+		if (fold__thread_swap_buffer(t) == 0)
+			rc = trace_enc_sample(&t->enc, tick, frames, depth, cpu_ns, ctr);
+		if (rc) {
+			t->dropped[FOLD_DROP_BUFFER_FULL]++;
+			goto out;
+		}
+	}
+	t->samples_taken++;
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+static void chain_to_program(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *a = &app_action[sig];
+	if (a->sa_flags & SA_SIGINFO) {
+		if (a->sa_sigaction)
+			a->sa_sigaction(sig, si, uc);
+	} else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler) {
+		a->sa_handler(sig);
+	}
+	/* SIG_DFL/SIG_IGN for a signal we use: ignored (documented). */
+}
+
+static void on_sample(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	fold_thread *t = fold__tls_thread;
+	if (si && si->si_code == SI_TIMER && t && si->si_value.sival_ptr == (void *)t) {
+		fold__sample(t, uc);
+		if (atomic_load_explicit(&fold__rt.phase, memory_order_relaxed) == FOLD_RUNNING)
+			fold__rt.source->rearm(t);
+	} else if (si && si->si_code == SI_TIMER && !t && si->si_value.sival_ptr &&
+	           app_action[sig].sa_handler == SIG_DFL) {
+		/* A late tick of a thread that has just ended: ignore it. */
+	} else {
+		chain_to_program(sig, si, uc);
+	}
+	errno = saved_errno;
+}
+
+/* ---------------------------------------------------------------- time source */
+
+static clockid_t time_clock;
+
+static int time_configure(void)
+{
+	time_clock = fold__rt.cfg.source == FOLD_SOURCE_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	return 0;
+}
+
+static void time_rearm(fold_thread *t)
+{
+	if (!t->timer_ok)
+		return;
+	uint64_t p = fold__next_period(t);
+	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
+	timer_settime(t->timer, 0, &its, NULL);
+}
+
+static int time_thread_start(fold_thread *t)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sample_signo;
+	sev.sigev_value.sival_ptr = t;
+	sev.sigev_notify_thread_id = t->tid;
+	if (timer_create(time_clock, &sev, &t->timer)) {
+		static int warned;
+		if (!warned++)
+			fold__warn("timer_create failed (%s): threads from now on are not sampled", strerror(errno));
+		return -errno;
+	}
+	t->timer_ok = 1;
+	time_rearm(t);
+	return 0;
+}
+
+static void time_thread_stop(fold_thread *t)
+{
+	if (!t->timer_ok)
+		return;
+	t->timer_ok = 0;
+	timer_delete(t->timer);
+}
+
+const fold_sample_source fold__source_time = {
+    .name = "time",
+    .configure = time_configure,
+    .thread_start = time_thread_start,
+    .thread_stop = time_thread_stop,
+    .rearm = time_rearm,
+};
+
+static int off_configure(void) { return 0; }
+static int off_thread_start(fold_thread *t)
+{
+	(void)t;
+	return 0;
+}
+static void off_thread_stop(fold_thread *t) { (void)t; }
+static const fold_sample_source source_off = {
+    .name = "off",
+    .configure = off_configure,
+    .thread_start = off_thread_start,
+    .thread_stop = off_thread_stop,
+    .rearm = off_thread_stop,
+};
+
+const fold_sample_source *fold__source(void) { return fold__rt.source; }
+
+void fold__unwind_warm(void)
+{
+	/* The first unw_backtrace of a thread maps its caches (mmap, no malloc);
+	 * doing it here keeps the first sample's handler cheap and safe. */
+	void *raw[32];
+	unw_backtrace(raw, 32);
+}
+
+void fold__sampling_thread_start(fold_thread *t)
+{
+	if (fold__rt.cfg.source == FOLD_SOURCE_OFF)
+		return;
+	if (fold__rt.cfg.stack_depth)
+		fold__unwind_warm();
+	fold__rt.source->thread_start(t);
+}
+
+void fold__sampling_thread_stop(fold_thread *t) { fold__rt.source->thread_stop(t); }
+
+/* ---------------------------------------------------------------- crash path */
+
+static void put_str(char *buf, size_t cap, size_t *o, const char *s)
+{
+	while (*s && *o + 1 < cap)
+		buf[(*o)++] = *s++;
+	buf[*o] = 0;
+}
+
+static void put_uint(char *buf, size_t cap, size_t *o, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < 23);
+	while (n && *o + 1 < cap)
+		buf[(*o)++] = tmp[--n];
+	buf[*o] = 0;
+}
+
+/* Writes everything we hold, raw, from a fatal signal handler. */
+static void crash_flush(int sig)
+{
+	if (atomic_exchange(&fold__rt.crashing, 1))
+		return;
+	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING || getpid() != fold__rt.pid)
+		return;
+	fold_thread *self = fold__tls_thread;
+	if (self)
+		self->busy++;
+	atomic_store(&fold__rt.stop, 1);
+	syscall(__NR_membarrier, 1 /* MEMBARRIER_CMD_GLOBAL */, 0, 0);
+	unsigned n = fold__thread_slots();
+	/* Give threads inside the runtime a moment (bounded: they may be stuck). */
+	for (int spin = 0; spin < 50; spin++) {
+		int busy = 0;
+		for (unsigned i = 0; i < n && !busy; i++) {
+			fold_thread *t = fold__thread_slot(i);
+			busy = t != self && atomic_load(&t->alive) && t->busy;
+		}
+		if (!busy)
+			break;
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	fold__flush_queue_raw();
+	for (unsigned i = 0; i < n; i++) {
+		fold_thread *t = fold__thread_slot(i);
+		if (!atomic_load(&t->alive) || !t->cur)
+			continue;
+		if (t == self) {
+			uint64_t tick = fold__tick();
+			char text[32] = "signal ";
+			size_t o = 7;
+			put_uint(text, sizeof text, &o, (uint64_t)sig);
+			trace_enc_marker(&t->enc, tick, text);
+		}
+		size_t len = trace_enc_len(&t->enc);
+		if (len)
+			trace_chunk_write_raw(fold__rt.fd, t->stream, t->seq++, t->cur->data, len);
+		t->cur = NULL;
+	}
+	/* The process stream: end clock and what we know of the statistics. */
+	if (fold__rt.proc_buf) {
+		trace_enc *enc = &fold__rt.proc_enc;
+		uint64_t tick, mono, real;
+		fold__clock_now(&tick, &mono, &real);
+		trace_enc_clock(enc, tick, mono, real);
+		uint64_t taken = atomic_load(&fold__rt.samples_taken);
+		for (unsigned i = 0; i < n; i++) {
+			fold_thread *t = fold__thread_slot(i);
+			if (atomic_load(&t->alive))
+				taken += t->samples_taken;
+		}
+		trace_enc_stat(enc, "samples.taken", taken);
+		trace_enc_stat(enc, "threads", atomic_load(&fold__rt.threads_total));
+		trace_enc_stat(enc, "exit.signal", (uint64_t)sig);
+		size_t len = trace_enc_len(enc);
+		if (len)
+			trace_chunk_write_raw(fold__rt.fd, TRACE_PROCESS_STREAM, fold__rt.proc_seq++,
+			                      fold__rt.proc_buf->data, len);
+		fold__rt.proc_buf = NULL;
+	}
+	if (!fold__rt.cfg.quiet) {
+		char line[1200];
+		size_t o = 0;
+		put_str(line, sizeof line, &o, "fold: signal ");
+		put_uint(line, sizeof line, &o, (uint64_t)sig);
+		put_str(line, sizeof line, &o, ": trace flushed to ");
+		put_str(line, sizeof line, &o, fold__rt.path);
+		put_str(line, sizeof line, &o, "\n");
+		fold__warn_raw(line);
+	}
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int saved_errno = errno;
+	crash_flush(sig);
+	/* Default action, as if we had never been there: a fault re-executes the
+	 * faulting instruction (so the core shows the real state); a sent signal
+	 * is re-sent and delivered when this handler returns. */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	call_real_sigaction(sig, &dfl, NULL);
+	ours[sig] = 0;
+	if (!si || si->si_code <= 0 || sig == SIGABRT || sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+	    sig == SIGQUIT || sig == SIGXCPU || sig == SIGPIPE)
+		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	errno = saved_errno;
+}
+
+/* ---------------------------------------------------------------- install */
+
+static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
+	sigemptyset(&sa.sa_mask);
+	if (call_real_sigaction(sig, &sa, &old))
+		return -errno;
+	app_action[sig] = old;
+	ours[sig] = 1;
+	return 0;
+}
+
+int fold__signals_init(void)
+{
+	sample_signo = fold__rt.cfg.signo;
+	switch (fold__rt.cfg.source) {
+	case FOLD_SOURCE_TIME:
+	case FOLD_SOURCE_CPUTIME: fold__rt.source = &fold__source_time; break;
+	case FOLD_SOURCE_PAPI: fold__rt.source = &fold__source_papi; break;
+	default: fold__rt.source = &source_off; break;
+	}
+	if (fold__rt.source->configure()) {
+		fold__warn("sampling with %s is not possible here: continuing without samples",
+		           fold__rt.cfg.sample_spec);
+		fold__rt.cfg.source = FOLD_SOURCE_OFF;
+		fold__rt.source = &source_off;
+	}
+	if (fold__rt.source == &fold__source_time && !ours[sample_signo]) {
+		struct sigaction cur;
+		call_real_sigaction(sample_signo, NULL, &cur);
+		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler != SIG_DFL)
+			fold__warn("signal %d already has a handler; it still receives signals not sent by fold "
+			           "(set FOLD_SIGNAL to use another signal)",
+			           sample_signo);
+		install(sample_signo, on_sample, 0);
+	}
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+		int sig = fatal_signals[i];
+		struct sigaction cur;
+		if (ours[sig] || call_real_sigaction(sig, NULL, &cur))
+			continue;
+		/* Only take over defaults: an ignored SIGHUP (nohup) or SIGINT (a
+		 * background job) stays ignored, the program's handlers stay. */
+		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
+			install(sig, on_fatal, SA_ONSTACK);
+	}
+	return 0;
+}
+
+void fold__signals_before_exec(void)
+{
+	/* Nothing of ours may reach the new image: our handlers vanish at exec
+	 * and an RT signal's default action would kill it. Delete this thread's
+	 * timer and consume a tick that is already pending. */
+	fold_thread *t = fold__tls_thread;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, sample_signo);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	if (t)
+		fold__sampling_thread_stop(t);
+	struct timespec zero = {0, 0};
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Restore the program's own dispositions for the new image's sake (the
+	 * kernel resets handlers to default at exec anyway; ignored stays ignored). */
+}
+
+void fold__signals_after_exec_failed(void)
+{
+	fold_thread *t = fold__tls_thread;
+	if (t)
+		fold__sampling_thread_start(t);
+}
+
+/* ---------------------------------------------------------------- interposition */
+
+FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig <= 0 || sig >= NSIG || !ours[sig])
+		return call_real_sigaction(sig, act, old);
+	struct sigaction prev = app_action[sig];
+	if (sig == sample_signo && !is_fatal(sig)) {
+		/* Our sampling signal: the program's handler is chained to. */
+		if (act)
+			app_action[sig] = *act;
+		if (old)
+			*old = prev;
+		return 0;
+	}
+	/* A fatal signal whose default we took over: the program's own handler
+	 * (or SIG_IGN) goes straight to the kernel; SIG_DFL keeps our flush. */
+	if (act && !(!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL)) {
+		if (call_real_sigaction(sig, act, NULL))
+			return -1;
+		ours[sig] = 0;
+	}
+	if (act)
+		app_action[sig] = *act;
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+FOLD_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < NSIG)
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old))
+		return SIG_ERR;
+	return old.sa_handler;
+}

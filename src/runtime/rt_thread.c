@@ -1,0 +1,322 @@
+/* rt_thread.c: per-thread measurement state and the pthread_create wrapper.
+ *
+ * Owns the table of fold_thread objects (never freed: recycled through a free
+ * list, so a thread state pointer stays valid for a late signal), thread
+ * start/end records, and how a thread's chunk buffer is sealed and replaced.
+ *
+ * Invariants:
+ *  - A thread gets its state in its own context: in our pthread_create
+ *    trampoline, or adopted on first use of the API for threads we did not
+ *    create (a pthread key destructor then ends them).
+ *  - pthread_exit never returns through the trampoline, so the end of a
+ *    thread runs from a pthread_cleanup_push handler.
+ *  - threads_lock is held by fold__quiesce until fold__unquiesce; a thread
+ *    never waits for it while its busy guard is up, so quiesce cannot
+ *    deadlock against a thread that is starting or ending.
+ */
+#include "fold_rt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_SLOTS 65536u
+
+FOLD_TLS fold_thread *fold__tls_thread;
+static FOLD_TLS int tls_starting; /* re-entrancy during thread begin */
+
+static fold_thread *slots[MAX_SLOTS];
+static _Atomic unsigned nslots;
+static fold_thread *free_list[MAX_SLOTS];
+static unsigned nfree;
+pthread_mutex_t fold__threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint32_t next_stream = 1;
+static pthread_key_t adopt_key;
+static pthread_once_t adopt_once = PTHREAD_ONCE_INIT;
+
+unsigned fold__thread_slots(void) { return atomic_load(&nslots); }
+fold_thread *fold__thread_slot(unsigned i) { return i < atomic_load(&nslots) ? slots[i] : NULL; }
+uint32_t fold__next_stream(void) { return atomic_fetch_add(&next_stream, 1); }
+
+void *fold__real(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	return p;
+}
+
+static fold_thread *alloc_state(void)
+{
+	fold_thread *t = NULL;
+	pthread_mutex_lock(&fold__threads_lock);
+	if (nfree) {
+		t = free_list[--nfree];
+	} else if (atomic_load(&nslots) < MAX_SLOTS) {
+		size_t sz = (sizeof(fold_thread) + 4095) & ~(size_t)4095;
+		size_t stsz = (sizeof(trace_stack_table) + 4095) & ~(size_t)4095;
+		uint8_t *mem = mmap(NULL, sz + stsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem != MAP_FAILED) {
+			t = (fold_thread *)mem;
+			t->stacks = (trace_stack_table *)(mem + sz);
+			t->slot = atomic_load(&nslots);
+			slots[t->slot] = t;
+			atomic_store(&nslots, t->slot + 1);
+		}
+	}
+	pthread_mutex_unlock(&fold__threads_lock);
+	return t;
+}
+
+static void recycle_state(fold_thread *t)
+{
+	pthread_mutex_lock(&fold__threads_lock);
+	atomic_store(&t->alive, 0);
+	free_list[nfree++] = t;
+	pthread_mutex_unlock(&fold__threads_lock);
+}
+
+static int start_buffer(fold_thread *t)
+{
+	fold__pool_reserve(4);
+	t->cur = fold__buf_claim();
+	if (!t->cur)
+		return -ENOMEM;
+	t->cur->stream = t->stream;
+	return trace_enc_begin(&t->enc, t->cur->data, FOLD_BUF_BYTES);
+}
+
+void fold__thread_seal(fold_thread *t)
+{
+	fold_buf *b = t->cur;
+	if (!b)
+		return;
+	t->cur = NULL;
+	b->len = (uint32_t)trace_enc_len(&t->enc);
+	b->stream = t->stream;
+	b->seq = t->seq++;
+	fold__buf_submit(b);
+	t->enc.base = t->enc.pos = t->enc.end = NULL;
+}
+
+void fold__thread_fresh_buffer(fold_thread *t)
+{
+	if (t->cur)
+		return;
+	t->cur = fold__buf_claim();
+	if (t->cur) {
+		t->cur->stream = t->stream;
+		trace_enc_begin(&t->enc, t->cur->data, FOLD_BUF_BYTES);
+	}
+}
+
+int fold__thread_swap_buffer(fold_thread *t)
+{
+	fold_buf *fresh = fold__buf_claim();
+	if (!fresh)
+		return -ENOSPC;
+	fold__thread_seal(t);
+	t->cur = fresh;
+	fresh->stream = t->stream;
+	return trace_enc_begin(&t->enc, fresh->data, FOLD_BUF_BYTES);
+}
+
+static void adopt_destructor(void *arg)
+{
+	fold_thread *t = arg;
+	if (t && fold__tls_thread == t)
+		fold__thread_end(t);
+}
+
+static void adopt_key_init(void) { pthread_key_create(&adopt_key, adopt_destructor); }
+
+fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
+{
+	if (tls_starting || atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+		return NULL;
+	tls_starting = 1;
+	fold_thread *t = alloc_state();
+	if (!t)
+		goto fail;
+	trace_stack_table *st = t->stacks;
+	unsigned slot = t->slot;
+	uint64_t gen = t->generation + 1;
+	memset(t, 0, sizeof *t);
+	t->stacks = st;
+	t->slot = slot;
+	t->generation = gen;
+	t->busy = 1; /* no samples until the state is complete */
+	t->tid = (pid_t)syscall(SYS_gettid);
+	t->stream = fold__next_stream();
+	t->parent_stream = parent_stream;
+	t->papi_eventset = -1;
+	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
+		t->perf_fd[i] = -1;
+	t->rng = fold__rt.cfg.seed ^ (0x9e3779b97f4a7c15ull * (t->stream + 1));
+	trace_enc_init(&t->enc, t->stacks);
+	if (start_buffer(t)) {
+		fold__warn("no memory for a trace buffer: thread %d is not measured", (int)t->tid);
+		recycle_state(t);
+		goto fail;
+	}
+	trace_enc_thread_start(&t->enc, (uint64_t)t->tid, parent_stream, fold__tick(), name ? name : "");
+	fold__counters_thread_start(t);
+	fold__counter_set_refresh(t);
+	t->last_cpu_ns = fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	atomic_store(&t->alive, 1);
+	atomic_fetch_add(&fold__rt.threads_total, 1);
+	fold__tls_thread = t;
+	fold__sampling_thread_start(t);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	tls_starting = 0;
+	return t;
+fail:
+	tls_starting = 0;
+	return NULL;
+}
+
+static void add_totals(fold_thread *t)
+{
+	atomic_fetch_add(&fold__rt.samples_taken, t->samples_taken);
+	for (int i = 0; i < FOLD_DROP_NREASONS; i++)
+		atomic_fetch_add(&fold__rt.dropped[i], t->dropped[i]);
+	atomic_fetch_add(&fold__rt.unbalanced, t->unbalanced);
+	t->samples_taken = 0;
+	memset(t->dropped, 0, sizeof t->dropped);
+	t->unbalanced = 0;
+}
+
+void fold__thread_end(fold_thread *t)
+{
+	if (!t || fold__tls_thread != t)
+		return;
+	pthread_mutex_lock(&fold__threads_lock);
+	t->busy++;
+	atomic_signal_fence(memory_order_seq_cst);
+	fold__sampling_thread_stop(t);
+	if (!atomic_load(&fold__rt.stop) && t->cur) {
+		if (t->region_depth) {
+			char text[96];
+			snprintf(text, sizeof text, "unbalanced: thread ended inside %u region(s), innermost %u",
+			         t->region_depth, t->region_stack[(t->region_depth - 1) % FOLD_REGION_STACK]);
+			fold__marker(t, text);
+			t->unbalanced++;
+		}
+		uint64_t tick = fold__tick();
+		if (trace_enc_thread_end(&t->enc, tick) == -ENOSPC && fold__thread_swap_buffer(t) == 0)
+			trace_enc_thread_end(&t->enc, tick);
+		fold__thread_seal(t);
+	}
+	if (t->cur) { /* stopped for good (after the final flush): drop it */
+		fold__buf_release(t->cur);
+		t->cur = NULL;
+	}
+	fold__counters_thread_stop(t);
+	add_totals(t);
+	fold__tls_thread = NULL;
+	atomic_store(&t->alive, 0);
+	free_list[nfree++] = t;
+	pthread_mutex_unlock(&fold__threads_lock);
+}
+
+fold_thread *fold__thread(void)
+{
+	fold_thread *t = fold__tls_thread;
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	if (tls_starting)
+		return NULL;
+	int phase = atomic_load(&fold__rt.phase);
+	if (phase == FOLD_UNINIT) {
+		fold__init();
+		t = fold__tls_thread;
+		if (t)
+			return t;
+		phase = atomic_load(&fold__rt.phase);
+	}
+	if (phase != FOLD_RUNNING || atomic_load(&fold__rt.stop))
+		return NULL;
+	/* A thread we did not create (started before us, or by clone). */
+	t = fold__thread_begin(0, "adopted");
+	if (t) {
+		pthread_once(&adopt_once, adopt_key_init);
+		pthread_setspecific(adopt_key, t);
+	}
+	return t;
+}
+
+void fold__threads_after_fork(fold_thread *self)
+{
+	pthread_mutex_init(&fold__threads_lock, NULL);
+	nfree = 0;
+	unsigned n = atomic_load(&nslots);
+	for (unsigned i = 0; i < n; i++) {
+		fold_thread *t = slots[i];
+		if (t == self)
+			continue;
+		if (t->cur) { /* the parent writes those; here they are stale */
+			fold__buf_release(t->cur);
+			t->cur = NULL;
+		}
+		atomic_store(&t->alive, 0);
+		free_list[nfree++] = t;
+	}
+	atomic_store(&next_stream, 1);
+}
+
+/* ---------------------------------------------------------------- pthread_create */
+
+struct start_arg {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t parent;
+};
+
+static void trampoline_cleanup(void *arg)
+{
+	fold_thread *t = arg;
+	if (t)
+		fold__thread_end(t);
+}
+
+static void *trampoline(void *p)
+{
+	struct start_arg sa = *(struct start_arg *)p;
+	free(p);
+	fold_thread *t = fold__thread_begin(sa.parent, "");
+	void *ret;
+	pthread_cleanup_push(trampoline_cleanup, t);
+	ret = sa.fn(sa.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+FOLD_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static pthread_create_fn real;
+	if (!real)
+		real = (pthread_create_fn)fold__real("pthread_create");
+	if (!real)
+		return EAGAIN;
+	if (atomic_load(&fold__rt.phase) == FOLD_UNINIT)
+		fold__init();
+	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+		return real(th, attr, fn, arg);
+	struct start_arg *sa = malloc(sizeof *sa);
+	if (!sa)
+		return real(th, attr, fn, arg);
+	fold_thread *self = fold__tls_thread;
+	sa->fn = fn;
+	sa->arg = arg;
+	sa->parent = self ? self->stream : 0;
+	int rc = real(th, attr, trampoline, sa);
+	if (rc)
+		free(sa);
+	return rc;
+}
