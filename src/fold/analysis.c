@@ -123,5 +123,9 @@ void fold_analysis_free(fold_analysis *a)
 		free(a->warnings[i].what);
 	free(a->warnings);
 	free(a->sample_config);
+	free_kvs(a->models_skipped, a->nmodels_skipped);
+	for (size_t i = 0; i < a->nmodels_used; i++)
+		free(a->models_used[i]);
+	free(a->models_used);
 	free(a);
 }

@@ -224,6 +224,10 @@ typedef struct fold_analysis {
 	size_t nwarnings;
 	char *sample_config; /* e.g. "time@10ms jitter 10%" */
 	double hook_overhead_ns; /* per enter+exit pair, subtracted from the profile (0: none) */
+	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
+	size_t nmodels_skipped;
+	char **models_used; /* ids of the models evaluated */
+	size_t nmodels_used;
 } fold_analysis;
 
 void fold_analysis_free(fold_analysis *a);

@@ -929,11 +929,6 @@ static int fold_regions(ctx *c)
 	return 0;
 }
 
-static void warn_cb(void *arg, const char *msg)
-{
-	warn(arg, "%s", msg);
-}
-
 static void default_diag(void *arg, const char *msg)
 {
 	(void)arg;
@@ -988,7 +983,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	rc = fold__models_load(opt->share_dir, &c.models, diag, opt->diag_arg);
 	if (rc)
 		goto fail_nomem;
-	fold__models_report_missing(c.models, c.a, warn_cb, &c);
+	if ((rc = fold__models_classify(c.models, c.a)))
+		goto fail_nomem;
 	rc = fold__attrib_new(&c.attrib, c.tr, c.ntr, diag, opt->diag_arg);
 	if (rc)
 		goto fail_nomem;

@@ -1,4 +1,19 @@
-/* attribution.c: source attribution of folded samples (see attribution.h). */
+/* attribution.c: source attribution of folded samples (see attribution.h).
+ *
+ * Every distinct call stack of a process is symbolised once into "logical
+ * frames" (outermost first, each physical frame expanded into its inline
+ * chain: containing function, then the inlined calls). Per-phase tops
+ * aggregate the innermost logical frame (function, file, line); the
+ * timeline and the call tree walk logical frames from the outside in.
+ *
+ * Timeline (a simplified multiple-sequence alignment): the common outer
+ * frames are the longest prefix of logical frames shared by >= 97% of the
+ * folded samples (ending at the region's own function when it has one); below it, at each of up to FOLD__TIMELINE_LEVELS depths,
+ * the normalised time axis is cut into bins, each bin takes the function
+ * most of its samples run at that depth, and equal neighbours merge into
+ * spans.
+ */
+#define _GNU_SOURCE
 #include "attribution.h"
 
 #include <errno.h>
@@ -10,10 +25,53 @@
 
 #include "symbols.h"
 
+#define FOLD__TOP_PER_PHASE 10
+#define FOLD__TIMELINE_LEVELS 4
+
+typedef struct lframe {
+	const char *function, *file;
+	unsigned line;
+} lframe;
+
+typedef struct stk_info {
+	int done;
+	unsigned nlog;
+	lframe *log; /* outermost first */
+	const symtab_result *leaf; /* symbolisation of the interrupted PC (may be NULL) */
+} stk_info;
+
+typedef struct proc_cache {
+	stk_info *stk; /* indexed by stack id */
+	size_t n;
+} proc_cache;
+
 struct fold__attrib {
 	symtab *st;
 	pthread_mutex_t lock;
+	fold__trace *const *tr;
+	proc_cache *pc;
+	size_t ntr;
+	char **owned; /* fallback names */
+	size_t nowned, cap_owned;
 };
+
+static const char *own(fold__attrib *a, char *s)
+{
+	if (!s)
+		return "[unknown]";
+	if (a->nowned == a->cap_owned) {
+		size_t nc = a->cap_owned ? a->cap_owned * 2 : 64;
+		char **no = realloc(a->owned, nc * sizeof *no);
+		if (!no) {
+			free(s);
+			return "[unknown]";
+		}
+		a->owned = no;
+		a->cap_owned = nc;
+	}
+	a->owned[a->nowned++] = s;
+	return s;
+}
 
 int fold__attrib_new(fold__attrib **out, fold__trace *const *tr, size_t ntr, trace_diag_fn diag, void *diag_arg)
 {
@@ -21,6 +79,21 @@ int fold__attrib_new(fold__attrib **out, fold__trace *const *tr, size_t ntr, tra
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
+	a->tr = tr;
+	a->ntr = ntr;
+	a->pc = calloc(ntr + 1, sizeof *a->pc);
+	if (!a->pc) {
+		fold__attrib_free(a);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ntr; i++) {
+		a->pc[i].n = tr[i]->nstacks + 1;
+		a->pc[i].stk = calloc(a->pc[i].n, sizeof *a->pc[i].stk);
+		if (!a->pc[i].stk) {
+			fold__attrib_free(a);
+			return -ENOMEM;
+		}
+	}
 	int rc = symtab_new(&a->st, diag, diag_arg);
 	if (rc) {
 		fold__attrib_free(a);
@@ -40,6 +113,16 @@ void fold__attrib_free(fold__attrib *a)
 {
 	if (!a)
 		return;
+	if (a->pc)
+		for (size_t i = 0; i < a->ntr; i++) {
+			for (size_t k = 0; a->pc[i].stk && k < a->pc[i].n; k++)
+				free(a->pc[i].stk[k].log);
+			free(a->pc[i].stk);
+		}
+	free(a->pc);
+	for (size_t i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+	free(a->owned);
 	symtab_free(a->st);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
@@ -54,27 +137,476 @@ const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t 
 	pthread_mutex_lock(&a->lock);
 	int rc = symtab_function_name(a->st, proc, address, &name);
 	pthread_mutex_unlock(&a->lock);
+	/* Without a module the fallback "[unknown]" would merge every such
+	 * function into one region: keep the address instead. */
 	if (rc == 0 && name && *name)
 		return name;
 	return buf;
 }
 
+/* Symbolises stack id of proc into logical frames; caller holds the lock. */
+static stk_info *resolve_stack(fold__attrib *a, unsigned proc, uint32_t id)
+{
+	if (proc >= a->ntr || !id || id >= a->pc[proc].n)
+		return NULL;
+	stk_info *si = &a->pc[proc].stk[id];
+	if (si->done)
+		return si;
+	si->done = 1;
+	const fold__trace *t = a->tr[proc];
+	unsigned depth = t->stk_depth[id];
+	const uint64_t *fr = t->frames + t->stk_off[id];
+	size_t cap = (size_t)depth * 2 + 4, n = 0;
+	lframe *log = malloc(cap * sizeof *log);
+	if (!log)
+		return si;
+	for (unsigned d = depth; d-- > 0;) { /* outermost physical frame first */
+		const symtab_result *res = NULL;
+		int rc = symtab_lookup(a->st, proc, fr[d], d > 0, &res);
+		if (d == 0)
+			si->leaf = res;
+		if (!res || rc == -ENOENT || !res->nframes) {
+			char *nm = NULL;
+			if (asprintf(&nm, "0x%" PRIx64, fr[d]) < 0)
+				nm = NULL;
+			if (n + 1 > cap)
+				break;
+			log[n++] = (lframe){own(a, nm), NULL, 0};
+			if (d == 0)
+				si->leaf = NULL;
+			continue;
+		}
+		for (unsigned k = res->nframes; k-- > 0;) {
+			if (n + 1 > cap) {
+				size_t nc = cap * 2;
+				lframe *nl = realloc(log, nc * sizeof *nl);
+				if (!nl)
+					break;
+				log = nl;
+				cap = nc;
+			}
+			log[n++] = (lframe){res->frames[k].function, res->frames[k].file, res->frames[k].line};
+		}
+	}
+	si->log = log;
+	si->nlog = (unsigned)n;
+	return si;
+}
+
+static stk_info *stack_of(fold__attrib *a, unsigned proc, uint32_t id)
+{
+	pthread_mutex_lock(&a->lock);
+	stk_info *si = resolve_stack(a, proc, id);
+	pthread_mutex_unlock(&a->lock);
+	return si && si->nlog ? si : NULL;
+}
+
+static int same_str(const char *x, const char *y)
+{
+	if (x == y)
+		return 1;
+	if (!x || !y)
+		return 0;
+	return !strcmp(x, y);
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* --- per-phase tops --- */
+
+typedef struct hit {
+	unsigned phase;
+	double x;
+	const stk_info *si;
+} hit;
+
+static int cmp_hit_leaf(const void *p, const void *q)
+{
+	const hit *a = p, *b = q;
+	if (a->phase != b->phase)
+		return a->phase < b->phase ? -1 : 1;
+	const lframe *la = &a->si->log[a->si->nlog - 1], *lb = &b->si->log[b->si->nlog - 1];
+	int c = strcmp(la->function ? la->function : "", lb->function ? lb->function : "");
+	if (c)
+		return c;
+	c = strcmp(la->file ? la->file : "", lb->file ? lb->file : "");
+	if (c)
+		return c;
+	return la->line < lb->line ? -1 : la->line > lb->line;
+}
+
+static int cmp_hit_x(const void *p, const void *q)
+{
+	const hit *a = p, *b = q;
+	return a->x < b->x ? -1 : a->x > b->x;
+}
+
+typedef struct run {
+	size_t first, count;
+} run;
+
+static int cmp_run(const void *p, const void *q)
+{
+	const run *a = p, *b = q;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static int fill_inline(fold_attribution *o, const symtab_result *res)
+{
+	if (!res || res->nframes < 2)
+		return 0;
+	o->inline_chain = calloc(res->nframes, sizeof *o->inline_chain);
+	if (!o->inline_chain)
+		return -ENOMEM;
+	for (unsigned i = 0; i < res->nframes; i++) {
+		fold_source_frame *f = &o->inline_chain[i];
+		f->function = dup_or_null(res->frames[i].function);
+		f->file = dup_or_null(res->frames[i].file);
+		f->line = res->frames[i].line;
+		if (i + 1 < res->nframes) {
+			f->call_line = res->frames[i + 1].line;
+			f->call_file = dup_or_null(res->frames[i + 1].file);
+		}
+		o->ninline++;
+	}
+	return 0;
+}
+
+static int phase_tops(hit *h, size_t n, fold_region_result *r)
+{
+	qsort(h, n, sizeof *h, cmp_hit_leaf);
+	run *runs = malloc((n + 1) * sizeof *runs);
+	if (!runs)
+		return -ENOMEM;
+	size_t i = 0;
+	while (i < n) {
+		unsigned p = h[i].phase;
+		size_t nr = 0, total = 0, j = i;
+		while (j < n && h[j].phase == p) {
+			size_t k = j;
+			while (k < n && h[k].phase == p && !cmp_hit_leaf(&h[j], &h[k]))
+				k++;
+			runs[nr++] = (run){j, k - j};
+			total += k - j;
+			j = k;
+		}
+		qsort(runs, nr, sizeof *runs, cmp_run);
+		fold_phase *ph = &r->phases[p];
+		size_t keep = nr < FOLD__TOP_PER_PHASE ? nr : FOLD__TOP_PER_PHASE;
+		ph->top = calloc(keep + 1, sizeof *ph->top);
+		if (!ph->top) {
+			free(runs);
+			return -ENOMEM;
+		}
+		for (size_t q = 0; q < keep; q++) {
+			const stk_info *si = h[runs[q].first].si;
+			const lframe *lf = &si->log[si->nlog - 1];
+			fold_attribution *o = &ph->top[ph->ntop++];
+			o->function = dup_or_null(lf->function);
+			o->file = dup_or_null(lf->file);
+			o->line = lf->line;
+			o->module = si->leaf ? dup_or_null(si->leaf->module) : NULL;
+			o->samples = runs[q].count;
+			o->share = (double)runs[q].count / (double)total;
+			if (fill_inline(o, si->leaf)) {
+				free(runs);
+				return -ENOMEM;
+			}
+		}
+		i = j;
+	}
+	free(runs);
+	return 0;
+}
+
+/* --- timeline --- */
+
+typedef struct tally {
+	const char *key;
+	size_t count;
+} tally;
+
+/* Most frequent function among samples at logical depth d (samples shallower are skipped). */
+static const char *majority(const hit *h, size_t a, size_t b, unsigned d, size_t *count, size_t *present,
+                            tally *t, size_t tcap)
+{
+	size_t nt = 0;
+	*present = 0;
+	for (size_t i = a; i < b; i++) {
+		if (h[i].si->nlog <= d)
+			continue;
+		(*present)++;
+		const char *fn = h[i].si->log[d].function;
+		size_t k;
+		for (k = 0; k < nt; k++)
+			if (same_str(t[k].key, fn))
+				break;
+		if (k == nt) {
+			if (nt == tcap)
+				continue;
+			t[nt++] = (tally){fn, 0};
+		}
+		t[k].count++;
+	}
+	const char *best = NULL;
+	*count = 0;
+	for (size_t k = 0; k < nt; k++)
+		if (t[k].count > *count) {
+			*count = t[k].count;
+			best = t[k].key;
+		}
+	return best;
+}
+
+static int timeline(hit *h, size_t n, fold_region_result *r)
+{
+	if (n < 10)
+		return 0;
+	qsort(h, n, sizeof *h, cmp_hit_x);
+	tally *t = malloc(256 * sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	/* Common outer frames: extend while >= 97% of samples agree, and stop
+	 * below a frame named like the region (a function region's own frame). */
+	unsigned prefix = 0;
+	for (unsigned d = 0; d < 512; d++) {
+		size_t cnt, present;
+		const char *fn = majority(h, 0, n, d, &cnt, &present, t, 256);
+		if (!fn || (double)cnt < 0.97 * (double)n)
+			break;
+		prefix = d + 1;
+		if (same_str(fn, r->name))
+			break;
+	}
+	/* The region's own function is the last common frame: levels start below it. */
+	size_t bins = n / 8;
+	if (bins > 100)
+		bins = 100;
+	if (bins < 4)
+		bins = 4;
+	r->timeline = calloc(FOLD__TIMELINE_LEVELS, sizeof *r->timeline);
+	const char **binfn = malloc(bins * sizeof *binfn);
+	size_t *edge = malloc((bins + 1) * sizeof *edge);
+	if (!r->timeline || !binfn || !edge) {
+		free(t);
+		free(binfn);
+		free(edge);
+		return -ENOMEM;
+	}
+	/* sample index ranges of the bins */
+	for (size_t b = 0, i = 0; b <= bins; b++) {
+		double xb = (double)b / (double)bins;
+		while (i < n && h[i].x < xb)
+			i++;
+		edge[b] = b == bins ? n : i;
+	}
+	int rc = 0;
+	for (unsigned l = 0; l < FOLD__TIMELINE_LEVELS; l++) {
+		unsigned d = prefix + l;
+		int any = 0;
+		for (size_t b = 0; b < bins; b++) {
+			size_t cnt, present;
+			binfn[b] = majority(h, edge[b], edge[b + 1], d, &cnt, &present, t, 256);
+			/* a bin where most samples are shallower than d has no routine at this depth */
+			if (edge[b + 1] - edge[b] == 0 || 2 * present < edge[b + 1] - edge[b])
+				binfn[b] = NULL;
+			any |= binfn[b] != NULL;
+		}
+		if (!any)
+			break;
+		fold_timeline_level *lv = &r->timeline[r->ntimeline];
+		lv->depth = l;
+		lv->spans = calloc(bins, sizeof *lv->spans);
+		if (!lv->spans) {
+			rc = -ENOMEM;
+			break;
+		}
+		r->ntimeline++;
+		for (size_t b = 0; b < bins;) {
+			size_t e = b + 1;
+			while (e < bins && same_str(binfn[e], binfn[b]))
+				e++;
+			if (binfn[b]) {
+				fold_timeline_span *sp = &lv->spans[lv->nspans++];
+				sp->start = (double)b / (double)bins;
+				sp->end = (double)e / (double)bins;
+				sp->function = strdup(binfn[b]);
+				/* the most frequent line of that function at that depth within the span */
+				size_t nt = 0;
+				const char *file = NULL;
+				unsigned best_line = 0;
+				size_t best = 0;
+				unsigned *lines = malloc((edge[e] - edge[b] + 1) * sizeof *lines);
+				if (lines) {
+					for (size_t i = edge[b]; i < edge[e]; i++)
+						if (h[i].si->nlog > d && same_str(h[i].si->log[d].function, binfn[b]))
+							lines[nt++] = h[i].si->log[d].line;
+					for (size_t i = 0; i < nt; i++) {
+						size_t c = 0;
+						for (size_t k = 0; k < nt && nt < 2000; k++)
+							c += lines[k] == lines[i];
+						if (c > best) {
+							best = c;
+							best_line = lines[i];
+						}
+					}
+					free(lines);
+				}
+				for (size_t i = edge[b]; i < edge[e] && !file; i++)
+					if (h[i].si->nlog > d && same_str(h[i].si->log[d].function, binfn[b]))
+						file = h[i].si->log[d].file;
+				sp->file = dup_or_null(file);
+				sp->line = best_line;
+				if (!sp->function) {
+					rc = -ENOMEM;
+					break;
+				}
+			}
+			b = e;
+		}
+		if (rc)
+			break;
+	}
+	free(t);
+	free(binfn);
+	free(edge);
+	return rc;
+}
+
 int fold__attrib_region(fold__attrib *a, fold__trace *const *tr, const fold__instance *inst, size_t ninst,
                         fold_region_result *r)
 {
-	(void)a;
-	(void)tr;
-	(void)inst;
-	(void)ninst;
-	(void)r;
-	return 0;
+	if (!a || !r->nphases)
+		return 0;
+	size_t cap = 0;
+	for (size_t i = 0; i < ninst; i++)
+		if (inst[i].used)
+			cap += inst[i].se - inst[i].sb;
+	if (!cap)
+		return 0;
+	hit *h = malloc(cap * sizeof *h);
+	if (!h)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < ninst; i++) {
+		const fold__instance *in = &inst[i];
+		if (!in->used || in->t1 <= in->t0)
+			continue;
+		const fold__thread *th = &tr[in->proc]->threads[in->thread];
+		double span = (double)(in->t1 - in->t0);
+		for (size_t k = in->sb; k < in->se; k++) {
+			if (!th->smp[k].stack)
+				continue;
+			stk_info *si = stack_of(a, in->proc, th->smp[k].stack);
+			if (!si)
+				continue;
+			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
+			unsigned p = 0;
+			while (p + 1 < r->nphases && x >= r->phases[p + 1].start)
+				p++;
+			h[n++] = (hit){p, x, si};
+		}
+	}
+	int rc = 0;
+	if (n) {
+		rc = phase_tops(h, n, r);
+		if (!rc)
+			rc = timeline(h, n, r);
+	}
+	free(h);
+	return rc;
+}
+
+/* --- sampled call tree --- */
+
+typedef struct cct_build {
+	fold_cct_node *nodes;
+	size_t n, cap;
+} cct_build;
+
+static size_t child_of(cct_build *b, size_t parent, const lframe *f)
+{
+	size_t first = parent == SIZE_MAX ? (b->n ? 0 : SIZE_MAX) : b->nodes[parent].first_child;
+	size_t last = SIZE_MAX;
+	for (size_t c = first; c != SIZE_MAX; c = b->nodes[c].next_sibling) {
+		if (same_str(b->nodes[c].function, f->function))
+			return c;
+		last = c;
+	}
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 256;
+		fold_cct_node *nn = realloc(b->nodes, nc * sizeof *nn);
+		if (!nn)
+			return SIZE_MAX;
+		b->nodes = nn;
+		b->cap = nc;
+	}
+	size_t id = b->n++;
+	fold_cct_node *o = &b->nodes[id];
+	memset(o, 0, sizeof *o);
+	o->function = strdup(f->function ? f->function : "[unknown]");
+	o->file = dup_or_null(f->file);
+	o->line = 0;
+	o->parent = parent;
+	o->first_child = SIZE_MAX;
+	o->next_sibling = SIZE_MAX;
+	if (!o->function) {
+		b->n--;
+		return SIZE_MAX;
+	}
+	if (last != SIZE_MAX)
+		b->nodes[last].next_sibling = id;
+	else if (parent != SIZE_MAX)
+		b->nodes[parent].first_child = id;
+	return id;
 }
 
 int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fold_analysis *an)
 {
-	(void)a;
-	(void)tr;
-	(void)ntr;
-	(void)an;
+	if (!a)
+		return 0;
+	cct_build b = {0};
+	int rc = 0;
+	for (size_t p = 0; p < ntr && !rc; p++) {
+		const fold__trace *t = tr[p];
+		unsigned long *count = calloc(t->nstacks + 1, sizeof *count);
+		if (!count)
+			return -ENOMEM;
+		for (size_t th = 0; th < t->nthreads; th++)
+			for (size_t k = 0; k < t->threads[th].nsmp; k++)
+				count[t->threads[th].smp[k].stack]++;
+		for (uint32_t id = 1; id <= t->nstacks && !rc; id++) {
+			if (!count[id])
+				continue;
+			stk_info *si = stack_of(a, (unsigned)p, id);
+			if (!si)
+				continue;
+			size_t node = SIZE_MAX;
+			for (unsigned d = 0; d < si->nlog; d++) {
+				size_t c = child_of(&b, node, &si->log[d]);
+				if (c == SIZE_MAX) {
+					rc = -ENOMEM;
+					break;
+				}
+				b.nodes[c].total_samples += count[id];
+				node = c;
+			}
+			if (node != SIZE_MAX && !rc)
+				b.nodes[node].self_samples += count[id];
+		}
+		free(count);
+	}
+	if (rc) {
+		for (size_t i = 0; i < b.n; i++) {
+			free(b.nodes[i].function);
+			free(b.nodes[i].file);
+		}
+		free(b.nodes);
+		return rc;
+	}
+	an->cct = b.nodes;
+	an->ncct = b.n;
 	return 0;
 }

@@ -529,30 +529,47 @@ static void alias_list(const alias *a, char *buf, size_t len)
 	}
 }
 
-void fold__models_report_missing(const fold__models *m, const fold_analysis *a, void (*fn)(void *, const char *),
-                                 void *arg)
+int fold__models_classify(const fold__models *m, fold_analysis *a)
 {
-	if (!m)
-		return;
+	if (!m || !m->n)
+		return 0;
 	const char **names = calloc(a->ncounters + 1, sizeof *names);
-	if (!names)
-		return;
+	a->models_skipped = calloc(m->n, sizeof *a->models_skipped);
+	a->models_used = calloc(m->n, sizeof *a->models_used);
+	if (!names || !a->models_skipped || !a->models_used) {
+		free(names);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < a->ncounters; i++)
 		names[i] = a->counters[i].name;
 	for (size_t j = 0; j < m->n; j++) {
 		const model *md = &m->m[j];
-		for (size_t k = 0; k < md->nal; k++) {
-			if (resolve(&md->al[k], names, a->ncounters) >= 0)
-				continue;
-			char alts[256], line[512];
-			alias_list(&md->al[k], alts, sizeof alts);
-			snprintf(line, sizeof line, "model %s skipped: no counter for %s (%s) in the trace", md->id,
-			         md->al[k].name, alts);
-			fn(arg, line);
-			break;
+		size_t k;
+		for (k = 0; k < md->nal; k++)
+			if (resolve(&md->al[k], names, a->ncounters) < 0)
+				break;
+		if (k == md->nal) {
+			a->models_used[a->nmodels_used] = strdup(md->id);
+			if (a->models_used[a->nmodels_used])
+				a->nmodels_used++;
+			continue;
 		}
+		char alts[256];
+		alias_list(&md->al[k], alts, sizeof alts);
+		fold_kv *kv = &a->models_skipped[a->nmodels_skipped];
+		kv->key = strdup(md->id);
+		if (asprintf(&kv->value, "no counter for %s (%s) in the trace", md->al[k].name, alts) < 0)
+			kv->value = NULL;
+		if (!kv->key || !kv->value) {
+			free(kv->key);
+			free(kv->value);
+			free(names);
+			return -ENOMEM;
+		}
+		a->nmodels_skipped++;
 	}
 	free(names);
+	return 0;
 }
 
 int fold__models_eval(const fold__models *m, size_t mi, size_t k, const char *const *names, const double *rates,

@@ -39,10 +39,10 @@ void fold__models_free(fold__models *m);
 size_t fold__models_count(const fold__models *m);
 size_t fold__models_max_metrics(const fold__models *m);
 
-/* For every model that needs a counter the analysis has nowhere, emits one
- * line "model NAME skipped: ..." through fn. */
-void fold__models_report_missing(const fold__models *m, const fold_analysis *a, void (*fn)(void *, const char *),
-                                 void *arg);
+/* Records in a->models_skipped every model that needs a counter the
+ * analysis has nowhere (id -> "no counter for ALIAS (NAME | NAME ...)"),
+ * and in a->models_used the others. Returns 0 or -ENOMEM. */
+int fold__models_classify(const fold__models *m, fold_analysis *a);
 
 /* Appends derived series (curves on the region's grid) and per-phase metric
  * values for every model whose counters the region's series include. */

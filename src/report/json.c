@@ -501,6 +501,20 @@ static void write_document(jw *w, const fold_analysis *a)
 		close_(w, '}');
 	}
 	close_(w, ']');
+	karr(w, "models_used");
+	for (size_t i = 0; i < a->nmodels_used; i++) {
+		sep(w);
+		str_raw(w, a->models_used[i]);
+	}
+	close_(w, ']');
+	karr(w, "models_skipped");
+	for (size_t i = 0; i < a->nmodels_skipped; i++) {
+		eobj(w);
+		kstr(w, "model", a->models_skipped[i].key);
+		kstr(w, "reason", a->models_skipped[i].value);
+		close_(w, '}');
+	}
+	close_(w, ']');
 	karr(w, "regions");
 	for (size_t i = 0; i < a->nregions; i++)
 		write_region(w, &a->regions[i]);
