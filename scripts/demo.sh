@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command one of the README: installs what fold needs, builds and installs it
 # into ./out, runs an example program under libfold, folds its trace and
-# writes report.html.
+# writes report.html (in ./demo).
 #
 # Usage: scripts/demo.sh [PREFIX]   (default PREFIX: ./out)
 set -euo pipefail
@@ -23,8 +23,12 @@ mkdir -p "$demo"
 cd "$demo"
 rm -f trace.bin report.html
 
-echo "== running examples/two_phase under libfold (foldrun)"
-FOLD_OUTPUT=trace.bin "$prefix/bin/foldrun" "$prefix/share/fold/examples/two_phase" 300
+echo "== running examples/phases.c under libfold"
+if [ -x "$prefix/bin/foldrun" ]; then
+  "$prefix/bin/foldrun" -o trace.bin "$root/build/examples/phases" 300
+else
+  FOLD_OUTPUT=trace.bin LD_PRELOAD="$prefix/lib/libfold.so" "$root/build/examples/phases" 300
+fi
 
 echo "== folding the trace"
 "$prefix/bin/fold" trace.bin -o report.html

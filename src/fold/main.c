@@ -1,16 +1,252 @@
-/* main.c: the fold command line (interim: only `fold dump` until the
- * analysis and report modules land). */
+/* main.c: the fold command line: option parsing and subcommand dispatch.
+ *
+ *   fold [OPTIONS] TRACE...           analyse; terminal summary, or -o/--json/--csv
+ *   fold profile TRACE...             the exact region profile
+ *   fold dump [--stats] TRACE         every record, one per line
+ *   fold export --format=F TRACE...   pprof, chrome, folded (cmd_export.c)
+ *
+ * coreutils ships fold(1) and scripts call it. When this fold is invoked the
+ * way coreutils' would be (coreutils_handoff.c decides), it hands over to the
+ * next fold on PATH, so installing fold never breaks `fold -w 80`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analyze.h"
 #include "cli.h"
+#include "fold_version.h"
+#include "json.h"
+#include "report.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "Usage: fold [OPTIONS] TRACE...\n"
+	        "       fold profile [OPTIONS] TRACE...\n"
+	        "       fold dump [--stats] TRACE\n"
+	        "       fold export --format=pprof|chrome|folded [-o FILE] TRACE...\n"
+	        "\n"
+	        "Folds the samples of repetitive regions recorded by libfold.so into one\n"
+	        "synthetic instance, fits counter rates, finds phases and attributes them\n"
+	        "to source lines. Without an output option it prints a summary.\n"
+	        "\n"
+	        "Options:\n"
+	        "  -o, --output FILE     write the self-contained HTML report to FILE\n"
+	        "      --json FILE       write the analysis as JSON (\"-\" for stdout)\n"
+	        "      --csv DIR         write tidy CSV tables into DIR\n"
+	        "      --fit METHOD      kriging (default) or pwlr (piecewise-linear)\n"
+	        "      --region NAME     fold only the region NAME\n"
+	        "      --group N         fold instance group N of the region (default: automatic)\n"
+	        "      --outlier-k K     drop instances outside median +- K*MAD (default 3)\n"
+	        "      --grid N          points on fitted curves (default 200)\n"
+	        "      --min-instances N regions with fewer instances are listed, not folded\n"
+	        "      --seed N          seed of any randomness (default 1)\n"
+	        "      --threads N       worker threads (default: one per core)\n"
+	        "  -q, --quiet           no progress bar, no diagnostics but errors\n"
+	        "  -h, --help            this help\n"
+	        "  -V, --version         the version\n"
+	        "\n"
+	        "TRACE files are written by libfold.so (run a program under foldrun, or with\n"
+	        "LD_PRELOAD=libfold.so); one file per process, all given together for an MPI run.\n"
+	        "Invoked as coreutils fold(1) would be (-w N, -b, -s, or text input), fold hands\n"
+	        "over to the fold(1) that comes next on PATH. See fold(1).\n");
+}
+
+enum {
+	OPT_JSON = 256,
+	OPT_CSV,
+	OPT_FIT,
+	OPT_REGION,
+	OPT_GROUP,
+	OPT_OUTLIER_K,
+	OPT_GRID,
+	OPT_MIN_INSTANCES,
+	OPT_SEED,
+	OPT_THREADS,
+};
+
+static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > max) {
+		fprintf(stderr, "fold: %s expects a whole number from 0 to %lu, got '%s'\n", opt, max, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "fold: %s expects a number from %g to %g, got '%s'\n", opt, lo, hi, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static void quiet_diag(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+static void progress_cb(void *arg, double fraction, const char *what)
+{
+	report_progress_update(arg, fraction, what);
+}
+
+/* The analysis commands: default (report) and profile. */
+static int cmd_analyze(int argc, char **argv, int profile_only)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", required_argument, NULL, OPT_JSON},
+	    {"csv", required_argument, NULL, OPT_CSV},
+	    {"fit", required_argument, NULL, OPT_FIT},
+	    {"region", required_argument, NULL, OPT_REGION},
+	    {"group", required_argument, NULL, OPT_GROUP},
+	    {"outlier-k", required_argument, NULL, OPT_OUTLIER_K},
+	    {"grid", required_argument, NULL, OPT_GRID},
+	    {"min-instances", required_argument, NULL, OPT_MIN_INSTANCES},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"threads", required_argument, NULL, OPT_THREADS},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {0, 0, 0, 0},
+	};
+	fold_options opt;
+	fold_options_init(&opt);
+	const char *html = NULL, *json = NULL, *csv = NULL;
+	int quiet = 0, c;
+	unsigned long v;
+	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': html = optarg; break;
+		case OPT_JSON: json = optarg; break;
+		case OPT_CSV: csv = optarg; break;
+		case OPT_FIT:
+			if (strcmp(optarg, "kriging") && strcmp(optarg, "pwlr")) {
+				fprintf(stderr, "fold: --fit expects 'kriging' or 'pwlr', got '%s'\n", optarg);
+				return 2;
+			}
+			opt.fit = optarg;
+			break;
+		case OPT_REGION: opt.region = optarg; break;
+		case OPT_GROUP:
+			if (parse_uint("--group", optarg, 1000000, &v))
+				return 2;
+			opt.group = (int)v;
+			break;
+		case OPT_OUTLIER_K:
+			if (parse_double("--outlier-k", optarg, 0.5, 1e6, &opt.outlier_k))
+				return 2;
+			break;
+		case OPT_GRID:
+			if (parse_uint("--grid", optarg, 100000, &v))
+				return 2;
+			if (v < 10) {
+				fprintf(stderr, "fold: --grid expects at least 10 points, got '%s'\n", optarg);
+				return 2;
+			}
+			opt.grid = (unsigned)v;
+			break;
+		case OPT_MIN_INSTANCES:
+			if (parse_uint("--min-instances", optarg, 1000000000, &v))
+				return 2;
+			opt.min_instances = (unsigned)v;
+			break;
+		case OPT_SEED:
+			if (parse_uint("--seed", optarg, ULONG_MAX, &v))
+				return 2;
+			opt.seed = v;
+			break;
+		case OPT_THREADS:
+			if (parse_uint("--threads", optarg, 1024, &v))
+				return 2;
+			opt.threads = (unsigned)v;
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("fold %s\n", FOLD_VERSION); return 0;
+		default: fprintf(stderr, "Try 'fold --help'.\n"); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "fold: no trace given (expected one or more trace files written by libfold.so)\n"
+		                "Try 'fold --help'.\n");
+		return 2;
+	}
+	if (quiet) {
+		opt.diag = quiet_diag;
+	}
+	report_progress *prog = report_progress_new(quiet);
+	opt.progress = progress_cb;
+	opt.progress_arg = prog;
+
+	fold_analysis *a = NULL;
+	char err[512] = "";
+	int rc = fold_analyze((const char *const *)argv + optind, (size_t)(argc - optind), &opt, &a, err, sizeof err);
+	report_progress_done(prog);
+	if (rc) {
+		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
+		return 1;
+	}
+	int status = 0;
+	if (json && report_json_write(a, json, err, sizeof err)) {
+		fprintf(stderr, "fold: %s\n", err);
+		status = 1;
+	}
+	if (csv && report_csv_write(a, csv, err, sizeof err)) {
+		fprintf(stderr, "fold: %s\n", err);
+		status = 1;
+	}
+	if (html) {
+		if (report_html_write(a, html, err, sizeof err)) {
+			fprintf(stderr, "fold: %s\n", err);
+			status = 1;
+		} else if (!quiet) {
+			fprintf(stderr, "fold: wrote %s\n", html);
+		}
+	}
+	if (profile_only) {
+		fold__print_profile(a, stdout);
+	} else if (!html && !json && !csv) {
+		report_terminal(a, stdout, 100, isatty(STDOUT_FILENO));
+	}
+	fold_analysis_free(a);
+	return status;
+}
 
 int main(int argc, char **argv)
 {
 	if (fold__coreutils_handoff(argc, argv))
-		return 127;
-	if (argc > 1 && !strcmp(argv[1], "dump"))
-		return fold__cmd_dump(argc - 1, argv + 1);
-	fprintf(stderr, "fold: analysis not yet available; use 'fold dump TRACE'\n");
-	return 2;
+		return 127; /* only reached when the hand-over exec failed (already reported) */
+	if (argc > 1) {
+		const char *sub = argv[1];
+		if (!strcmp(sub, "dump"))
+			return fold__cmd_dump(argc - 1, argv + 1);
+		if (!strcmp(sub, "export"))
+			return cmd_export(argc - 1, argv + 1);
+		if (!strcmp(sub, "profile"))
+			return cmd_analyze(argc - 1, argv + 1, 1);
+		if (!strcmp(sub, "help")) {
+			usage(stdout);
+			return 0;
+		}
+	}
+	return cmd_analyze(argc, argv, 0);
 }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# cli_test.sh CASE FOLD MAKE_SEED_CORPUS: one user-visible behaviour of the CLI.
+set -euo pipefail
+case_name=$1 fold=$2 make_seed=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+case $case_name in
+coreutils_handoff)
+  # Our fold first on PATH, coreutils' after it: coreutils-style calls must
+  # behave exactly like coreutils fold.
+  mkdir "$tmp/bin" && ln -s "$fold" "$tmp/bin/fold"
+  printf 'abcdefghij\nthe quick brown fox\n' >"$tmp/text.txt"
+  export PATH="$tmp/bin:/usr/bin:/bin"
+  [ "$(fold -w 3 "$tmp/text.txt")" = "$(/usr/bin/fold -w 3 "$tmp/text.txt")" ] || fail "fold -w 3 FILE"
+  [ "$(fold -w3 -s "$tmp/text.txt")" = "$(/usr/bin/fold -w3 -s "$tmp/text.txt")" ] || fail "fold -w3 -s FILE"
+  [ "$(fold -5 "$tmp/text.txt")" = "$(/usr/bin/fold -5 "$tmp/text.txt")" ] || fail "fold -5 FILE (obsolete width)"
+  [ "$(fold --width=4 <"$tmp/text.txt")" = "$(/usr/bin/fold --width=4 <"$tmp/text.txt")" ] || fail "fold --width=4 <FILE"
+  [ "$(cat "$tmp/text.txt" | fold)" = "$(/usr/bin/fold <"$tmp/text.txt")" ] || fail "... | fold"
+  [ "$(fold "$tmp/text.txt")" = "$(/usr/bin/fold "$tmp/text.txt")" ] || fail "fold TEXTFILE"
+  # A trace is ours: fold dump works through the same PATH entry.
+  "$make_seed" "$tmp"
+  out=$(fold dump "$tmp/seed-zlib.bin") || fail "fold dump TRACE via PATH failed"
+  grep -q '^1 sample ' <<<"$out" || fail "fold dump TRACE via PATH: no samples listed"
+  # Two copies of ours on PATH must not loop.
+  mkdir "$tmp/bin2" && cp "$fold" "$tmp/bin2/fold"
+  PATH="$tmp/bin:$tmp/bin2:/usr/bin:/bin" fold -w 3 "$tmp/text.txt" >/dev/null || fail "two copies on PATH"
+  # No coreutils fold at all: a clear message, not a loop.
+  if out=$(PATH="$tmp/bin" fold -w 3 "$tmp/text.txt" 2>&1); then fail "no other fold: should fail"; fi
+  grep -q "no other fold is on PATH" <<<"$out" || fail "no other fold: message was: $out"
+  ;;
+bad_options)
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin"
+  expect_error() { # expected-text, args...
+    local want=$1
+    shift
+    local out rc=0
+    out=$("$fold" "$@" 2>&1) || rc=$?
+    [ "$rc" -ne 0 ] || fail "fold $* should fail"
+    grep -qF -- "$want" <<<"$out" || fail "fold $*: expected '$want' in: $out"
+  }
+  expect_error "--fit expects 'kriging' or 'pwlr', got 'spline'" --fit spline "$t"
+  expect_error "--grid expects" --grid abc "$t"
+  expect_error "--outlier-k expects a number" --outlier-k -1 "$t"
+  expect_error "no trace given" -q
+  expect_error "$tmp/missing.bin: cannot open" "$tmp/missing.bin"
+  expect_error "unknown option '--bogus'" dump --bogus "$t"
+  help=$("$fold" --help) || fail "--help failed"
+  grep -q "Usage: fold" <<<"$help" || fail "--help"
+  version=$("$fold" --version) || fail "--version failed"
+  grep -Eq '^fold [0-9]+\.[0-9]+' <<<"$version" || fail "--version"
+  ;;
+damaged_trace)
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin"
+  size=$(stat -c %s "$t")
+  head -c $((size - 40)) "$t" >"$tmp/cut.bin"
+  out=$("$fold" dump "$tmp/cut.bin" 2>"$tmp/err") || fail "fold dump on a truncated trace must still succeed"
+  grep -q "$tmp/cut.bin: truncated" "$tmp/err" || fail "truncation not reported: $(cat "$tmp/err")"
+  grep -q "salvaged" "$tmp/err" || fail "no salvage summary: $(cat "$tmp/err")"
+  grep -q '^0 info "host"="seed"' <<<"$out" || grep -q '^1 ' <<<"$out" || fail "nothing salvaged"
+  ;;
+newer_version)
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin"
+  # Bump the major version in the file header (bytes 8-9).
+  printf '\x63\x00' | dd of="$t" bs=1 seek=8 conv=notrunc status=none
+  out=$("$fold" dump "$t" 2>&1) && fail "a newer major version must be refused"
+  grep -q "written by a newer fold (trace format 99.0)" <<<"$out" || fail "message was: $out"
+  ;;
+help_matches_man)
+  # Every option `fold --help` lists is documented in fold(1), and every
+  # option fold(1) documents is accepted by fold.
+  man=${4:?man page path}
+  help=$("$fold" --help)
+  opts=$(grep -oE -- '--[a-z][a-z-]+' <<<"$help" | sort -u)
+  [ -n "$opts" ] || fail "no options found in --help"
+  for o in $opts; do
+    grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$man" || fail "option $o of --help is not in $man"
+  done
+  for o in $(grep -oE '^\.B[IR]? \\-\\-[a-z-]+' "$man" | sed 's/.* //; s/\\//g' | sort -u); do
+    grep -qF -- "$o" <<<"$help" || fail "option $o of $man is not in --help"
+  done
+  ;;
+*) fail "unknown case $case_name" ;;
+esac
+echo "PASS: $case_name"
