@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Adjacent duration clusters closer than this many (sd_a + sd_b) are one group. */
+#define FOLD__SEPARATION 2.5
+
 void fold__grouping_opts_init(fold__grouping_opts *o)
 {
 	o->outlier_k = 3.0;
@@ -174,13 +177,45 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 		}
 	}
 	/* Recover the cuts (cell indices where each cluster starts). */
-	size_t cuts[64];
+	size_t cuts[65];
 	size_t b = m;
 	for (unsigned q = best + 1; q-- > 0;) {
 		size_t a = q ? arg[(size_t)q * (m + 1) + b] : 0;
 		cuts[q] = a;
 		b = a;
 	}
+	cuts[best + 1] = m;
+	/* The likelihood cannot tell one flat (uniform-like) cluster from two
+	 * halves of it, so BIC alone may split a jittered group. Keep a split
+	 * only where the clusters are separated: merge neighbours whose means
+	 * are closer than FOLD__SEPARATION x (sd_a + sd_b), closest first. */
+	unsigned ncut = best + 1;
+	for (;;) {
+		double worst = INFINITY;
+		unsigned at = 0;
+		for (unsigned q = 0; q + 1 < ncut; q++) {
+			double mean[2], sd[2];
+			for (int h = 0; h < 2; h++) {
+				size_t a0 = cuts[q + h], a1 = cuts[q + h + 1];
+				double c = C.c[a1] - C.c[a0], sm = C.s[a1] - C.s[a0], ss = C.ss[a1] - C.ss[a0];
+				mean[h] = c > 0 ? sm / c : 0;
+				double var = c > 0 ? ss / c - mean[h] * mean[h] : 0;
+				var = (var > 0 ? var : 0) + C.h2;
+				sd[h] = sqrt(var > C.floor2 ? var : C.floor2);
+			}
+			double ratio = (mean[1] - mean[0]) / (sd[0] + sd[1]);
+			if (ratio < worst) {
+				worst = ratio;
+				at = q;
+			}
+		}
+		if (ncut < 2 || worst >= FOLD__SEPARATION)
+			break;
+		for (unsigned q = at + 1; q < ncut; q++)
+			cuts[q] = cuts[q + 1];
+		ncut--;
+	}
+	best = ncut - 1;
 	/* Assign clusters to sorted values, then decide which are real groups. */
 	unsigned nclu = best + 1;
 	size_t clu_n[64] = {0};

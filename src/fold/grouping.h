@@ -4,7 +4,9 @@
  * clustered on log(duration) with an exact dynamic programme over the sorted
  * values (a 1-D Gaussian mixture with hard assignment: clusters are
  * contiguous in sorted order, so the optimum is exact), the number of
- * clusters chosen by BIC; the user never gives a count. Clusters holding too
+ * clusters chosen by BIC; the user never gives a count. Neighbouring
+ * clusters whose means are closer than 2.5 x (sd_a + sd_b) are merged (a
+ * flat, jittered group must not split in two). Clusters holding too
  * few instances to be a group are marked isolated (outliers). Within each
  * group, instances outside median +- k * MAD (MAD scaled to a standard
  * deviation, floored at 1% of the median) are outliers.

@@ -1,0 +1,292 @@
+/* End to end: synthetic traces with a known truth through fold_analyze() and
+ * the JSON writer; and the exact region profile on a hand-written trace. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "json.h"
+#include "json_check.h"
+#include "synth.h"
+#include "trace_writer.h"
+
+static char trace[128], json[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(trace, sizeof trace, "/tmp/fold-test-analyze-%d.trc", (int)getpid());
+	snprintf(json, sizeof json, "/tmp/fold-test-analyze-%d.json", (int)getpid());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(trace);
+	unlink(json);
+	return 0;
+}
+
+static void quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+static const fold_region_result *region(const fold_analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nregions; i++)
+		if (!strcmp(a->regions[i].name, name))
+			return &a->regions[i];
+	fail_msg("region %s not found", name);
+	return NULL;
+}
+
+static double rate_of(const fold_phase *p, const char *name)
+{
+	for (size_t k = 0; k < p->nrates; k++)
+		if (!strcmp(p->rate_names[k], name))
+			return p->rates[k];
+	fail_msg("rate %s not in phase", name);
+	return NAN;
+}
+
+static void check_two_phases(const fold_region_result *r)
+{
+	assert_true(r->folded);
+	assert_int_equal(r->nphases, 2);
+	assert_true(fabs(r->phases[0].end - 0.37) < 0.01);
+	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.02);
+	assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.02);
+	assert_true(fabs(rate_of(&r->phases[0], "cpu_time") - 1.0) < 0.03);
+	assert_true(fabs(rate_of(&r->phases[1], "cpu_time") - 0.5) < 0.03);
+}
+
+static void test_synthetic_groups_outliers_phases_json(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 300;
+	c.ngroups = 2;
+	c.groups[0] = (synth_group){1e6, 2, 1};
+	c.groups[1] = (synth_group){3e6, 1, 1};
+	c.outliers = 0.04;
+	c.outlier_factor = 4;
+	c.noise = 0.02;
+	synth_truth truth;
+	assert_int_equal(synth_write(&c, trace, &truth), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->instances, 300);
+	assert_true(r->ngroups >= 2);
+	/* the folded group is the 3 ms one (most total time), outliers excluded */
+	const fold_group *g = &r->groups[r->selected_group];
+	assert_true(fabs(g->median_duration_ns / 3e6 - 1) < 0.02);
+	assert_true(r->instances_used <= g->used);
+	for (size_t i = 0; i < r->ninst; i++)
+		if (r->inst[i].used)
+			assert_true(fabs(r->inst[i].duration_ns / 3e6 - 1) < 0.2);
+	check_two_phases(r);
+	assert_string_equal(r->fit_method, "kriging");
+	/* series: app counter then CPU time, with a curve on the grid */
+	assert_string_equal(r->series[0].name, "app::work");
+	assert_int_equal(r->series[0].fit.n, 200);
+	assert_true(fabs(r->series[0].fit.value[50] / 1e9 - 1) < 0.05);   /* x = 0.25 */
+	assert_true(fabs(r->series[0].fit.value[150] / 3e8 - 1) < 0.05);  /* x = 0.75 */
+	/* exact profile: every instance is a call */
+	assert_int_equal(a->nprofile, 1);
+	assert_int_equal(a->profile[0].calls, 300);
+	assert_true(fabs(a->profile[0].inclusive_ns - r->total_ns) < 1);
+
+	assert_int_equal(report_json_write(a, json, err, sizeof err), 0);
+	size_t len;
+	char *text = json_slurp(json, &len);
+	assert_non_null(text);
+	assert_true(json_check(text, len));
+	assert_non_null(strstr(text, "\"regions\":[{\"name\":\"iteration\""));
+	assert_non_null(strstr(text, "\"instances_used\":"));
+	assert_non_null(strstr(text, "\"phases\":[{\"start\":0,"));
+	assert_non_null(strstr(text, "\"rates\":{\"app::work\":"));
+	assert_non_null(strstr(text, "\"profile\":[{\"name\":\"iteration\",\"kind\":1,\"calls\":300"));
+	free(text);
+	fold_analysis_free(a);
+}
+
+static void test_pwlr_fit_counter_sets_and_no_boundary_counters(void **state)
+{
+	(void)state;
+	/* Two threads; the odd one records only the app counter; no counters
+	 * at region boundaries: boundary values come from the samples. */
+	synth_config c;
+	synth_config_init(&c);
+	c.threads = 2;
+	c.ncounters = 2;
+	c.counters[1] = (synth_counter){"perf::PAGE-FAULTS", 2, {2e5, 1e6}, 0};
+	c.rotate_sets = 1;
+	c.boundary_counters = 0;
+	c.duration_jitter = 0.01;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	check_two_phases(r);
+	assert_string_equal(r->fit_method, "pwlr");
+	assert_true(fabs(rate_of(&r->phases[0], "perf::PAGE-FAULTS") / 2e5 - 1) < 0.05);
+	assert_true(fabs(rate_of(&r->phases[1], "perf::PAGE-FAULTS") / 1e6 - 1) < 0.05);
+	/* the page-fault series folded only the instances of the thread that has it */
+	for (size_t k = 0; k < r->nseries; k++)
+		if (!strcmp(r->series[k].name, "perf::PAGE-FAULTS"))
+			assert_true(r->series[k].npoints < r->series[0].npoints * 0.6);
+	fold_analysis_free(a);
+}
+
+/* Hand-written trace: main { A { B } A { B B } } R { R { R } }, an exit
+ * without enter, and a hook calibration of 10 ns. One tick = 1 ns. */
+static void test_exact_profile(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "calibration.hook_ns", 10);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_API, 0, "A");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_API, 0, "B");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 4, TRACE_REGION_API, 0, "R");
+	assert_int_equal(rc, 0);
+	struct {
+		int enter;
+		uint32_t region;
+		uint64_t tick;
+	} ev[] = {
+	    {1, 1, 1000}, {1, 2, 1100}, {1, 3, 1200}, {0, 3, 1260}, /* B: 60 ns */
+	    {0, 2, 1400},                                           /* A: 300 */
+	    {1, 2, 1500}, {1, 3, 1600}, {0, 3, 1700}, {1, 3, 1800}, {0, 3, 2000}, {0, 2, 2500},
+	    {0, 4, 2550}, /* stray exit of R */
+	    {1, 4, 3000}, {1, 4, 3100}, {1, 4, 3200}, {0, 4, 3300}, {0, 4, 3400}, {0, 4, 3500},
+	    {0, 1, 4000},
+	};
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+		if (ev[i].enter)
+			TRACE_PUT(rc, w, 1, trace_enc_enter, ev[i].tick, ev[i].region, NULL);
+		else
+			TRACE_PUT(rc, w, 1, trace_enc_exit, ev[i].tick, ev[i].region, NULL);
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 4100);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	assert_true(a->hook_overhead_ns == 10);
+	const fold_profile_entry *p[5] = {0};
+	for (size_t i = 0; i < a->nprofile; i++)
+		p[a->profile[i].name[0] == 'm' ? 1 : a->profile[i].name[0] - 'A' + 2 - (a->profile[i].name[0] == 'R' ? 15 : 0)] =
+		    &a->profile[i];
+	/* index: main 1, A 2, B 3, R 4 */
+	assert_non_null(p[1]);
+	assert_non_null(p[2]);
+	assert_non_null(p[3]);
+	assert_non_null(p[4]);
+	assert_int_equal(p[1]->calls, 1);
+	assert_int_equal(p[2]->calls, 2);
+	assert_int_equal(p[3]->calls, 3);
+	assert_int_equal(p[4]->calls, 3);
+	/* B: 60 + 100 + 200 ns, leaves: no compensation; a 60 ns call is not rounded away */
+	assert_true(fabs(p[3]->inclusive_ns - 360) < 1e-6);
+	assert_true(fabs(p[3]->min_ns - 60) < 1e-6);
+	assert_true(fabs(p[3]->max_ns - 200) < 1e-6);
+	/* A: (300 - 10*1) + (1000 - 10*2) inclusive; exclusive subtracts children and their hooks */
+	assert_true(fabs(p[2]->inclusive_ns - (290 + 980)) < 1e-6);
+	assert_true(fabs(p[2]->exclusive_ns - ((300 - 60 - 10) + (1000 - 300 - 20))) < 1e-6);
+	/* R recursive: inclusive counts the outermost call only (500 - 2 hooks) */
+	assert_true(fabs(p[4]->inclusive_ns - 480) < 1e-6);
+	assert_int_equal(p[4]->unbalanced, 1); /* the stray exit */
+	/* main: 3000 ns, 8 descendant calls (2 A, 3 B, 3 R) */
+	assert_true(fabs(p[1]->inclusive_ns - (3000 - 80)) < 1e-6);
+	/* caller-callee pairs */
+	int seen = 0;
+	for (size_t i = 0; i < a->ncallpairs; i++) {
+		const fold_callpair *cp = &a->callpairs[i];
+		if (!strcmp(cp->caller, "A") && !strcmp(cp->callee, "B")) {
+			assert_int_equal(cp->calls, 3);
+			seen++;
+		}
+		if (!strcmp(cp->caller, "R") && !strcmp(cp->callee, "R")) {
+			assert_int_equal(cp->calls, 2);
+			seen++;
+		}
+		if (!strcmp(cp->caller, "main") && !strcmp(cp->callee, "A")) {
+			assert_int_equal(cp->calls, 2);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 3);
+	assert_int_equal(p[2]->nper_thread, 1);
+	assert_int_equal(p[2]->per_thread[0].thread, 1);
+	/* the stray exit is a warning a user sees */
+	int warned = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warned |= strstr(a->warnings[i].what, "region R: unbalanced") != NULL;
+	assert_true(warned);
+	fold_analysis_free(a);
+}
+
+static void test_bad_input_is_one_line_error(void **state)
+{
+	(void)state;
+	FILE *f = fopen(trace, "w");
+	fputs("not a trace\n", f);
+	fclose(f);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a = NULL;
+	char err[256] = "";
+	const char *paths[] = {trace};
+	assert_true(fold_analyze(paths, 1, &o, &a, err, sizeof err) < 0);
+	assert_null(a);
+	assert_non_null(strstr(err, trace));
+	assert_null(strchr(err, '\n'));
+	o.fit = "spline";
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "--fit spline"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_synthetic_groups_outliers_phases_json, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

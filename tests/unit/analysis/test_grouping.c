@@ -1,0 +1,105 @@
+/* Duration grouping and outlier rules: groups found without being told how
+ * many, outliers excluded with the right reason. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "grouping.h"
+
+static double jitter(unsigned i, double rel)
+{
+	/* deterministic pseudo-noise in [-rel, rel] */
+	uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+	z ^= z >> 29;
+	z *= 0xbf58476d1ce4e5b9ull;
+	z ^= z >> 32;
+	return rel * (2.0 * (double)(z % 100000) / 100000.0 - 1.0);
+}
+
+static void test_two_groups_and_outliers(void **state)
+{
+	(void)state;
+	enum { N = 153 };
+	double d[N];
+	for (unsigned i = 0; i < 100; i++)
+		d[i] = 1e6 * (1 + jitter(i, 0.03));
+	for (unsigned i = 100; i < 150; i++)
+		d[i] = 3e6 * (1 + jitter(i, 0.03));
+	d[150] = 2e7;
+	d[151] = 2.1e7;
+	d[152] = 1.2e6; /* 20% above group 0: an outlier by MAD */
+	uint32_t g[N];
+	uint8_t why[N];
+	size_t ng;
+	fold__grouping_opts o;
+	fold__grouping_opts_init(&o);
+	fold__group_stat st[8];
+	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
+	assert_int_equal(ng, 2);
+	for (unsigned i = 0; i < 100; i++) {
+		assert_int_equal(g[i], 0);
+		assert_int_equal(why[i], 0);
+	}
+	for (unsigned i = 100; i < 150; i++) {
+		assert_int_equal(g[i], 1);
+		assert_int_equal(why[i], 0);
+	}
+	assert_int_equal(why[150], 2); /* isolated cluster */
+	assert_int_equal(why[151], 2);
+	assert_int_not_equal(why[152], 0); /* 20% off its group: excluded */
+	assert_int_equal(st[0].used, 100);
+	assert_int_equal(st[1].used, 50);
+	assert_true(fabs(st[0].median - 1e6) < 2e4);
+	assert_true(fabs(st[1].median - 3e6) < 6e4);
+}
+
+static void test_uniform_jitter_is_one_group(void **state)
+{
+	(void)state;
+	enum { N = 2000 }; /* above the exact limit: exercises the binned path */
+	double d[N];
+	for (unsigned i = 0; i < N; i++)
+		d[i] = 5e5 * (1 + jitter(i, 0.10));
+	uint32_t g[N];
+	uint8_t why[N];
+	size_t ng;
+	fold__grouping_opts o;
+	fold__grouping_opts_init(&o);
+	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, NULL), 0);
+	assert_int_equal(ng, 1);
+	size_t out = 0;
+	for (unsigned i = 0; i < N; i++)
+		out += why[i] != 0;
+	assert_int_equal(out, 0);
+}
+
+static void test_identical_durations(void **state)
+{
+	(void)state;
+	double d[10];
+	for (int i = 0; i < 10; i++)
+		d[i] = 1000;
+	uint32_t g[10];
+	uint8_t why[10];
+	size_t ng;
+	fold__grouping_opts o;
+	fold__grouping_opts_init(&o);
+	assert_int_equal(fold__group_durations(d, 10, &o, g, why, &ng, NULL), 0);
+	assert_int_equal(ng, 1);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(why[i], 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_two_groups_and_outliers),
+	    cmocka_unit_test(test_uniform_jitter_is_one_group),
+	    cmocka_unit_test(test_identical_durations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
