@@ -70,17 +70,21 @@ newer_version)
   out=$("$fold" dump "$t" 2>&1) && fail "a newer major version must be refused"
   grep -q "written by a newer fold (trace format 99.0)" <<<"$out" || fail "message was: $out"
   ;;
-valgrind_clean)
-  # The whole analysis of a real run, every output written, under memcheck:
-  # no invalid access, no uninitialised use, no leak.
-  libfold=${4:?libfold.so} example=${5:?example program}
-  command -v valgrind >/dev/null || { echo "SKIP: valgrind not installed"; exit 77; }
+real_run_checked)
+  # The whole analysis of a real run, every output written, under memcheck
+  # (or, in the ASan build, under ASan+UBSan): no invalid access, no
+  # uninitialised use, no leak.
+  libfold=${4:?libfold.so} example=${5:?example program} checker=${6:-valgrind}
+  wrap=()
+  if [ "$checker" = valgrind ]; then
+    command -v valgrind >/dev/null || { echo "SKIP: valgrind not installed"; exit 77; }
+    wrap=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+      --suppressions="$(dirname "$0")/valgrind.supp")
+  fi
   (cd "$tmp" && FOLD_QUIET=1 FOLD_OUTPUT=run.trace LD_PRELOAD="$libfold" "$example" 60 0.3 >/dev/null)
   [ -s "$tmp/run.trace" ] || fail "the example wrote no trace"
-  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-    --suppressions="$(dirname "$0")/valgrind.supp" \
-    "$fold" "$tmp/run.trace" -q -o "$tmp/r.html" --json "$tmp/r.json" --csv "$tmp/csv" >"$tmp/vg.out" 2>&1 ||
-    { cat "$tmp/vg.out"; fail "valgrind reported errors"; }
+  "${wrap[@]}" "$fold" "$tmp/run.trace" -q -o "$tmp/r.html" --json "$tmp/r.json" --csv "$tmp/csv" \
+    >"$tmp/check.out" 2>&1 || { cat "$tmp/check.out"; fail "$checker reported errors"; }
   [ -s "$tmp/r.html" ] && [ -s "$tmp/r.json" ] || fail "outputs missing"
   ;;
 help_matches_man)
