@@ -222,6 +222,7 @@ typedef struct fold_thread {
 
 	/* sigaltstack for the crash handler (NULL if the thread has its own) */
 	void *altstack;
+	int altstack_on;
 	unsigned slot; /* index in the state table */
 	uint64_t generation;
 } fold_thread;

@@ -282,21 +282,31 @@ void fold__pool_after_fork(void)
 
 void fold__flush_queue_raw(void)
 {
-	/* Chunks in the queue or popped by the flusher but not started yet. */
+	/* Chunks in the queue or popped by the flusher but not started yet, in
+	 * (stream, seq) order so a reader sees each stream in sequence. */
 	unsigned n = atomic_load(&nbufs);
-	for (unsigned i = 0; i < n; i++) {
-		fold_buf *b = bufs[i];
+	for (;;) {
+		fold_buf *next = NULL;
+		for (unsigned i = 0; i < n; i++) {
+			fold_buf *b = bufs[i];
+			if (atomic_load(&b->state) != FOLD_BUF_QUEUED)
+				continue;
+			if (!next || b->stream < next->stream || (b->stream == next->stream && b->seq < next->seq))
+				next = b;
+		}
+		if (!next)
+			break;
 		int expect = FOLD_BUF_QUEUED;
-		if (atomic_compare_exchange_strong(&b->state, &expect, FOLD_BUF_WRITING)) {
-			trace_chunk_write_raw(fold__rt.fd, b->stream, b->seq, b->data, b->len);
-			atomic_store(&b->state, FOLD_BUF_FREE); /* the process is dying: no reuse */
+		if (atomic_compare_exchange_strong(&next->state, &expect, FOLD_BUF_WRITING)) {
+			trace_chunk_write_raw(fold__rt.fd, next->stream, next->seq, next->data, next->len);
+			atomic_store(&next->state, FOLD_BUF_FREE); /* the process is dying: no reuse */
 		}
 	}
 	/* Give a write the flusher has in progress a moment to complete. */
-	for (int spin = 0; spin < 100; spin++) {
+	for (int spin = 0; spin < 100 && flusher_running; spin++) {
 		int busy = 0;
 		for (unsigned i = 0; i < n && !busy; i++)
-			busy = atomic_load(&bufs[i]->state) == FOLD_BUF_WRITING && flusher_running;
+			busy = atomic_load(&bufs[i]->state) == FOLD_BUF_WRITING;
 		if (!busy)
 			break;
 		struct timespec ts = {0, 1000000};

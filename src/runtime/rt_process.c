@@ -71,11 +71,12 @@ static void proc_seal_locked(void)
 	fold__rt.proc_buf = NULL;
 	b->len = (uint32_t)trace_enc_len(&fold__rt.proc_enc);
 	b->stream = TRACE_PROCESS_STREAM;
-	b->seq = fold__rt.proc_seq++;
-	if (b->len)
-		fold__buf_submit(b);
-	else
+	if (!b->len) { /* nothing to say: keep the sequence gap-free */
 		fold__buf_release(b);
+		return;
+	}
+	b->seq = fold__rt.proc_seq++;
+	fold__buf_submit(b);
 }
 
 static void proc_swap(void)

@@ -79,6 +79,37 @@ static void recycle_state(fold_thread *t)
 	pthread_mutex_unlock(&fold__threads_lock);
 }
 
+/* The crash handler runs on an alternate stack, so a stack overflow's
+ * SIGSEGV can still flush. Only when the thread has none of its own. */
+#define ALTSTACK_BYTES (64u * 1024u)
+static void altstack_start(fold_thread *t)
+{
+	stack_t cur;
+	if (sigaltstack(NULL, &cur) || !(cur.ss_flags & SS_DISABLE))
+		return;
+	if (!t->altstack) {
+		void *mem = mmap(NULL, ALTSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return;
+		t->altstack = mem;
+	}
+	stack_t ss = {.ss_sp = t->altstack, .ss_size = ALTSTACK_BYTES, .ss_flags = 0};
+	if (sigaltstack(&ss, NULL) == 0)
+		t->altstack_on = 1;
+}
+
+static void altstack_stop(fold_thread *t)
+{
+	if (!t->altstack_on)
+		return;
+	stack_t cur;
+	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack && !(cur.ss_flags & SS_ONSTACK)) {
+		stack_t off = {.ss_flags = SS_DISABLE};
+		sigaltstack(&off, NULL);
+	}
+	t->altstack_on = 0;
+}
+
 static int start_buffer(fold_thread *t)
 {
 	fold__pool_reserve(4);
@@ -97,9 +128,13 @@ void fold__thread_seal(fold_thread *t)
 	t->cur = NULL;
 	b->len = (uint32_t)trace_enc_len(&t->enc);
 	b->stream = t->stream;
+	t->enc.base = t->enc.pos = t->enc.end = NULL;
+	if (!b->len) { /* keep the sequence gap-free */
+		fold__buf_release(b);
+		return;
+	}
 	b->seq = t->seq++;
 	fold__buf_submit(b);
-	t->enc.base = t->enc.pos = t->enc.end = NULL;
 }
 
 void fold__thread_fresh_buffer(fold_thread *t)
@@ -144,10 +179,12 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 	trace_stack_table *st = t->stacks;
 	unsigned slot = t->slot;
 	uint64_t gen = t->generation + 1;
+	void *altstack = t->altstack;
 	memset(t, 0, sizeof *t);
 	t->stacks = st;
 	t->slot = slot;
 	t->generation = gen;
+	t->altstack = altstack;
 	t->busy = 1; /* no samples until the state is complete */
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->stream = fold__next_stream();
@@ -166,6 +203,7 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 	fold__counters_thread_start(t);
 	fold__counter_set_refresh(t);
 	t->last_cpu_ns = fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	altstack_start(t);
 	atomic_store(&t->alive, 1);
 	atomic_fetch_add(&fold__rt.threads_total, 1);
 	fold__tls_thread = t;
@@ -216,6 +254,7 @@ void fold__thread_end(fold_thread *t)
 		t->cur = NULL;
 	}
 	fold__counters_thread_stop(t);
+	altstack_stop(t);
 	add_totals(t);
 	fold__tls_thread = NULL;
 	atomic_store(&t->alive, 0);

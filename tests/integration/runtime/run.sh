@@ -20,6 +20,11 @@ only_trace() {
 	echo "$1"
 }
 
+# status PROGRAM ARGS...: runs with libfold.so preloaded and prints the exit
+# status (128+N for a signal), never failing itself.
+status() { set +e; LD_PRELOAD="$LIBFOLD" "$@" >out.txt 2>err.txt; echo $?; set -e; }
+ulimit -c 0 2>/dev/null || true
+
 case $case_name in
 regions)
 	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_regions" 200 >/dev/null || fail "program failed"
@@ -28,12 +33,157 @@ regions)
 	check "$t" --regions outer=200 --regions inner=600 --app-counter items=4200 \
 		--counter-in-samples items --min-samples 50 --stack-in-exe 0.9 --threads 1 \
 		--info sample.source=time --info sample.period=1000000 --info-present clock.tick_hz \
-		--info-present exe --info-present cmdline --stat "samples.taken>=50" --stat threads=1
+		--info-present exe --info-present cmdline --stat "samples.taken>=50" --stat threads=1 \
+		--stat "bytes.written>=100" --stat "chunks.written>=1"
 	;;
 example_phases)
 	preload "$EXAMPLES/phases" 50 >/dev/null || fail "program failed"
 	t=$(only_trace)
 	check "$t" --regions timestep=50 --app-counter flops=$((50 * 13200000)) --min-samples 5
+	;;
+threads_many)
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_threads" many 1000 || fail "program failed"
+	t=$(only_trace)
+	check "$t" --threads 1001 --regions work=1000 --app-counter items=1000 --stat threads=1001
+	;;
+threads_exit)
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_threads" exit 6 || fail "program failed"
+	t=$(only_trace)
+	check "$t" --threads 7 --regions work=120 --app-counter items=120 --min-samples 100 --stack-in-exe 0.9
+	;;
+example_threads)
+	preload "$EXAMPLES/threads" 3 20 >/dev/null || fail "program failed"
+	t=$(only_trace)
+	check "$t" --threads 4 --regions work=60 --app-counter items=60
+	;;
+fork_exit | fork__exit)
+	mode=exit; [ "$case_name" = fork__exit ] && mode=_exit
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_fork" $mode || fail "program failed"
+	set -- *.trace
+	[ $# -eq 2 ] || fail "expected 2 trace files, found: $*"
+	ppid=""; parent=""; child=""
+	for f in "$@"; do
+		if "$TRACE_CHECK" "$f" --info-present fork.parent_pid 2>/dev/null; then child=$f; else parent=$f; fi
+	done
+	[ -n "$parent" ] && [ -n "$child" ] || fail "no child trace with fork.parent_pid"
+	check "$parent" --regions parent=20 --regions child=0 --min-threads 2
+	ppid=$(echo "$parent" | sed 's/.*\.\([0-9]*\)\.trace/\1/')
+	check "$child" --regions child=5 --regions parent=0 --app-counter items=5 --threads 1 \
+		--info fork.parent_pid="$ppid" --min-samples 20 --stack-in-exe 0.9
+	;;
+exec_chain)
+	preload "$PROGS/prog_exec" 3 || fail "program failed: $(cat err.txt)"
+	n=0
+	for g in 0 1 2 3; do
+		found=""
+		for f in fold.prog_exec.*.trace; do
+			if "$TRACE_CHECK" "$f" --info exec.generation=$g 2>/dev/null; then found=$f; fi
+		done
+		[ -n "$found" ] || fail "no trace of exec generation $g: $(ls)"
+		want=5; [ $g = 3 ] && want=6
+		check "$found" --regions step=$want
+		n=$((n + 1))
+	done
+	# system() ran a shell and posix_spawn ran true, both measured too.
+	ls fold.*sh.*.trace >/dev/null 2>&1 || fail "no trace of the shell started by system()"
+	ls fold.true.*.trace >/dev/null 2>&1 || fail "no trace of the posix_spawn child"
+	;;
+exec_clean)
+	FOLD_SAMPLE=time@100us preload "$PROGS/prog_exec" clean 20 || fail "a child was disturbed: $(cat err.txt)"
+	;;
+dlopen)
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_dlopen" >/dev/null || fail "program failed: $(cat err.txt)"
+	t=$(only_trace)
+	check "$t" --module libfoldplugin.so --module-unloaded libfoldplugin.so \
+		--frame-in-module libfoldplugin.so --regions plugin=1 --min-samples 50
+	;;
+crash_segv)
+	s=$(FOLD_SAMPLE=time@1ms status "$PROGS/prog_crash" segv)
+	[ "$s" = 139 ] || fail "exit status $s, expected 139 (SIGSEGV)"
+	t=$(only_trace)
+	grep -q "fold: signal 11: trace flushed to $t" err.txt || fail "no crash line: $(cat err.txt)"
+	check "$t" --regions it=50 --min-samples 30 --stack-in-exe 0.9 --stat exit.signal=11
+	;;
+crash_abort)
+	s=$(FOLD_SAMPLE=time@1ms status "$PROGS/prog_crash" abort)
+	[ "$s" = 134 ] || fail "exit status $s, expected 134 (SIGABRT)"
+	check "$(only_trace)" --regions it=50 --stat exit.signal=6
+	;;
+sigterm | sigint)
+	sig=TERM; code=143; num=15
+	[ "$case_name" = sigint ] && { sig=INT; code=130; num=2; }
+	# A background job of a non-interactive shell starts with SIGINT ignored
+	# (and fold leaves ignored signals alone): restore the default first.
+	# env execs the program (same pid), preloaded only there.
+	env --default-signal=$sig LD_PRELOAD="$LIBFOLD" FOLD_SAMPLE=time@1ms \
+		"$PROGS/prog_crash" loop >out.txt 2>err.txt &
+	pid=$!
+	i=0; while ! grep -q ready out.txt 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 0.3
+	kill -$sig $pid
+	set +e; wait $pid; s=$?; set -e
+	[ "$s" = $code ] || fail "exit status $s, expected $code (SIG$sig)"
+	check "$(only_trace)" --min-samples 20 --stat exit.signal=$num --allow-unbalanced
+	;;
+own_signals)
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_signals" >out.txt || fail "program's handlers broken: $(cat out.txt err.txt)"
+	check "$(only_trace)" --min-samples 100
+	;;
+nomalloc)
+	FOLD_SAMPLE=time@100us preload "$PROGS/prog_nomalloc" >out.txt || fail "$(cat out.txt err.txt)"
+	check "$(only_trace)" --min-samples 1000 --regions work=400 --app-counter items=400 --app-counter late=4 \
+		--stat "chunks.written>=3"
+	;;
+unbalanced)
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_unbalanced" >/dev/null || fail "program failed: $(cat err.txt)"
+	check "$(only_trace)" --allow-unbalanced --marker "unbalanced: exit without enter" \
+		--marker "exit skipping inner regions" --marker "not open" --marker "thread ended inside" \
+		--marker fold_pause --marker fold_resume --stat "regions.unbalanced>=5" \
+		--stat "samples.dropped.paused>=50" --regions quiet=0 --regions after=1
+	;;
+bad_config)
+	FOLD_SAMPLE=fast FOLD_STACK_DEPTH=-3 FOLD_JITTER=2 FOLD_SIGNAL=SIGKILL FOLD_ZLIB_LEVEL=x FOLD_CLOCK=sundial \
+		preload "$PROGS/prog_regions" 5 >/dev/null || fail "program failed"
+	for v in 'FOLD_SAMPLE="fast"' 'FOLD_STACK_DEPTH="-3"' 'FOLD_JITTER="2"' 'FOLD_SIGNAL="SIGKILL"' \
+		'FOLD_ZLIB_LEVEL="x"' 'FOLD_CLOCK="sundial"'; do
+		n=$(grep -c "^fold: $v is not valid: .*; using " err.txt || true)
+		[ "$n" = 1 ] || fail "expected one line for $v, got $n: $(cat err.txt)"
+	done
+	check "$(only_trace)" --info sample.period=10000000 --info stack.depth=64 --info sample.signal=38 \
+		--regions outer=5
+	rm -f ./*.trace
+	FOLD_SAMPLE=time@10us preload "$PROGS/prog_regions" 2 >/dev/null || fail "program failed"
+	grep -q '^fold: FOLD_SAMPLE="time@10us" is not valid: period below the safe floor' err.txt ||
+		fail "no floor message: $(cat err.txt)"
+	rm -f ./*.trace
+	FOLD_QUIET=1 preload "$PROGS/prog_regions" 2 >/dev/null || fail "program failed"
+	[ ! -s err.txt ] || fail "FOLD_QUIET=1 but stderr has: $(cat err.txt)"
+	;;
+output_naming)
+	FOLD_OUTPUT=trace.bin preload "$PROGS/prog_regions" 2 >/dev/null || fail "program failed"
+	grep -q "^fold: wrote trace.bin " err.txt || fail "$(cat err.txt)"
+	FOLD_OUTPUT=trace.bin preload "$PROGS/prog_regions" 2 >/dev/null || fail "program failed"
+	grep -q "^fold: wrote trace.1.bin " err.txt || fail "collision: $(cat err.txt)"
+	check trace.bin --regions outer=2
+	check trace.1.bin --regions outer=2
+	FOLD_OUTPUT='x-%e-%h-%n.t' preload "$PROGS/prog_regions" 1 >/dev/null || fail "program failed"
+	FOLD_OUTPUT='x-%e-%h-%n.t' preload "$PROGS/prog_regions" 1 >/dev/null || fail "program failed"
+	h=$(hostname)
+	[ -f "x-prog_regions-$h-0.t" ] && [ -f "x-prog_regions-$h-1.t" ] || fail "%n/%h/%e: $(ls)"
+	OMPI_COMM_WORLD_RANK=3 preload "$PROGS/prog_regions" 1 >/dev/null || fail "program failed"
+	ls fold.prog_regions.3.*.trace >/dev/null || fail "rank not in the default name: $(ls)"
+	check fold.prog_regions.3.*.trace --info mpi.rank=3
+	FOLD_OUTPUT='r%r-%p.bin' preload "$PROGS/prog_regions" 1 >/dev/null || fail "program failed"
+	ls rnorank-*.bin >/dev/null || fail "%r without a rank: $(ls)"
+	FOLD_OUTPUT=/nonexistent/dir/t.bin preload "$PROGS/prog_regions" 1 >/dev/null ||
+		fail "an unwritable output must not fail the program"
+	grep -q '^fold: cannot create the trace file' err.txt || fail "$(cat err.txt)"
+	;;
+exit_status)
+	s=$(status sh -c 'exit 7')
+	[ "$s" = 7 ] || fail "exit status $s of sh -c 'exit 7'"
+	s=$(status "$PROGS/prog_crash" none)
+	[ "$s" = 3 ] || fail "exit status $s, expected 3"
 	;;
 *)
 	fail "unknown case"

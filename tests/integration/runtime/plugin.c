@@ -1,0 +1,16 @@
+/* plugin.c: libfoldplugin.so, loaded by prog_dlopen with dlopen(). */
+#include <time.h>
+
+__attribute__((noinline)) double plugin_work(double ms);
+__attribute__((noinline)) double plugin_work(double ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	double x = 1;
+	do {
+		for (int i = 0; i < 20000; i++)
+			x = x * 0.9999999 + 1e-7;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
+	return x;
+}
