@@ -7,6 +7,8 @@
 
 /* How far (in samples) to look for a neighbour carrying the counter. */
 #define FOLD__NEIGHBOUR_SPAN 64
+/* Fewest samples in an instance for boundary extrapolation from inside it. */
+#define FOLD__EXTRAPOLATE_MIN 8
 
 int fold__sample_value(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, double *v)
 {
@@ -77,9 +79,13 @@ int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fol
 	}
 	/* Extrapolate from the instance's own first (last) two samples: the rate
 	 * outside the instance may differ, the rate just inside is the one that
-	 * continues to the boundary. */
+	 * continues to the boundary. With few samples per instance those two
+	 * samples may straddle a phase change; interpolating across the
+	 * boundary is then the smaller error. */
 	size_t k1 = SIZE_MAX, k2 = SIZE_MAX;
 	double v1 = 0, v2 = 0;
+	if (se - sb < FOLD__EXTRAPOLATE_MIN)
+		return interpolate(t, th, ev, id, cpu, v);
 	if (!is_exit) {
 		for (size_t k = sb; k < se && k2 == SIZE_MAX; k++)
 			if (value_at(t, th, k, id, cpu, k1 == SIZE_MAX ? &v1 : &v2) == 0) {

@@ -270,12 +270,14 @@ static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint3
 	return 0;
 }
 
-static int put_vals(fold__thread *th, const uint64_t *v, unsigned n, uint64_t *off)
+static int put_vals(fold__thread *th, const uint64_t *v, unsigned n, uint32_t *off)
 {
+	if (th->nvals + n > UINT32_MAX)
+		return -E2BIG; /* > 4 G counter values in one thread */
 	if (grow((void **)&th->vals, &th->cap_vals, th->nvals + n, sizeof *th->vals))
 		return -ENOMEM;
 	memcpy(th->vals + th->nvals, v, n * sizeof *v);
-	*off = th->nvals;
+	*off = (uint32_t)th->nvals;
 	th->nvals += n;
 	return 0;
 }
@@ -435,8 +437,9 @@ static int on_record(loader *L, const trace_record *r)
 		e->voff = 0;
 		if (r->u.region.nctr) {
 			e->cset = L->cur_cset[th - t->threads];
-			if (put_vals(th, r->u.region.ctr, r->u.region.nctr, &e->voff))
-				return -ENOMEM;
+			int rc = put_vals(th, r->u.region.ctr, r->u.region.nctr, &e->voff);
+			if (rc)
+				return rc;
 		}
 		th->nev++;
 		th->last_tick = r->tick;
@@ -459,8 +462,9 @@ static int on_record(loader *L, const trace_record *r)
 		s->voff = 0;
 		if (r->u.sample.nctr) {
 			s->cset = L->cur_cset[th - t->threads];
-			if (put_vals(th, r->u.sample.ctr, r->u.sample.nctr, &s->voff))
-				return -ENOMEM;
+			int rc = put_vals(th, r->u.sample.ctr, r->u.sample.nctr, &s->voff);
+			if (rc)
+				return rc;
 		}
 		th->nsmp++;
 		th->last_tick = r->tick;

@@ -29,16 +29,17 @@ enum { FOLD__EV_ENTER = 0, FOLD__EV_EXIT = 1 };
 
 typedef struct fold__event {
 	uint64_t tick;
-	uint64_t voff;     /* counter values in thread->vals (when cset != 0) */
+	uint32_t voff;     /* counter values in thread->vals (when cset != 0) */
 	uint32_t region;   /* trace region id */
 	uint32_t nsamples; /* samples of the thread before this event */
 	uint16_t cset;
 	uint8_t kind; /* FOLD__EV_ENTER / FOLD__EV_EXIT */
 } fold__event;
 
+/* 24 bytes: ingest speed is bound by first-touch page faults of these arrays. */
 typedef struct fold__sample {
 	uint64_t tick;
-	uint64_t voff;
+	uint32_t voff;
 	uint32_t stack; /* 0 = none */
 	uint32_t cpu_ns; /* CPU time since the previous sample (saturated) */
 	uint16_t cset;

@@ -1,0 +1,10 @@
+# Folding engine benchmarks (src/fold): speed and fidelity. Need the synthetic
+# trace generator from tests/tools.
+if(FOLD_BUILD_TESTS) # fold_synth lives in tests/tools
+  add_executable(fold-bench-speed ${CMAKE_CURRENT_LIST_DIR}/fold-speed.c)
+  target_link_libraries(fold-bench-speed PRIVATE fold_analysis fold_synth)
+  fold_warnings(fold-bench-speed)
+  add_executable(fold-bench-fidelity ${CMAKE_CURRENT_LIST_DIR}/fold-fidelity.c)
+  target_link_libraries(fold-bench-fidelity PRIVATE fold_analysis fold_synth)
+  fold_warnings(fold-bench-fidelity)
+endif()
