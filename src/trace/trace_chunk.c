@@ -150,8 +150,10 @@ void trace_chunk_writer_destroy(trace_chunk_writer *w)
 	memset(w, 0, sizeof *w);
 }
 
+/* zlib's crc32 is table-driven and several times faster than ours; ours
+ * (signal_safe) is for the crash path, which must not call into libraries. */
 static int emit(int fd, uint32_t stream, uint32_t seq, uint16_t flags, uint32_t raw_len,
-                const void *payload, size_t payload_len)
+                const void *payload, size_t payload_len, int signal_safe)
 {
 	trace_chunk_header h = {
 	    .magic = TRACE_CHUNK_MAGIC,
@@ -160,7 +162,8 @@ static int emit(int fd, uint32_t stream, uint32_t seq, uint16_t flags, uint32_t 
 	    .flags = flags,
 	    .raw_len = raw_len,
 	    .payload_len = (uint32_t)payload_len,
-	    .payload_crc = trace_crc32(0, payload, payload_len),
+	    .payload_crc = signal_safe ? trace_crc32(0, payload, payload_len)
+	                               : (uint32_t)crc32(0, payload, (uInt)payload_len),
 	};
 	uint8_t hdr[TRACE_CHUNK_HEADER_SIZE];
 	trace_chunk_header_encode(&h, hdr);
@@ -172,7 +175,12 @@ int trace_chunk_write_raw(int fd, uint32_t stream, uint32_t seq, const void *raw
 {
 	if (len > TRACE_CHUNK_MAX_RAW)
 		return -E2BIG;
-	return emit(fd, stream, seq, 0, (uint32_t)len, raw, len);
+	return emit(fd, stream, seq, 0, (uint32_t)len, raw, len, 1);
+}
+
+static int write_stored(int fd, uint32_t stream, uint32_t seq, const void *raw, size_t len)
+{
+	return emit(fd, stream, seq, 0, (uint32_t)len, raw, len, 0);
 }
 
 int trace_chunk_write(trace_chunk_writer *w, int fd, uint32_t stream, uint32_t seq, const void *raw,
@@ -181,7 +189,7 @@ int trace_chunk_write(trace_chunk_writer *w, int fd, uint32_t stream, uint32_t s
 	if (len > w->max_raw || len > TRACE_CHUNK_MAX_RAW)
 		return -E2BIG;
 	if (w->level <= 0 || len == 0)
-		return trace_chunk_write_raw(fd, stream, seq, raw, len);
+		return write_stored(fd, stream, seq, raw, len);
 	if (deflateReset(&w->zs) != Z_OK)
 		return -EIO;
 	w->zs.next_in = (Bytef *)raw;
@@ -189,9 +197,9 @@ int trace_chunk_write(trace_chunk_writer *w, int fd, uint32_t stream, uint32_t s
 	w->zs.next_out = w->out;
 	w->zs.avail_out = (uInt)w->out_cap;
 	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
-		return trace_chunk_write_raw(fd, stream, seq, raw, len);
+		return write_stored(fd, stream, seq, raw, len);
 	size_t clen = w->out_cap - w->zs.avail_out;
 	if (clen >= len) /* incompressible: store it */
-		return trace_chunk_write_raw(fd, stream, seq, raw, len);
-	return emit(fd, stream, seq, TRACE_CHUNK_FLAG_ZLIB, (uint32_t)len, w->out, clen);
+		return write_stored(fd, stream, seq, raw, len);
+	return emit(fd, stream, seq, TRACE_CHUNK_FLAG_ZLIB, (uint32_t)len, w->out, clen, 0);
 }

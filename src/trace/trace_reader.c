@@ -627,7 +627,7 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 				return -ENOMEM;
 			if (read_at(r, off + sizeof hb, r->cbuf, h.payload_len) != h.payload_len)
 				why = "short read";
-			else if (trace_crc32(0, r->cbuf, h.payload_len) != h.payload_crc)
+			else if ((uint32_t)crc32(0, r->cbuf, (uInt)h.payload_len) != h.payload_crc)
 				why = "payload checksum mismatch";
 		}
 		if (!why && (h.flags & TRACE_CHUNK_FLAG_ZLIB)) {
