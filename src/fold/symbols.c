@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "symbols_internal.h"
@@ -30,17 +31,41 @@
 struct sym_arena_block {
 	sym_arena_block *next;
 	size_t cap;
+	size_t mapped; /* bytes mmap'ed (0: malloc'ed) */
 	max_align_t data[];
 };
 
+#define SYM_ARENA_MIN (64u << 10)
+#define SYM_ARENA_MAX (8u << 20)
+#define SYM_ARENA_MMAP (1u << 20)
+
 void *symtab__arena_alloc(sym_arena *a, size_t size)
 {
-	size = (size + 15) & ~(size_t)15;
+	size = (size + 7) & ~(size_t)7; /* everything stored here needs at most 8-byte alignment */
 	if (!a->head || a->used + size > a->cap) {
-		size_t cap = size > 65536 ? size : 65536;
-		sym_arena_block *b = malloc(sizeof *b + cap);
-		if (!b)
-			return NULL;
+		/* Blocks double up to 8 MiB; big ones are mapped pre-faulted, since
+		 * a million lookups touch ~100 MB and page faults one by one cost
+		 * more than the lookups on a VM. */
+		size_t cap = a->head ? a->head->cap * 2 : SYM_ARENA_MIN;
+		if (cap > SYM_ARENA_MAX)
+			cap = SYM_ARENA_MAX;
+		if (cap < size)
+			cap = size;
+		sym_arena_block *b;
+		size_t total = sizeof *b + cap;
+		if (total >= SYM_ARENA_MMAP) {
+			void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			if (m == MAP_FAILED)
+				return NULL;
+			b = m;
+			b->mapped = total;
+		} else {
+			b = malloc(total);
+			if (!b)
+				return NULL;
+			b->mapped = 0;
+		}
 		b->next = a->head;
 		b->cap = cap;
 		a->head = b;
@@ -67,7 +92,10 @@ void symtab__arena_free(sym_arena *a)
 	sym_arena_block *b = a->head;
 	while (b) {
 		sym_arena_block *next = b->next;
-		free(b);
+		if (b->mapped)
+			munmap(b, b->mapped);
+		else
+			free(b);
 		b = next;
 	}
 	a->head = NULL;
@@ -157,12 +185,13 @@ typedef struct sym_mapping {
 	uint32_t module; /* index into modules */
 } sym_mapping;
 
-typedef struct sym_cache_slot {
+/* A cached answer: the public result plus its key. */
+typedef struct sym_entry {
+	symtab_result res;
 	uint64_t addr;
 	unsigned proc;
 	int is_ret;
-	const symtab_result *res; /* NULL = empty slot */
-} sym_cache_slot;
+} sym_entry;
 
 struct symtab {
 	trace_diag_fn diag;
@@ -174,12 +203,11 @@ struct symtab {
 	sym_mapping *maps;
 	size_t nmaps, maps_cap;
 	int maps_sorted;
-	sym_cache_slot *cache;
+	sym_entry **cache; /* open addressing, power-of-two capacity, NULL = empty */
 	size_t cache_n, cache_cap;
-	sym_arena results; /* results, frames and "[module+0x...]" names */
+	sym_arena results; /* entries, frames and "[module+0x...]" names */
 	symtab_stats stats;
-	symtab_result unknown; /* shared "[unknown]" result */
-	symtab_frame unknown_frame;
+	symtab_frame unknown_frame; /* shared by every "[unknown]" result */
 };
 
 static void diagf(symtab *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -207,8 +235,6 @@ int symtab_new(symtab **out, trace_diag_fn diag, void *diag_arg)
 		return -ENOMEM;
 	}
 	s->unknown_frame.function = "[unknown]";
-	s->unknown.frames = &s->unknown_frame;
-	s->unknown.nframes = 1;
 	*out = s;
 	return 0;
 }
@@ -222,6 +248,9 @@ static void image_free(sym_image *img)
 	free(img->scopes);
 	free(img->intervals);
 	free(img->segs);
+	free(img->funcs_idx.first);
+	free(img->lines_idx.first);
+	free(img->segs_idx.first);
 	symtab__strpool_free(&img->strings);
 	symtab__arena_free(&img->arena);
 	free(img);
@@ -282,7 +311,7 @@ static sym_image *image_get(symtab *s, const char *path, const uint8_t *build_id
 		return NULL;
 	}
 	const char *slash = strrchr(img->path, '/');
-	img->display = slash && slash[1] ? slash + 1 : img->path;
+	img->display = slash && slash[1] ? slash + 1 : img->path[0] ? img->path : "unnamed";
 	if (build_id_len)
 		memcpy(img->trace_build_id, build_id, build_id_len);
 	img->trace_build_id_len = build_id_len;
@@ -408,6 +437,34 @@ static sym_module *module_by_id(symtab *s, unsigned proc, uint32_t id)
 
 /* ------------------------------------------------------------- indexing --- */
 
+static uint64_t key_at(const void *arr, size_t stride, size_t i)
+{
+	return *(const uint64_t *)(const void *)((const char *)arr + i * stride);
+}
+
+static int build_buckets(sym_buckets *bk, const void *arr, size_t n, size_t stride)
+{
+	if (n < 64 || n >= UINT32_MAX)
+		return 0; /* small arrays bisect fast enough */
+	uint64_t base = key_at(arr, stride, 0), span = key_at(arr, stride, n - 1) - base;
+	unsigned shift = 2;
+	while ((span >> shift) > 2 * (uint64_t)n)
+		shift++;
+	size_t nb = (size_t)(span >> shift) + 1;
+	uint32_t *first = malloc((nb + 1) * sizeof *first);
+	if (!first)
+		return -ENOMEM;
+	size_t i = 0;
+	for (size_t b = 0; b <= nb; b++) {
+		uint64_t start = base + ((uint64_t)b << shift);
+		while (i < n && key_at(arr, stride, i) < start)
+			i++;
+		first[b] = (uint32_t)i;
+	}
+	*bk = (sym_buckets){.base = base, .shift = shift, .nb = nb, .first = first};
+	return 0;
+}
+
 static int cmp_interval(const void *a, const void *b)
 {
 	const sym_interval *x = a, *y = b;
@@ -485,6 +542,12 @@ static void hex_id(const uint8_t *id, size_t len, char *out, size_t out_len)
 		out[0] = '\0';
 }
 
+static int is_vdso(const char *path)
+{
+	return strcmp(path, "[vdso]") == 0 || strncmp(path, "linux-vdso.so", 13) == 0 ||
+	       strncmp(path, "linux-gate.so", 13) == 0;
+}
+
 static int index_image(symtab *s, sym_image *img)
 {
 	struct timespec t0, t1;
@@ -496,6 +559,8 @@ static int index_image(symtab *s, sym_image *img)
 	const char *dwarf_src = NULL;
 
 	int frc = symtab__elf_facts(img->path, &facts);
+	if (frc < 0 && is_vdso(img->path))
+		goto done; /* lives only in the kernel; "[linux-vdso.so.1+0x...]" says enough */
 	if (frc < 0) {
 		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]",
 		      img->path, strerror(-frc), img->display);
@@ -558,6 +623,12 @@ dwarf:
 	}
 	symtab__elf_finish_functions(img);
 	rc = symtab__flatten_scopes(img);
+	if (rc == 0)
+		rc = build_buckets(&img->funcs_idx, img->funcs, img->nfuncs, sizeof *img->funcs);
+	if (rc == 0)
+		rc = build_buckets(&img->lines_idx, img->lines, img->nlines, sizeof *img->lines);
+	if (rc == 0)
+		rc = build_buckets(&img->segs_idx, img->segs, img->nsegs, sizeof *img->segs);
 	if (rc < 0)
 		goto done;
 	if (!img->has_dwarf) {
@@ -582,47 +653,51 @@ done:
 
 /* -------------------------------------------------------------- lookups --- */
 
-static int32_t scope_at(const sym_image *img, uint64_t v)
+/* Number of elements whose key is <= v (so element [result - 1] contains v). */
+static size_t upper_bound(const void *arr, size_t n, size_t stride, const sym_buckets *bk, uint64_t v)
 {
-	size_t lo = 0, hi = img->nsegs;
+	size_t lo = 0, hi = n;
+	if (bk->first) {
+		if (v < bk->base)
+			return 0;
+		uint64_t b = (v - bk->base) >> bk->shift;
+		if (b < bk->nb) {
+			lo = bk->first[b];
+			hi = bk->first[b + 1];
+		} else {
+			lo = bk->first[bk->nb];
+		}
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (img->segs[mid].lo <= v)
+		if (key_at(arr, stride, mid) <= v)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? img->segs[lo - 1].scope : -1;
+	return lo;
+}
+
+static int32_t scope_at(const sym_image *img, uint64_t v)
+{
+	size_t i = upper_bound(img->segs, img->nsegs, sizeof *img->segs, &img->segs_idx, v);
+	return i ? img->segs[i - 1].scope : -1;
 }
 
 static const sym_line *line_at(const sym_image *img, uint64_t v)
 {
-	size_t lo = 0, hi = img->nlines;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->lines[mid].addr <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || img->lines[lo - 1].line == 0)
+	size_t i = upper_bound(img->lines, img->nlines, sizeof *img->lines, &img->lines_idx, v);
+	if (!i || img->lines[i - 1].line == 0)
 		return NULL;
-	return &img->lines[lo - 1];
+	return &img->lines[i - 1];
 }
 
 static sym_func *func_at(sym_image *img, uint64_t v)
 {
-	size_t lo = 0, hi = img->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->funcs[mid].lo <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || v >= img->funcs[lo - 1].hi)
+	size_t i = upper_bound(img->funcs, img->nfuncs, sizeof *img->funcs, &img->funcs_idx, v);
+	if (!i || v >= img->funcs[i - 1].hi)
 		return NULL;
-	return &img->funcs[lo - 1];
+	return &img->funcs[i - 1];
 }
 
 static const char *offset_name(symtab *s, const sym_image *img, uint64_t v)
@@ -693,80 +768,76 @@ static uint64_t cache_hash(unsigned proc, uint64_t addr, int is_ret)
 	return h ^ (h >> 29);
 }
 
-static int cache_insert(symtab *s, unsigned proc, uint64_t addr, int is_ret, const symtab_result *res)
+/* Slot holding the key, or the empty slot where it belongs. */
+static size_t cache_slot(const symtab *s, unsigned proc, uint64_t addr, int is_ret)
 {
-	if ((s->cache_n + 1) * 4 >= s->cache_cap * 3) {
-		size_t cap = s->cache_cap ? s->cache_cap * 2 : 4096;
-		sym_cache_slot *slots = calloc(cap, sizeof *slots);
-		if (!slots)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cache_cap; i++) {
-			sym_cache_slot *o = &s->cache[i];
-			if (!o->res)
-				continue;
-			size_t j = cache_hash(o->proc, o->addr, o->is_ret) & (cap - 1);
-			while (slots[j].res)
-				j = (j + 1) & (cap - 1);
-			slots[j] = *o;
-		}
-		free(s->cache);
-		s->cache = slots;
-		s->cache_cap = cap;
-	}
 	size_t j = cache_hash(proc, addr, is_ret) & (s->cache_cap - 1);
-	while (s->cache[j].res)
-		j = (j + 1) & (s->cache_cap - 1);
-	s->cache[j] = (sym_cache_slot){.addr = addr, .proc = proc, .is_ret = is_ret, .res = res};
-	s->cache_n++;
-	return 0;
+	for (const sym_entry *e; (e = s->cache[j]); j = (j + 1) & (s->cache_cap - 1))
+		if (e->addr == addr && e->proc == proc && e->is_ret == is_ret)
+			break;
+	return j;
 }
 
-static const symtab_result *cache_find(const symtab *s, unsigned proc, uint64_t addr, int is_ret)
+static int cache_reserve(symtab *s)
 {
-	if (!s->cache_cap)
-		return NULL;
-	size_t j = cache_hash(proc, addr, is_ret) & (s->cache_cap - 1);
-	while (s->cache[j].res) {
-		const sym_cache_slot *c = &s->cache[j];
-		if (c->addr == addr && c->proc == proc && c->is_ret == is_ret)
-			return c->res;
-		j = (j + 1) & (s->cache_cap - 1);
+	if ((s->cache_n + 1) * 4 < s->cache_cap * 3)
+		return 0;
+	size_t cap = s->cache_cap ? s->cache_cap * 2 : 4096;
+	sym_entry **slots = calloc(cap, sizeof *slots);
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cache_cap; i++) {
+		sym_entry *e = s->cache[i];
+		if (!e)
+			continue;
+		size_t j = cache_hash(e->proc, e->addr, e->is_ret) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = e;
 	}
-	return NULL;
+	free(s->cache);
+	s->cache = slots;
+	s->cache_cap = cap;
+	return 0;
 }
 
 int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address, const symtab_result **out)
 {
 	int is_ret = is_return_address != 0;
+	*out = NULL;
 	s->stats.lookups++;
-	const symtab_result *hit = cache_find(s, proc, addr, is_ret);
-	if (hit) {
+	if (cache_reserve(s) < 0)
+		return -ENOMEM;
+	size_t slot = cache_slot(s, proc, addr, is_ret);
+	if (s->cache[slot]) {
 		s->stats.cache_hits++;
-		*out = hit;
-		return hit->module ? 0 : -ENOENT;
+		*out = &s->cache[slot]->res;
+		return (*out)->module ? 0 : -ENOENT;
 	}
+	sym_entry *e = symtab__arena_alloc(&s->results, sizeof *e);
+	if (!e)
+		return -ENOMEM;
+	*e = (sym_entry){.addr = addr, .proc = proc, .is_ret = is_ret};
 	/* A return address points after the call; addr - 1 is inside the call
 	 * instruction, so the caller frame attributes to the call's line. */
 	uint64_t where = is_ret && addr ? addr - 1 : addr;
 	sym_module *m = module_at(s, proc, where);
-	if (!m) {
+	int rc = 0;
+	if (m) {
+		rc = symbolize(s, m, where - m->load_bias, &e->res);
+		if (rc < 0)
+			return rc;
+		/* Indexing may have reported through diag but never touches the cache. */
+	} else {
 		s->stats.unknown++;
-		*out = &s->unknown;
-		cache_insert(s, proc, addr, is_ret, &s->unknown);
-		return -ENOENT;
+		e->res.frames = &s->unknown_frame;
+		e->res.nframes = 1;
+		rc = -ENOENT;
 	}
-	symtab_result *res = symtab__arena_alloc(&s->results, sizeof *res);
-	if (!res) {
-		*out = NULL;
-		return -ENOMEM;
-	}
-	int rc = symbolize(s, m, where - m->load_bias, res);
-	if (rc < 0 || cache_insert(s, proc, addr, is_ret, res) < 0) {
-		*out = NULL;
-		return rc < 0 ? rc : -ENOMEM;
-	}
-	*out = res;
-	return 0;
+	s->cache[slot] = e;
+	s->cache_n++;
+	*out = &e->res;
+	return rc;
 }
 
 int symtab_function_name(symtab *s, unsigned proc, uint64_t addr, const char **name)

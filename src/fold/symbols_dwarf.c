@@ -33,6 +33,7 @@
 typedef struct dw_name {
 	Dwarf_Off off;
 	const char *name; /* NULL = no name */
+	int used;
 } dw_name;
 
 typedef struct dw_range {
@@ -50,7 +51,8 @@ typedef struct dw_ctx {
 	size_t nfiles, files_cap;
 	Dwarf_Signed files_base;
 	uint32_t line_order;
-	/* DIE offset -> display name, for abstract origins and specifications */
+	/* DIE offset -> display name, for abstract origins and specifications
+	 * (open addressing, power-of-two capacity) */
 	dw_name *names;
 	size_t names_n, names_cap;
 	/* scratch */
@@ -133,75 +135,83 @@ static int die_flag(dw_ctx *c, Dwarf_Die die, Dwarf_Half attrnum)
 
 /* ------------------------------------------------------------------- names --- */
 
+static size_t name_slot(const dw_ctx *c, Dwarf_Off off)
+{
+	uint64_t h = (uint64_t)off * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ (h >> 32)) & (c->names_cap - 1);
+}
+
 static const char *cached_name(dw_ctx *c, Dwarf_Off off, int *found)
 {
-	size_t lo = 0, hi = c->names_n;
 	*found = 0;
-	/* names is kept sorted by offset: insertion below keeps order */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->names[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < c->names_n && c->names[lo].off == off) {
-		*found = 1;
-		return c->names[lo].name;
-	}
+	if (!c->names_cap)
+		return NULL;
+	for (size_t j = name_slot(c, off); c->names[j].used; j = (j + 1) & (c->names_cap - 1))
+		if (c->names[j].off == off) {
+			*found = 1;
+			return c->names[j].name;
+		}
 	return NULL;
 }
 
 static void remember_name(dw_ctx *c, Dwarf_Off off, const char *name)
 {
-	if (symtab__grow((void **)&c->names, &c->names_cap, c->names_n + 1, sizeof *c->names) < 0) {
-		c->oom = 1;
-		return;
+	if ((c->names_n + 1) * 2 > c->names_cap) {
+		size_t cap = c->names_cap ? c->names_cap * 2 : 1024;
+		dw_name *old = c->names;
+		size_t old_cap = c->names_cap;
+		c->names = calloc(cap, sizeof *c->names);
+		if (!c->names) {
+			c->names = old;
+			c->oom = 1;
+			return;
+		}
+		c->names_cap = cap;
+		for (size_t i = 0; i < old_cap; i++) {
+			if (!old[i].used)
+				continue;
+			size_t j = name_slot(c, old[i].off);
+			while (c->names[j].used)
+				j = (j + 1) & (cap - 1);
+			c->names[j] = old[i];
+		}
+		free(old);
 	}
-	size_t lo = 0, hi = c->names_n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->names[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Offsets arrive mostly in increasing order, so this rarely moves much. */
-	memmove(&c->names[lo + 1], &c->names[lo], (c->names_n - lo) * sizeof *c->names);
-	c->names[lo] = (dw_name){off, name};
+	size_t j = name_slot(c, off);
+	while (c->names[j].used)
+		j = (j + 1) & (c->names_cap - 1);
+	c->names[j] = (dw_name){.off = off, .name = name, .used = 1};
 	c->names_n++;
 }
 
 static const char *name_of_offset(dw_ctx *c, Dwarf_Off off, const char *prefix, int depth);
 
 /* The name a user recognises for a function DIE: its demangled linkage name,
- * else its name qualified by the Fortran module it is in, else the name of
- * its abstract origin or specification. */
+ * else that of its abstract origin or specification (where C++ keeps it, so
+ * an inlined copy is named like the out-of-line one), else its name
+ * qualified by the Fortran module it is in. */
 static const char *name_of_die(dw_ctx *c, Dwarf_Die die, const char *prefix, int depth)
 {
 	const char *s = die_string(c, die, DW_AT_linkage_name);
 	if (!s)
 		s = die_string(c, die, DW_AT_MIPS_linkage_name);
-	if (s) {
-		const char *r = symtab__pretty_name(&c->img->strings, intern(c, s));
-		return r;
+	if (s)
+		return symtab__pretty_name(&c->img->strings, intern(c, s));
+	Dwarf_Off off;
+	if (depth < 8 && /* deeper is a reference cycle in broken DWARF */
+	    (die_ref(c, die, DW_AT_abstract_origin, &off) || die_ref(c, die, DW_AT_specification, &off))) {
+		const char *r = name_of_offset(c, off, prefix, depth + 1);
+		if (r)
+			return r;
 	}
 	s = die_string(c, die, DW_AT_name);
-	if (s) {
-		if (prefix) {
-			char buf[1024];
-			int n = snprintf(buf, sizeof buf, "%s::%s", prefix, s);
-			if (n > 0 && (size_t)n < sizeof buf)
-				return intern(c, buf);
-		}
-		return intern(c, s);
+	if (s && prefix) {
+		char buf[1024];
+		int n = snprintf(buf, sizeof buf, "%s::%s", prefix, s);
+		if (n > 0 && (size_t)n < sizeof buf)
+			return intern(c, buf);
 	}
-	if (depth > 8)
-		return NULL; /* a reference cycle in broken DWARF */
-	Dwarf_Off off;
-	if (die_ref(c, die, DW_AT_abstract_origin, &off) || die_ref(c, die, DW_AT_specification, &off))
-		return name_of_offset(c, off, prefix, depth + 1);
-	return NULL;
+	return s ? intern(c, s) : NULL;
 }
 
 static const char *name_of_offset(dw_ctx *c, Dwarf_Off off, const char *prefix, int depth)
@@ -416,9 +426,10 @@ static void visit_die(dw_ctx *c, Dwarf_Die die, int32_t scope, unsigned depth, c
 		return;
 	}
 	case DW_TAG_namespace:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-		/* Definitions may sit inside; their names come from linkage names. */
+		/* Definitions sit inside namespaces; their names come from linkage
+		 * names. Classes hold only member declarations (GCC and Clang put
+		 * the definitions at namespace level with DW_AT_specification),
+		 * and skipping them saves most of a C++ program's DIEs. */
 		if (scope < 0)
 			walk_children(c, die, scope, depth, prefix);
 		return;

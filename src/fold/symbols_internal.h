@@ -84,6 +84,16 @@ typedef struct sym_interval {
 	uint32_t depth;
 } sym_interval;
 
+/* Bucket index over a sorted array whose elements start with a uint64_t key:
+ * first[b] = number of keys below base + (b << shift), for b in 0..nb. A
+ * search then only bisects one bucket, which stays in cache. */
+typedef struct sym_buckets {
+	uint64_t base;
+	unsigned shift;
+	size_t nb;
+	uint32_t *first; /* NULL: plain bisection */
+} sym_buckets;
+
 typedef struct sym_image {
 	struct sym_image *next;
 	char *path;          /* as recorded in the trace */
@@ -110,6 +120,7 @@ typedef struct sym_image {
 	size_t nintervals, intervals_cap;
 	sym_seg *segs;
 	size_t nsegs, segs_cap;
+	sym_buckets funcs_idx, lines_idx, segs_idx;
 } sym_image;
 
 /* What symbols_elf.c learned about an object file. */
