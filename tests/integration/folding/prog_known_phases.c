@@ -1,0 +1,54 @@
+/* prog_known_phases.c: a region with two phases of known length and known
+ * rates of an app-defined counter, defined by wall time so they stay exact on
+ * a loaded machine: each instance of "step" counts "work" at 1 per µs for
+ * 3 ms, then at 4 per µs for 2 ms. The phase switch is at 0.6 of the
+ * instance; the rates are 1e6/s and 4e6/s.
+ *
+ * Usage: prog_known_phases [instances (default 400)]
+ */
+#define _GNU_SOURCE
+#include <fold.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Counts `per_us` events per elapsed microsecond for `ns` nanoseconds. */
+static void phase(uint32_t counter, uint64_t ns, uint64_t per_us, uint64_t *credit_ns)
+{
+	uint64_t start = now_ns(), last = start;
+	for (;;) {
+		uint64_t t = now_ns();
+		uint64_t elapsed = t - last + *credit_ns;
+		uint64_t us = elapsed / 1000;
+		if (us) {
+			fold_count(counter, us * per_us);
+			*credit_ns = elapsed - us * 1000;
+			last = t;
+		}
+		if (t - start >= ns)
+			break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 400;
+	uint32_t step = fold_region("step");
+	uint32_t work = fold_counter("work");
+	uint64_t credit = 0;
+	for (long i = 0; i < n; i++) {
+		fold_enter(step);
+		phase(work, 3000000, 1, &credit);
+		phase(work, 2000000, 4, &credit);
+		fold_exit(step);
+	}
+	printf("%ld instances\n", n);
+	return 0;
+}
