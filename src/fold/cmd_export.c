@@ -1,12 +1,166 @@
-/* cmd_export.c: `fold export` (placeholder until the exporters land). */
+/* cmd_export.c: `fold export`: per-sample stacks and per-thread timelines in
+ * formats other tools read: pprof (gzipped profile.proto), Chrome/Perfetto
+ * trace-event JSON, folded stacks for flame graphs. Option parsing only; the
+ * exporters live in src/report/export*.c. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "export.h"
 #include "report.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: fold export --format=pprof|chrome|folded [-o FILE] [--region NAME]\n"
+	      "                   [--from S] [--to S] [--no-samples] [-q] TRACE...\n"
+	      "  --format F     pprof: gzipped profile.proto for pprof / go tool pprof\n"
+	      "                 chrome: trace-event JSON for Perfetto UI / chrome://tracing\n"
+	      "                 folded: \"root;...;leaf count\" lines for flamegraph.pl / speedscope\n"
+	      "  -o FILE        output file (default: standard output; pprof needs -o on a terminal)\n"
+	      "  --region NAME  only samples (and events) inside instances of region NAME\n"
+	      "  --from S       start of the time window, seconds since the run started\n"
+	      "  --to S         end of the time window, seconds since the run started\n"
+	      "  --no-samples   chrome: region timelines only, no sample events\n"
+	      "  -q             no summary line on stderr\n",
+	      out);
+}
+
+/* -q: the reader's and symboliser's notes (salvaged chunks, modules without
+ * DWARF) are not errors; the export says what it wrote either way. */
+static void diag_quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+static int parse_seconds(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || v < 0) {
+		fprintf(stderr, "fold: %s %s: expected a number of seconds >= 0\n", opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
 
 int cmd_export(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "fold: export is not implemented yet\n");
-	return 2;
+	enum { OPT_FORMAT = 256, OPT_REGION, OPT_FROM, OPT_TO, OPT_NO_SAMPLES, OPT_HELP };
+	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"output", required_argument, NULL, 'o'},
+	    {"region", required_argument, NULL, OPT_REGION},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"to", required_argument, NULL, OPT_TO},
+	    {"no-samples", no_argument, NULL, OPT_NO_SAMPLES},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, OPT_HELP},
+	    {NULL, 0, NULL, 0},
+	};
+	export_options opt = {.format = EXPORT_FOLDED, .from_s = 0, .to_s = -1, .with_samples = 1};
+	const char *format = NULL, *out_path = NULL;
+	int quiet = 0, c;
+	optind = 0; /* glibc: full re-initialisation, main may have parsed options already */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT: format = optarg; break;
+		case 'o': out_path = optarg; break;
+		case OPT_REGION: opt.region = optarg; break;
+		case OPT_FROM:
+			if (parse_seconds("--from", optarg, &opt.from_s))
+				return 2;
+			break;
+		case OPT_TO:
+			if (parse_seconds("--to", optarg, &opt.to_s))
+				return 2;
+			break;
+		case OPT_NO_SAMPLES: opt.with_samples = 0; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+		case OPT_HELP: usage(stdout); return 0;
+		default:
+			fprintf(stderr,
+			        "fold: export: unknown or incomplete option %s (see fold export --help)\n",
+			        argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (!format) {
+		fprintf(stderr, "fold: export: --format is required: pprof, chrome or folded\n");
+		return 2;
+	}
+	if (!strcmp(format, "pprof"))
+		opt.format = EXPORT_PPROF;
+	else if (!strcmp(format, "chrome") || !strcmp(format, "perfetto"))
+		opt.format = EXPORT_CHROME;
+	else if (!strcmp(format, "folded"))
+		opt.format = EXPORT_FOLDED;
+	else {
+		fprintf(stderr, "fold: export: --format %s: expected pprof, chrome or folded\n", format);
+		return 2;
+	}
+	if (opt.to_s >= 0 && opt.to_s <= opt.from_s) {
+		fprintf(stderr, "fold: export: --to %g must be after --from %g\n", opt.to_s, opt.from_s);
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "fold: export: no trace file given\n");
+		return 2;
+	}
+	if (opt.format == EXPORT_PPROF && !out_path && isatty(STDOUT_FILENO)) {
+		fprintf(stderr,
+		        "fold: export: pprof output is binary; give -o FILE (e.g. -o profile.pb.gz)\n");
+		return 2;
+	}
+
+	char err[512] = "";
+	export_ctx ctx;
+	int rc = export_ctx_open(&ctx, (const char *const *)argv + optind, (size_t)(argc - optind), &opt,
+	                         quiet ? diag_quiet : NULL, NULL, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "fold: %s\n", err);
+		return 1;
+	}
+	report_buf out;
+	report_buf_init(&out);
+	export_stats st = {0};
+	switch (opt.format) {
+	case EXPORT_PPROF: rc = export_pprof(&ctx, &out, &st, err, sizeof err); break;
+	case EXPORT_CHROME: rc = export_chrome(&ctx, &out, &st, err, sizeof err); break;
+	case EXPORT_FOLDED: rc = export_folded(&ctx, &out, &st, err, sizeof err); break;
+	}
+	export_ctx_close(&ctx);
+	if (!rc) {
+		if (out_path) {
+			rc = report_buf_write_file(&out, out_path, err, sizeof err);
+		} else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) {
+			rc = -EIO;
+			snprintf(err, sizeof err, "standard output: write failed");
+		}
+		if (!rc && !out_path && fflush(stdout)) {
+			rc = -EIO;
+			snprintf(err, sizeof err, "standard output: write failed");
+		}
+	}
+	report_buf_free(&out);
+	if (rc) {
+		fprintf(stderr, "fold: %s\n", err);
+		return 1;
+	}
+	if (!st.samples && !st.events)
+		fprintf(stderr, "fold: export: nothing in the selection (check --region, --from, --to)\n");
+	else if (!quiet && opt.format == EXPORT_CHROME)
+		fprintf(stderr, "fold: exported %lu samples and %lu region begin/end events to %s\n",
+		        st.samples, st.events, out_path ? out_path : "standard output");
+	else if (!quiet)
+		fprintf(stderr, "fold: exported %lu samples (%lu distinct stacks) to %s\n", st.samples,
+		        st.stacks, out_path ? out_path : "standard output");
+	return 0;
 }

@@ -110,7 +110,9 @@ static const char *counter_kind_label(unsigned kind)
 
 static void kpi(html_ctx *h, const char *label, const char *value)
 {
-	report_buf_puts(h->b, "<div class=\"kpi\"><b>");
+	/* Long values (a sampling configuration) get a smaller font, not a taller card. */
+	report_buf_puts(h->b, value && report_term_width(value) > 18 ? "<div class=\"kpi long\"><b>"
+	                                                             : "<div class=\"kpi\"><b>");
 	report_html_text(h, value);
 	report_buf_printf(h->b, "</b><span>%s</span></div>\n", label);
 }

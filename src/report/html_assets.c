@@ -106,7 +106,8 @@ const char report_html_css[] =
 	".hidden{display:none!important}\n"
 	"#fold-js-errors{display:none}\n"
 	".js-only{display:none}\n"
-	".js .js-only{display:inline-block}\n";
+	".js .js-only{display:inline-block}\n"
+	".kpi.long b{font-size:13.5px;font-weight:600;line-height:1.35;padding:3px 0}\n";
 
 const char report_html_js[] =
 	"(function(){\n"
@@ -137,7 +138,8 @@ const char report_html_js[] =
 	"  return asc?r:-r;});\n"
 	" rows.forEach(function(r){tb.appendChild(r);});});});});\n"
 	"/* Zoom on the normalised axis: every chart of a region shares one window. */\n"
-	"function origin(el){if(el._o)return el._o;var o={};['x','width','x1','x2'].forEach(function(a){\n"
+	"function origin(el){if(el._o)return el._o;var o={raw:{}};['x','width','x1','x2','points'].forEach(function(a){\n"
+	" if(el.hasAttribute(a))o.raw[a]=el.getAttribute(a);});['x','width','x1','x2'].forEach(function(a){\n"
 	" if(el.hasAttribute(a))o[a]=+el.getAttribute(a);});\n"
 	" if(el.hasAttribute('points'))o.points=el.getAttribute('points').trim().split(/ +/).map(function(p){return p.split(',').map(Number);});\n"
 	" return el._o=o;}\n"
@@ -150,6 +152,7 @@ const char report_html_js[] =
 	"function zoom(sec,z0,z1){sec._z=[z0,z1];$$('svg.chart.zoomable',sec).forEach(function(svg){\n"
 	" var L=+svg.dataset.l,W=+svg.dataset.w;function f(x){return L+((x-L)/W-z0)/(z1-z0)*W;}\n"
 	" $$('.zd *',svg).forEach(function(el){var o=origin(el);\n"
+	"  if(z0<=0&&z1>=1){for(var a in o.raw)el.setAttribute(a,o.raw[a]);return;}\n"
 	"  if(o.points)el.setAttribute('points',o.points.map(function(p){return f(p[0]).toFixed(1)+','+p[1];}).join(' '));\n"
 	"  if('x' in o){if('width' in o){var a=f(o.x),b=f(o.x+o.width);el.setAttribute('x',a.toFixed(1));el.setAttribute('width',Math.max(0,b-a).toFixed(1));}\n"
 	"   else el.setAttribute('x',f(o.x).toFixed(1));}\n"

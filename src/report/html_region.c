@@ -150,7 +150,7 @@ static void phase_bands(html_ctx *h, const fold_region_result *r, const frame *f
 			report_buf_printf(
 			    h->b, "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
 			    fx(f, p->start), fx(f, p->start), f->t, f->t + f->ph);
-		if (labels)
+		if (labels && (p->end - p->start) * f->pw >= 20)
 			report_buf_printf(h->b, "<text class=\"phl\" x=\"%.1f\" y=\"%.1f\">P%zu</text>",
 			                  fx(f, p->start) + 4, f->t + 11, k + 1);
 	}
@@ -426,6 +426,20 @@ static void attribution(html_ctx *h, const fold_attribution *t)
 	report_buf_puts(h->b, "</span>");
 }
 
+/* Unit shown after a phase rate: "/s" for counters, nothing for ratios. */
+static const char *rate_unit(const fold_region_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nseries; i++) {
+		const fold_series *s = &r->series[i];
+		if (!name || !s->name || strcmp(name, s->name))
+			continue;
+		if (!s->unit || !*s->unit || !strcmp(s->unit, "ratio"))
+			return "";
+		return !strcmp(s->unit, "events/s") ? "/s" : s->unit;
+	}
+	return "";
+}
+
 static void phase_table(html_ctx *h, const fold_region_result *r)
 {
 	char d[32], v[32];
@@ -445,7 +459,9 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 			report_fmt_si(v, sizeof v, p->rates[i]);
 			report_buf_puts(h->b, "<span class=\"attr\"><code>");
 			report_html_text(h, p->rate_names[i]);
-			report_buf_printf(h->b, "</code> %s</span>", v);
+			report_buf_printf(h->b, "</code> %s", v);
+			report_html_text(h, rate_unit(r, p->rate_names[i]));
+			report_buf_puts(h->b, "</span>");
 		}
 		report_buf_puts(h->b, "</td><td>");
 		for (size_t i = 0; i < p->ntop && i < 5; i++)

@@ -208,13 +208,21 @@ static void region_table(term *t, const fold_analysis *a)
 	}
 }
 
-/* Phase rates of counters are events per second; ratios are shown bare. */
-static int is_event_rate(const fold_region_result *r, const char *name)
+/* Unit of a phase rate, from the series of the same name: counters are
+ * events per second ("/s"), ratios are bare, anything else is named. */
+static const char *rate_suffix(const fold_region_result *r, const char *name)
 {
-	for (size_t i = 0; i < r->nseries; i++)
-		if (name && r->series[i].name && !strcmp(name, r->series[i].name))
-			return !r->series[i].derived;
-	return 0;
+	for (size_t i = 0; i < r->nseries; i++) {
+		const fold_series *s = &r->series[i];
+		if (!name || !s->name || strcmp(name, s->name))
+			continue;
+		if (!s->unit || !strcmp(s->unit, "ratio") || !*s->unit)
+			return "";
+		if (!strcmp(s->unit, "events/s"))
+			return "/s";
+		return s->unit;
+	}
+	return "";
 }
 
 static void top_line(term *t, const fold_attribution *at)
@@ -245,10 +253,12 @@ static void top_line(term *t, const fold_attribution *at)
 
 static void rate(term *t, const fold_region_result *r, const fold_phase *p, size_t i, unsigned width)
 {
-	char v[40];
+	char v[64];
 	report_fmt_si(v, sizeof v, p->rates[i]);
-	if (is_event_rate(r, p->rate_names[i]))
-		strncat(v, "/s", sizeof v - strlen(v) - 1);
+	const char *suffix = rate_suffix(r, p->rate_names[i]);
+	if (*suffix && strcmp(suffix, "/s"))
+		strncat(v, " ", sizeof v - strlen(v) - 1);
+	strncat(v, suffix, sizeof v - strlen(v) - 1);
 	unsigned vw = report_term_width(v);
 	unsigned nw = width > vw + 1 ? width - vw - 1 : 1;
 	unsigned name = report_term_width(p->rate_names[i]);

@@ -1,0 +1,286 @@
+/* export_chrome.c: Chrome trace-event JSON (chrome://tracing, Perfetto UI,
+ * speedscope) with one track per thread: region enter/exit as B/E events and
+ * samples as thread-scoped instant events carrying their stack.
+ *
+ * Invariant: B and E events are balanced and properly nested per thread,
+ * whatever the trace holds. Regions still open where the output stops (end
+ * of the --to window, end of a --region instance, thread end) are closed
+ * there; regions already open where it starts (the --from window, entry
+ * into a --region instance) are opened there, marked "clipped"; an exit with
+ * no matching enter is dropped. Timestamps are microseconds on the common
+ * timeline (export.h). Viewers slow down beyond ~1e6 events: use --from/--to
+ * and --region to cut the file (docs/report.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+typedef struct open_region {
+	uint32_t region;
+	int emitted; /* a B event for it is in the output */
+} open_region;
+
+typedef struct chrome_state {
+	export_ctx *c;
+	report_buf *out;
+	export_stats *st;
+	long pid, tid;
+	size_t proc;
+	open_region *stack;
+	size_t depth, cap;
+	int active;
+	int first_event;
+	report_buf scratch;
+	export_map stack_strings; /* (proc, stack) -> index + 1 into strings */
+	char **strings;
+	size_t nstrings, capstrings;
+} chrome_state;
+
+static void event_head(chrome_state *s, const char *name, const char *cat, const char *ph, double t_ns)
+{
+	report_buf_puts(s->out, s->first_event ? "\n" : ",\n");
+	s->first_event = 0;
+	report_buf_puts(s->out, "{\"name\":");
+	report_esc_json(s->out, name);
+	report_buf_printf(s->out, ",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":%.3f,\"pid\":%ld,\"tid\":%ld", cat,
+	                  ph, t_ns / 1e3, s->pid, s->tid);
+}
+
+static void emit_begin(chrome_state *s, open_region *o, double t_ns, int clipped)
+{
+	const char *name = export_region_name(s->c, s->proc, o->region);
+	event_head(s, name, "region", "B", t_ns);
+	report_buf_puts(s->out, clipped ? ",\"args\":{\"clipped\":true}}" : "}");
+	o->emitted = 1;
+	s->st->events++;
+}
+
+static void emit_end(chrome_state *s, open_region *o, double t_ns)
+{
+	event_head(s, export_region_name(s->c, s->proc, o->region), "region", "E", t_ns);
+	report_buf_puts(s->out, "}");
+	o->emitted = 0;
+	s->st->events++;
+}
+
+/* Output starts: open every region already entered, outermost first. */
+static void activate(chrome_state *s, double t_ns)
+{
+	if (s->active)
+		return;
+	s->active = 1;
+	for (size_t i = 0; i < s->depth; i++)
+		if (!s->stack[i].emitted)
+			emit_begin(s, &s->stack[i], t_ns, 1);
+}
+
+/* Output stops: close what is open, innermost first. */
+static void deactivate(chrome_state *s, double t_ns)
+{
+	if (!s->active)
+		return;
+	if (s->c->opt->to_s >= 0 && t_ns > s->c->opt->to_s * 1e9)
+		t_ns = s->c->opt->to_s * 1e9;
+	s->active = 0;
+	for (size_t i = s->depth; i-- > 0;)
+		if (s->stack[i].emitted)
+			emit_end(s, &s->stack[i], t_ns);
+}
+
+static int region_matches(const chrome_state *s, uint32_t region)
+{
+	long i = export_region_index(s->c, s->proc, region);
+	return i >= 0 && s->c->regions[s->proc].match[i];
+}
+
+static int filter_depth(const chrome_state *s)
+{
+	int d = 0;
+	for (size_t i = 0; i < s->depth; i++)
+		d += region_matches(s, s->stack[i].region);
+	return d;
+}
+
+/* Should output be on at time t with the current stack? */
+static int wanted(const chrome_state *s, double t_ns)
+{
+	if (!export_in_window(s->c, t_ns))
+		return 0;
+	return !s->c->opt->region || filter_depth(s) > 0;
+}
+
+static const char *stack_string(chrome_state *s, uint32_t stack)
+{
+	int added;
+	uint64_t *v = export_map_get(&s->stack_strings, s->proc, stack, 0, &added);
+	if (!v)
+		return NULL;
+	if (added) {
+		if (s->nstrings == s->capstrings) {
+			size_t cap = s->capstrings ? s->capstrings * 2 : 256;
+			char **n = realloc(s->strings, cap * sizeof *n);
+			if (!n)
+				return NULL;
+			s->strings = n;
+			s->capstrings = cap;
+		}
+		report_buf b;
+		report_buf_init(&b);
+		if (export_stack_string(s->c, s->proc, stack, &b, ';') || b.oom || !b.data) {
+			report_buf_free(&b);
+			return NULL;
+		}
+		s->strings[s->nstrings] = b.data;
+		*v = ++s->nstrings;
+	}
+	return s->strings[*v - 1];
+}
+
+static int emit_sample(chrome_state *s, const fold__sample *smp, double t_ns)
+{
+	const char *stack = stack_string(s, smp->stack);
+	if (!stack)
+		return -ENOMEM;
+	event_head(s, export_stack_leaf(s->c, s->proc, smp->stack), "sample", "i", t_ns);
+	report_buf_puts(s->out, ",\"s\":\"t\",\"args\":{\"stack\":");
+	report_esc_json(s->out, stack);
+	report_buf_printf(s->out, ",\"cpu_ns\":%u}}", smp->cpu_ns);
+	s->st->samples++;
+	return 0;
+}
+
+static int push(chrome_state *s, uint32_t region)
+{
+	if (s->depth == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		open_region *n = realloc(s->stack, cap * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		s->stack = n;
+		s->cap = cap;
+	}
+	s->stack[s->depth++] = (open_region){region, 0};
+	return 0;
+}
+
+static int thread_events(chrome_state *s, const fold__thread *th)
+{
+	s->depth = 0;
+	s->active = 0;
+	size_t k = 0, n = 0;
+	/* Merge events and samples in stream order: event k precedes sample n when ev[k].nsamples <= n. */
+	while (k < th->nev || n < th->nsmp) {
+		int take_event = k < th->nev && (n >= th->nsmp || th->ev[k].nsamples <= n);
+		uint64_t tick = take_event ? th->ev[k].tick : th->smp[n].tick;
+		double t_ns = export_time_ns(s->c, s->proc, tick);
+		if (take_event) {
+			const fold__event *e = &th->ev[k++];
+			if (e->kind == FOLD__EV_ENTER) {
+				if (push(s, e->region))
+					return -ENOMEM;
+				if (wanted(s, t_ns)) {
+					open_region *top = &s->stack[s->depth - 1];
+					top->emitted = 1; /* opened below, not as clipped */
+					activate(s, t_ns);
+					emit_begin(s, top, t_ns, 0);
+				} else if (s->active) {
+					deactivate(s, t_ns);
+				}
+			} else {
+				size_t i = s->depth;
+				while (i > 0 && s->stack[i - 1].region != e->region)
+					i--;
+				if (i == 0)
+					continue; /* exit without enter */
+				if (s->active && !export_in_window(s->c, t_ns))
+					deactivate(s, t_ns); /* the window ended before this exit */
+				/* Close the matching region and anything left open inside it. */
+				while (s->depth >= i) {
+					open_region *o = &s->stack[s->depth - 1];
+					if (o->emitted)
+						emit_end(s, o, t_ns);
+					s->depth--;
+				}
+				if (s->active && !wanted(s, t_ns))
+					deactivate(s, t_ns);
+			}
+		} else {
+			const fold__sample *smp = &th->smp[n++];
+			if (wanted(s, t_ns)) {
+				activate(s, t_ns);
+				if (s->c->opt->with_samples && emit_sample(s, smp, t_ns))
+					return -ENOMEM;
+			} else if (s->active) {
+				deactivate(s, t_ns);
+			}
+		}
+	}
+	/* The thread ends with regions open (crash, exit inside a region): close them there. */
+	uint64_t end = th->end_tick > th->last_tick ? th->end_tick : th->last_tick;
+	deactivate(s, export_time_ns(s->c, s->proc, end));
+	return 0;
+}
+
+int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
+{
+	chrome_state s;
+	memset(&s, 0, sizeof s);
+	s.c = c;
+	s.out = out;
+	s.st = st;
+	s.first_event = 1;
+	int rc = 0;
+	report_buf_puts(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"fold export\"},"
+	                     "\"traceEvents\":[");
+	for (size_t p = 0; p < c->ntr && !rc; p++) {
+		const fold__trace *t = c->tr[p];
+		const char *pid = fold__trace_info(t, "pid"), *host = fold__trace_info(t, "host");
+		const char *rank = fold__trace_info(t, "mpi.rank"), *exe = fold__trace_info(t, "exe");
+		s.proc = p;
+		s.pid = pid ? strtol(pid, NULL, 10) : (long)p + 1;
+		s.tid = 0;
+		report_buf name;
+		report_buf_init(&name);
+		if (rank)
+			report_buf_printf(&name, "rank %s ", rank);
+		report_buf_printf(&name, "%s",
+		                  exe ? (strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe) : "process");
+		report_buf_printf(&name, " (pid %ld%s%s)", s.pid, host ? " on " : "", host ? host : "");
+		event_head(&s, "process_name", "__metadata", "M", 0);
+		report_buf_puts(out, ",\"args\":{\"name\":");
+		report_esc_json(out, name.data);
+		report_buf_puts(out, "}}");
+		report_buf_free(&name);
+		for (size_t ti = 0; ti < t->nthreads && !rc; ti++) {
+			const fold__thread *th = &t->threads[ti];
+			s.tid = th->os_tid ? (long)th->os_tid : (long)th->stream;
+			event_head(&s, "thread_name", "__metadata", "M", 0);
+			report_buf_puts(out, ",\"args\":{\"name\":");
+			if (th->name && *th->name) {
+				report_esc_json(out, th->name);
+			} else {
+				char tn[48];
+				snprintf(tn, sizeof tn, "thread %u", th->stream);
+				report_esc_json(out, tn);
+			}
+			report_buf_puts(out, "}}");
+			event_head(&s, "thread_sort_index", "__metadata", "M", 0);
+			report_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->stream);
+			rc = thread_events(&s, th);
+		}
+	}
+	report_buf_puts(out, "\n]}\n");
+	if (!rc && out->oom)
+		rc = -ENOMEM;
+	if (rc)
+		snprintf(err, errlen, "chrome export: %s", strerror(-rc));
+	for (size_t i = 0; i < s.nstrings; i++)
+		free(s.strings[i]);
+	free(s.strings);
+	free(s.stack);
+	export_map_free(&s.stack_strings);
+	return rc;
+}

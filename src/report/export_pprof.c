@@ -1,0 +1,436 @@
+/* export_pprof.c: pprof's profile.proto, gzipped, for `pprof` and
+ * `go tool pprof`.
+ *
+ * A small hand-written protobuf encoder (varints and length-delimited
+ * fields are all profile.proto needs). Layout: sample_type
+ * [samples/count, cpu/nanoseconds]; one Mapping per loaded module with its
+ * build-id (hex); one Location per distinct (process, address) with its
+ * Lines innermost inlined frame first and the containing function last, as
+ * pprof expects; one Function per (name, file). Samples with the same
+ * process, thread and stack are merged, and carry "pid", "thread" (stream)
+ * and, in MPI runs, "rank" labels. String table entry 0 is "".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "export.h"
+
+/* --- protobuf primitives --- */
+static void pb_varint(report_buf *b, uint64_t v)
+{
+	char tmp[10];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	report_buf_put(b, tmp, n);
+}
+
+static void pb_key(report_buf *b, unsigned field, unsigned wire)
+{
+	pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+/* proto3 scalars: zero is the default and is not written. */
+static void pb_uint(report_buf *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return;
+	pb_key(b, field, 0);
+	pb_varint(b, v);
+}
+
+static void pb_int(report_buf *b, unsigned field, int64_t v)
+{
+	pb_uint(b, field, (uint64_t)v);
+}
+
+static void pb_bytes(report_buf *b, unsigned field, const char *d, size_t n)
+{
+	pb_key(b, field, 2);
+	pb_varint(b, n);
+	report_buf_put(b, d, n);
+}
+
+/* Appends sub as an embedded message and empties it for reuse. */
+static void pb_msg(report_buf *b, unsigned field, report_buf *sub)
+{
+	pb_bytes(b, field, sub->data ? sub->data : "", sub->len);
+	if (sub->oom)
+		b->oom = 1;
+	sub->len = 0;
+}
+
+/* --- the string table --- */
+typedef struct strtab {
+	export_map map; /* (hash, length) -> index; collisions checked by text */
+	char **s;
+	size_t n, cap;
+} strtab;
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Index of s (UTF-8-sanitised) in the table; -1 on ENOMEM. */
+static int64_t str_index(strtab *t, const char *raw)
+{
+	report_buf clean;
+	report_buf_init(&clean);
+	export_put_utf8(&clean, raw ? raw : "");
+	if (clean.oom)
+		return -1;
+	const char *s = clean.data ? clean.data : "";
+	size_t len = clean.len;
+	uint64_t h = fnv(s, len);
+	/* Open chain on the hash: probe (h, len), (h+1, len)... until the text matches or a new slot. */
+	for (uint64_t probe = 0;; probe++) {
+		int added;
+		uint64_t *v = export_map_get(&t->map, h + probe, len, t->n, &added);
+		if (!v) {
+			report_buf_free(&clean);
+			return -1;
+		}
+		if (added) {
+			if (t->n == t->cap) {
+				size_t cap = t->cap ? t->cap * 2 : 256;
+				char **ns = realloc(t->s, cap * sizeof *ns);
+				if (!ns) {
+					report_buf_free(&clean);
+					return -1;
+				}
+				t->s = ns;
+				t->cap = cap;
+			}
+			t->s[t->n] = clean.data ? clean.data : strdup("");
+			if (!t->s[t->n])
+				return -1;
+			return (int64_t)t->n++;
+		}
+		if (!strcmp(t->s[*v], s)) {
+			report_buf_free(&clean);
+			return (int64_t)*v;
+		}
+	}
+}
+
+typedef struct pprof_state {
+	export_ctx *c;
+	strtab st;
+	export_map loc_ids; /* (proc << 1 | is_return, addr) -> location id */
+	export_map fn_ids;  /* (name index, file index) -> function id */
+	export_map agg;     /* (proc << 32 | stream, stack) -> sample index + 1 */
+	report_buf locs;    /* encoded Location messages */
+	report_buf fns;     /* encoded Function messages */
+	uint64_t nloc, nfn;
+	size_t *map_base;        /* per process: id of its first mapping - 1 */
+	unsigned char *map_used; /* by mapping id: some location falls in it */
+	struct agg_sample {
+		uint32_t proc, stream, stack;
+		unsigned long count;
+		uint64_t cpu_ns;
+	} * samples;
+	size_t nsamples, cap;
+	unsigned long total;
+	int oom;
+} pprof_state;
+
+static uint64_t mapping_of(pprof_state *ps, size_t proc, uint64_t addr)
+{
+	const fold__trace *t = ps->c->tr[proc];
+	for (size_t m = 0; m < t->nmod; m++)
+		for (unsigned s = 0; s < t->mod[m].nseg; s++) {
+			uint64_t lo = t->mod[m].load_bias + t->mod[m].segs[s].vaddr;
+			if (addr >= lo && addr < lo + t->mod[m].segs[s].memsz) {
+				ps->map_used[ps->map_base[proc] + m + 1] = 1;
+				return ps->map_base[proc] + m + 1;
+			}
+		}
+	return 0;
+}
+
+static uint64_t function_id(pprof_state *ps, const symtab_frame *f)
+{
+	int64_t name = str_index(&ps->st, f->function);
+	int64_t file = str_index(&ps->st, f->file ? f->file : "");
+	if (name < 0 || file < 0)
+		return 0;
+	int added;
+	uint64_t *v = export_map_get(&ps->fn_ids, (uint64_t)name, (uint64_t)file, ps->nfn + 1, &added);
+	if (!v)
+		return 0;
+	if (added) {
+		report_buf m;
+		report_buf_init(&m);
+		pb_uint(&m, 1, *v);
+		pb_int(&m, 2, name);
+		pb_int(&m, 3, name);
+		pb_int(&m, 4, file);
+		pb_msg(&ps->fns, 5, &m);
+		report_buf_free(&m);
+		ps->nfn++;
+	}
+	return *v;
+}
+
+static uint64_t location_id(pprof_state *ps, size_t proc, uint64_t addr, int is_return)
+{
+	int added;
+	uint64_t *v = export_map_get(&ps->loc_ids, (uint64_t)proc << 1 | (uint64_t)is_return, addr,
+	                             ps->nloc + 1, &added);
+	if (!v)
+		return 0;
+	if (!added)
+		return *v;
+	uint64_t id = *v;
+	ps->nloc++;
+	const symtab_result *r = NULL;
+	symtab_lookup(ps->c->sym, (unsigned)proc, addr, is_return, &r);
+	report_buf m, line;
+	report_buf_init(&m);
+	report_buf_init(&line);
+	pb_uint(&m, 1, id);
+	pb_uint(&m, 2, mapping_of(ps, proc, addr));
+	pb_uint(&m, 3, addr);
+	for (unsigned j = 0; r && j < r->nframes; j++) {
+		pb_uint(&line, 1, function_id(ps, &r->frames[j]));
+		pb_int(&line, 2, r->frames[j].line);
+		pb_msg(&m, 4, &line);
+	}
+	pb_msg(&ps->locs, 4, &m);
+	report_buf_free(&m);
+	report_buf_free(&line);
+	return id;
+}
+
+static int on_sample(void *arg, size_t proc, const fold__thread *th, const fold__sample *s, double t_ns)
+{
+	(void)t_ns;
+	pprof_state *ps = arg;
+	int added;
+	uint64_t *v =
+	    export_map_get(&ps->agg, (uint64_t)proc << 32 | th->stream, s->stack, ps->nsamples + 1, &added);
+	if (!v)
+		return -ENOMEM;
+	if (added) {
+		if (ps->nsamples == ps->cap) {
+			size_t cap = ps->cap ? ps->cap * 2 : 256;
+			struct agg_sample *n = realloc(ps->samples, cap * sizeof *n);
+			if (!n)
+				return -ENOMEM;
+			ps->samples = n;
+			ps->cap = cap;
+		}
+		ps->samples[ps->nsamples++] = (struct agg_sample){(uint32_t)proc, th->stream, s->stack, 0, 0};
+	}
+	ps->samples[*v - 1].count++;
+	ps->samples[*v - 1].cpu_ns += s->cpu_ns;
+	ps->total++;
+	return 0;
+}
+
+static void hex(char *out, const uint8_t *d, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static void value_type(pprof_state *ps, report_buf *b, unsigned field, const char *type, const char *unit)
+{
+	report_buf m;
+	report_buf_init(&m);
+	pb_int(&m, 1, str_index(&ps->st, type));
+	pb_int(&m, 2, str_index(&ps->st, unit));
+	pb_msg(b, field, &m);
+	report_buf_free(&m);
+}
+
+static void label(pprof_state *ps, report_buf *b, const char *key, int64_t num)
+{
+	report_buf m;
+	report_buf_init(&m);
+	pb_int(&m, 1, str_index(&ps->st, key));
+	pb_int(&m, 3, num);
+	pb_msg(b, 3, &m);
+	report_buf_free(&m);
+}
+
+static int encode_profile(pprof_state *ps, report_buf *prof)
+{
+	export_ctx *c = ps->c;
+	str_index(&ps->st, ""); /* index 0 */
+	value_type(ps, prof, 1, "samples", "count");
+	value_type(ps, prof, 1, "cpu", "nanoseconds");
+	/* Mapping ids: every module of every process, numbered in order. */
+	ps->map_base = calloc(c->ntr ? c->ntr : 1, sizeof *ps->map_base);
+	if (!ps->map_base)
+		return -ENOMEM;
+	size_t nmaps = 0;
+	for (size_t p = 0; p < c->ntr; p++) {
+		ps->map_base[p] = nmaps;
+		nmaps += c->tr[p]->nmod;
+	}
+	ps->map_used = calloc(nmaps + 1, 1);
+	if (!ps->map_used)
+		return -ENOMEM;
+	/* Samples, leaf location first. */
+	report_buf sm, ids;
+	report_buf_init(&sm);
+	report_buf_init(&ids);
+	for (size_t i = 0; i < ps->nsamples; i++) {
+		const struct agg_sample *a = &ps->samples[i];
+		const fold__trace *t = c->tr[a->proc];
+		if (a->stack && a->stack <= t->nstacks) {
+			const uint64_t *fr = t->frames + t->stk_off[a->stack];
+			for (unsigned d = 0; d < t->stk_depth[a->stack]; d++)
+				pb_varint(&ids, location_id(ps, a->proc, fr[d], d > 0));
+		}
+		if (ids.len)
+			pb_bytes(&sm, 1, ids.data, ids.len);
+		ids.len = 0;
+		pb_varint(&ids, a->count);
+		pb_varint(&ids, a->cpu_ns);
+		pb_bytes(&sm, 2, ids.data, ids.len);
+		ids.len = 0;
+		const char *pid = fold__trace_info(t, "pid"), *rank = fold__trace_info(t, "mpi.rank");
+		label(ps, &sm, "pid", pid ? strtoll(pid, NULL, 10) : (int64_t)a->proc);
+		label(ps, &sm, "thread", a->stream);
+		if (rank)
+			label(ps, &sm, "rank", strtoll(rank, NULL, 10));
+		pb_msg(prof, 2, &sm);
+	}
+	report_buf_free(&sm);
+	report_buf_free(&ids);
+	/* Mappings; the symbol flags only for modules samples fell in (asking
+	 * about the others would index them, and say they lack DWARF, for nothing). */
+	for (size_t p = 0; p < c->ntr; p++) {
+		const fold__trace *t = c->tr[p];
+		for (size_t m = 0; m < t->nmod; m++) {
+			const fold__module *mod = &t->mod[m];
+			uint64_t id = ps->map_base[p] + m + 1;
+			uint64_t lo = UINT64_MAX, hi = 0;
+			for (unsigned s = 0; s < mod->nseg; s++) {
+				uint64_t a = mod->load_bias + mod->segs[s].vaddr;
+				lo = a < lo ? a : lo;
+				hi = a + mod->segs[s].memsz > hi ? a + mod->segs[s].memsz : hi;
+			}
+			if (lo == UINT64_MAX)
+				lo = hi = mod->load_bias;
+			char bid[2 * 64 + 1] = "";
+			hex(bid, mod->build_id, mod->build_id_len < 64 ? mod->build_id_len : 64);
+			symtab_module_info info = {0};
+			if (ps->map_used[id])
+				symtab_module_info_get(c->sym, (unsigned)p, mod->id, &info);
+			report_buf mm;
+			report_buf_init(&mm);
+			pb_uint(&mm, 1, id);
+			pb_uint(&mm, 2, lo);
+			pb_uint(&mm, 3, hi);
+			pb_int(&mm, 5, str_index(&ps->st, mod->path));
+			pb_int(&mm, 6, str_index(&ps->st, bid));
+			pb_uint(&mm, 7, info.opened);
+			pb_uint(&mm, 8, info.has_dwarf);
+			pb_uint(&mm, 9, info.has_dwarf);
+			pb_uint(&mm, 10, info.has_dwarf);
+			pb_msg(prof, 3, &mm);
+			report_buf_free(&mm);
+		}
+	}
+	report_buf_put(prof, ps->locs.data ? ps->locs.data : "", ps->locs.len);
+	report_buf_put(prof, ps->fns.data ? ps->fns.data : "", ps->fns.len);
+	/* Time of the earliest process and the span of the run. */
+	double end = 0;
+	int64_t start_ns = 0;
+	for (size_t p = 0; p < c->ntr; p++) {
+		double e = export_time_ns(c, p, c->tr[p]->max_tick);
+		end = e > end ? e : end;
+		const char *rt = fold__trace_info(c->tr[p], "start.realtime_ns");
+		if (rt && c->offset_ns[p] == 0)
+			start_ns = strtoll(rt, NULL, 10);
+	}
+	/* period_type/period: the sampling period when it is a time. */
+	const char *src = c->ntr ? fold__trace_info(c->tr[0], "sample.source") : NULL;
+	const char *per = c->ntr ? fold__trace_info(c->tr[0], "sample.period") : NULL;
+	/* The string table goes after every other field has interned its strings. */
+	int64_t comment = str_index(&ps->st, "generated by fold export");
+	pb_int(prof, 9, start_ns);
+	pb_int(prof, 10, (int64_t)end);
+	if (src && !strcmp(src, "time") && per) {
+		value_type(ps, prof, 11, "cpu", "nanoseconds");
+		pb_int(prof, 12, strtoll(per, NULL, 10));
+	}
+	report_buf cm;
+	report_buf_init(&cm);
+	pb_varint(&cm, (uint64_t)comment);
+	pb_bytes(prof, 13, cm.data, cm.len);
+	report_buf_free(&cm);
+	for (size_t i = 0; i < ps->st.n; i++)
+		pb_bytes(prof, 6, ps->st.s[i], strlen(ps->st.s[i]));
+	return prof->oom || ps->locs.oom || ps->fns.oom ? -ENOMEM : 0;
+}
+
+static int gzip_into(const report_buf *in, report_buf *out)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)(in->data ? in->data : "");
+	z.avail_in = (uInt)in->len;
+	char chunk[65536];
+	int zr;
+	do {
+		z.next_out = (Bytef *)chunk;
+		z.avail_out = sizeof chunk;
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			break;
+		report_buf_put(out, chunk, sizeof chunk - z.avail_out);
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return zr == Z_STREAM_END && !out->oom ? 0 : -ENOMEM;
+}
+
+int export_pprof(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
+{
+	pprof_state ps;
+	memset(&ps, 0, sizeof ps);
+	ps.c = c;
+	report_buf prof;
+	report_buf_init(&prof);
+	int rc = export_each_sample(c, on_sample, &ps);
+	if (!rc)
+		rc = encode_profile(&ps, &prof);
+	if (!rc)
+		rc = gzip_into(&prof, out);
+	if (rc)
+		snprintf(err, errlen, "pprof export: %s", strerror(-rc));
+	st->samples = ps.total;
+	st->stacks = ps.nsamples;
+	report_buf_free(&prof);
+	report_buf_free(&ps.locs);
+	report_buf_free(&ps.fns);
+	for (size_t i = 0; i < ps.st.n; i++)
+		free(ps.st.s[i]);
+	free(ps.st.s);
+	export_map_free(&ps.st.map);
+	export_map_free(&ps.loc_ids);
+	export_map_free(&ps.fn_ids);
+	export_map_free(&ps.agg);
+	free(ps.samples);
+	free(ps.map_base);
+	free(ps.map_used);
+	return rc;
+}
