@@ -203,6 +203,7 @@ typedef struct fold_thread {
 	uint64_t rng;
 	uint64_t last_cpu_ns;
 	int papi_eventset; /* -1 if none */
+	int sample_fd;     /* perf overflow source, -1 if none */
 
 	/* counters: hw/sw from a perf group fd, app counters added by fold_count */
 	int perf_fd[FOLD_MAX_HW_COUNTERS]; /* [0] is the group leader, -1 if none */
@@ -281,12 +282,24 @@ void fold__counters_thread_stop(fold_thread *t);
 unsigned fold__read_counters(fold_thread *t, uint64_t *values);
 /* Re-emits the COUNTER_SET if app counters were registered since (guard held). */
 void fold__counter_set_refresh(fold_thread *t);
+/* Initialises PAPI once per process (library + thread support); returns 0 or
+ * -ENODEV with the reason in why. */
+int fold__papi_init(char *why, size_t len);
+/* In a fork child: forgets PAPI's state so fold__papi_init starts afresh. */
+void fold__papi_after_fork(void);
+/* The perf_event encoding of a PAPI preset or perf:: generic event name. */
+int fold__perf_encoding(const char *name, uint32_t *type, uint64_t *config);
 unsigned fold__hw_counter_count(void);
-int fold__hw_counter_has_task_clock(void);
 /* Index of perf::TASK-CLOCK in the hw set, or -1. */
 int fold__task_clock_index(void);
 uint32_t fold__app_counter_define(const char *name);
 unsigned fold__app_counter_count(void);
+/* The CPU-time base a thread's first sample deltas against. */
+static inline uint64_t fold__cpu_base(const fold_thread *t)
+{
+	int tci = fold__task_clock_index();
+	return tci >= 0 && (unsigned)tci < t->nhw ? 0 : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 /* ---------------------------------------------------------------- sampling */
 
@@ -300,6 +313,7 @@ typedef struct fold_sample_source {
 
 extern const fold_sample_source fold__source_time;
 extern const fold_sample_source fold__source_papi;
+extern const fold_sample_source fold__source_perf;
 const fold_sample_source *fold__source(void);
 
 /* The next sampling period of t (ns or events), jittered by the seeded

@@ -1,42 +1,427 @@
 /* rt_counters.c: hardware/software counters and app-defined counters.
  *
  * Owns which counters a thread records (its COUNTER_SET: hw/sw counters
- * first, then the app counters registered so far) and reading their values.
+ * first, ids 1..n, then the app counters registered so far, ids 64..) and
+ * reading their values.
  *
- * Reading in the sample handler: PAPI_read may take locks and is not
- * async-signal-safe, so PAPI only decides what works (add + start, never
- * PAPI_query_event); values are read from a perf_event group opened by the
- * thread itself, with one read(2) (async-signal-safe) that returns every
- * member at once.
+ * Deciding: a requested event counts only if PAPI can actually add *and
+ * start* it (PAPI_query_event says yes to events a VM cannot count). The
+ * fallback chain is hardware -> software (perf::TASK-CLOCK, perf::PAGE-FAULTS,
+ * perf::CONTEXT-SWITCHES) -> none; every event left out gets a
+ * COUNTER_MISSING record with the reason, and stderr hears about it once.
+ *
+ * Reading: PAPI_read may take locks and is not async-signal-safe, so it is
+ * never used to read values. Each thread opens its counters itself with
+ * perf_event_open (the same kernel events PAPI's perf_event component uses)
+ * as one group, and a read(2) of the group leader returns every member at
+ * once: one async-signal-safe syscall, callable from the sample handler.
+ * That is why an event must also have a perf encoding: PAPI presets and
+ * perf:: generic names are mapped below; other native names are reported
+ * missing ("no signal-safe read path").
  */
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <papi.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "fold_rt.h"
+
+#define DEFAULT_HARDWARE "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L3_TCM"
+#define DEFAULT_SOFTWARE "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES"
+
+typedef struct ctr_spec {
+	char name[FOLD_NAME_MAX];
+	uint32_t type;
+	uint64_t config;
+	int hardware;
+} ctr_spec;
+
+typedef struct ctr_missing {
+	char name[FOLD_NAME_MAX];
+	char reason[400];
+} ctr_missing;
+
+static ctr_spec active[FOLD_MAX_HW_COUNTERS];
+static unsigned nhw;
+static ctr_missing missing[32];
+static unsigned nmissing;
+static int decided;
+static int task_clock_index = -1;
+static const char *mode_name = "none";
+static char requested[512];
 
 static pthread_mutex_t app_lock = PTHREAD_MUTEX_INITIALIZER;
 static char app_names[FOLD_MAX_APP_COUNTERS][FOLD_NAME_MAX];
 static _Atomic unsigned napp;
-static unsigned nhw;
-static int task_clock_index = -1;
 
 unsigned fold__hw_counter_count(void) { return nhw; }
 int fold__task_clock_index(void) { return task_clock_index; }
 unsigned fold__app_counter_count(void) { return atomic_load(&napp); }
 
-void fold__counters_init(void)
+/* ---------------------------------------------------------------- PAPI */
+
+static unsigned long papi_thread_id(void) { return (unsigned long)syscall(SYS_gettid); }
+
+static int papi_state; /* 0 untried, 1 ok, -1 failed */
+
+void fold__papi_after_fork(void)
 {
-	/* Re-emit the app counter definitions (after fork, the new file). */
+	/* PAPI's per-thread state belongs to the parent's threads. */
+	if (papi_state > 0)
+		PAPI_shutdown();
+	papi_state = 0;
+}
+
+int fold__papi_init(char *why, size_t len)
+{
+	int state = papi_state;
+	static char saved[160];
+	if (state == 0) {
+		int rc = PAPI_is_initialized() ? (int)PAPI_VER_CURRENT : PAPI_library_init(PAPI_VER_CURRENT);
+		if (rc != PAPI_VER_CURRENT) {
+			snprintf(saved, sizeof saved, "PAPI_library_init failed: %s",
+			         rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+			state = -1;
+		} else if ((rc = PAPI_thread_init(papi_thread_id)) != PAPI_OK) {
+			snprintf(saved, sizeof saved, "PAPI_thread_init failed: %s", PAPI_strerror(rc));
+			state = -1;
+		} else {
+			state = 1;
+		}
+	}
+	papi_state = state;
+	if (state < 0 && why)
+		snprintf(why, len, "%s", saved);
+	return state > 0 ? 0 : -ENODEV;
+}
+
+/* Adds and starts `name` in a scratch event set: the only test we trust. */
+static int papi_try(const char *name, char *why, size_t len)
+{
+	int es = PAPI_NULL, rc;
+	if ((rc = PAPI_create_eventset(&es)) != PAPI_OK)
+		goto fail;
+	if ((rc = PAPI_add_named_event(es, name)) != PAPI_OK)
+		goto fail_destroy;
+	if ((rc = PAPI_start(es)) != PAPI_OK)
+		goto fail_cleanup;
+	long long v;
+	PAPI_stop(es, &v);
+	PAPI_cleanup_eventset(es);
+	PAPI_destroy_eventset(&es);
+	return 0;
+fail_cleanup:
+	PAPI_cleanup_eventset(es);
+fail_destroy:
+	PAPI_destroy_eventset(&es);
+fail:
+	snprintf(why, len, "PAPI: %s", PAPI_strerror(rc));
+	return rc == PAPI_ECMP ? -ENODEV : -ENOENT;
+}
+
+/* ---------------------------------------------------------------- perf encodings */
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	int hardware;
+} perf_names[] = {
+#define HWC(id, op, res) (PERF_COUNT_HW_CACHE_##id | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+                          (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
+    {"PAPI_TOT_INS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1},
+    {"PAPI_TOT_CYC", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1},
+    {"PAPI_REF_CYC", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 1},
+    {"PAPI_L3_TCM", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1},
+    {"PAPI_L3_TCA", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 1},
+    {"PAPI_BR_INS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1},
+    {"PAPI_BR_MSP", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1},
+    {"PAPI_L1_DCM", PERF_TYPE_HW_CACHE, HWC(L1D, READ, MISS), 1},
+    {"PAPI_L1_ICM", PERF_TYPE_HW_CACHE, HWC(L1I, READ, MISS), 1},
+    {"PAPI_TLB_DM", PERF_TYPE_HW_CACHE, HWC(DTLB, READ, MISS), 1},
+    {"CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1},
+    {"CPU-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1},
+    {"INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1},
+    {"CACHE-REFERENCES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 1},
+    {"CACHE-MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1},
+    {"BRANCHES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1},
+    {"BRANCH-INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1},
+    {"BRANCH-MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1},
+    {"BUS-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 1},
+    {"REF-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 1},
+    {"STALLED-CYCLES-FRONTEND", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1},
+    {"STALLED-CYCLES-BACKEND", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1},
+    {"L1-DCACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE, HWC(L1D, READ, MISS), 1},
+    {"L1-DCACHE-LOADS", PERF_TYPE_HW_CACHE, HWC(L1D, READ, ACCESS), 1},
+    {"LLC-LOAD-MISSES", PERF_TYPE_HW_CACHE, HWC(LL, READ, MISS), 1},
+    {"LLC-LOADS", PERF_TYPE_HW_CACHE, HWC(LL, READ, ACCESS), 1},
+    {"CPU-CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0},
+    {"TASK-CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0},
+    {"PAGE-FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
+    {"FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
+    {"CONTEXT-SWITCHES", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
+    {"CS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
+    {"CPU-MIGRATIONS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0},
+    {"MIGRATIONS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0},
+    {"MINOR-FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0},
+    {"MAJOR-FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0},
+#undef HWC
+};
+
+static int perf_encoding(const char *name, ctr_spec *out)
+{
+	const char *n = name;
+	int is_perf = !strncmp(n, "perf::", 6);
+	if (is_perf)
+		n += 6;
+	for (size_t i = 0; i < sizeof perf_names / sizeof perf_names[0]; i++) {
+		int preset = !strncmp(perf_names[i].name, "PAPI_", 5);
+		if (preset == is_perf)
+			continue; /* presets without perf::, generic names with it */
+		if (!strcasecmp(n, perf_names[i].name)) {
+			snprintf(out->name, sizeof out->name, "%s", name);
+			out->type = perf_names[i].type;
+			out->config = perf_names[i].config;
+			out->hardware = perf_names[i].hardware;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int fold__perf_encoding(const char *name, uint32_t *type, uint64_t *config)
+{
+	ctr_spec c;
+	if (perf_encoding(name, &c))
+		return -ENOENT;
+	*type = c.type;
+	*config = c.config;
+	return 0;
+}
+
+static int perf_open(const ctr_spec *c, int group_fd)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = c->type;
+	attr.config = c->config;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.read_format = PERF_FORMAT_GROUP;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* ---------------------------------------------------------------- deciding */
+
+static void add_missing(const char *name, const char *reason)
+{
+	if (nmissing < sizeof missing / sizeof missing[0]) {
+		snprintf(missing[nmissing].name, sizeof missing[nmissing].name, "%s", name);
+		snprintf(missing[nmissing].reason, sizeof missing[nmissing].reason, "%s", reason);
+		nmissing++;
+	}
+}
+
+/* Tries every name of a comma list; returns how many were activated. */
+static unsigned try_list(const char *list, int papi_ok, const char *papi_why)
+{
+	char copy[512];
+	snprintf(copy, sizeof copy, "%s", list);
+	unsigned got = 0;
+	for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		char *end = tok + strlen(tok);
+		while (end > tok && end[-1] == ' ')
+			*--end = 0;
+		if (!*tok)
+			continue;
+		ctr_spec c;
+		char why[160];
+		if (nhw >= FOLD_MAX_HW_COUNTERS) {
+			add_missing(tok, "too many counters (at most 8)");
+			continue;
+		}
+		if (perf_encoding(tok, &c)) {
+			add_missing(tok, "no async-signal-safe read path for this event (use a PAPI preset or a "
+			                 "perf:: generic event)");
+			continue;
+		}
+		/* PAPI decides when it can; when PAPI itself is unusable here (no
+		 * library, perf_event component disabled: libpfm4 finds no PMU on
+		 * some VMs) opening and enabling the kernel event is the test. */
+		int papi_verdict = papi_ok ? papi_try(tok, why, sizeof why) : -ENODEV;
+		if (!papi_ok)
+			snprintf(why, sizeof why, "%s", papi_why);
+		if (papi_verdict == -ENOENT) {
+			add_missing(tok, why);
+			continue;
+		}
+		int fd = perf_open(&c, -1);
+		if (fd < 0) {
+			char both[400];
+			snprintf(both, sizeof both, "%s%sperf_event_open: %s", papi_verdict ? why : "",
+			         papi_verdict ? "; " : "", strerror(errno));
+			add_missing(tok, both);
+			continue;
+		}
+		close(fd);
+		active[nhw++] = c;
+		got++;
+	}
+	return got;
+}
+
+static void emit_definitions(void)
+{
+	for (unsigned i = 0; i < nhw; i++)
+		fold__proc_counter_def(1 + i, active[i].hardware ? TRACE_COUNTER_HARDWARE : TRACE_COUNTER_SOFTWARE,
+		                       active[i].name);
+	for (unsigned i = 0; i < nmissing; i++)
+		fold__proc_counter_missing(missing[i].name, missing[i].reason);
 	unsigned n = atomic_load(&napp);
 	for (unsigned i = 0; i < n; i++)
 		fold__proc_counter_def(FOLD_APP_COUNTER_BASE + i, TRACE_COUNTER_APP, app_names[i]);
-	fold__proc_info("counters.requested", fold__rt.cfg.counters);
-	fold__proc_info("counters.mode", "none");
+	fold__proc_info("counters.requested", requested);
+	fold__proc_info("counters.mode", mode_name);
 }
 
-void fold__counters_thread_start(fold_thread *t) { t->nhw = 0; }
-void fold__counters_thread_stop(fold_thread *t) { (void)t; }
+static void decide(void)
+{
+	const fold_config *cfg = &fold__rt.cfg;
+	const char *list = cfg->counters_default ? DEFAULT_HARDWARE : cfg->counters;
+	snprintf(requested, sizeof requested, "%s", list);
+	if (!cfg->counters_default && (!*list || !strcmp(list, "none") || !strcmp(list, "off"))) {
+		mode_name = "none";
+		return;
+	}
+	char papi_why[400] = "";
+	int papi_ok = fold__papi_init(papi_why, sizeof papi_why) == 0;
+	if (papi_ok) {
+		/* PAPI without its perf_event component cannot judge any of the
+		 * events we can read (it does not even know their names). */
+		int cidx = PAPI_get_component_index("perf_event");
+		const PAPI_component_info_t *ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
+		if (!ci || ci->disabled) {
+			snprintf(papi_why, sizeof papi_why, "PAPI perf_event component disabled (%.200s)",
+			         ci ? ci->disabled_reason : "not compiled in");
+			papi_ok = 0;
+		}
+	}
+	try_list(list, papi_ok, papi_why);
+	int any_hw = 0;
+	for (unsigned i = 0; i < nhw; i++)
+		any_hw |= active[i].hardware;
+	if (nhw == 0) {
+		try_list(DEFAULT_SOFTWARE, papi_ok, papi_why);
+		if (nhw) {
+			mode_name = "software";
+			/* The default falling back on a machine without a PMU is expected;
+			 * an explicit request that could not be met is worth a line. */
+			if (!cfg->counters_default || !cfg->quiet)
+				fold__warn("no requested counter can be counted here (%s: %s); recording software "
+				           "counters %s",
+				           missing[0].name, missing[0].reason, DEFAULT_SOFTWARE);
+		} else {
+			mode_name = "none";
+			fold__warn("no counters can be counted here (%s: %s); sampling with time only",
+			           nmissing ? missing[0].name : "?", nmissing ? missing[0].reason : "?");
+		}
+	} else {
+		mode_name = any_hw ? "hardware" : "software";
+		if (nmissing)
+			fold__warn("counter %s is not recorded: %s%s", missing[0].name, missing[0].reason,
+			           nmissing > 1 ? " (and others: see the trace's COUNTER_MISSING records)" : "");
+	}
+	for (unsigned i = 0; i < nhw; i++)
+		if (active[i].type == PERF_TYPE_SOFTWARE && active[i].config == PERF_COUNT_SW_TASK_CLOCK)
+			task_clock_index = (int)i;
+}
+
+void fold__counters_init(void)
+{
+	/* Decided once per process; a fork child re-emits the same set. */
+	if (!decided) {
+		decide();
+		decided = 1;
+	}
+	emit_definitions();
+	fold__rt.counters_mode = !strcmp(mode_name, "hardware") ? 2 : !strcmp(mode_name, "software") ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- per thread */
+
+void fold__counters_thread_stop(fold_thread *t)
+{
+	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
+		if (t->perf_fd[i] >= 0) {
+			close(t->perf_fd[i]);
+			t->perf_fd[i] = -1;
+		}
+	t->nhw = 0;
+}
+
+void fold__counters_thread_start(fold_thread *t)
+{
+	/* After fork the fds are the parent thread's counters: replace them. */
+	fold__counters_thread_stop(t);
+	memset(t->hw_last, 0, sizeof t->hw_last);
+	if (!nhw)
+		return;
+	int leader = -1;
+	for (unsigned i = 0; i < nhw; i++) {
+		int fd = perf_open(&active[i], leader);
+		if (fd < 0) {
+			static int warned;
+			if (!warned++)
+				fold__warn("perf_event_open(%s) failed in thread %d (%s): that thread records no "
+				           "hardware/software counters",
+				           active[i].name, (int)t->tid, strerror(errno));
+			fold__counters_thread_stop(t);
+			return;
+		}
+		if (leader < 0)
+			leader = fd;
+		t->perf_fd[i] = fd;
+	}
+	t->nhw = nhw;
+}
+
+/* Async-signal-safe: one read(2) of the group leader. */
+static void read_hw(fold_thread *t)
+{
+	uint64_t buf[1 + FOLD_MAX_HW_COUNTERS];
+	ssize_t n = read(t->perf_fd[0], buf, (1 + t->nhw) * sizeof(uint64_t));
+	if (n < (ssize_t)sizeof(uint64_t))
+		return; /* keep the last values: counters stay monotonic */
+	uint64_t k = buf[0] < t->nhw ? buf[0] : t->nhw;
+	for (uint64_t i = 0; i < k; i++)
+		t->hw_last[i] = buf[1 + i];
+}
+
+unsigned fold__read_counters(fold_thread *t, uint64_t *values)
+{
+	unsigned k = 0;
+	if (t->nhw) {
+		int saved = errno;
+		read_hw(t);
+		errno = saved;
+	}
+	for (unsigned i = 0; i < t->nhw; i++)
+		values[k++] = t->hw_last[i];
+	for (unsigned i = 0; i < t->napp_set; i++)
+		values[k++] = t->app[i];
+	return k;
+}
+
+/* ---------------------------------------------------------------- app counters */
 
 uint32_t fold__app_counter_define(const char *name)
 {
@@ -55,7 +440,7 @@ uint32_t fold__app_counter_define(const char *name)
 			           FOLD_MAX_APP_COUNTERS);
 		goto out;
 	}
-	strncpy(app_names[n], name, FOLD_NAME_MAX - 1);
+	snprintf(app_names[n], FOLD_NAME_MAX, "%s", name);
 	id = FOLD_APP_COUNTER_BASE + n;
 	if (atomic_load(&fold__rt.phase) == FOLD_RUNNING)
 		fold__proc_counter_def(id, TRACE_COUNTER_APP, app_names[n]);
@@ -81,14 +466,4 @@ void fold__counter_set_refresh(fold_thread *t)
 			return;
 	}
 	t->napp_set = n;
-}
-
-unsigned fold__read_counters(fold_thread *t, uint64_t *values)
-{
-	unsigned k = 0;
-	for (unsigned i = 0; i < t->nhw; i++)
-		values[k++] = t->hw_last[i];
-	for (unsigned i = 0; i < t->napp_set; i++)
-		values[k++] = t->app[i];
-	return k;
 }

@@ -352,6 +352,8 @@ static void write_infos(pid_t parent_pid_for_fork)
 	const fold_config *c = &fold__rt.cfg;
 	static const char *const src_names[] = {"off", "time", "time", "papi"};
 	fold__proc_info("sample.source", src_names[c->source]);
+	if (c->source == FOLD_SOURCE_PAPI && fold__rt.source)
+		fold__proc_info("sample.backend", fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
 	fold__proc_info("sample.event", c->source == FOLD_SOURCE_TIME      ? "CLOCK_MONOTONIC"
 	                                : c->source == FOLD_SOURCE_CPUTIME ? "CLOCK_THREAD_CPUTIME_ID"
 	                                : c->source == FOLD_SOURCE_PAPI    ? c->sample_event
@@ -801,9 +803,21 @@ static void fold_atfork_child(void)
 		trace_enc_thread_start(&self->enc, (uint64_t)self->tid, 0, fold__tick(), "main");
 		atomic_store(&fold__rt.threads_total, 1);
 		self->timer_ok = 0; /* POSIX timers are not inherited */
+		self->papi_eventset = -1;
+		if (self->sample_fd >= 0) { /* the parent thread's event */
+			close(self->sample_fd);
+			self->sample_fd = -1;
+		}
+		if (fold__rt.source == &fold__source_papi) {
+			fold__papi_after_fork();
+			if (fold__rt.source->configure()) {
+				fold__rt.cfg.source = FOLD_SOURCE_OFF;
+				fold__proc_info("sample.source", "off");
+			}
+		}
 		fold__counters_thread_start(self);
 		fold__counter_set_refresh(self);
-		self->last_cpu_ns = fold__ns(CLOCK_THREAD_CPUTIME_ID);
+		self->last_cpu_ns = fold__cpu_base(self);
 		fold__sampling_thread_start(self);
 	}
 	pthread_mutex_init(&fold__threads_lock, NULL);

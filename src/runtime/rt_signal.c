@@ -174,8 +174,10 @@ void fold__sample(fold_thread *t, void *uc)
 	fold__counter_set_refresh(t);
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	fold__read_counters(t, ctr);
+	/* CPU time: perf::TASK-CLOCK when the thread counts it (free: just read),
+	 * else CLOCK_THREAD_CPUTIME_ID (a ~0.5 us syscall here). */
 	int tci = fold__task_clock_index();
-	uint64_t cpu = tci >= 0 ? ctr[tci] : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t cpu = tci >= 0 && (unsigned)tci < t->nhw ? ctr[tci] : fold__ns(CLOCK_THREAD_CPUTIME_ID);
 	uint64_t cpu_ns = cpu >= t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 	t->last_cpu_ns = cpu;
 	int rc = trace_enc_sample(&t->enc, tick, frames, depth, cpu_ns, ctr);
@@ -209,7 +211,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	fold_thread *t = fold__tls_thread;
-	if (si && si->si_code == SI_TIMER && t && si->si_value.sival_ptr == (void *)t) {
+	if (si && t &&
+	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
+	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 && si->si_fd == t->sample_fd))) {
 		fold__sample(t, uc);
 		if (atomic_load_explicit(&fold__rt.phase, memory_order_relaxed) == FOLD_RUNNING)
 			fold__rt.source->rearm(t);
@@ -450,16 +454,27 @@ int fold__signals_init(void)
 	switch (fold__rt.cfg.source) {
 	case FOLD_SOURCE_TIME:
 	case FOLD_SOURCE_CPUTIME: fold__rt.source = &fold__source_time; break;
-	case FOLD_SOURCE_PAPI: fold__rt.source = &fold__source_papi; break;
+	case FOLD_SOURCE_PAPI: {
+		uint32_t type;
+		uint64_t config;
+		fold__rt.source = fold__perf_encoding(fold__rt.cfg.sample_event, &type, &config) == 0
+		                      ? &fold__source_perf
+		                      : &fold__source_papi;
+		break;
+	}
 	default: fold__rt.source = &source_off; break;
 	}
+	if (fold__rt.cfg.source == FOLD_SOURCE_PAPI)
+		fold__proc_info("sample.backend", fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
 	if (fold__rt.source->configure()) {
 		fold__warn("sampling with %s is not possible here: continuing without samples",
 		           fold__rt.cfg.sample_spec);
 		fold__rt.cfg.source = FOLD_SOURCE_OFF;
 		fold__rt.source = &source_off;
+		fold__proc_info("sample.source", "off");
 	}
-	if (fold__rt.source == &fold__source_time && !ours[sample_signo]) {
+	if ((fold__rt.source == &fold__source_time || fold__rt.source == &fold__source_perf) &&
+	    !ours[sample_signo]) {
 		struct sigaction cur;
 		call_real_sigaction(sample_signo, NULL, &cur);
 		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler != SIG_DFL)
@@ -467,6 +482,14 @@ int fold__signals_init(void)
 			           "(set FOLD_SIGNAL to use another signal)",
 			           sample_signo);
 		install(sample_signo, on_sample, 0);
+	}
+	/* With fd-driven signals, a full RT signal queue makes the kernel fall
+	 * back to SIGIO, whose default action kills: never let it. */
+	if (fold__rt.source == &fold__source_perf && !ours[SIGIO]) {
+		struct sigaction cur;
+		if (call_real_sigaction(SIGIO, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_handler == SIG_DFL)
+			install(SIGIO, on_sample, 0);
 	}
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		int sig = fatal_signals[i];
@@ -490,6 +513,8 @@ void fold__signals_before_exec(void)
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, sample_signo);
+	if (fold__rt.source == &fold__source_papi)
+		sigaddset(&set, SIGRTMIN + 2); /* PAPI's overflow signal (perf_event) */
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	if (t)
 		fold__sampling_thread_stop(t);
@@ -515,7 +540,7 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 	if (sig <= 0 || sig >= NSIG || !ours[sig])
 		return call_real_sigaction(sig, act, old);
 	struct sigaction prev = app_action[sig];
-	if (sig == sample_signo && !is_fatal(sig)) {
+	if ((sig == sample_signo || sig == SIGIO) && !is_fatal(sig)) {
 		/* Our sampling signal: the program's handler is chained to. */
 		if (act)
 			app_action[sig] = *act;

@@ -1,22 +1,128 @@
 /* rt_source_papi.c: sampling on PAPI overflow of any event (EVENT@PERIOD).
- * (Filled in with the counter module; until then the source reports that it
- * is unavailable and the runtime continues without samples.) */
+ *
+ * Owns one PAPI event set per thread holding the sampling event, with
+ * PAPI_overflow calling on_overflow in the owning thread every PERIOD events
+ * (perf::TASK-CLOCK@1000000 = every 1 ms of the thread's CPU time; a
+ * hardware event such as PAPI_TOT_CYC@2000000 where a PMU exists).
+ *
+ * Invariants:
+ *  - Event sets are created, started, stopped and destroyed by their own
+ *    thread only (PAPI's rule); another thread never touches them.
+ *  - on_overflow runs inside PAPI's signal handler and keeps the signal-path
+ *    invariants of rt_signal.c: it only calls fold__sample.
+ *  - Before exec the thread's event set is destroyed (its perf fds closed)
+ *    and a pending overflow signal is consumed (rt_signal.c), so nothing
+ *    reaches the new image. The period is not jittered: PAPI re-arms itself.
+ */
 #include <errno.h>
+#include <papi.h>
+#include <string.h>
 
 #include "fold_rt.h"
 
-static int papi_configure(void) { return -ENOSYS; }
-static int papi_thread_start(fold_thread *t)
+static int event_code;
+
+static void on_overflow(int event_set, void *address, long long overflow_vector, void *context)
 {
-	(void)t;
+	(void)event_set;
+	(void)address;
+	(void)overflow_vector;
+	int saved_errno = errno;
+	fold_thread *t = fold__tls_thread;
+	if (t)
+		fold__sample(t, context);
+	errno = saved_errno;
+}
+
+static int papi_configure(void)
+{
+	char why[160];
+	const char *ev = fold__rt.cfg.sample_event;
+	if (fold__papi_init(why, sizeof why)) {
+		fold__warn("FOLD_SAMPLE=%s: %s", fold__rt.cfg.sample_spec, why);
+		return -ENODEV;
+	}
+	int rc = PAPI_event_name_to_code(ev, &event_code);
+	if (rc != PAPI_OK) {
+		fold__warn("FOLD_SAMPLE=%s: PAPI does not know %s (%s); see foldrun --list-events",
+		           fold__rt.cfg.sample_spec, ev, PAPI_strerror(rc));
+		return -ENOENT;
+	}
+	/* Add and start it once: PAPI_query_event cannot be trusted on VMs. */
+	int es = PAPI_NULL;
+	if ((rc = PAPI_create_eventset(&es)) == PAPI_OK) {
+		if ((rc = PAPI_add_event(es, event_code)) == PAPI_OK) {
+			if ((rc = PAPI_start(es)) == PAPI_OK) {
+				long long v;
+				PAPI_stop(es, &v);
+			}
+			PAPI_cleanup_eventset(es);
+		}
+		PAPI_destroy_eventset(&es);
+	}
+	if (rc != PAPI_OK) {
+		fold__warn("FOLD_SAMPLE=%s: %s cannot be counted here (%s); see foldrun --list-events",
+		           fold__rt.cfg.sample_spec, ev, PAPI_strerror(rc));
+		return -ENOENT;
+	}
+	fold__rt.cfg.jitter = 0; /* PAPI re-arms with a fixed threshold */
+	fold__proc_info("sample.jitter", "0");
 	return 0;
 }
-static void papi_thread_stop(fold_thread *t) { (void)t; }
+
+static int papi_thread_start(fold_thread *t)
+{
+	int es = PAPI_NULL, rc;
+	if ((rc = PAPI_register_thread()) != PAPI_OK && rc != PAPI_EINVAL)
+		goto fail;
+	if ((rc = PAPI_create_eventset(&es)) != PAPI_OK)
+		goto fail;
+	if ((rc = PAPI_add_event(es, event_code)) != PAPI_OK)
+		goto fail_destroy;
+	if ((rc = PAPI_overflow(es, event_code, (int)fold__rt.cfg.period, 0, on_overflow)) != PAPI_OK)
+		goto fail_cleanup;
+	if ((rc = PAPI_start(es)) != PAPI_OK)
+		goto fail_overflow;
+	t->papi_eventset = es;
+	return 0;
+fail_overflow:
+	PAPI_overflow(es, event_code, 0, 0, on_overflow);
+fail_cleanup:
+	PAPI_cleanup_eventset(es);
+fail_destroy:
+	PAPI_destroy_eventset(&es);
+fail : {
+	static int warned;
+	if (!warned++)
+		fold__warn("PAPI overflow sampling could not start in thread %d (%s): it is not sampled",
+		           (int)t->tid, PAPI_strerror(rc));
+	return -EIO;
+}
+}
+
+static void papi_thread_stop(fold_thread *t)
+{
+	int es = t->papi_eventset;
+	if (es < 0)
+		return;
+	/* Only the owning thread may stop its event set; from elsewhere (the
+	 * final flush) its overflows are simply dropped from now on. */
+	if (fold__tls_thread != t)
+		return;
+	t->papi_eventset = -1;
+	long long v;
+	PAPI_stop(es, &v);
+	PAPI_overflow(es, event_code, 0, 0, on_overflow);
+	PAPI_cleanup_eventset(es);
+	PAPI_destroy_eventset(&es);
+}
+
+static void papi_rearm(fold_thread *t) { (void)t; /* PAPI re-arms itself */ }
 
 const fold_sample_source fold__source_papi = {
     .name = "papi",
     .configure = papi_configure,
     .thread_start = papi_thread_start,
     .thread_stop = papi_thread_stop,
-    .rearm = papi_thread_stop,
+    .rearm = papi_rearm,
 };

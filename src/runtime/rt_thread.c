@@ -190,6 +190,7 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 	t->stream = fold__next_stream();
 	t->parent_stream = parent_stream;
 	t->papi_eventset = -1;
+	t->sample_fd = -1;
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		t->perf_fd[i] = -1;
 	t->rng = fold__rt.cfg.seed ^ (0x9e3779b97f4a7c15ull * (t->stream + 1));
@@ -202,7 +203,7 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 	trace_enc_thread_start(&t->enc, (uint64_t)t->tid, parent_stream, fold__tick(), name ? name : "");
 	fold__counters_thread_start(t);
 	fold__counter_set_refresh(t);
-	t->last_cpu_ns = fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	t->last_cpu_ns = fold__cpu_base(t);
 	altstack_start(t);
 	atomic_store(&t->alive, 1);
 	atomic_fetch_add(&fold__rt.threads_total, 1);

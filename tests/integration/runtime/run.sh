@@ -179,6 +179,39 @@ output_naming)
 		fail "an unwritable output must not fail the program"
 	grep -q '^fold: cannot create the trace file' err.txt || fail "$(cat err.txt)"
 	;;
+counters_default)
+	preload "$PROGS/prog_regions" 50 >/dev/null || fail "program failed"
+	t=$(only_trace)
+	mode=$("$TRACE_CHECK" "$t" --print | sed -n 's/^  info counters.mode = //p')
+	case $mode in
+	software)
+		check "$t" --counter-def perf::TASK-CLOCK --counter-def perf::PAGE-FAULTS \
+			--counter-def perf::CONTEXT-SWITCHES --counter-missing PAPI_TOT_INS \
+			--counter-in-samples perf::TASK-CLOCK --counter-in-samples items
+		grep -q "^fold: no requested counter can be counted here (PAPI_TOT_INS: .*); recording software counters" err.txt ||
+			fail "fallback not said on stderr: $(cat err.txt)"
+		;;
+	hardware) check "$t" --counter-def PAPI_TOT_INS --counter-in-samples PAPI_TOT_INS ;;
+	none) check "$t" --counter-missing PAPI_TOT_INS --counter-missing perf::TASK-CLOCK ;;
+	*) fail "counters.mode is \"$mode\"" ;;
+	esac
+	;;
+counters_requested)
+	FOLD_COUNTERS='perf::PAGE-FAULTS, bogus::EVENT' preload "$PROGS/prog_regions" 20 >/dev/null ||
+		fail "program failed"
+	check "$(only_trace)" --counter-def perf::PAGE-FAULTS --counter-in-samples perf::PAGE-FAULTS \
+		--counter-missing bogus::EVENT --info counters.mode=software --regions outer=20
+	n=$(grep -c '^fold: counter bogus::EVENT is not recorded: ' err.txt || true)
+	[ "$n" = 1 ] || fail "expected one line about bogus::EVENT: $(cat err.txt)"
+	rm -f ./*.trace
+	FOLD_COUNTERS=none preload "$PROGS/prog_regions" 5 >/dev/null || fail "program failed"
+	check "$(only_trace)" --info counters.mode=none --counter-def items
+	;;
+sample_perf)
+	FOLD_SAMPLE=perf::TASK-CLOCK@1000000 preload "$PROGS/prog_threads" exit 4 || fail "program failed"
+	check "$(only_trace)" --info sample.source=papi --info sample.backend=perf_event --info sample.period=1000000 \
+		--min-samples 80 --threads 5 --regions work=80 --stack-in-exe 0.9
+	;;
 exit_status)
 	s=$(status sh -c 'exit 7')
 	[ "$s" = 7 ] || fail "exit status $s of sh -c 'exit 7'"

@@ -1,0 +1,584 @@
+/* rt_cyg.c: the compiler hooks (-finstrument-functions) and their throttling.
+ *
+ * Owns __cyg_profile_func_enter/exit: every instrumented function is a region
+ * of kind TRACE_REGION_FUNCTION defined by its address (fold symbolises it).
+ * Whether a function is recorded is decided once per address (rt_filter.c)
+ * and kept in a lock-free cache, so a filtered call costs a hash probe.
+ * Throttling (FOLD_THROTTLE, the TAU rule): a function called more than N
+ * times on a thread whose mean inclusive duration there is below T is switched
+ * off for the whole process; a THROTTLE record says which, when and why.
+ * At start-up the cost of a recorded enter+exit pair is calibrated and written
+ * as the info key overhead.hook_ns, which fold subtracts per nested call.
+ *
+ * Invariants:
+ *  - Hot paths take no lock, make no system call and do not allocate; they
+ *    touch only the cache, this thread's shadow stack and its encoder.
+ *  - Every recorded ENTER gets exactly one EXIT from this file unless the
+ *    program leaves the function without returning (longjmp: a MARKER says
+ *    so), the thread ends inside it, or recording stops (pause, final flush).
+ *    That holds through throttling: a function throttled while it is open
+ *    still has its exit recorded. The shadow stack is what makes this work:
+ *    a throttled function whose own frame is on top of the stack (direct
+ *    recursion) pushes a silent frame, so the exit of the inner call cannot
+ *    be taken for the exit of the recorded outer one.
+ *  - Cache entries are written only under decide_lock and published by a
+ *    release store of their address; a state only moves RECORD -> THROTTLED.
+ *  - Nothing here is instrumented (the runtime is built without
+ *    -finstrument-functions), and hooks that fire while this thread is inside
+ *    a decision (an instrumented malloc, say) are ignored.
+ */
+#include "rt_regions.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* ---------------------------------------------------------------- the address cache */
+
+enum fn_state { FN_RECORD = 1, FN_OFF = 2, FN_THROTTLED = 3 };
+
+typedef struct fn_entry {
+	_Atomic uint64_t addr; /* 0: empty slot; stored last, with release order */
+	_Atomic uint32_t state;
+	uint32_t region;
+	uint64_t throttled_calls, throttled_mean_ns; /* what the THROTTLE record said */
+} fn_entry;
+
+#define CACHE_BITS 16
+#define CACHE_SLOTS (1u << CACHE_BITS)
+#define CACHE_MAX_USED (CACHE_SLOTS / 4 * 3)
+
+static fn_entry cache[CACHE_SLOTS];
+static unsigned cache_used;
+static _Atomic int cache_full;
+static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint32_t cache_hash(uint64_t fn)
+{
+	return (uint32_t)(((fn >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+}
+
+static inline fn_entry *cache_find(uint64_t fn)
+{
+	for (uint32_t i = cache_hash(fn);; i = (i + 1) & (CACHE_SLOTS - 1)) {
+		fn_entry *e = &cache[i];
+		uint64_t a = atomic_load_explicit(&e->addr, memory_order_acquire);
+		if (__builtin_expect(a == fn, 1))
+			return e;
+		if (!a)
+			return NULL;
+	}
+}
+
+/* ---------------------------------------------------------------- per-thread state */
+
+typedef struct cyg_frame {
+	uint64_t fn;
+	fn_entry *e;
+	uint64_t tick; /* 0: this call is not recorded */
+} cyg_frame;
+
+/* Per-thread call statistics for throttling, parallel to the cache (no
+ * sharing between threads, so hot functions called from many threads do not
+ * bounce a cache line). */
+typedef struct cyg_stat {
+	uint64_t calls;
+	uint64_t ticks;
+} cyg_stat;
+
+#define STACK_FRAMES 65536u
+
+typedef struct cyg_tls {
+	cyg_frame *stack; /* NULL until the first hook of the thread */
+	uint32_t sp;
+	uint32_t overflow; /* calls deeper than STACK_FRAMES, neither pushed nor recorded */
+	cyg_stat *stat;
+	int in_slow; /* inside a decision: nested hooks are ignored */
+	int calibrating;
+} cyg_tls;
+
+static FOLD_TLS cyg_tls cyg;
+
+/* Thread memory (stack + statistics) is recycled through a free list when
+ * the thread ends (pthread key destructor), never unmapped. */
+typedef struct cyg_mem {
+	struct cyg_mem *next;
+} cyg_mem;
+static cyg_mem *mem_free;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t mem_key;
+static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
+
+#define STACK_BYTES ((size_t)STACK_FRAMES * sizeof(cyg_frame))
+#define STAT_BYTES ((size_t)CACHE_SLOTS * sizeof(cyg_stat))
+
+static void mem_release(void *p)
+{
+	cyg_mem *m = p;
+	if (!m)
+		return;
+	if (cyg.stack == (cyg_frame *)(void *)m) {
+		cyg.stack = NULL;
+		cyg.stat = NULL;
+		cyg.sp = 0;
+		cyg.overflow = 0;
+	}
+	pthread_mutex_lock(&mem_lock);
+	m->next = mem_free;
+	mem_free = m;
+	pthread_mutex_unlock(&mem_lock);
+}
+
+static void mem_key_init(void) { pthread_key_create(&mem_key, mem_release); }
+
+static int thread_mem_attach(cyg_tls *c)
+{
+	pthread_mutex_lock(&mem_lock);
+	cyg_mem *m = mem_free;
+	if (m)
+		mem_free = m->next;
+	pthread_mutex_unlock(&mem_lock);
+	if (m) {
+		/* Statistics belong to the thread that made them: zero pages again. */
+		madvise((uint8_t *)m + STACK_BYTES, STAT_BYTES, MADV_DONTNEED);
+	} else {
+		void *p = mmap(NULL, STACK_BYTES + STAT_BYTES, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return -ENOMEM;
+		m = p;
+	}
+	c->stack = (cyg_frame *)(void *)m;
+	c->stat = (cyg_stat *)(void *)((uint8_t *)m + STACK_BYTES);
+	c->sp = 0;
+	c->overflow = 0;
+	pthread_once(&mem_once, mem_key_init);
+	pthread_setspecific(mem_key, m);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- configuration */
+
+static uint64_t throttle_calls = 100000;
+static uint64_t throttle_ns = 10000;
+static uint64_t throttle_ticks; /* throttle_ns in ticks; 0 with throttling off */
+static double hook_pair_ns;     /* calibrated */
+static _Atomic int cyg_ready;   /* 0 before init, 1 running */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void parse_throttle(void)
+{
+	const char *v = getenv("FOLD_THROTTLE");
+	if (!v || !*v)
+		return;
+	if (!strcmp(v, "off") || !strcmp(v, "0")) {
+		throttle_calls = UINT64_MAX;
+		return;
+	}
+	char buf[64];
+	snprintf(buf, sizeof buf, "%s", v);
+	char *comma = strchr(buf, ',');
+	char *end;
+	unsigned long long calls = strtoull(buf, &end, 10);
+	uint64_t ns = throttle_ns;
+	if (end == buf || (comma ? end != comma : *end) || buf[0] == '-' || !calls ||
+	    (comma && fold__parse_duration(comma + 1, &ns))) {
+		fold__warn("FOLD_THROTTLE=%s: expected CALLS,DURATION (e.g. 100000,10us) or off; using %llu,%lluns", v,
+		           (unsigned long long)throttle_calls, (unsigned long long)throttle_ns);
+		return;
+	}
+	throttle_calls = calls;
+	throttle_ns = ns;
+}
+
+/* ---------------------------------------------------------------- recording */
+
+static void __attribute__((noinline)) put_slow(fold_thread *t, int enter, uint64_t tick, uint32_t region)
+{
+	if (!t->cur) {
+		fold__thread_fresh_buffer(t);
+		if (!t->cur)
+			return;
+	}
+	int rc = enter ? trace_enc_enter(&t->enc, tick, region, NULL) : trace_enc_exit(&t->enc, tick, region, NULL);
+	if (rc == -ENOSPC) {
+		fold__pool_reserve(4);
+		if (fold__thread_swap_buffer(t) == 0)
+			(void)(enter ? trace_enc_enter(&t->enc, tick, region, NULL)
+			             : trace_enc_exit(&t->enc, tick, region, NULL));
+	}
+}
+
+static void throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick);
+
+/* ENTER/EXIT without counters (trace_format.h: kind, z dtick, v region),
+ * encoded inline: the same bytes trace_enc_enter/exit write, without the
+ * call and the generic counter handling, which is a third of a hook's cost.
+ * Returns -ENOSPC near the end of the buffer; put_slow then does it the
+ * general way. */
+#define FAST_RECORD_MAX (1 + 10 + 5)
+static inline __attribute__((always_inline)) int put_fast(trace_enc *enc, uint8_t kind, uint64_t tick,
+                                                          uint32_t region)
+{
+	uint8_t *p = enc->pos;
+	if (FOLD_UNLIKELY(!p || enc->end - p < FAST_RECORD_MAX))
+		return -ENOSPC;
+	*p++ = kind;
+	uint64_t z = trace_zigzag((int64_t)(tick - enc->last_tick));
+	while (z >= 0x80) {
+		*p++ = (uint8_t)(z | 0x80);
+		z >>= 7;
+	}
+	*p++ = (uint8_t)z;
+	uint32_t r = region;
+	while (r >= 0x80) {
+		*p++ = (uint8_t)(r | 0x80);
+		r >>= 7;
+	}
+	*p++ = (uint8_t)r;
+	enc->pos = p;
+	enc->last_tick = tick;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_thread *t, fn_entry *e,
+                                                                uint64_t fn)
+{
+	if (FOLD_UNLIKELY(c->sp >= STACK_FRAMES || c->overflow)) {
+		c->overflow++;
+		return;
+	}
+	cyg_frame *f = &c->stack[c->sp++];
+	f->fn = fn;
+	f->e = e;
+	f->tick = 0;
+	if (FOLD_UNLIKELY(!t) || !fold__enter_runtime(t))
+		return;
+	uint64_t tick = fold__tick();
+	f->tick = tick;
+	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_ENTER, tick, e->region)))
+		put_slow(t, 1, tick, e->region);
+	fold__leave_runtime(t);
+}
+
+static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, fold_thread *t, const cyg_frame *f)
+{
+	if (FOLD_UNLIKELY(!t) || !fold__enter_runtime(t))
+		return;
+	uint64_t tick = fold__tick();
+	fn_entry *e = f->e;
+	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_EXIT, tick, e->region)))
+		put_slow(t, 0, tick, e->region);
+	fold__leave_runtime(t);
+	cyg_stat *s = &c->stat[e - cache];
+	uint64_t n = ++s->calls;
+	s->ticks += tick - f->tick;
+	if (FOLD_UNLIKELY(n >= throttle_calls) && (n == throttle_calls || (n & 0xffff) == 0))
+		throttle_check(c, e, s, tick);
+}
+
+/* ---------------------------------------------------------------- decisions */
+
+static void cyg_init(void);
+
+/* The entry for fn, deciding and inserting it if new; NULL when the cache is
+ * full (the function is then not recorded). */
+static fn_entry *decide(uint64_t fn)
+{
+	fn_entry *e;
+	pthread_mutex_lock(&decide_lock);
+	e = cache_find(fn);
+	if (e || atomic_load(&cache_full))
+		goto out;
+	if (cache_used >= CACHE_MAX_USED) {
+		atomic_store(&cache_full, 1);
+		fold__warn("more than %u instrumented functions: the ones called from now on are not recorded",
+		           CACHE_MAX_USED);
+		goto out;
+	}
+	enum fold_filter_verdict v = fold__filter_decide(fn);
+	uint32_t region = v == FOLD_FILTER_RECORD ? fold__region_define(TRACE_REGION_FUNCTION, fn, "") : 0;
+	uint32_t i = cache_hash(fn);
+	while (atomic_load_explicit(&cache[i].addr, memory_order_relaxed))
+		i = (i + 1) & (CACHE_SLOTS - 1);
+	e = &cache[i];
+	e->region = region;
+	atomic_store_explicit(&e->state, region ? FN_RECORD : FN_OFF, memory_order_relaxed);
+	atomic_store_explicit(&e->addr, fn, memory_order_release);
+	cache_used++;
+out:
+	pthread_mutex_unlock(&decide_lock);
+	return e;
+}
+
+static void __attribute__((noinline)) enter_slow(uint64_t fn)
+{
+	cyg_tls *c = &cyg;
+	if (c->in_slow)
+		return;
+	c->in_slow = 1;
+	fold_thread *t = fold__thread();
+	if (!atomic_load_explicit(&cyg_ready, memory_order_acquire))
+		cyg_init();
+	if (!c->stack && thread_mem_attach(c)) {
+		c->in_slow = 0;
+		return;
+	}
+	fn_entry *e = cache_find(fn);
+	if (!e)
+		e = decide(fn);
+	c->in_slow = 0;
+	if (!e)
+		return;
+	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
+	if (st == FN_RECORD)
+		enter_record(c, t, e, fn);
+	else if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == fn)
+		c->stack[c->sp++] = (cyg_frame){fn, e, 0};
+}
+
+static void __attribute__((noinline)) exit_slow(uint64_t fn)
+{
+	cyg_tls *c = &cyg;
+	if (c->in_slow)
+		return;
+	fn_entry *e = cache_find(fn);
+	if (!e)
+		return;
+	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
+	if (st == FN_OFF)
+		return;
+	if (c->overflow) {
+		c->overflow--;
+		return;
+	}
+	if (st != FN_RECORD || !c->sp)
+		return;
+	/* Not on top: the program left inner functions without returning
+	 * (longjmp, an exception through uninstrumented frames). */
+	uint32_t k = c->sp - 1;
+	while (k > 0 && c->stack[k - 1].fn != fn)
+		k--;
+	if (k == 0)
+		return; /* entered before this thread was measured */
+	uint32_t skipped = c->sp - k;
+	c->sp = k;
+	fold_thread *t = fold__tls_thread;
+	const cyg_frame f = c->stack[--c->sp];
+	if (t && fold__enter_runtime(t)) {
+		char text[96];
+		snprintf(text, sizeof text, "unbalanced: %u instrumented function(s) left without exit (longjmp)",
+		         skipped);
+		fold__marker(t, text);
+		fold__leave_runtime(t);
+	}
+	if (f.tick)
+		exit_record(c, t, &f);
+}
+
+/* ---------------------------------------------------------------- the hooks */
+
+FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	uint64_t a = (uint64_t)fn;
+	fn_entry *e = cache_find(a);
+	if (FOLD_UNLIKELY(!e)) {
+		enter_slow(a);
+		return;
+	}
+	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
+	cyg_tls *c = &cyg;
+	if (FOLD_UNLIKELY(st != FN_RECORD || !c->stack)) {
+		if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == a)
+			c->stack[c->sp++] = (cyg_frame){a, e, 0};
+		else if (st == FN_RECORD)
+			enter_slow(a);
+		return;
+	}
+	enter_record(c, fold__tls_thread, e, a);
+}
+
+FOLD_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	cyg_tls *c = &cyg;
+	uint32_t sp = c->sp;
+	if (FOLD_UNLIKELY(!sp || c->stack[sp - 1].fn != (uint64_t)fn)) {
+		exit_slow((uint64_t)fn);
+		return;
+	}
+	c->sp = sp - 1;
+	const cyg_frame *f = &c->stack[sp - 1];
+	if (f->tick)
+		exit_record(c, fold__tls_thread, f);
+}
+
+/* ---------------------------------------------------------------- throttling */
+
+void fold__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_t mean_ns)
+{
+	fold_thread *self = fold__tls_thread;
+	if (self)
+		self->busy++;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		pthread_mutex_lock(&fold__rt.proc_lock);
+		int rc = fold__rt.proc_buf ? trace_enc_throttle(&fold__rt.proc_enc, region, tick, calls, mean_ns) : 0;
+		pthread_mutex_unlock(&fold__rt.proc_lock);
+		if (rc != -ENOSPC)
+			break;
+		fold__proc_seal(); /* seals the full chunk and starts a new one */
+	}
+	if (self)
+		self->busy--;
+}
+
+static uint64_t ticks_to_ns(uint64_t ticks)
+{
+	uint64_t hz = fold__rt.clock.tick_hz ? fold__rt.clock.tick_hz : 1000000000ull;
+	return (uint64_t)((double)ticks * 1e9 / (double)hz + 0.5);
+}
+
+static void __attribute__((noinline)) throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick)
+{
+	if (c->calibrating || s->ticks / s->calls >= throttle_ticks)
+		return;
+	uint32_t expect = FN_RECORD;
+	if (!atomic_compare_exchange_strong(&e->state, &expect, FN_THROTTLED))
+		return;
+	e->throttled_calls = s->calls;
+	e->throttled_mean_ns = ticks_to_ns(s->ticks / s->calls);
+	fold__proc_throttle(e->region, tick, e->throttled_calls, e->throttled_mean_ns);
+}
+
+/* ---------------------------------------------------------------- calibration */
+
+/* The hooks' own cost, measured on a private thread state and encoder so
+ * nothing reaches the trace: pairs of calls through a function pointer (as
+ * an instrumented program calls through the PLT), the best of several rounds. */
+static fold_thread calib_thread;
+static cyg_tls calib_tls;
+static uint8_t calib_buf[64 * 1024];
+
+static void __attribute__((noinline)) calib_enter(void *fn)
+{
+	uint64_t a = (uint64_t)fn;
+	fn_entry *e = cache_find(a);
+	if (!e)
+		return;
+	enter_record(&calib_tls, &calib_thread, e, a);
+}
+
+static void __attribute__((noinline)) calib_exit(void *fn)
+{
+	cyg_tls *c = &calib_tls;
+	uint32_t sp = c->sp;
+	if (!sp || c->stack[sp - 1].fn != (uint64_t)fn)
+		return;
+	c->sp = sp - 1;
+	const cyg_frame *f = &c->stack[sp - 1];
+	if (f->tick)
+		exit_record(c, &calib_thread, f);
+}
+
+static void __attribute__((noinline)) calib_dummy(void) { __asm__ volatile(""); }
+
+static double calibrate(void)
+{
+	enum { ROUNDS = 7, PAIRS = 1000 };
+	static cyg_frame frames[4];
+	static cyg_stat stats[CACHE_SLOTS];
+	/* A private cache entry: the one for calib_dummy, outside the shared table's
+	 * decisions (never defined as a region, never in the trace). */
+	uint64_t fn = (uint64_t)(void *)calib_dummy;
+	pthread_mutex_lock(&decide_lock);
+	fn_entry *e = cache_find(fn);
+	if (!e) {
+		uint32_t i = cache_hash(fn);
+		while (atomic_load(&cache[i].addr))
+			i = (i + 1) & (CACHE_SLOTS - 1);
+		e = &cache[i];
+		e->region = 1;
+		atomic_store(&e->state, FN_OFF); /* the real hooks ignore it */
+		atomic_store_explicit(&e->addr, fn, memory_order_release);
+		cache_used++;
+	}
+	pthread_mutex_unlock(&decide_lock);
+	calib_tls = (cyg_tls){.stack = frames, .stat = stats, .calibrating = 1};
+	void (*volatile enter)(void *) = calib_enter;
+	void (*volatile exitf)(void *) = calib_exit;
+	uint64_t best = UINT64_MAX;
+	for (int r = 0; r < ROUNDS; r++) {
+		trace_enc_init(&calib_thread.enc, NULL);
+		trace_enc_begin(&calib_thread.enc, calib_buf, sizeof calib_buf);
+		uint64_t t0 = fold__tick();
+		for (int i = 0; i < PAIRS; i++) {
+			enter((void *)fn);
+			exitf((void *)fn);
+		}
+		uint64_t t1 = fold__tick();
+		if (t1 - t0 < best)
+			best = t1 - t0;
+	}
+	uint64_t hz = fold__rt.clock.tick_hz ? fold__rt.clock.tick_hz : 1000000000ull;
+	return (double)best * 1e9 / (double)hz / PAIRS;
+}
+
+/* ---------------------------------------------------------------- init, fork */
+
+static void emit_process_info(void)
+{
+	char v[32];
+	snprintf(v, sizeof v, "%.2f", hook_pair_ns);
+	fold__proc_info("overhead.hook_ns", v);
+	if (throttle_calls == UINT64_MAX) {
+		fold__proc_info("throttle", "off");
+	} else {
+		snprintf(v, sizeof v, "%llu,%lluns", (unsigned long long)throttle_calls,
+		         (unsigned long long)throttle_ns);
+		fold__proc_info("throttle", v);
+	}
+}
+
+static void cyg_atfork_child(void)
+{
+	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+		return;
+	/* The parent's file has the enters of the functions open now. */
+	for (uint32_t i = 0; i < cyg.sp; i++)
+		cyg.stack[i].tick = 0;
+	emit_process_info();
+	for (uint32_t i = 0; i < CACHE_SLOTS; i++)
+		if (atomic_load_explicit(&cache[i].addr, memory_order_relaxed) &&
+		    atomic_load_explicit(&cache[i].state, memory_order_relaxed) == FN_THROTTLED)
+			fold__proc_throttle(cache[i].region, fold__tick(), cache[i].throttled_calls,
+			                    cache[i].throttled_mean_ns);
+}
+
+static void cyg_init(void)
+{
+	static int configured;
+	pthread_mutex_lock(&init_lock);
+	if (!configured) {
+		fold__filter_init();
+		parse_throttle();
+		pthread_atfork(NULL, NULL, cyg_atfork_child);
+		configured = 1;
+	}
+	/* Calibration needs the running clock; a hook during the runtime's own
+	 * start-up (an instrumented malloc) comes back here later. */
+	int phase = atomic_load(&fold__rt.phase);
+	if (!atomic_load(&cyg_ready) && (phase == FOLD_RUNNING || phase == FOLD_FINISHED)) {
+		uint64_t hz = fold__rt.clock.tick_hz ? fold__rt.clock.tick_hz : 1000000000ull;
+		throttle_ticks =
+		    throttle_calls == UINT64_MAX ? 0 : (uint64_t)((double)throttle_ns * (double)hz / 1e9);
+		if (phase == FOLD_RUNNING) {
+			hook_pair_ns = calibrate();
+			emit_process_info();
+		}
+		atomic_store_explicit(&cyg_ready, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&init_lock);
+}

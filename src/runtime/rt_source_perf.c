@@ -1,0 +1,112 @@
+/* rt_source_perf.c: overflow sampling on a kernel perf event, without PAPI.
+ *
+ * Owns EVENT@PERIOD for events with a perf encoding (perf::TASK-CLOCK,
+ * PAPI_TOT_CYC, ...; see rt_counters.c). PAPI would do the same through its
+ * perf_event component, but that component is disabled on VMs where libpfm4
+ * finds no PMU, and its dispatch frames push libunwind onto its slow path;
+ * opening the event ourselves works on both. Other events go through PAPI
+ * (rt_source_papi.c).
+ *
+ * Invariants (see also rt_signal.c):
+ *  - One-shot: PERF_EVENT_IOC_REFRESH 1 arms exactly one overflow; the handler
+ *    re-arms with a jittered PERF_EVENT_IOC_PERIOD then REFRESH (ioctl is
+ *    async-signal-safe). A queue of signals can never build up, which is what
+ *    livelocks this VM below ~50 us with a free-running event.
+ *  - The fd is owned by its thread (F_SETOWN_EX F_OWNER_TID), close-on-exec,
+ *    and closed before any exec, so the new image never gets our signal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fold_rt.h"
+
+static uint32_t ev_type;
+static uint64_t ev_config;
+
+static int perf_configure(void)
+{
+	if (fold__perf_encoding(fold__rt.cfg.sample_event, &ev_type, &ev_config))
+		return -ENOENT;
+	/* Try it once here, so an impossible event is reported at start. */
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = ev_type;
+	attr.config = ev_config;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		fold__warn("FOLD_SAMPLE=%s: %s cannot be counted here (perf_event_open: %s)",
+		           fold__rt.cfg.sample_spec, fold__rt.cfg.sample_event, strerror(errno));
+		return -ENODEV;
+	}
+	close(fd);
+	return 0;
+}
+
+static void perf_rearm(fold_thread *t)
+{
+	if (t->sample_fd < 0)
+		return;
+	uint64_t period = fold__next_period(t);
+	ioctl(t->sample_fd, PERF_EVENT_IOC_PERIOD, &period);
+	ioctl(t->sample_fd, PERF_EVENT_IOC_REFRESH, 1);
+}
+
+static int perf_thread_start(fold_thread *t)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = ev_type;
+	attr.config = ev_config;
+	attr.sample_period = fold__next_period(t);
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	attr.wakeup_events = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	struct f_owner_ex owner = {F_OWNER_TID, t->tid};
+	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) || fcntl(fd, F_SETSIG, fold__rt.cfg.signo) ||
+	    fcntl(fd, F_SETOWN_EX, &owner)) {
+		close(fd);
+		goto fail;
+	}
+	t->sample_fd = fd;
+	ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
+	return 0;
+fail : {
+	static int warned;
+	if (!warned++)
+		fold__warn("perf overflow sampling could not start in thread %d (%s): it is not sampled",
+		           (int)t->tid, strerror(errno));
+	return -EIO;
+}
+}
+
+static void perf_thread_stop(fold_thread *t)
+{
+	int fd = t->sample_fd;
+	if (fd < 0)
+		return;
+	t->sample_fd = -1;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(fd);
+}
+
+const fold_sample_source fold__source_perf = {
+    .name = "perf_event",
+    .configure = perf_configure,
+    .thread_start = perf_thread_start,
+    .thread_stop = perf_thread_stop,
+    .rearm = perf_rearm,
+};
