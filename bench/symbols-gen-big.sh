@@ -1,13 +1,13 @@
 #!/bin/sh
 # symbols-gen-big.sh DIR [N]: builds DIR/big, a C++ program of N translation
-# units (default 48) compiled with g++ -g -O2, whose DWARF is ~100 MB: the
+# units (default 64) compiled with g++ -g -O2, whose DWARF is ~100 MB: the
 # "large debug file" for bench/symbols-bench.sh. Each unit instantiates STL
 # containers, <regex> and its own inlined helpers, as real C++ code does, so
 # the DWARF is mostly types, with a realistic share of functions, inline
 # scopes and line rows. Takes a few minutes on 2 cores.
 set -eu
 dir=${1:?usage: $0 DIR [N]}
-n=${2:-48}
+n=${2:-64}
 mkdir -p "$dir"
 cat > "$dir/tu.cpp" <<'CPP'
 #include <algorithm>
