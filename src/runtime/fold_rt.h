@@ -37,6 +37,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "rt_perfnames.h"
 #include "trace_encode.h"
 
 #define FOLD_EXPORT __attribute__((visibility("default")))
@@ -218,6 +219,7 @@ typedef struct fold_thread {
 
 	/* statistics, summed into the process totals at thread end */
 	uint64_t samples_taken;
+	uint64_t handler_ticks; /* time spent recording samples (bench figure) */
 	uint64_t dropped[FOLD_DROP_NREASONS];
 	uint64_t unbalanced;
 
@@ -287,8 +289,6 @@ void fold__counter_set_refresh(fold_thread *t);
 int fold__papi_init(char *why, size_t len);
 /* In a fork child: forgets PAPI's state so fold__papi_init starts afresh. */
 void fold__papi_after_fork(void);
-/* The perf_event encoding of a PAPI preset or perf:: generic event name. */
-int fold__perf_encoding(const char *name, uint32_t *type, uint64_t *config);
 unsigned fold__hw_counter_count(void);
 /* Index of perf::TASK-CLOCK in the hw set, or -1. */
 int fold__task_clock_index(void);
@@ -361,6 +361,7 @@ typedef struct fold_rt {
 	/* totals from ended threads */
 	_Atomic uint64_t threads_total;
 	_Atomic uint64_t samples_taken;
+	_Atomic uint64_t handler_ticks;
 	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
 	_Atomic uint64_t unbalanced;
 	_Atomic uint64_t bytes_raw, bytes_written, chunks_written, write_errors;

@@ -594,6 +594,13 @@ static void write_end_records(void)
 		}
 	if (unbalanced)
 		fold__proc_stat("regions.unbalanced", unbalanced);
+	uint64_t hticks = atomic_load(&fold__rt.handler_ticks);
+	for (unsigned i = 0; i < fold__thread_slots(); i++) {
+		fold_thread *t = fold__thread_slot(i);
+		if (atomic_load(&t->alive))
+			hticks += t->handler_ticks;
+	}
+	fold__proc_stat("samples.handler_ticks", hticks);
 	fold__proc_stat("threads", atomic_load(&fold__rt.threads_total));
 	fold__proc_stat("bytes.raw", atomic_load(&fold__rt.bytes_raw));
 	fold__proc_stat("chunks.written", atomic_load(&fold__rt.chunks_written));
@@ -762,6 +769,7 @@ static void fold_atfork_child(void)
 	fold__pool_after_fork();
 	atomic_store(&fold__rt.threads_total, 0);
 	atomic_store(&fold__rt.samples_taken, 0);
+	atomic_store(&fold__rt.handler_ticks, 0);
 	atomic_store(&fold__rt.unbalanced, 0);
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
 		atomic_store(&fold__rt.dropped[r], 0);
@@ -795,6 +803,7 @@ static void fold_atfork_child(void)
 		self->seq = 0;
 		self->tid = (pid_t)syscall(SYS_gettid);
 		self->samples_taken = 0;
+		self->handler_ticks = 0;
 		memset(self->dropped, 0, sizeof self->dropped);
 		self->unbalanced = 0;
 		self->napp_set = 0;

@@ -190,6 +190,7 @@ void fold__sample(fold_thread *t, void *uc)
 		}
 	}
 	t->samples_taken++;
+	t->handler_ticks += fold__tick() - tick;
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
@@ -457,7 +458,7 @@ int fold__signals_init(void)
 	case FOLD_SOURCE_PAPI: {
 		uint32_t type;
 		uint64_t config;
-		fold__rt.source = fold__perf_encoding(fold__rt.cfg.sample_event, &type, &config) == 0
+		fold__rt.source = fold__perf_encoding(fold__rt.cfg.sample_event, &type, &config, NULL) == 0
 		                      ? &fold__source_perf
 		                      : &fold__source_papi;
 		break;

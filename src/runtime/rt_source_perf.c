@@ -30,7 +30,7 @@ static uint64_t ev_config;
 
 static int perf_configure(void)
 {
-	if (fold__perf_encoding(fold__rt.cfg.sample_event, &ev_type, &ev_config))
+	if (fold__perf_encoding(fold__rt.cfg.sample_event, &ev_type, &ev_config, NULL))
 		return -ENOENT;
 	/* Try it once here, so an impossible event is reported at start. */
 	struct perf_event_attr attr;

@@ -221,6 +221,8 @@ fail:
 static void add_totals(fold_thread *t)
 {
 	atomic_fetch_add(&fold__rt.samples_taken, t->samples_taken);
+	atomic_fetch_add(&fold__rt.handler_ticks, t->handler_ticks);
+	t->handler_ticks = 0;
 	for (int i = 0; i < FOLD_DROP_NREASONS; i++)
 		atomic_fetch_add(&fold__rt.dropped[i], t->dropped[i]);
 	atomic_fetch_add(&fold__rt.unbalanced, t->unbalanced);

@@ -212,6 +212,23 @@ sample_perf)
 	check "$(only_trace)" --info sample.source=papi --info sample.backend=perf_event --info sample.period=1000000 \
 		--min-samples 80 --threads 5 --regions work=80 --stack-in-exe 0.9
 	;;
+foldrun)
+	foldrun=$(dirname "$LIBFOLD")/foldrun
+	"$foldrun" -e time@2ms -c perf::PAGE-FAULTS -o 'run-%n.bin' -- "$PROGS/prog_regions" 30 >/dev/null 2>err.txt ||
+		fail "foldrun failed: $(cat err.txt)"
+	check run-0.bin --info sample.period=2000000 --info counters.requested=perf::PAGE-FAULTS --regions outer=30
+	set +e; "$foldrun" -e time@1us true 2>err.txt; s=$?; set -e
+	[ "$s" = 2 ] && grep -q '^foldrun: -e "time@1us": period below the safe floor' err.txt || fail "bad -e: $s $(cat err.txt)"
+	set +e; "$foldrun" ./no-such-program 2>err.txt; s=$?; set -e
+	[ "$s" = 127 ] || fail "missing program: status $s"
+	"$foldrun" --list-events >events.txt || fail "--list-events failed"
+	grep -q '^  perf::TASK-CLOCK  *\(yes\|no\) ' events.txt || fail "--list-events: $(cat events.txt)"
+	# Installed layout: bin/foldrun finds ../lib/libfold.so.
+	mkdir -p p/bin p/lib
+	cp "$foldrun" p/bin/ && cp "$LIBFOLD" p/lib/
+	p/bin/foldrun -q -o inst.bin "$PROGS/prog_regions" 3 >/dev/null 2>err.txt || fail "installed foldrun: $(cat err.txt)"
+	check inst.bin --regions outer=3
+	;;
 exit_status)
 	s=$(status sh -c 'exit 7')
 	[ "$s" = 7 ] || fail "exit status $s of sh -c 'exit 7'"
