@@ -612,12 +612,24 @@ int fold__models_apply(const fold__models *m, fold_region_result *r)
 			ok = (ix[k] = resolve(&md->al[k], names, nbase)) >= 0;
 		if (!ok)
 			continue;
+		/* A breakdown (every metric a share, at least two) is named
+		 * "<model>/<metric>", which the report draws as one stacked chart. */
+		int breakdown = md->nmt >= 2;
+		for (size_t q = 0; breakdown && q < md->nmt; q++)
+			breakdown = !strcmp(md->mt[q].unit, "share");
 		for (size_t q = 0; q < md->nmt; q++) {
 			const metric *mt = &md->mt[q];
 			/* The caller sized r->series and the phase arrays for every metric of every model. */
 			fold_series *s = &r->series[r->nseries];
 			memset(s, 0, sizeof *s);
-			s->name = strdup(mt->name);
+			if (breakdown) {
+				size_t len = strlen(md->id) + strlen(mt->name) + 2;
+				s->name = malloc(len);
+				if (s->name)
+					snprintf(s->name, len, "%s/%s", md->id, mt->name);
+			} else {
+				s->name = strdup(mt->name);
+			}
 			s->unit = strdup(mt->unit);
 			s->derived = 1;
 			s->fit.n = G;
