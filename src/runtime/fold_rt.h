@@ -284,10 +284,7 @@ void fold__counters_thread_stop(fold_thread *t);
 unsigned fold__read_counters(fold_thread *t, uint64_t *values);
 /* Re-emits the COUNTER_SET if app counters were registered since (guard held). */
 void fold__counter_set_refresh(fold_thread *t);
-/* Initialises PAPI once per process (library + thread support); returns 0 or
- * -ENODEV with the reason in why. */
-int fold__papi_init(char *why, size_t len);
-/* In a fork child: forgets PAPI's state so fold__papi_init starts afresh. */
+/* In a fork child: forgets PAPI's state so it is initialised afresh. */
 void fold__papi_after_fork(void);
 unsigned fold__hw_counter_count(void);
 /* Index of perf::TASK-CLOCK in the hw set, or -1. */

@@ -4,9 +4,14 @@
  * first, ids 1..n, then the app counters registered so far, ids 64..) and
  * reading their values.
  *
- * Deciding: a requested event counts only if PAPI can actually add *and
- * start* it (PAPI_query_event says yes to events a VM cannot count). The
- * fallback chain is hardware -> software (perf::TASK-CLOCK, perf::PAGE-FAULTS,
+ * Deciding: a requested event counts only if it can actually be *opened and
+ * started*: the test opens the kernel event exactly as PAPI's perf_event
+ * component would (perf_event_open, then a read that must succeed), never
+ * asks PAPI_query_event (which says yes to events a VM cannot count), and
+ * needs no libpapi/libpfm in the process (loading them costs ~8 ms of
+ * relocations per process here; PAPI is dlopen'ed only for PAPI overflow
+ * sampling on an event without a perf encoding). The fallback chain is
+ * hardware -> software (perf::TASK-CLOCK, perf::PAGE-FAULTS,
  * perf::CONTEXT-SWITCHES) -> none; every event left out gets a
  * COUNTER_MISSING record with the reason, and stderr hears about it once.
  *
@@ -21,7 +26,6 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <papi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,68 +68,7 @@ unsigned fold__hw_counter_count(void) { return nhw; }
 int fold__task_clock_index(void) { return task_clock_index; }
 unsigned fold__app_counter_count(void) { return atomic_load(&napp); }
 
-/* ---------------------------------------------------------------- PAPI */
-
-static unsigned long papi_thread_id(void) { return (unsigned long)syscall(SYS_gettid); }
-
-static int papi_state; /* 0 untried, 1 ok, -1 failed */
-
-void fold__papi_after_fork(void)
-{
-	/* PAPI's per-thread state belongs to the parent's threads. */
-	if (papi_state > 0)
-		PAPI_shutdown();
-	papi_state = 0;
-}
-
-int fold__papi_init(char *why, size_t len)
-{
-	int state = papi_state;
-	static char saved[160];
-	if (state == 0) {
-		int rc = PAPI_is_initialized() ? (int)PAPI_VER_CURRENT : PAPI_library_init(PAPI_VER_CURRENT);
-		if (rc != PAPI_VER_CURRENT) {
-			snprintf(saved, sizeof saved, "PAPI_library_init failed: %s",
-			         rc > 0 ? "version mismatch" : PAPI_strerror(rc));
-			state = -1;
-		} else if ((rc = PAPI_thread_init(papi_thread_id)) != PAPI_OK) {
-			snprintf(saved, sizeof saved, "PAPI_thread_init failed: %s", PAPI_strerror(rc));
-			state = -1;
-		} else {
-			state = 1;
-		}
-	}
-	papi_state = state;
-	if (state < 0 && why)
-		snprintf(why, len, "%s", saved);
-	return state > 0 ? 0 : -ENODEV;
-}
-
-/* Adds and starts `name` in a scratch event set: the only test we trust. */
-static int papi_try(const char *name, char *why, size_t len)
-{
-	int es = PAPI_NULL, rc;
-	if ((rc = PAPI_create_eventset(&es)) != PAPI_OK)
-		goto fail;
-	if ((rc = PAPI_add_named_event(es, name)) != PAPI_OK)
-		goto fail_destroy;
-	if ((rc = PAPI_start(es)) != PAPI_OK)
-		goto fail_cleanup;
-	long long v;
-	PAPI_stop(es, &v);
-	PAPI_cleanup_eventset(es);
-	PAPI_destroy_eventset(&es);
-	return 0;
-fail_cleanup:
-	PAPI_cleanup_eventset(es);
-fail_destroy:
-	PAPI_destroy_eventset(&es);
-fail:
-	snprintf(why, len, "PAPI: %s", PAPI_strerror(rc));
-	return rc == PAPI_ECMP ? -ENODEV : -ENOENT;
-}
-
-/* ---------------------------------------------------------------- perf encodings */
+/* ---------------------------------------------------------------- perf */
 
 static int perf_encoding(const char *name, ctr_spec *out)
 {
@@ -160,7 +103,7 @@ static void add_missing(const char *name, const char *reason)
 }
 
 /* Tries every name of a comma list; returns how many were activated. */
-static unsigned try_list(const char *list, int papi_ok, const char *papi_why)
+static unsigned try_list(const char *list)
 {
 	char copy[512];
 	snprintf(copy, sizeof copy, "%s", list);
@@ -174,7 +117,7 @@ static unsigned try_list(const char *list, int papi_ok, const char *papi_why)
 		if (!*tok)
 			continue;
 		ctr_spec c;
-		char why[160];
+		char why[256];
 		if (nhw >= FOLD_MAX_HW_COUNTERS) {
 			add_missing(tok, "too many counters (at most 8)");
 			continue;
@@ -184,22 +127,14 @@ static unsigned try_list(const char *list, int papi_ok, const char *papi_why)
 			                 "perf:: generic event)");
 			continue;
 		}
-		/* PAPI decides when it can; when PAPI itself is unusable here (no
-		 * library, perf_event component disabled: libpfm4 finds no PMU on
-		 * some VMs) opening and enabling the kernel event is the test. */
-		int papi_verdict = papi_ok ? papi_try(tok, why, sizeof why) : -ENODEV;
-		if (!papi_ok)
-			snprintf(why, sizeof why, "%s", papi_why);
-		if (papi_verdict == -ENOENT) {
-			add_missing(tok, why);
-			continue;
-		}
 		int fd = perf_open(&c, -1);
-		if (fd < 0) {
-			char both[400];
-			snprintf(both, sizeof both, "%s%sperf_event_open: %s", papi_verdict ? why : "",
-			         papi_verdict ? "; " : "", strerror(errno));
-			add_missing(tok, both);
+		uint64_t probe[2];
+		if (fd < 0 || read(fd, probe, sizeof probe) < (ssize_t)sizeof(uint64_t)) {
+			snprintf(why, sizeof why, "cannot be counted here (perf_event_open: %s)",
+			         strerror(fd < 0 ? errno : EIO));
+			if (fd >= 0)
+				close(fd);
+			add_missing(tok, why);
 			continue;
 		}
 		close(fd);
@@ -232,25 +167,12 @@ static void decide(void)
 		mode_name = "none";
 		return;
 	}
-	char papi_why[400] = "";
-	int papi_ok = fold__papi_init(papi_why, sizeof papi_why) == 0;
-	if (papi_ok) {
-		/* PAPI without its perf_event component cannot judge any of the
-		 * events we can read (it does not even know their names). */
-		int cidx = PAPI_get_component_index("perf_event");
-		const PAPI_component_info_t *ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
-		if (!ci || ci->disabled) {
-			snprintf(papi_why, sizeof papi_why, "PAPI perf_event component disabled (%.200s)",
-			         ci ? ci->disabled_reason : "not compiled in");
-			papi_ok = 0;
-		}
-	}
-	try_list(list, papi_ok, papi_why);
+	try_list(list);
 	int any_hw = 0;
 	for (unsigned i = 0; i < nhw; i++)
 		any_hw |= active[i].hardware;
 	if (nhw == 0) {
-		try_list(DEFAULT_SOFTWARE, papi_ok, papi_why);
+		try_list(DEFAULT_SOFTWARE);
 		if (nhw) {
 			mode_name = "software";
 			/* The default falling back on a machine without a PMU is expected;

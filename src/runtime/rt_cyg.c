@@ -20,7 +20,8 @@
  *    still has its exit recorded. The shadow stack is what makes this work:
  *    a throttled function whose own frame is on top of the stack (direct
  *    recursion) pushes a silent frame, so the exit of the inner call cannot
- *    be taken for the exit of the recorded outer one.
+ *    be taken for the exit of the recorded outer one. Frames left by longjmp
+ *    are recognised by their stack address and dropped at the next enter.
  *  - Cache entries are written only under decide_lock and published by a
  *    release store of their address; a state only moves RECORD -> THROTTLED.
  *  - Nothing here is instrumented (the runtime is built without
@@ -78,6 +79,7 @@ typedef struct cyg_frame {
 	uint64_t fn;
 	fn_entry *e;
 	uint64_t tick; /* 0: this call is not recorded */
+	uint64_t sp;   /* the hook's frame address: deeper calls have lower ones */
 } cyg_frame;
 
 /* Per-thread call statistics for throttling, parallel to the cache (no
@@ -95,6 +97,7 @@ typedef struct cyg_tls {
 	uint32_t sp;
 	uint32_t overflow; /* calls deeper than STACK_FRAMES, neither pushed nor recorded */
 	cyg_stat *stat;
+	uint64_t stack_lo, stack_hi; /* this thread's stack, for longjmp detection */
 	int in_slow; /* inside a decision: nested hooks are ignored */
 	int calibrating;
 } cyg_tls;
@@ -154,6 +157,17 @@ static int thread_mem_attach(cyg_tls *c)
 	c->stat = (cyg_stat *)(void *)((uint8_t *)m + STACK_BYTES);
 	c->sp = 0;
 	c->overflow = 0;
+	c->stack_lo = c->stack_hi = 0;
+	pthread_attr_t attr;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		void *base;
+		size_t size;
+		if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+			c->stack_lo = (uint64_t)base;
+			c->stack_hi = (uint64_t)base + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
 	pthread_once(&mem_once, mem_key_init);
 	pthread_setspecific(mem_key, m);
 	return 0;
@@ -244,9 +258,37 @@ static inline __attribute__((always_inline)) int put_fast(trace_enc *enc, uint8_
 	return 0;
 }
 
-static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_thread *t, fn_entry *e,
-                                                                uint64_t fn)
+/* Frames as deep as the current call or deeper (a live caller's frame is
+ * always higher) on the thread's own stack belong to
+ * functions the program left by longjmp: drop them (their ENTERs stay
+ * unclosed in the trace, with a marker). Frames on another stack (a signal
+ * handler's sigaltstack, a coroutine) are not compared. */
+static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 {
+	if (cur < c->stack_lo || cur >= c->stack_hi || c->calibrating)
+		return;
+	uint32_t dropped = 0;
+	while (c->sp && c->stack[c->sp - 1].sp <= cur && c->stack[c->sp - 1].sp >= c->stack_lo) {
+		c->sp--;
+		dropped++;
+	}
+	fold_thread *t = fold__tls_thread;
+	if (dropped && t && fold__enter_runtime(t)) {
+		char text[96];
+		snprintf(text, sizeof text, "unbalanced: %u instrumented function(s) left without exit (longjmp)",
+		         dropped);
+		fold__marker(t, text);
+		fold__leave_runtime(t);
+	}
+}
+
+/* cur: the frame address of the exported hook (the same depth for every
+ * call, whichever path records it). */
+static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_thread *t, fn_entry *e,
+                                                                uint64_t fn, uint64_t cur)
+{
+	if (FOLD_UNLIKELY(c->sp && c->stack[c->sp - 1].sp <= cur))
+		drop_dead_frames(c, cur);
 	if (FOLD_UNLIKELY(c->sp >= STACK_FRAMES || c->overflow)) {
 		c->overflow++;
 		return;
@@ -255,6 +297,7 @@ static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_
 	f->fn = fn;
 	f->e = e;
 	f->tick = 0;
+	f->sp = cur;
 	if (FOLD_UNLIKELY(!t) || !fold__enter_runtime(t))
 		return;
 	uint64_t tick = fold__tick();
@@ -314,7 +357,7 @@ out:
 	return e;
 }
 
-static void __attribute__((noinline)) enter_slow(uint64_t fn)
+static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 {
 	cyg_tls *c = &cyg;
 	if (c->in_slow)
@@ -335,9 +378,9 @@ static void __attribute__((noinline)) enter_slow(uint64_t fn)
 		return;
 	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
 	if (st == FN_RECORD)
-		enter_record(c, t, e, fn);
+		enter_record(c, t, e, fn, cur);
 	else if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == fn)
-		c->stack[c->sp++] = (cyg_frame){fn, e, 0};
+		c->stack[c->sp++] = (cyg_frame){fn, e, 0, cur};
 }
 
 static void __attribute__((noinline)) exit_slow(uint64_t fn)
@@ -385,21 +428,22 @@ FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	uint64_t a = (uint64_t)fn;
+	uint64_t cur = (uint64_t)__builtin_frame_address(0);
 	fn_entry *e = cache_find(a);
 	if (FOLD_UNLIKELY(!e)) {
-		enter_slow(a);
+		enter_slow(a, cur);
 		return;
 	}
 	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
 	cyg_tls *c = &cyg;
 	if (FOLD_UNLIKELY(st != FN_RECORD || !c->stack)) {
 		if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == a)
-			c->stack[c->sp++] = (cyg_frame){a, e, 0};
+			c->stack[c->sp++] = (cyg_frame){a, e, 0, cur};
 		else if (st == FN_RECORD)
-			enter_slow(a);
+			enter_slow(a, cur);
 		return;
 	}
-	enter_record(c, fold__tls_thread, e, a);
+	enter_record(c, fold__tls_thread, e, a, cur);
 }
 
 FOLD_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -469,7 +513,7 @@ static void __attribute__((noinline)) calib_enter(void *fn)
 	fn_entry *e = cache_find(a);
 	if (!e)
 		return;
-	enter_record(&calib_tls, &calib_thread, e, a);
+	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_frame_address(0));
 }
 
 static void __attribute__((noinline)) calib_exit(void *fn)
@@ -493,6 +537,7 @@ static void calibrate(void)
 {
 	enum { ROUNDS = 7, PAIRS = 1000 };
 	static cyg_frame frames[4];
+	/* calibrating: no longjmp detection on this private stack */
 	static cyg_stat stats[CACHE_SLOTS];
 	/* A private cache entry for calib_dummy: the real hooks never see that
 	 * address (it is not instrumented) and it is never defined as a region. */
@@ -574,6 +619,7 @@ static void cyg_init(void)
 	pthread_mutex_lock(&init_lock);
 	if (!configured) {
 		fold__filter_init();
+		fold__filter_preload();
 		parse_throttle();
 		pthread_atfork(NULL, NULL, cyg_atfork_child);
 		configured = 1;

@@ -389,6 +389,32 @@ int fold__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *st
 	return s ? 0 : -ENOENT;
 }
 
+static int preload_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+			uint64_t addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			int known = 0;
+			for (module_syms *m = modules; m && !known; m = m->next)
+				known = addr >= m->lo && addr < m->hi;
+			if (!known)
+				module_for(addr);
+			break;
+		}
+	return 0;
+}
+
+void fold__filter_preload(void)
+{
+	if (!fold__filter_active())
+		return;
+	pthread_mutex_lock(&lock_);
+	dl_iterate_phdr(preload_one, NULL);
+	pthread_mutex_unlock(&lock_);
+}
+
 /* ---------------------------------------------------------------- source files (libdw, lazily) */
 
 /* From elfutils' libdwfl.h: opaque handles and the callback table. */

@@ -239,7 +239,7 @@ void fold__flusher_drain(void)
 	}
 	sem_post(&queue_sem);
 	while (atomic_load(&written) < target) {
-		struct timespec ts = {0, 200000};
+		struct timespec ts = {0, 50000};
 		nanosleep(&ts, NULL);
 	}
 }

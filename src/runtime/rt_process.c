@@ -488,6 +488,7 @@ int fold__init(void)
 	fold__modules_scan();
 	reemit_regions();
 	fold__signals_init();
+	syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 	static int atfork_done;
 	if (!atfork_done) {
 		pthread_atfork(fold_atfork_prepare, fold_atfork_parent, fold_atfork_child);
@@ -505,7 +506,17 @@ static void memory_barrier_all_threads(void)
 {
 	/* Every thread passes a full barrier, so a busy flag raised before it is
 	 * visible and a guard raised after it sees stop. */
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0) {
+	unsigned n = fold__thread_slots(), others = 0;
+	for (unsigned i = 0; i < n; i++) {
+		fold_thread *t = fold__thread_slot(i);
+		others += t != fold__tls_thread && atomic_load(&t->alive);
+	}
+	if (!others)
+		return;
+	/* Expedited (IPIs, microseconds) when registered at init; the global
+	 * command waits for an RCU grace period (milliseconds). */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0 &&
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0) {
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);
 	}

@@ -29,6 +29,9 @@ enum fold_filter_verdict {
 /* Reads FOLD_FILTER and FOLD_MIN_FUNC_BYTES (once; later calls return at
  * once). Bad input gets one "fold:" line and is ignored. */
 void fold__filter_init(void);
+/* Reads the symbol tables of every loaded module now when decisions will
+ * need them, so their one-time cost is not charged to a measured call. */
+void fold__filter_preload(void);
 /* 1 if any rule or size limit is active, so decisions need symbol lookups. */
 int fold__filter_active(void);
 /* Decides whether the function at runtime address fn is recorded. */

@@ -349,7 +349,7 @@ static void crash_flush(int sig)
 	if (self)
 		self->busy++;
 	atomic_store(&fold__rt.stop, 1);
-	syscall(__NR_membarrier, 1 /* MEMBARRIER_CMD_GLOBAL */, 0, 0);
+	syscall(__NR_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);
 	unsigned n = fold__thread_slots();
 	/* Give threads inside the runtime a moment (bounded: they may be stuck). */
 	for (int spin = 0; spin < 50; spin++) {

@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include "fold_rt.h"
+#include "rt_papi.h"
+
+static const fold_papi_api *P;
 
 static int event_code;
 
@@ -38,31 +41,31 @@ static int papi_configure(void)
 {
 	char why[160];
 	const char *ev = fold__rt.cfg.sample_event;
-	if (fold__papi_init(why, sizeof why)) {
+	if (!(P = fold__papi(why, sizeof why))) {
 		fold__warn("FOLD_SAMPLE=%s: %s", fold__rt.cfg.sample_spec, why);
 		return -ENODEV;
 	}
-	int rc = PAPI_event_name_to_code(ev, &event_code);
+	int rc = P->event_name_to_code(ev, &event_code);
 	if (rc != PAPI_OK) {
 		fold__warn("FOLD_SAMPLE=%s: PAPI does not know %s (%s); see foldrun --list-events",
-		           fold__rt.cfg.sample_spec, ev, PAPI_strerror(rc));
+		           fold__rt.cfg.sample_spec, ev, P->strerror(rc));
 		return -ENOENT;
 	}
 	/* Add and start it once: PAPI_query_event cannot be trusted on VMs. */
 	int es = PAPI_NULL;
-	if ((rc = PAPI_create_eventset(&es)) == PAPI_OK) {
-		if ((rc = PAPI_add_event(es, event_code)) == PAPI_OK) {
-			if ((rc = PAPI_start(es)) == PAPI_OK) {
+	if ((rc = P->create_eventset(&es)) == PAPI_OK) {
+		if ((rc = P->add_event(es, event_code)) == PAPI_OK) {
+			if ((rc = P->start(es)) == PAPI_OK) {
 				long long v;
-				PAPI_stop(es, &v);
+				P->stop(es, &v);
 			}
-			PAPI_cleanup_eventset(es);
+			P->cleanup_eventset(es);
 		}
-		PAPI_destroy_eventset(&es);
+		P->destroy_eventset(&es);
 	}
 	if (rc != PAPI_OK) {
 		fold__warn("FOLD_SAMPLE=%s: %s cannot be counted here (%s); see foldrun --list-events",
-		           fold__rt.cfg.sample_spec, ev, PAPI_strerror(rc));
+		           fold__rt.cfg.sample_spec, ev, P->strerror(rc));
 		return -ENOENT;
 	}
 	fold__rt.cfg.jitter = 0; /* PAPI re-arms with a fixed threshold */
@@ -73,29 +76,29 @@ static int papi_configure(void)
 static int papi_thread_start(fold_thread *t)
 {
 	int es = PAPI_NULL, rc;
-	if ((rc = PAPI_register_thread()) != PAPI_OK && rc != PAPI_EINVAL)
+	if ((rc = P->register_thread()) != PAPI_OK && rc != PAPI_EINVAL)
 		goto fail;
-	if ((rc = PAPI_create_eventset(&es)) != PAPI_OK)
+	if ((rc = P->create_eventset(&es)) != PAPI_OK)
 		goto fail;
-	if ((rc = PAPI_add_event(es, event_code)) != PAPI_OK)
+	if ((rc = P->add_event(es, event_code)) != PAPI_OK)
 		goto fail_destroy;
-	if ((rc = PAPI_overflow(es, event_code, (int)fold__rt.cfg.period, 0, on_overflow)) != PAPI_OK)
+	if ((rc = P->overflow(es, event_code, (int)fold__rt.cfg.period, 0, on_overflow)) != PAPI_OK)
 		goto fail_cleanup;
-	if ((rc = PAPI_start(es)) != PAPI_OK)
+	if ((rc = P->start(es)) != PAPI_OK)
 		goto fail_overflow;
 	t->papi_eventset = es;
 	return 0;
 fail_overflow:
-	PAPI_overflow(es, event_code, 0, 0, on_overflow);
+	P->overflow(es, event_code, 0, 0, on_overflow);
 fail_cleanup:
-	PAPI_cleanup_eventset(es);
+	P->cleanup_eventset(es);
 fail_destroy:
-	PAPI_destroy_eventset(&es);
+	P->destroy_eventset(&es);
 fail : {
 	static int warned;
 	if (!warned++)
 		fold__warn("PAPI overflow sampling could not start in thread %d (%s): it is not sampled",
-		           (int)t->tid, PAPI_strerror(rc));
+		           (int)t->tid, P->strerror(rc));
 	return -EIO;
 }
 }
@@ -111,10 +114,10 @@ static void papi_thread_stop(fold_thread *t)
 		return;
 	t->papi_eventset = -1;
 	long long v;
-	PAPI_stop(es, &v);
-	PAPI_overflow(es, event_code, 0, 0, on_overflow);
-	PAPI_cleanup_eventset(es);
-	PAPI_destroy_eventset(&es);
+	P->stop(es, &v);
+	P->overflow(es, event_code, 0, 0, on_overflow);
+	P->cleanup_eventset(es);
+	P->destroy_eventset(&es);
 }
 
 static void papi_rearm(fold_thread *t) { (void)t; /* PAPI re-arms itself */ }
