@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 		for (int i = 1; i < N - 1; i++)
 			u[i] = v[i];
 	}
-	printf("%d threads, %d steps, u[N/2] %.6f, relax %.6f\n", omp_get_max_threads(), steps, u[N / 2], relax);
+	printf("%d threads, %d steps, u[N/2] %.6f, relax %.6f\n", omp_get_max_threads(), steps, u[N / 2],
+	       relax);
 	return 0;
 }

@@ -98,7 +98,7 @@ typedef struct cyg_tls {
 	uint32_t overflow; /* calls deeper than STACK_FRAMES, neither pushed nor recorded */
 	cyg_stat *stat;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, for longjmp detection */
-	int in_slow; /* inside a decision: nested hooks are ignored */
+	int in_slow;                 /* inside a decision: nested hooks are ignored */
 	int calibrating;
 } cyg_tls;
 
@@ -134,7 +134,10 @@ static void mem_release(void *p)
 	pthread_mutex_unlock(&mem_lock);
 }
 
-static void mem_key_init(void) { pthread_key_create(&mem_key, mem_release); }
+static void mem_key_init(void)
+{
+	pthread_key_create(&mem_key, mem_release);
+}
 
 static int thread_mem_attach(cyg_tls *c)
 {
@@ -180,7 +183,7 @@ static uint64_t throttle_ns = 10000;
 static uint64_t throttle_ticks; /* throttle_ns in ticks; 0 with throttling off */
 static double hook_pair_ns;     /* calibrated: see calibrate() */
 static double hook_inner_ns;
-static _Atomic int cyg_ready;   /* 0 before init, 1 running */
+static _Atomic int cyg_ready; /* 0 before init, 1 running */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void parse_throttle(void)
@@ -200,8 +203,9 @@ static void parse_throttle(void)
 	uint64_t ns = throttle_ns;
 	if (end == buf || (comma ? end != comma : *end) || buf[0] == '-' || !calls ||
 	    (comma && fold__parse_duration(comma + 1, &ns))) {
-		fold__warn("FOLD_THROTTLE=%s: expected CALLS,DURATION (e.g. 100000,10us) or off; using %llu,%lluns", v,
-		           (unsigned long long)throttle_calls, (unsigned long long)throttle_ns);
+		fold__warn(
+		    "FOLD_THROTTLE=%s: expected CALLS,DURATION (e.g. 100000,10us) or off; using %llu,%lluns",
+		    v, (unsigned long long)throttle_calls, (unsigned long long)throttle_ns);
 		return;
 	}
 	throttle_calls = calls;
@@ -217,7 +221,8 @@ static void __attribute__((noinline)) put_slow(fold_thread *t, int enter, uint64
 		if (!t->cur)
 			return;
 	}
-	int rc = enter ? trace_enc_enter(&t->enc, tick, region, NULL) : trace_enc_exit(&t->enc, tick, region, NULL);
+	int rc = enter ? trace_enc_enter(&t->enc, tick, region, NULL)
+	               : trace_enc_exit(&t->enc, tick, region, NULL);
 	if (rc == -ENOSPC) {
 		fold__pool_reserve(4);
 		if (fold__thread_swap_buffer(t) == 0)
@@ -275,8 +280,8 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 	fold_thread *t = fold__tls_thread;
 	if (dropped && t && fold__enter_runtime(t)) {
 		char text[96];
-		snprintf(text, sizeof text, "unbalanced: %u instrumented function(s) left without exit (longjmp)",
-		         dropped);
+		snprintf(text, sizeof text,
+		         "unbalanced: %u instrumented function(s) left without exit (longjmp)", dropped);
 		fold__marker(t, text);
 		fold__leave_runtime(t);
 	}
@@ -285,7 +290,7 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 /* cur: the frame address of the exported hook (the same depth for every
  * call, whichever path records it). */
 static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_thread *t, fn_entry *e,
-                                                                uint64_t fn, uint64_t cur)
+                                                               uint64_t fn, uint64_t cur)
 {
 	if (FOLD_UNLIKELY(c->sp && c->stack[c->sp - 1].sp <= cur))
 		drop_dead_frames(c, cur);
@@ -338,8 +343,9 @@ static fn_entry *decide(uint64_t fn)
 		goto out;
 	if (cache_used >= CACHE_MAX_USED) {
 		atomic_store(&cache_full, 1);
-		fold__warn("more than %u instrumented functions: the ones called from now on are not recorded",
-		           CACHE_MAX_USED);
+		fold__warn(
+		    "more than %u instrumented functions: the ones called from now on are not recorded",
+		    CACHE_MAX_USED);
 		goto out;
 	}
 	enum fold_filter_verdict v = fold__filter_decide(fn);
@@ -413,8 +419,8 @@ static void __attribute__((noinline)) exit_slow(uint64_t fn)
 	const cyg_frame f = c->stack[--c->sp];
 	if (t && fold__enter_runtime(t)) {
 		char text[96];
-		snprintf(text, sizeof text, "unbalanced: %u instrumented function(s) left without exit (longjmp)",
-		         skipped);
+		snprintf(text, sizeof text,
+		         "unbalanced: %u instrumented function(s) left without exit (longjmp)", skipped);
 		fold__marker(t, text);
 		fold__leave_runtime(t);
 	}
@@ -470,7 +476,9 @@ void fold__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_
 		self->busy++;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		pthread_mutex_lock(&fold__rt.proc_lock);
-		int rc = fold__rt.proc_buf ? trace_enc_throttle(&fold__rt.proc_enc, region, tick, calls, mean_ns) : 0;
+		int rc = fold__rt.proc_buf
+		             ? trace_enc_throttle(&fold__rt.proc_enc, region, tick, calls, mean_ns)
+		             : 0;
 		pthread_mutex_unlock(&fold__rt.proc_lock);
 		if (rc != -ENOSPC)
 			break;
@@ -486,7 +494,8 @@ static uint64_t ticks_to_ns(uint64_t ticks)
 	return (uint64_t)((double)ticks * 1e9 / (double)hz + 0.5);
 }
 
-static void __attribute__((noinline)) throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick)
+static void __attribute__((noinline))
+throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick)
 {
 	if (c->calibrating || s->ticks / s->calls >= throttle_ticks)
 		return;
@@ -528,7 +537,10 @@ static void __attribute__((noinline)) calib_exit(void *fn)
 		exit_record(c, &calib_thread, f);
 }
 
-static void __attribute__((noinline)) calib_dummy(void) { __asm__ volatile(""); }
+static void __attribute__((noinline)) calib_dummy(void)
+{
+	__asm__ volatile("");
+}
 
 /* Sets hook_pair_ns (a whole recorded enter+exit pair, as the enclosing
  * calls see it) and hook_inner_ns (the part of it between the two

@@ -12,7 +12,7 @@
  * no rule matches is recorded. GLOBs are fnmatch(3) patterns without special
  * treatment of '/'. A function pattern is matched against the symbol name, its
  * C++ demangling and, for gfortran symbols, the procedure name ("solve" for
- * "solve_" or "__mod_MOD_solve"); a file pattern against the full path of the
+ * "solve_" or "__mod_MOD_solve", and "mod::solve"); a file pattern against the full path of the
  * source file (from DWARF line info) and against its last component.
  *
  * Why our own ELF reader: symbol lookups are needed only once per function
@@ -107,9 +107,10 @@ int fold__filter_parse(const char *text, const char *origin, char *msg, size_t m
 		int include = strcmp(verb, "include") == 0;
 		if ((!include && strcmp(verb, "exclude") != 0) || !what || !glob || extra ||
 		    (strcmp(what, "function") != 0 && strcmp(what, "file") != 0)) {
-			snprintf(msg, msg_len,
-			         "%s:%u: expected \"include|exclude function|file GLOB\" (one glob, no spaces)", origin,
-			         lineno);
+			snprintf(
+			    msg, msg_len,
+			    "%s:%u: expected \"include|exclude function|file GLOB\" (one glob, no spaces)",
+			    origin, lineno);
 			rc = -EINVAL;
 			goto out;
 		}
@@ -151,7 +152,8 @@ static int load_rule_file(const char *path)
 	char msg[512];
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		fold__warn("cannot read FOLD_FILTER=%s (%s): every function is recorded", path, strerror(errno));
+		fold__warn("cannot read FOLD_FILTER=%s (%s): every function is recorded", path,
+		           strerror(errno));
 		return -errno;
 	}
 	char *text = NULL;
@@ -195,7 +197,10 @@ void fold__filter_init(void)
 	}
 }
 
-int fold__filter_active(void) { return nrules > 0 || min_func_bytes > 0; }
+int fold__filter_active(void)
+{
+	return nrules > 0 || min_func_bytes > 0;
+}
 
 /* ---------------------------------------------------------------- ELF symbols */
 
@@ -243,7 +248,8 @@ static int read_symbols(const char *path, module_syms *m)
 		return -errno;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 || !eh->e_shoff ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len)
+	    eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len)
 		goto fail;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(map + eh->e_shoff);
 	const Elf64_Shdr *symtab = NULL;
@@ -266,8 +272,8 @@ static int read_symbols(const char *path, module_syms *m)
 	const char *strbase = (const char *)(map + strs->sh_offset);
 	for (size_t i = 0; i < nsym; i++) {
 		unsigned type = ELF64_ST_TYPE(sym[i].st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF || !sym[i].st_value ||
-		    sym[i].st_name >= strs->sh_size)
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
+		    !sym[i].st_value || sym[i].st_name >= strs->sh_size)
 			continue;
 		const char *name = strbase + sym[i].st_name;
 		if (!memchr(name, 0, strs->sh_size - sym[i].st_name))
@@ -452,15 +458,16 @@ static int dw_open(void)
 	dw.tried = 1;
 	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		fold__warn("FOLD_FILTER has file rules but libdw.so.1 (elfutils) cannot be loaded: file rules never "
-		           "match");
+		fold__warn(
+		    "FOLD_FILTER has file rules but libdw.so.1 (elfutils) cannot be loaded: file rules never "
+		    "match");
 		return 0;
 	}
-#define DW_SYM(field, sym)                                                                                 \
-	do {                                                                                               \
-		*(void **)&dw.field = dlsym(h, #sym);                                                      \
-		if (!dw.field)                                                                             \
-			return 0;                                                                          \
+#define DW_SYM(field, sym)                                                                                   \
+	do {                                                                                                 \
+		*(void **)&dw.field = dlsym(h, #sym);                                                        \
+		if (!dw.field)                                                                               \
+			return 0;                                                                            \
 	} while (0)
 	DW_SYM(begin, dwfl_begin);
 	DW_SYM(proc_report, dwfl_linux_proc_report);
@@ -505,12 +512,14 @@ static const char *source_file(uint64_t addr)
 
 /* ---------------------------------------------------------------- decisions */
 
-/* "solve" for gfortran's "solve_" and "__mod_MOD_solve"; NULL otherwise. */
-static const char *fortran_name(const char *sym, char *buf, size_t len)
+/* "solve" for gfortran's "solve_" and "__mod_MOD_solve" (and "mod::solve",
+ * as fold names it, in qualified); NULL otherwise. */
+static const char *fortran_name(const char *sym, char *buf, size_t len, char *qualified, size_t qlen)
 {
 	const char *mod = strstr(sym, "_MOD_");
 	if (sym[0] == '_' && sym[1] == '_' && mod) {
 		snprintf(buf, len, "%s", mod + 5);
+		snprintf(qualified, qlen, "%.*s::%s", (int)(mod - sym - 2), sym + 2, mod + 5);
 		return buf;
 	}
 	size_t n = strlen(sym);
@@ -524,10 +533,12 @@ static const char *fortran_name(const char *sym, char *buf, size_t len)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static int function_matches(const char *glob, const char *sym, const char *demangled, const char *fortran)
+static int function_matches(const char *glob, const char *sym, const char *demangled, const char *fortran,
+                            const char *qualified)
 {
 	return fnmatch(glob, sym, 0) == 0 || (demangled && fnmatch(glob, demangled, 0) == 0) ||
-	       (fortran && fnmatch(glob, fortran, 0) == 0);
+	       (fortran && fnmatch(glob, fortran, 0) == 0) ||
+	       (qualified[0] && fnmatch(glob, qualified, 0) == 0);
 }
 
 static int file_matches(const char *glob, const char *file)
@@ -550,8 +561,8 @@ enum fold_filter_verdict fold__filter_decide(uint64_t fn)
 	if (!nrules)
 		return FOLD_FILTER_RECORD;
 	char *demangled = NULL;
-	char fbuf[512];
-	const char *fortran = known ? fortran_name(name, fbuf, sizeof fbuf) : NULL;
+	char fbuf[512], qbuf[512] = "";
+	const char *fortran = known ? fortran_name(name, fbuf, sizeof fbuf, qbuf, sizeof qbuf) : NULL;
 	if (known && name[0] == '_' && name[1] == 'Z') {
 		demangle_fn demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 		int status = -1;
@@ -575,7 +586,7 @@ enum fold_filter_verdict fold__filter_decide(uint64_t fn)
 			}
 			hit = file_matches(rules[i].glob, file);
 		} else {
-			hit = known && function_matches(rules[i].glob, name, demangled, fortran);
+			hit = known && function_matches(rules[i].glob, name, demangled, fortran, qbuf);
 		}
 		if (hit)
 			v = rules[i].include ? FOLD_FILTER_RECORD : FOLD_FILTER_EXCLUDED;

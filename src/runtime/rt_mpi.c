@@ -54,104 +54,105 @@
 /* ---------------------------------------------------------------- the calls */
 
 /* X(Name, fortran_lower, FORTRAN_UPPER, fortran_argc, (C parameters), (C arguments)) */
-#define FOLD_MPI_CALLS(X)                                                                                  \
-	X(Send, send, SEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),           \
-	  (b, n, t, d, g, c))                                                                              \
-	X(Ssend, ssend, SSEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),        \
-	  (b, n, t, d, g, c))                                                                              \
-	X(Bsend, bsend, BSEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),        \
-	  (b, n, t, d, g, c))                                                                              \
-	X(Rsend, rsend, RSEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),        \
-	  (b, n, t, d, g, c))                                                                              \
-	X(Recv, recv, RECV, 8, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st), \
-	  (b, n, t, s, g, c, st))                                                                          \
-	X(Sendrecv, sendrecv, SENDRECV, 13,                                                                \
-	  (const void *sb, int sn, MPI_Datatype stp, int d, int sg, void *rb, int rn, MPI_Datatype rtp,    \
-	   int s, int rg, MPI_Comm c, MPI_Status *st),                                                      \
-	  (sb, sn, stp, d, sg, rb, rn, rtp, s, rg, c, st))                                                 \
-	X(Sendrecv_replace, sendrecv_replace, SENDRECV_REPLACE, 10,                                        \
-	  (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c, MPI_Status *st),      \
-	  (b, n, t, d, sg, s, rg, c, st))                                                                  \
-	X(Isend, isend, ISEND, 8,                                                                          \
-	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                \
-	  (b, n, t, d, g, c, r))                                                                           \
-	X(Issend, issend, ISSEND, 8,                                                                       \
-	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                \
-	  (b, n, t, d, g, c, r))                                                                           \
-	X(Ibsend, ibsend, IBSEND, 8,                                                                       \
-	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                \
-	  (b, n, t, d, g, c, r))                                                                           \
-	X(Irsend, irsend, IRSEND, 8,                                                                       \
-	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                \
-	  (b, n, t, d, g, c, r))                                                                           \
-	X(Irecv, irecv, IRECV, 8, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r), \
-	  (b, n, t, s, g, c, r))                                                                           \
-	X(Probe, probe, PROBE, 5, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))               \
-	X(Iprobe, iprobe, IPROBE, 6, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st)) \
-	X(Wait, wait, WAIT, 3, (MPI_Request * r, MPI_Status *st), (r, st))                                 \
-	X(Waitall, waitall, WAITALL, 4, (int n, MPI_Request r[], MPI_Status st[]), (n, r, st))             \
-	X(Waitany, waitany, WAITANY, 5, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st))   \
-	X(Waitsome, waitsome, WAITSOME, 6, (int n, MPI_Request r[], int *o, int ix[], MPI_Status st[]),    \
-	  (n, r, o, ix, st))                                                                               \
-	X(Test, test, TEST, 4, (MPI_Request * r, int *f, MPI_Status *st), (r, f, st))                      \
-	X(Testall, testall, TESTALL, 5, (int n, MPI_Request r[], int *f, MPI_Status st[]), (n, r, f, st))  \
-	X(Testany, testany, TESTANY, 6, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st),          \
-	  (n, r, i, f, st))                                                                                \
-	X(Testsome, testsome, TESTSOME, 6, (int n, MPI_Request r[], int *o, int ix[], MPI_Status st[]),    \
-	  (n, r, o, ix, st))                                                                               \
-	X(Barrier, barrier, BARRIER, 2, (MPI_Comm c), (c))                                                 \
-	X(Bcast, bcast, BCAST, 6, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c)) \
-	X(Reduce, reduce, REDUCE, 8,                                                                       \
-	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),              \
-	  (sb, rb, n, t, op, root, c))                                                                     \
-	X(Allreduce, allreduce, ALLREDUCE, 7,                                                              \
-	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c), (sb, rb, n, t, op, c)) \
-	X(Gather, gather, GATHER, 9,                                                                       \
-	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,           \
-	   MPI_Comm c),                                                                                     \
-	  (sb, sn, st, rb, rn, rt, root, c))                                                               \
-	X(Gatherv, gatherv, GATHERV, 10,                                                                   \
-	  (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int dp[],              \
-	   MPI_Datatype rt, int root, MPI_Comm c),                                                          \
-	  (sb, sn, st, rb, rn, dp, rt, root, c))                                                           \
-	X(Scatter, scatter, SCATTER, 9,                                                                    \
-	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,           \
-	   MPI_Comm c),                                                                                     \
-	  (sb, sn, st, rb, rn, rt, root, c))                                                               \
-	X(Scatterv, scatterv, SCATTERV, 10,                                                                \
-	  (const void *sb, const int sn[], const int dp[], MPI_Datatype st, void *rb, int rn,              \
-	   MPI_Datatype rt, int root, MPI_Comm c),                                                          \
-	  (sb, sn, dp, st, rb, rn, rt, root, c))                                                           \
-	X(Allgather, allgather, ALLGATHER, 8,                                                              \
-	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),        \
-	  (sb, sn, st, rb, rn, rt, c))                                                                     \
-	X(Allgatherv, allgatherv, ALLGATHERV, 9,                                                           \
-	  (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int dp[],              \
-	   MPI_Datatype rt, MPI_Comm c),                                                                    \
-	  (sb, sn, st, rb, rn, dp, rt, c))                                                                 \
-	X(Alltoall, alltoall, ALLTOALL, 8,                                                                 \
-	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),        \
-	  (sb, sn, st, rb, rn, rt, c))                                                                     \
-	X(Alltoallv, alltoallv, ALLTOALLV, 10,                                                             \
-	  (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb, const int rn[],      \
-	   const int rd[], MPI_Datatype rt, MPI_Comm c),                                                    \
-	  (sb, sn, sd, st, rb, rn, rd, rt, c))                                                             \
-	X(Reduce_scatter, reduce_scatter, REDUCE_SCATTER, 7,                                               \
-	  (const void *sb, void *rb, const int rn[], MPI_Datatype t, MPI_Op op, MPI_Comm c),               \
-	  (sb, rb, rn, t, op, c))                                                                          \
-	X(Scan, scan, SCAN, 7, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),   \
-	  (sb, rb, n, t, op, c))                                                                           \
-	X(Exscan, exscan, EXSCAN, 7, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c), \
-	  (sb, rb, n, t, op, c))                                                                           \
-	X(Ibarrier, ibarrier, IBARRIER, 3, (MPI_Comm c, MPI_Request *r), (c, r))                           \
+#define FOLD_MPI_CALLS(X)                                                                                    \
+	X(Send, send, SEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),             \
+	  (b, n, t, d, g, c))                                                                                \
+	X(Ssend, ssend, SSEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),          \
+	  (b, n, t, d, g, c))                                                                                \
+	X(Bsend, bsend, BSEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),          \
+	  (b, n, t, d, g, c))                                                                                \
+	X(Rsend, rsend, RSEND, 7, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c),          \
+	  (b, n, t, d, g, c))                                                                                \
+	X(Recv, recv, RECV, 8, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),   \
+	  (b, n, t, s, g, c, st))                                                                            \
+	X(Sendrecv, sendrecv, SENDRECV, 13,                                                                  \
+	  (const void *sb, int sn, MPI_Datatype stp, int d, int sg, void *rb, int rn, MPI_Datatype rtp,      \
+	   int s, int rg, MPI_Comm c, MPI_Status *st),                                                       \
+	  (sb, sn, stp, d, sg, rb, rn, rtp, s, rg, c, st))                                                   \
+	X(Sendrecv_replace, sendrecv_replace, SENDRECV_REPLACE, 10,                                          \
+	  (void *b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c, MPI_Status *st),        \
+	  (b, n, t, d, sg, s, rg, c, st))                                                                    \
+	X(Isend, isend, ISEND, 8,                                                                            \
+	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                  \
+	  (b, n, t, d, g, c, r))                                                                             \
+	X(Issend, issend, ISSEND, 8,                                                                         \
+	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                  \
+	  (b, n, t, d, g, c, r))                                                                             \
+	X(Ibsend, ibsend, IBSEND, 8,                                                                         \
+	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                  \
+	  (b, n, t, d, g, c, r))                                                                             \
+	X(Irsend, irsend, IRSEND, 8,                                                                         \
+	  (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c, MPI_Request *r),                  \
+	  (b, n, t, d, g, c, r))                                                                             \
+	X(Irecv, irecv, IRECV, 8,                                                                            \
+	  (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Request *r), (b, n, t, s, g, c, r)) \
+	X(Probe, probe, PROBE, 5, (int s, int g, MPI_Comm c, MPI_Status *st), (s, g, c, st))                 \
+	X(Iprobe, iprobe, IPROBE, 6, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))   \
+	X(Wait, wait, WAIT, 3, (MPI_Request * r, MPI_Status * st), (r, st))                                  \
+	X(Waitall, waitall, WAITALL, 4, (int n, MPI_Request r[], MPI_Status st[]), (n, r, st))               \
+	X(Waitany, waitany, WAITANY, 5, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st))     \
+	X(Waitsome, waitsome, WAITSOME, 6, (int n, MPI_Request r[], int *o, int ix[], MPI_Status st[]),      \
+	  (n, r, o, ix, st))                                                                                 \
+	X(Test, test, TEST, 4, (MPI_Request * r, int *f, MPI_Status *st), (r, f, st))                        \
+	X(Testall, testall, TESTALL, 5, (int n, MPI_Request r[], int *f, MPI_Status st[]), (n, r, f, st))    \
+	X(Testany, testany, TESTANY, 6, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st),            \
+	  (n, r, i, f, st))                                                                                  \
+	X(Testsome, testsome, TESTSOME, 6, (int n, MPI_Request r[], int *o, int ix[], MPI_Status st[]),      \
+	  (n, r, o, ix, st))                                                                                 \
+	X(Barrier, barrier, BARRIER, 2, (MPI_Comm c), (c))                                                   \
+	X(Bcast, bcast, BCAST, 6, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c),                    \
+	  (b, n, t, root, c))                                                                                \
+	X(Reduce, reduce, REDUCE, 8,                                                                         \
+	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c),                \
+	  (sb, rb, n, t, op, root, c))                                                                       \
+	X(Allreduce, allreduce, ALLREDUCE, 7,                                                                \
+	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c), (sb, rb, n, t, op, c))   \
+	X(Gather, gather, GATHER, 9,                                                                         \
+	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,             \
+	   MPI_Comm c),                                                                                      \
+	  (sb, sn, st, rb, rn, rt, root, c))                                                                 \
+	X(Gatherv, gatherv, GATHERV, 10,                                                                     \
+	  (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int dp[],                \
+	   MPI_Datatype rt, int root, MPI_Comm c),                                                           \
+	  (sb, sn, st, rb, rn, dp, rt, root, c))                                                             \
+	X(Scatter, scatter, SCATTER, 9,                                                                      \
+	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, int root,             \
+	   MPI_Comm c),                                                                                      \
+	  (sb, sn, st, rb, rn, rt, root, c))                                                                 \
+	X(Scatterv, scatterv, SCATTERV, 10,                                                                  \
+	  (const void *sb, const int sn[], const int dp[], MPI_Datatype st, void *rb, int rn,                \
+	   MPI_Datatype rt, int root, MPI_Comm c),                                                           \
+	  (sb, sn, dp, st, rb, rn, rt, root, c))                                                             \
+	X(Allgather, allgather, ALLGATHER, 8,                                                                \
+	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),          \
+	  (sb, sn, st, rb, rn, rt, c))                                                                       \
+	X(Allgatherv, allgatherv, ALLGATHERV, 9,                                                             \
+	  (const void *sb, int sn, MPI_Datatype st, void *rb, const int rn[], const int dp[],                \
+	   MPI_Datatype rt, MPI_Comm c),                                                                     \
+	  (sb, sn, st, rb, rn, dp, rt, c))                                                                   \
+	X(Alltoall, alltoall, ALLTOALL, 8,                                                                   \
+	  (const void *sb, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt, MPI_Comm c),          \
+	  (sb, sn, st, rb, rn, rt, c))                                                                       \
+	X(Alltoallv, alltoallv, ALLTOALLV, 10,                                                               \
+	  (const void *sb, const int sn[], const int sd[], MPI_Datatype st, void *rb, const int rn[],        \
+	   const int rd[], MPI_Datatype rt, MPI_Comm c),                                                     \
+	  (sb, sn, sd, st, rb, rn, rd, rt, c))                                                               \
+	X(Reduce_scatter, reduce_scatter, REDUCE_SCATTER, 7,                                                 \
+	  (const void *sb, void *rb, const int rn[], MPI_Datatype t, MPI_Op op, MPI_Comm c),                 \
+	  (sb, rb, rn, t, op, c))                                                                            \
+	X(Scan, scan, SCAN, 7, (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),     \
+	  (sb, rb, n, t, op, c))                                                                             \
+	X(Exscan, exscan, EXSCAN, 7,                                                                         \
+	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c), (sb, rb, n, t, op, c))   \
+	X(Ibarrier, ibarrier, IBARRIER, 3, (MPI_Comm c, MPI_Request * r), (c, r))                            \
 	X(Ibcast, ibcast, IBCAST, 7, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r), \
-	  (b, n, t, root, c, r))                                                                           \
-	X(Iallreduce, iallreduce, IALLREDUCE, 8,                                                           \
-	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request *r),        \
-	  (sb, rb, n, t, op, c, r))                                                                        \
-	X(Ireduce, ireduce, IREDUCE, 9,                                                                    \
-	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,               \
-	   MPI_Request *r),                                                                                 \
+	  (b, n, t, root, c, r))                                                                             \
+	X(Iallreduce, iallreduce, IALLREDUCE, 8,                                                             \
+	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request *r),          \
+	  (sb, rb, n, t, op, c, r))                                                                          \
+	X(Ireduce, ireduce, IREDUCE, 9,                                                                      \
+	  (const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,                 \
+	   MPI_Request *r),                                                                                  \
 	  (sb, rb, n, t, op, root, c, r))
 
 /* Fortran (mpif.h / use mpi) parameter lists: every argument by reference. */
@@ -192,12 +193,9 @@ enum mpi_call {
 	    CALL_COUNT
 };
 
-static const char *const call_names[CALL_COUNT] = {
-    "MPI_Init",
-    "MPI_Init_thread",
-    "MPI_Finalize",
+static const char *const call_names[CALL_COUNT] = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize",
 #define X(Name, lower, UPPER, nf, params, args) "MPI_" #Name,
-    FOLD_MPI_CALLS(X)
+                                                   FOLD_MPI_CALLS(X)
 #undef X
 };
 
@@ -243,8 +241,8 @@ static void resolve(void)
 	RF(init, pmpi_init_);
 	RF(init_thread, pmpi_init_thread_);
 	RF(finalize, pmpi_finalize_);
-#define X(Name, lower, UPPER, nf, params, args)                                                            \
-	R(Name, PMPI_##Name);                                                                              \
+#define X(Name, lower, UPPER, nf, params, args)                                                              \
+	R(Name, PMPI_##Name);                                                                                \
 	RF(lower, pmpi_##lower##_);
 	FOLD_MPI_CALLS(X)
 #undef X
@@ -280,9 +278,9 @@ static burst_key *bursts;
 static size_t nbursts, cap_bursts;
 static unsigned burst_sites[CALL_COUNT];
 
-static FOLD_TLS int in_mpi;           /* inside a wrapped call */
-static FOLD_TLS uint32_t open_burst;  /* this thread's burst region, 0 if none */
-static _Atomic int mpi_initialized; /* bursts begin once MPI_Init returned */
+static FOLD_TLS int in_mpi;          /* inside a wrapped call */
+static FOLD_TLS uint32_t open_burst; /* this thread's burst region, 0 if none */
+static _Atomic int mpi_initialized;  /* bursts begin once MPI_Init returned */
 
 static uint32_t region_of(enum mpi_call call)
 {
@@ -327,7 +325,8 @@ out:
 
 static void put_event(fold_thread *t, int enter, uint64_t tick, uint32_t region, const uint64_t *ctr)
 {
-	int rc = enter ? trace_enc_enter(&t->enc, tick, region, ctr) : trace_enc_exit(&t->enc, tick, region, ctr);
+	int rc =
+	    enter ? trace_enc_enter(&t->enc, tick, region, ctr) : trace_enc_exit(&t->enc, tick, region, ctr);
 	if (rc == -ENOSPC) {
 		fold__pool_reserve(4);
 		if (fold__thread_swap_buffer(t) == 0)
@@ -390,7 +389,8 @@ static void mpi_end(mpi_scope *s)
 	if (bursts_on < 0)
 		bursts_on = fold__env_flag("FOLD_MPI_BURSTS", 1);
 	uint32_t burst = 0;
-	if (bursts_on && s->call != CALL_Finalize && atomic_load_explicit(&mpi_initialized, memory_order_relaxed))
+	if (bursts_on && s->call != CALL_Finalize &&
+	    atomic_load_explicit(&mpi_initialized, memory_order_relaxed))
 		burst = burst_region(s->call, s->site);
 	fold__region_handover(s->t, region_of(s->call), burst);
 	open_burst = burst;
@@ -427,7 +427,10 @@ static void before_mpi_finalize(void)
 		sync_point("mpi.sync.finalize_tick");
 }
 
-static void after_mpi_finalize(void) { fold__finish("MPI_Finalize"); }
+static void after_mpi_finalize(void)
+{
+	fold__finish("MPI_Finalize");
+}
 
 FOLD_EXPORT int MPI_Init(int *argc, char ***argv)
 {
@@ -535,10 +538,10 @@ FOLD_EXPORT void mpi_finalize_(FP1)
 		after_mpi_finalize();
 }
 
-#define FORTRAN_ALIASES(lower, UPPER, nf)                                                                  \
-	FOLD_EXPORT void mpi_##lower##_(FP##nf);                                                           \
-	FOLD_EXPORT void mpi_##lower(FP##nf) __attribute__((alias("mpi_" #lower "_")));                    \
-	FOLD_EXPORT void mpi_##lower##__(FP##nf) __attribute__((alias("mpi_" #lower "_")));                \
+#define FORTRAN_ALIASES(lower, UPPER, nf)                                                                    \
+	FOLD_EXPORT void mpi_##lower##_(FP##nf);                                                             \
+	FOLD_EXPORT void mpi_##lower(FP##nf) __attribute__((alias("mpi_" #lower "_")));                      \
+	FOLD_EXPORT void mpi_##lower##__(FP##nf) __attribute__((alias("mpi_" #lower "_")));                  \
 	FOLD_EXPORT void MPI_##UPPER(FP##nf) __attribute__((alias("mpi_" #lower "_")));
 
 FORTRAN_ALIASES(init, INIT, 1)
@@ -547,32 +550,32 @@ FORTRAN_ALIASES(finalize, FINALIZE, 1)
 
 /* ---------------------------------------------------------------- every other call */
 
-#define X(Name, lower, UPPER, nf, params, args)                                                            \
-	FOLD_EXPORT int MPI_##Name params                                                                  \
-	{                                                                                                  \
+#define X(Name, lower, UPPER, nf, params, args)                                                              \
+	FOLD_EXPORT int MPI_##Name params                                                                    \
+	{                                                                                                    \
 		mpi_scope sc_;                                                                               \
 		mpi_begin(&sc_, CALL_##Name, __builtin_return_address(0));                                   \
-		int rc = MPI_ERR_INTERN;                                                                   \
-		if (real.Name)                                                                             \
-			rc = real.Name args;                                                               \
-		else                                                                                       \
-			missing("PMPI_" #Name);                                                            \
+		int rc = MPI_ERR_INTERN;                                                                     \
+		if (real.Name)                                                                               \
+			rc = real.Name args;                                                                 \
+		else                                                                                         \
+			missing("PMPI_" #Name);                                                              \
 		mpi_end(&sc_);                                                                               \
-		return rc;                                                                                 \
-	}                                                                                                  \
-	FOLD_EXPORT void mpi_##lower##_(FP##nf);                                                           \
-	FOLD_EXPORT void mpi_##lower##_(FP##nf)                                                            \
-	{                                                                                                  \
+		return rc;                                                                                   \
+	}                                                                                                    \
+	FOLD_EXPORT void mpi_##lower##_(FP##nf);                                                             \
+	FOLD_EXPORT void mpi_##lower##_(FP##nf)                                                              \
+	{                                                                                                    \
 		mpi_scope sc_;                                                                               \
 		mpi_begin(&sc_, CALL_##Name, __builtin_return_address(0));                                   \
-		if (realf.lower)                                                                           \
-			realf.lower(FA##nf);                                                               \
-		else {                                                                                     \
-			missing("pmpi_" #lower "_");                                                       \
-			fortran_ierr_fail(a##nf);                                                          \
-		}                                                                                          \
+		if (realf.lower)                                                                             \
+			realf.lower(FA##nf);                                                                 \
+		else {                                                                                       \
+			missing("pmpi_" #lower "_");                                                         \
+			fortran_ierr_fail(a##nf);                                                            \
+		}                                                                                            \
 		mpi_end(&sc_);                                                                               \
-	}                                                                                                  \
+	}                                                                                                    \
 	FORTRAN_ALIASES(lower, UPPER, nf)
 FOLD_MPI_CALLS(X)
 #undef X

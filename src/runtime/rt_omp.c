@@ -121,9 +121,9 @@ static void omp_trampoline(void *p)
 }
 
 /* `real`: the next definition of the function we are in (libgomp's). */
-#define REAL(fn)                                                                                           \
-	static typeof(&fn) real;                                                                           \
-	if (FOLD_UNLIKELY(!real))                                                                          \
+#define REAL(fn)                                                                                             \
+	static typeof(&fn) real;                                                                             \
+	if (FOLD_UNLIKELY(!real))                                                                            \
 		real = (typeof(&fn))fold__real(#fn);
 
 /* Declarations as in GCC's libgomp_g.h. */
@@ -173,37 +173,37 @@ FOLD_EXPORT void GOMP_parallel_sections(omp_body fn, void *data, unsigned nthrea
 }
 
 /* The combined parallel loops: (fn, data, nthreads, start, end, incr[, chunk], flags). */
-#define GOMP_LOOP_CHUNK(name)                                                                              \
-	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,  \
-	                      long chunk, unsigned flags);                                                 \
-	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,  \
-	                      long chunk, unsigned flags)                                                  \
-	{                                                                                                  \
-		REAL(name);                                                                         \
-		if (!real)                                                                                 \
-			return;                                                                            \
-		if (!omp_on()) {                                                                           \
-			real(fn, data, nthreads, start, end, incr, chunk, flags);                          \
-			return;                                                                            \
-		}                                                                                          \
-		omp_task w = {fn, data, omp_region((uint64_t)fn, 0)};                                         \
-		real(omp_trampoline, &w, nthreads, start, end, incr, chunk, flags);                        \
+#define GOMP_LOOP_CHUNK(name)                                                                                \
+	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,   \
+	                      long chunk, unsigned flags);                                                   \
+	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,   \
+	                      long chunk, unsigned flags)                                                    \
+	{                                                                                                    \
+		REAL(name);                                                                                  \
+		if (!real)                                                                                   \
+			return;                                                                              \
+		if (!omp_on()) {                                                                             \
+			real(fn, data, nthreads, start, end, incr, chunk, flags);                            \
+			return;                                                                              \
+		}                                                                                            \
+		omp_task w = {fn, data, omp_region((uint64_t)fn, 0)};                                        \
+		real(omp_trampoline, &w, nthreads, start, end, incr, chunk, flags);                          \
 	}
-#define GOMP_LOOP_RUNTIME(name)                                                                            \
-	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,  \
-	                      unsigned flags);                                                             \
-	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,  \
-	                      unsigned flags)                                                              \
-	{                                                                                                  \
-		REAL(name);                                                                         \
-		if (!real)                                                                                 \
-			return;                                                                            \
-		if (!omp_on()) {                                                                           \
-			real(fn, data, nthreads, start, end, incr, flags);                                 \
-			return;                                                                            \
-		}                                                                                          \
-		omp_task w = {fn, data, omp_region((uint64_t)fn, 0)};                                         \
-		real(omp_trampoline, &w, nthreads, start, end, incr, flags);                               \
+#define GOMP_LOOP_RUNTIME(name)                                                                              \
+	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,   \
+	                      unsigned flags);                                                               \
+	FOLD_EXPORT void name(omp_body fn, void *data, unsigned nthreads, long start, long end, long incr,   \
+	                      unsigned flags)                                                                \
+	{                                                                                                    \
+		REAL(name);                                                                                  \
+		if (!real)                                                                                   \
+			return;                                                                              \
+		if (!omp_on()) {                                                                             \
+			real(fn, data, nthreads, start, end, incr, flags);                                   \
+			return;                                                                              \
+		}                                                                                            \
+		omp_task w = {fn, data, omp_region((uint64_t)fn, 0)};                                        \
+		real(omp_trampoline, &w, nthreads, start, end, incr, flags);                                 \
 	}
 
 GOMP_LOOP_CHUNK(GOMP_parallel_loop_static)
@@ -305,8 +305,9 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (!set)
 		return 0;
-	int ok = set(OMPT_CALLBACK_PARALLEL_BEGIN, (ompt_callback_t)on_parallel_begin) >= OMPT_SET_SOMETIMES &&
-	         set(OMPT_CALLBACK_IMPLICIT_TASK, (ompt_callback_t)on_implicit_task) >= OMPT_SET_SOMETIMES;
+	int ok =
+	    set(OMPT_CALLBACK_PARALLEL_BEGIN, (ompt_callback_t)on_parallel_begin) >= OMPT_SET_SOMETIMES &&
+	    set(OMPT_CALLBACK_IMPLICIT_TASK, (ompt_callback_t)on_implicit_task) >= OMPT_SET_SOMETIMES;
 	if (!ok) {
 		fold__warn("the OpenMP runtime refused OMPT callbacks: parallel regions are not recorded");
 		return 0;
@@ -315,7 +316,10 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	return 1; /* keep the tool */
 }
 
-static void ompt_finalize(ompt_data_t *tool_data) { (void)tool_data; }
+static void ompt_finalize(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+}
 
 FOLD_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, const char *runtime_version);
 FOLD_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, const char *runtime_version)

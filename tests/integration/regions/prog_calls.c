@@ -1,0 +1,188 @@
+/* prog_calls.c: instrumented programs whose call counts and times are known.
+ *
+ * Built with -finstrument-functions; main itself is not instrumented, so the
+ * profile holds exactly the functions below. Modes:
+ *   counts N        outer() N times; each calls middle() 3 times, each of
+ *                   those calls leaf() 7 times; tiny() (tens of ns) once
+ *   recursive N     fib(N) (2*fib(N+1)-1 calls), is_even/is_odd(N) (N+1)
+ *   filter          hot() 300000 times (throttled), skipped() 100 times
+ *                   (FOLD_FILTER: excluded by name), lib_helper() 50 times
+ *                   (excluded by file), kept() 10 times, small() 20 times
+ *                   (excluded by FOLD_MIN_FUNC_BYTES)
+ *   accuracy N      N rounds of outer_phase() { phase_a(); phase_b(); } each
+ *                   timed by the program with CLOCK_MONOTONIC; prints
+ *                   "own NAME inclusive_ns exclusive_ns" for each. One untimed
+ *                   round of zero length first, called from main: the hooks'
+ *                   one-time costs (start-up, the first decision about each
+ *                   function) then fall outside every measured interval.
+ *   longjmp         deep() left by longjmp 5 times, then normal calls
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOINST __attribute__((no_instrument_function))
+#define KEEP __attribute__((noinline, noclone))
+
+volatile double sink;
+
+KEEP static void leaf(int i)
+{
+	sink += i * 0.5;
+}
+KEEP static void middle(int i)
+{
+	for (int k = 0; k < 7; k++)
+		leaf(i + k);
+}
+KEEP static void outer(int i)
+{
+	for (int k = 0; k < 3; k++)
+		middle(i + k);
+}
+KEEP static void tiny(void)
+{
+	for (int k = 0; k < 20; k++)
+		sink += k;
+}
+
+KEEP static long fib(int n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+KEEP static int is_odd(int n);
+KEEP static int is_even(int n)
+{
+	return n == 0 ? 1 : is_odd(n - 1);
+}
+KEEP static int is_odd(int n)
+{
+	return n == 0 ? 0 : is_even(n - 1);
+}
+
+KEEP static void hot(int i)
+{
+	sink += i;
+}
+KEEP static void skipped(int i)
+{
+	sink -= i;
+}
+KEEP static void kept(void)
+{
+	for (int k = 0; k < 1000; k++)
+		sink += k * 0.25;
+}
+KEEP int small(int x);
+KEEP int small(int x)
+{
+	return x + 1;
+}
+void lib_helper(int i); /* prog_filter_lib.c */
+
+/* Busy work of a given length on this thread's CPU clock, so each phase is
+ * long enough that timing a call costs < 1e-6 of it. */
+NOINST static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+NOINST static void spin(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+	while (now_ns() < end)
+		sink += 1;
+}
+static uint64_t own_a, own_b, own_outer;
+static uint64_t scale = 1;
+KEEP static void phase_a(void)
+{
+	spin(3000000 * scale);
+}
+KEEP static void phase_b(void)
+{
+	spin(1500000 * scale);
+}
+KEEP static void outer_phase(void)
+{
+	uint64_t t0 = now_ns();
+	phase_a();
+	uint64_t t1 = now_ns();
+	phase_b();
+	uint64_t t2 = now_ns();
+	spin(500000 * scale); /* outer's own work */
+	own_a += t1 - t0;
+	own_b += t2 - t1;
+}
+
+static jmp_buf jb;
+NOINST __attribute__((noinline)) static void escape(void)
+{
+	longjmp(jb, 1);
+}
+KEEP static void deep(int d)
+{
+	if (d < 0)
+		return;
+	if (d > 0)
+		deep(d - 1);
+	else
+		escape();
+	sink += d;
+}
+
+NOINST int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "counts";
+	int n = argc > 2 ? atoi(argv[2]) : 100;
+	if (!strcmp(mode, "counts")) {
+		for (int i = 0; i < n; i++)
+			outer(i);
+		tiny();
+	} else if (!strcmp(mode, "recursive")) {
+		printf("fib %ld even %d\n", fib(n), is_even(n));
+	} else if (!strcmp(mode, "filter")) {
+		for (int i = 0; i < 300000; i++)
+			hot(i);
+		for (int i = 0; i < 100; i++)
+			skipped(i);
+		for (int i = 0; i < 50; i++)
+			lib_helper(i);
+		for (int i = 0; i < 10; i++)
+			kept();
+		int x = 0;
+		for (int i = 0; i < 20; i++)
+			x = small(x);
+		sink += x;
+	} else if (!strcmp(mode, "accuracy")) {
+		scale = 0;
+		phase_a();
+		phase_b();
+		outer_phase();
+		own_a = own_b = 0;
+		scale = 1;
+		for (int i = 0; i < n; i++) {
+			uint64_t t0 = now_ns();
+			outer_phase();
+			own_outer += now_ns() - t0;
+		}
+		printf("own phase_a %llu %llu\n", (unsigned long long)own_a, (unsigned long long)own_a);
+		printf("own phase_b %llu %llu\n", (unsigned long long)own_b, (unsigned long long)own_b);
+		printf("own outer_phase %llu %llu\n", (unsigned long long)own_outer,
+		       (unsigned long long)(own_outer - own_a - own_b));
+	} else if (!strcmp(mode, "longjmp")) {
+		for (int i = 0; i < 5; i++)
+			if (!setjmp(jb))
+				deep(3);
+		for (int i = 0; i < 4; i++)
+			leaf(i);
+	} else {
+		fprintf(stderr, "prog_calls: unknown mode %s\n", mode);
+		return 2;
+	}
+	return 0;
+}

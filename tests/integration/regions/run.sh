@@ -1,0 +1,205 @@
+#!/bin/sh
+# run.sh CASE: one region integration test (compiler hooks, filtering,
+# throttling, MPI, OpenMP, Fortran). Runs a real program under libfold.so in a
+# scratch directory, then checks what a user would see: the profile that
+# `fold --json` writes (profile[]: name, calls, inclusive_ns, exclusive_ns)
+# and, with trace_check, that every thread's enter/exit records nest.
+# Needs LIBFOLD, FOLD_CLI, FOLDRUN, TRACE_CHECK, PROGS, EXAMPLES.
+set -eu
+case_name=$1
+work=$(mktemp -d "${TMPDIR:-/tmp}/fold-reg-$case_name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+unset FOLD_SAMPLE FOLD_COUNTERS FOLD_OUTPUT FOLD_QUIET FOLD_FILTER FOLD_THROTTLE FOLD_MIN_FUNC_BYTES \
+	FOLD_MPI_BURSTS FOLD_OPENMP 2>/dev/null || true
+export FOLD_QUIET=1
+
+fail() {
+	echo "FAIL ($case_name): $*" >&2
+	[ -f out.json ] && echo "profile: $(grep -o '"profile":.*' out.json | head -c 2000)" >&2
+	exit 1
+}
+preload() { LD_PRELOAD="$LIBFOLD" "$@" 2>err.txt || fail "$1 failed: $(cat err.txt)"; }
+# analyse TRACE...: the JSON analysis into out.json
+analyse() { "$FOLD_CLI" -q "$@" --json out.json 2>fold-err.txt || fail "fold failed: $(cat fold-err.txt)"; }
+# prof FIELD NAME: a field (calls, inclusive_ns, exclusive_ns) of the profile
+# entry NAME (aggregated over threads and ranks); empty if there is none.
+prof() {
+	grep -o "{\"name\":\"$2\",\"kind\":[0-9]*,\"calls\":[0-9]*,\"inclusive_ns\":[-0-9.e+]*,\"exclusive_ns\":[-0-9.e+]*" \
+		out.json | head -n 1 | sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p"
+}
+calls() {
+	v=$(prof calls "$1")
+	[ "$v" = "$2" ] || fail "$1: expected $2 calls in the profile, found '${v:-none}'"
+}
+absent() { [ -z "$(prof calls "$1")" ] || fail "$1 should not be in the profile"; }
+# within A B REL: |A-B| <= REL*B
+within() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= r * b) }'; }
+only_trace() {
+	set -- *.trace
+	[ $# -eq 1 ] && [ -f "$1" ] || fail "expected one trace file, found: $*"
+	echo "$1"
+}
+nesting() { "$TRACE_CHECK" "$@" >/dev/null || fail "trace_check $*"; }
+mpirun_np2() { mpirun --allow-run-as-root --oversubscribe -np 2 "$@" >out.txt 2>err.txt || fail "mpirun failed: $(cat err.txt)"; }
+
+case $case_name in
+counts)
+	preload "$PROGS/prog_calls" counts 1000
+	t=$(only_trace)
+	nesting "$t" --info-present overhead.hook_ns --info-present overhead.hook_inner_ns
+	analyse "$t"
+	calls outer 1000
+	calls middle 3000
+	calls leaf 21000
+	calls tiny 1
+	# ns resolution: a call of tens of ns is reported, not rounded to zero.
+	v=$(prof exclusive_ns tiny)
+	awk -v v="$v" 'BEGIN { exit !(v > 0 && v < 100000) }' || fail "tiny: exclusive_ns $v, expected (0, 100 us)"
+	;;
+recursive)
+	preload "$PROGS/prog_calls" recursive 20
+	t=$(only_trace)
+	nesting "$t"
+	analyse "$t"
+	calls fib 21891 # 2*fib(21) - 1
+	calls is_even 11
+	calls is_odd 10
+	;;
+filter)
+	printf '# test rules\nexclude function skipped\nexclude file *prog_filter_lib.c\n' >rules
+	FOLD_FILTER=rules preload "$PROGS/prog_calls" filter
+	t=$(only_trace)
+	nesting "$t"
+	analyse "$t"
+	calls hot 100000 # throttled at its 100000th call (default 100000 calls, 10 us)
+	calls kept 10
+	calls small 20
+	absent skipped
+	absent lib_helper
+	"$FOLD_CLI" dump "$t" | grep -q "throttle region=.* calls=100000" || fail "no THROTTLE record for hot"
+	grep -q "hot was throttled" out.json || fail "fold does not report the throttled function"
+	;;
+throttle_off)
+	FOLD_THROTTLE=off preload "$PROGS/prog_calls" filter
+	t=$(only_trace)
+	analyse "$t"
+	calls hot 300000
+	calls skipped 100
+	calls lib_helper 50
+	FOLD_THROTTLE=1000,1ms preload "$PROGS/prog_calls" filter
+	t=$(ls -t *.trace | head -n 1)
+	analyse "$t"
+	calls hot 1000
+	FOLD_THROTTLE=lots preload "$PROGS/prog_calls" counts 10
+	grep -q "^fold: FOLD_THROTTLE=lots: expected CALLS,DURATION" err.txt || fail "no error line for a bad FOLD_THROTTLE"
+	;;
+min_bytes)
+	small=$(nm -S "$PROGS/prog_calls" | awk '$4 == "small" { print $2 }')
+	kept=$(nm -S "$PROGS/prog_calls" | awk '$4 == "kept" { print $2 }')
+	[ -n "$small" ] && [ -n "$kept" ] || fail "no ELF sizes for small/kept"
+	small=$((0x$small))
+	kept=$((0x$kept))
+	[ -n "$small" ] && [ -n "$kept" ] && [ "$kept" -gt $((small + 1)) ] || fail "sizes small=$small kept=$kept"
+	FOLD_THROTTLE=off FOLD_MIN_FUNC_BYTES=$((small + 1)) preload "$PROGS/prog_calls" filter
+	t=$(only_trace)
+	analyse "$t"
+	absent small
+	calls kept 10
+	calls hot 300000
+	;;
+longjmp)
+	preload "$PROGS/prog_calls" longjmp
+	t=$(only_trace)
+	nesting "$t" --allow-unbalanced --marker "left without exit (longjmp)"
+	analyse "$t"
+	calls leaf 4
+	grep -q '"name":"deep","kind":2,"calls":0,.*"unbalanced":20' out.json || fail "deep: expected 20 unclosed calls"
+	;;
+accuracy)
+	FOLD_THROTTLE=off preload "$PROGS/prog_calls" accuracy 20 >own.txt
+	t=$(only_trace)
+	analyse "$t"
+	while read -r own name incl excl; do
+		[ "$own" = own ] || continue
+		fi=$(prof inclusive_ns "$name")
+		fe=$(prof exclusive_ns "$name")
+		within "$fi" "$incl" 0.001 || fail "$name: inclusive $fi ns by fold, $incl ns by the program (> 0.1%)"
+		within "$fe" "$excl" 0.001 || fail "$name: exclusive $fe ns by fold, $excl ns by the program (> 0.1%)"
+	done <own.txt
+	grep -q "own outer_phase" own.txt || fail "program printed no timings"
+	;;
+nonmpi_load)
+	# libfold.so carries the MPI wrappers but needs no MPI library to load.
+	LD_BIND_NOW=1 LD_PRELOAD="$LIBFOLD" /bin/true 2>err.txt || fail "/bin/true: $(cat err.txt)"
+	LD_BIND_NOW=1 FOLD_THROTTLE=off preload "$PROGS/prog_calls" counts 10
+	analyse "$(ls *.trace | grep -v true | head -n 1)"
+	calls outer 10
+	;;
+openmp)
+	[ -x "$EXAMPLES/openmp_stencil" ] || { echo "openmp_stencil not built: skipped"; exit 0; }
+	OMP_NUM_THREADS=2 preload "$EXAMPLES/openmp_stencil" 10 >/dev/null
+	t=$(only_trace)
+	nesting "$t" --min-threads 2 --marker "openmp thread 1"
+	analyse "$t"
+	calls main._omp_fn.0 20 # 10 steps x 2 threads
+	calls main._omp_fn.1 20
+	grep -q '"name":"main._omp_fn.1",[^]]*"per_thread":\[{[^]]*},{' out.json || fail "no per-thread detail for 2 threads"
+	FOLD_OPENMP=0 OMP_NUM_THREADS=2 preload "$EXAMPLES/openmp_stencil" 2 >/dev/null
+	analyse "$(ls -t *.trace | head -n 1)"
+	absent main._omp_fn.0
+	;;
+filter_bad)
+	printf 'exclude function\n' >rules
+	FOLD_FILTER=rules preload "$PROGS/prog_calls" counts 10
+	grep -q "^fold: rules:1: expected \"include|exclude function|file GLOB\"" err.txt ||
+		fail "no error line for a bad rule: $(cat err.txt)"
+	analyse "$(only_trace)"
+	calls outer 10
+	FOLD_FILTER=does-not-exist preload "$PROGS/prog_calls" counts 10
+	grep -q "^fold: cannot read FOLD_FILTER=does-not-exist" err.txt || fail "no error line for a missing file"
+	;;
+fortran)
+	preload "$PROGS/prog_fortran" 25 >/dev/null
+	t=$(only_trace)
+	nesting "$t" --regions sweep=25 --app-counter cells=1000
+	analyse "$t"
+	calls sweep 25
+	calls work::compute 25 # module procedures, as fold names them
+	calls work::kernel 100
+	# FOLD_FILTER matches gfortran names by procedure name.
+	printf 'exclude function kernel\n' >rules
+	FOLD_FILTER=rules preload "$PROGS/prog_fortran" 5 >/dev/null
+	analyse "$(ls -t *.trace | head -n 1)"
+	calls work::compute 5
+	absent work::kernel
+	;;
+mpi_c | mpi_fortran)
+	prog=mpi_ring
+	[ "$case_name" = mpi_fortran ] && prog=mpi_ring_f
+	mpirun_np2 "$FOLDRUN" -q -o 'rank%r.trace' "$EXAMPLES/$prog" 20
+	[ -f rank0.trace ] && [ -f rank1.trace ] || fail "expected rank0.trace and rank1.trace: $(ls)"
+	for r in 0 1; do
+		nesting rank$r.trace --info mpi.rank=$r --info mpi.size=2 --info-present mpi.sync.init_tick \
+			--info-present mpi.sync.finalize_tick
+	done
+	analyse rank0.trace rank1.trace
+	calls MPI_Init 2
+	calls MPI_Finalize 2
+	calls MPI_Allreduce 40
+	calls MPI_Sendrecv 40
+	calls "burst after MPI_Init" 2
+	calls "burst after MPI_Allreduce" 40
+	calls "burst after MPI_Sendrecv" 40
+	# Bursts can be switched off; the MPI calls stay.
+	rm -f rank*.trace
+	mpirun_np2 -x FOLD_MPI_BURSTS=0 "$FOLDRUN" -q -o 'rank%r.trace' "$EXAMPLES/$prog" 5
+	analyse rank0.trace rank1.trace
+	calls MPI_Allreduce 10
+	absent "burst after MPI_Allreduce"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+echo "ok ($case_name)"
