@@ -263,17 +263,23 @@ static inline __attribute__((always_inline)) int put_fast(trace_enc *enc, uint8_
 	return 0;
 }
 
-/* Frames as deep as the current call or deeper (a live caller's frame is
- * always higher) on the thread's own stack belong to
- * functions the program left by longjmp: drop them (their ENTERs stay
- * unclosed in the trace, with a marker). Frames on another stack (a signal
- * handler's sigaltstack, a coroutine) are not compared. */
+/* A frame deeper than the current call on the thread's own stack belongs to
+ * a function the program left by longjmp. Equal depth proves nothing: a
+ * function inlined into its caller (even into itself, by recursive inlining)
+ * makes its hook calls from the caller's frame. So a frame left from the same
+ * depth stays until an enclosing instrumented function exits (exit_slow);
+ * that leaves at most one stale frame per longjmp. */
+static inline int frame_dead(const cyg_frame *f, uint64_t cur) { return f->sp < cur; }
+
+/* Drops the dead frames on top (their ENTERs stay unclosed in the trace,
+ * with a marker). Frames on another stack (a signal handler's sigaltstack, a
+ * coroutine) are not compared. */
 static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 {
 	if (cur < c->stack_lo || cur >= c->stack_hi || c->calibrating)
 		return;
 	uint32_t dropped = 0;
-	while (c->sp && c->stack[c->sp - 1].sp <= cur && c->stack[c->sp - 1].sp >= c->stack_lo) {
+	while (c->sp && frame_dead(&c->stack[c->sp - 1], cur) && c->stack[c->sp - 1].sp >= c->stack_lo) {
 		c->sp--;
 		dropped++;
 	}
@@ -292,7 +298,7 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_thread *t, fn_entry *e,
                                                                uint64_t fn, uint64_t cur)
 {
-	if (FOLD_UNLIKELY(c->sp && c->stack[c->sp - 1].sp <= cur))
+	if (FOLD_UNLIKELY(c->sp && frame_dead(&c->stack[c->sp - 1], cur)))
 		drop_dead_frames(c, cur);
 	if (FOLD_UNLIKELY(c->sp >= STACK_FRAMES || c->overflow)) {
 		c->overflow++;
@@ -430,26 +436,46 @@ static void __attribute__((noinline)) exit_slow(uint64_t fn)
 
 /* ---------------------------------------------------------------- the hooks */
 
+/* The exported hooks stay small (few registers, no stack frame beyond the
+ * frame pointer) so that the filtered and throttled paths, which most calls
+ * of a throttled program take, cost a probe and a compare; recording goes
+ * through the noinline functions below. */
+static void __attribute__((noinline)) enter_hot(uint64_t fn, fn_entry *e, uint64_t cur)
+{
+	cyg_tls *c = &cyg;
+	if (FOLD_UNLIKELY(!e || !c->stack)) {
+		enter_slow(fn, cur);
+		return;
+	}
+	enter_record(c, fold__tls_thread, e, fn, cur);
+}
+
+static void __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp)
+{
+	c->sp = sp - 1;
+	const cyg_frame *f = &c->stack[sp - 1];
+	if (f->tick)
+		exit_record(c, fold__tls_thread, f);
+}
+
 FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	uint64_t a = (uint64_t)fn;
-	uint64_t cur = (uint64_t)__builtin_frame_address(0);
 	fn_entry *e = cache_find(a);
-	if (FOLD_UNLIKELY(!e)) {
-		enter_slow(a, cur);
-		return;
+	if (__builtin_expect(e != NULL, 1)) {
+		uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
+		if (st == FN_OFF)
+			return;
+		if (st == FN_THROTTLED) {
+			cyg_tls *c = &cyg;
+			uint32_t sp = c->sp;
+			if (sp && sp < STACK_FRAMES && c->stack[sp - 1].fn == a)
+				c->stack[c->sp++] = (cyg_frame){a, e, 0, (uint64_t)__builtin_frame_address(0)};
+			return;
+		}
 	}
-	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
-	cyg_tls *c = &cyg;
-	if (FOLD_UNLIKELY(st != FN_RECORD || !c->stack)) {
-		if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == a)
-			c->stack[c->sp++] = (cyg_frame){a, e, 0, cur};
-		else if (st == FN_RECORD)
-			enter_slow(a, cur);
-		return;
-	}
-	enter_record(c, fold__tls_thread, e, a, cur);
+	enter_hot(a, e, (uint64_t)__builtin_frame_address(0));
 }
 
 FOLD_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -457,14 +483,15 @@ FOLD_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	(void)site;
 	cyg_tls *c = &cyg;
 	uint32_t sp = c->sp;
-	if (FOLD_UNLIKELY(!sp || c->stack[sp - 1].fn != (uint64_t)fn)) {
-		exit_slow((uint64_t)fn);
+	if (__builtin_expect(sp && c->stack[sp - 1].fn == (uint64_t)fn, 1)) {
+		exit_top(c, sp);
 		return;
 	}
-	c->sp = sp - 1;
-	const cyg_frame *f = &c->stack[sp - 1];
-	if (f->tick)
-		exit_record(c, fold__tls_thread, f);
+	/* Not our frame: most often a filtered or throttled function. */
+	fn_entry *e = cache_find((uint64_t)fn);
+	if (e && atomic_load_explicit(&e->state, memory_order_relaxed) != FN_RECORD && !c->overflow)
+		return;
+	exit_slow((uint64_t)fn);
 }
 
 /* ---------------------------------------------------------------- throttling */
