@@ -41,7 +41,7 @@ if [ "$quick" -eq 0 ]; then
   run_suite asan build-asan -DFOLD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || status=1
   CTEST_ARGS=(-L fuzz)
   BUILD_ARGS=(--target fuzzers)
-  run_suite fuzz build-fuzz -DCMAKE_C_COMPILER=clang -DFOLD_FUZZ=ON -DFOLD_BUILD_EXAMPLES=OFF \
+  run_suite fuzz build-fuzz -DCMAKE_C_COMPILER=clang -DFOLD_FUZZ=ON \
     -DFOLD_FUZZ_SECONDS="$fuzz_seconds" || status=1
 fi
 
