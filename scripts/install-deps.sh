@@ -10,7 +10,7 @@ set -euo pipefail
 build_pkgs=(
   build-essential gcc g++ gfortran clang cmake pkg-config
   libunwind-dev libpapi-dev papi-tools libdwarf-dev libelf-dev
-  libgsl-dev libopenblas-dev zlib1g-dev
+  libgsl-dev libopenblas-dev zlib1g-dev libdw1
   openmpi-bin libopenmpi-dev
 )
 test_pkgs=(
