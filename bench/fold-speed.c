@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 			       a->regions[0].samples_folded, a->regions[0].nseries);
 			/* fits alone, on the first series' points */
 			const fold_series *s = &a->regions[0].series[0];
-			fold__pwlr_series ps = {s->px, s->py, s->npoints};
+			fold__pwlr_series ps = {s->px, s->py, s->npoints, NULL, 0};
 			fold__pwlr_opts po;
 			fold__pwlr_opts_init(&po);
 			fold__pwlr_result pr;

@@ -106,8 +106,9 @@ typedef struct fold_group {
 	unsigned long used;
 	unsigned long excluded_outliers;
 	unsigned long excluded_other; /* e.g. unbalanced, no samples */
-	double median_duration_ns;
+	double median_duration_ns; /* the group's centre (median, or mode of a skewed group) */
 	double mad_duration_ns;
+	double mean_duration_ns; /* mean over its used instances */
 	double min_duration_ns, max_duration_ns;
 } fold_group;
 
@@ -141,8 +142,10 @@ typedef struct fold_region_result {
 	unsigned long instances_used;
 	unsigned long samples; /* samples inside instances of this region */
 	unsigned long samples_folded;
-	double total_ns;       /* summed inclusive duration of all instances */
-	double mean_duration_ns;
+	double total_ns;       /* summed inclusive duration of all instances (outermost, for recursion) */
+	double mean_duration_ns; /* total_ns over those instances: the region's mean, outliers included */
+	double folded_mean_duration_ns; /* mean duration of the folded (used) instances: the instance that
+	                                   phases are shares of, and rates refer to (0 when none is used) */
 	int folded;            /* 0: too few instances/samples; reason says why */
 	char *reason;
 	unsigned selected_group; /* the group that was folded */

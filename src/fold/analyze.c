@@ -432,7 +432,74 @@ typedef struct series_work {
 	int skind;
 	double scale; /* events/s per unit slope */
 	const char *unit;
+	int rates_only; /* does not place phase boundaries */
 } series_work;
+
+/* A counter with fewer events per instance is counting noise (Poisson): it
+ * gets rates but does not place phase boundaries. */
+#define FOLD__MIN_EVENTS_PER_INSTANCE 10.0
+
+/* Decides which series place the phase boundaries. Phases are what a user
+ * reads as code phases, so only reliable series may create them:
+ *  - not wall time (y = x has no phases);
+ *  - not a counter with few events per instance, or with no event in most
+ *    instances (its folded curve is a staircase of counting noise);
+ *  - when some series has boundary values recorded at enter and exit, not
+ *    the series whose boundary values are estimated from samples (CPU time,
+ *    counters missing at the events): the estimate's error moves every
+ *    point of an instance and varies with preemption.
+ * Series left out still get per-phase rates. */
+static void choose_phase_series(series_work *sw, size_t nsw)
+{
+	int any_exact = 0;
+	for (size_t k = 0; k < nsw; k++) {
+		series_work *s = &sw[k];
+		const fold__folded *f = &s->f;
+		s->rates_only = s->skind == FOLD__SER_WALL;
+		if (s->skind == FOLD__SER_COUNTER &&
+		    (!f->ninst || s->f.sum_total / (double)f->ninst < FOLD__MIN_EVENTS_PER_INSTANCE ||
+		     2 * f->nzero > f->ninst))
+			s->rates_only = 1;
+		if (!s->rates_only && s->skind == FOLD__SER_COUNTER && 2 * f->nexact >= f->ninst)
+			any_exact = 1;
+	}
+	if (!any_exact)
+		return;
+	for (size_t k = 0; k < nsw; k++)
+		if (sw[k].skind == FOLD__SER_CPU || 2 * sw[k].f.nexact < sw[k].f.ninst)
+			sw[k].rates_only = 1;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Relative spread of the used instances' durations (1.4826 MAD / median):
+ * how far a phase switch can smear across the folded instance. */
+static double duration_smear(const fold__instance *inst, size_t n)
+{
+	double *v = malloc((n + 1) * sizeof *v);
+	size_t m = 0;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].used)
+			v[m++] = inst[i].dur_ns;
+	double smear = 0;
+	if (m >= 3) {
+		qsort(v, m, sizeof *v, cmp_dbl);
+		double med = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+		for (size_t i = 0; i < m; i++)
+			v[i] = fabs(v[i] - med);
+		qsort(v, m, sizeof *v, cmp_dbl);
+		double mad = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+		smear = med > 0 ? 1.4826 * mad / med : 0;
+	}
+	free(v);
+	return smear;
+}
 
 static int set_kv(fold_kv **kv, size_t *n, const char *key, char *value)
 {
@@ -504,6 +571,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		G->excluded_outliers = gs[k].outliers + gs[k].isolated;
 		G->median_duration_ns = gs[k].median;
 		G->mad_duration_ns = gs[k].mad;
+		G->mean_duration_ns = gs[k].mean;
 		G->min_duration_ns = gs[k].min;
 		G->max_duration_ns = gs[k].max;
 		if (gs[k].total > gs[sel].total)
@@ -537,15 +605,20 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		in->used = in->why == FOLD__USED;
 	}
 	unsigned long used = 0, sfold = 0;
+	double used_ns = 0;
 	for (size_t i = 0; i < n; i++) {
 		r->inst[i].group = A->inst[i].group;
 		r->inst[i].used = A->inst[i].used;
 		if (A->inst[i].used) {
 			used++;
+			used_ns += A->inst[i].dur_ns;
 			sfold += A->inst[i].se - A->inst[i].sb;
 		}
 	}
 	r->instances_used = used;
+	/* Phases are shares of the folded instances, so their mean (not the
+	 * region's, which includes outliers and other groups) gives durations. */
+	r->folded_mean_duration_ns = used ? used_ns / (double)used : 0;
 	r->samples_folded = sfold;
 	if (outl)
 		warn(c, "region %s: %lu instance(s) of the folded group excluded as duration outliers (outside median "
@@ -629,7 +702,9 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		goto out;
 	}
 
-	/* Phases: joint piecewise-linear fit over every series but wall time (y = x has no phases). */
+	/* Phases: joint piecewise-linear fit over every series but wall time (y =
+	 * x has no phases); only the reliable ones place boundaries. */
+	choose_phase_series(sw, nsw);
 	ps = calloc(nsw, sizeof *ps);
 	pw = malloc(nsw * sizeof *pw);
 	if (!ps || !pw)
@@ -639,15 +714,16 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		pw[k] = SIZE_MAX;
 		if (sw[k].skind != FOLD__SER_WALL) {
 			pw[k] = nps;
-			ps[nps++] = (fold__pwlr_series){sw[k].f.x, sw[k].f.y, sw[k].f.n};
+			ps[nps++] = (fold__pwlr_series){sw[k].f.x, sw[k].f.y, sw[k].f.n, sw[k].f.inst, sw[k].rates_only};
 		}
 	}
 	if (!nps) {
 		pw[0] = 0;
-		ps[nps++] = (fold__pwlr_series){sw[0].f.x, sw[0].f.y, sw[0].f.n};
+		ps[nps++] = (fold__pwlr_series){sw[0].f.x, sw[0].f.y, sw[0].f.n, sw[0].f.inst, 0};
 	}
 	fold__pwlr_opts po;
 	fold__pwlr_opts_init(&po);
+	po.smear = duration_smear(A->inst, n);
 	rc = fold__pwlr_fit(ps, nps, &po, &pr);
 	if (rc)
 		goto out;
@@ -725,6 +801,24 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.cells", xasprintf("%u", po.cells));
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.min_len", xasprintf("%g", po.min_len));
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.bic", xasprintf("%.6g", pr.bic));
+	set_kv(&r->fit_params, &r->nfit_params, "pwlr.bic_segments", xasprintf("%zu", pr.bic_segments));
+	set_kv(&r->fit_params, &r->nfit_params, "pwlr.transitions_absorbed", xasprintf("%zu", pr.transitions));
+	set_kv(&r->fit_params, &r->nfit_params, "pwlr.smear", xasprintf("%.4g", po.smear));
+	{
+		/* Which series placed the boundaries, with their robust noise and design effect. */
+		char *list = NULL;
+		for (size_t k = 0; k < nsw; k++) {
+			if (pw[k] >= pr.nseries || sw[k].rates_only)
+				continue;
+			char *nl = xasprintf("%s%s%s (sigma %.3g, design effect %.3g)", list ? list : "", list ? ", " : "",
+			                     r->series[k].name, pr.sigma[pw[k]], pr.deff[pw[k]]);
+			free(list);
+			list = nl;
+			if (!list)
+				break;
+		}
+		set_kv(&r->fit_params, &r->nfit_params, "pwlr.phase_series", list ? list : xstrdup("(all)"));
+	}
 	set_kv(&r->fit_params, &r->nfit_params, "seed", xasprintf("%llu", (unsigned long long)opt->seed));
 
 	/* Phases with per-counter rates from the piecewise-linear slopes. */
@@ -802,7 +896,7 @@ static int region_basics(ctx *c, size_t g, fold_region_result *r)
 		return -ENOMEM;
 	r->ninst = A->ninst;
 	double total = 0;
-	unsigned long samples = 0;
+	unsigned long samples = 0, outermost = 0;
 	for (size_t i = 0; i < A->ninst; i++) {
 		const fold__instance *in = &A->inst[i];
 		fold_instance_info *o = &r->inst[i];
@@ -814,10 +908,11 @@ static int region_basics(ctx *c, size_t g, fold_region_result *r)
 		if (!in->nested_same) {
 			total += in->dur_ns;
 			samples += in->se - in->sb;
+			outermost++;
 		}
 	}
 	r->total_ns = total;
-	r->mean_duration_ns = A->ninst ? total / (double)A->ninst : 0;
+	r->mean_duration_ns = outermost ? total / (double)outermost : 0;
 	r->samples = samples;
 	return 0;
 }

@@ -133,7 +133,13 @@ int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fol
 	return interpolate(t, th, ev, id, cpu, v);
 }
 
-static int push(fold__folded *f, double x, double y)
+/* Does the event record counter id itself (an exact boundary value)? */
+static int exact_at(const fold__trace *t, const fold__event *ev, uint32_t id)
+{
+	return ev->cset && fold__cset_find(&t->csets[ev->cset], id) >= 0;
+}
+
+static int push(fold__folded *f, double x, double y, size_t inst)
 {
 	if (f->n == f->cap) {
 		size_t nc = f->cap ? f->cap * 2 : 1024;
@@ -145,10 +151,15 @@ static int push(fold__folded *f, double x, double y)
 		if (!ny)
 			return -ENOMEM;
 		f->y = ny;
+		uint32_t *ni = realloc(f->inst, nc * sizeof *ni);
+		if (!ni)
+			return -ENOMEM;
+		f->inst = ni;
 		f->cap = nc;
 	}
 	f->x[f->n] = x;
 	f->y[f->n] = y;
+	f->inst[f->n] = (uint32_t)inst;
 	f->n++;
 	return 0;
 }
@@ -157,6 +168,7 @@ void fold__folded_free(fold__folded *f)
 {
 	free(f->x);
 	free(f->y);
+	free(f->inst);
 	memset(f, 0, sizeof *f);
 }
 
@@ -178,7 +190,7 @@ int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t
 			out->sum_dur_ns += in->dur_ns;
 			for (size_t k = in->sb; k < in->se; k++) {
 				double x = ((double)th->smp[k].tick - (double)in->t0) / span;
-				if (push(out, x, x))
+				if (push(out, x, x, i))
 					return -ENOMEM;
 			}
 			continue;
@@ -207,9 +219,13 @@ int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t
 			continue;
 		out->ninst++;
 		out->sum_dur_ns += in->dur_ns;
+		if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) && exact_at(t, &th->ev[in->ev_exit], id))
+			out->nexact++;
 		double total = v1 - v0;
-		if (total <= 0)
+		if (total <= 0) {
+			out->nzero++;
 			continue;
+		}
 		out->sum_total += total;
 		for (size_t k = in->sb; k < in->se; k++) {
 			if (cpu)
@@ -222,7 +238,7 @@ int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t
 				y = 0;
 			if (y > 1)
 				y = 1;
-			if (push(out, x, y))
+			if (push(out, x, y, i))
 				return -ENOMEM;
 		}
 	}

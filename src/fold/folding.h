@@ -35,10 +35,13 @@ typedef struct fold__fold_spec {
 
 typedef struct fold__folded {
 	double *x, *y;
+	uint32_t *inst; /* index (into the instance array) of each point's instance */
 	size_t n, cap;
 	double sum_total;  /* events (or CPU ns) over contributing instances */
 	double sum_dur_ns; /* their summed duration */
 	size_t ninst;      /* instances that carry the counter */
+	size_t nexact;     /* ... whose boundary values were recorded at enter and exit */
+	size_t nzero;      /* ... with no event (contribute no point) */
 } fold__folded;
 
 /* Folds one series over the instances with used != 0. */

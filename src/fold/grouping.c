@@ -77,6 +77,144 @@ static double median_sorted(const double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Quartile of sorted v (linear interpolation). */
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+	if (!n)
+		return 0;
+	double p = q * (double)(n - 1);
+	size_t i = (size_t)p;
+	double f = p - (double)i;
+	return i + 1 < n ? v[i] + f * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* Half-sample mode (Bickel & Fruehwirth 2006) of sorted v: repeatedly keep
+ * the shortest interval holding half of the values. */
+static double half_sample_mode(const double *v, size_t n)
+{
+	size_t lo = 0, m = n;
+	while (m > 3) {
+		size_t h = (m + 1) / 2, bi = lo;
+		double bw = INFINITY;
+		for (size_t i = lo; i + h - 1 < lo + m; i++) {
+			double w = v[i + h - 1] - v[i];
+			if (w < bw) {
+				bw = w;
+				bi = i;
+			}
+		}
+		lo = bi;
+		m = h;
+	}
+	if (m == 3) {
+		double a = v[lo + 1] - v[lo], b = v[lo + 2] - v[lo + 1];
+		return a < b ? 0.5 * (v[lo] + v[lo + 1]) : a > b ? 0.5 * (v[lo + 1] + v[lo + 2]) : v[lo + 1];
+	}
+	return m == 2 ? 0.5 * (v[lo] + v[lo + 1]) : v[lo];
+}
+
+/* Centre and scale (MAD scaled to a standard deviation) of one group's
+ * sorted durations v. Usually the median and MAD. When the distribution is
+ * strongly right-skewed (quartile skewness > 0.5: a tight mode and a long
+ * tail, as preemption makes: it only ever stretches an instance), the
+ * median and MAD sit in the tail; then the centre is the half-sample mode
+ * and the scale the MAD of the values below it, which the tail does not
+ * reach, so the stretched instances become outliers. */
+static void robust_centre(double *v, size_t n, double *centre, double *scale)
+{
+	double med = median_sorted(v, n);
+	double q1 = quantile_sorted(v, n, 0.25), q3 = quantile_sorted(v, n, 0.75);
+	double skew = q3 > q1 ? (q3 + q1 - 2 * med) / (q3 - q1) : 0;
+	double *d = malloc((n ? n : 1) * sizeof *d);
+	if (!d) {
+		*centre = med;
+		*scale = 0;
+		return;
+	}
+	double c = med;
+	size_t m = 0;
+	if (skew > 0.5 && n >= 10) {
+		c = half_sample_mode(v, n);
+		for (size_t i = 0; i < n && v[i] <= c; i++)
+			d[m++] = c - v[i];
+		if (m < 5)
+			m = 0;
+	}
+	if (!m) {
+		c = med;
+		for (size_t i = 0; i < n; i++)
+			d[m++] = fabs(v[i] - c);
+	}
+	qsort(d, m, sizeof *d, cmp_double);
+	*centre = c;
+	*scale = 1.4826 * median_sorted(d, m);
+	free(d);
+}
+
+/* How strongly a density dip separates clusters A = sorted [a0, a1) and
+ * B = [b0, b1) (a1 <= b0) of log-durations k[]: with windows of 1/8 of
+ * the distance between the medians, the peak counts pa, pb of the two
+ * clusters and the lowest count between the peaks, cmin. Returns <= 0 when
+ * the dip is evidenced (cmin + 2 sqrt(cmin + 1) < min(pa, pb) / 2, i.e.
+ * clearly below half of the smaller peak even with counting noise),
+ * otherwise how far from that it is (larger = less separated). */
+static double density_dip(const keyed *k, size_t n, size_t a0, size_t a1, size_t b0, size_t b1)
+{
+	double ma = k[a0 + (a1 - a0) / 2].v, mb = k[b0 + (b1 - b0) / 2].v;
+	double h = (mb - ma) / 8;
+	if (!(h > 0))
+		return 1e9;
+	/* peak count of each cluster: windows centred on its values */
+	double peak[2] = {0, 0}, at[2] = {ma, mb};
+	size_t rng[2][2] = {{a0, a1}, {b0, b1}};
+	for (int c = 0; c < 2; c++) {
+		size_t lo = 0, hi = 0;
+		for (size_t j = rng[c][0]; j < rng[c][1]; j++) {
+			while (lo < n && k[lo].v < k[j].v - h / 2)
+				lo++;
+			if (hi < lo)
+				hi = lo;
+			while (hi < n && k[hi].v <= k[j].v + h / 2)
+				hi++;
+			if ((double)(hi - lo) > peak[c]) {
+				peak[c] = (double)(hi - lo);
+				at[c] = k[j].v;
+			}
+		}
+	}
+	double cmin = INFINITY;
+	for (int g = 1; g < 32; g++) {
+		double x = at[0] + (at[1] - at[0]) * g / 32.0;
+		size_t lo = 0, hi = n;
+		/* lower bound of x - h/2, upper bound of x + h/2 */
+		size_t l = 0, r = n;
+		while (l < r) {
+			size_t m = l + (r - l) / 2;
+			if (k[m].v < x - h / 2)
+				l = m + 1;
+			else
+				r = m;
+		}
+		lo = l;
+		l = lo;
+		r = n;
+		while (l < r) {
+			size_t m = l + (r - l) / 2;
+			if (k[m].v <= x + h / 2)
+				l = m + 1;
+			else
+				r = m;
+		}
+		hi = l;
+		if ((double)(hi - lo) < cmin)
+			cmin = (double)(hi - lo);
+	}
+	if (!isfinite(cmin))
+		return 1e9;
+	double small = peak[0] < peak[1] ? peak[0] : peak[1];
+	return cmin + 2 * sqrt(cmin + 1) - 0.5 * small;
+}
+
 int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group, uint8_t *why,
                           size_t *ngroups, fold__group_stat *stats)
 {
@@ -216,47 +354,85 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 		ncut--;
 	}
 	best = ncut - 1;
-	/* Assign clusters to sorted values, then decide which are real groups. */
+	/* Clusters as ranges of the sorted values: cluster q is [first[q], first[q+1]). */
 	unsigned nclu = best + 1;
-	size_t clu_n[64] = {0};
-	uint32_t *clu_of = (uint32_t *)tmp; /* reuse as uint32 storage: n doubles >= n uint32 */
-	for (size_t j = 0; j < n; j++) {
+	size_t first[65];
+	{
 		unsigned q = 0;
-		while (q + 1 < nclu && cell_of[j] >= cuts[q + 1])
-			q++;
-		clu_of[j] = q;
-		clu_n[q]++;
+		first[0] = 0;
+		for (size_t j = 0; j < n; j++)
+			while (q + 1 < nclu && cell_of[j] >= cuts[q + 1])
+				first[++q] = j;
+		while (q + 1 < nclu) /* empty trailing clusters (cannot happen with finite costs) */
+			first[++q] = n;
+		first[nclu] = n;
 	}
 	free(cell_of);
 	double need = o->min_group_share * (double)n;
 	if (need < o->min_group)
 		need = o->min_group;
 	int real[64];
+	for (unsigned q = 0; q < nclu; q++)
+		real[q] = (double)(first[q + 1] - first[q]) >= need;
+	/* A split between two real clusters must be evidenced by a gap in the
+	 * density, not only by the mixture's likelihood: a unimodal duration
+	 * distribution with a long tail (preemption, interrupts) is modelled
+	 * by the mixture as several clusters along the tail. Merge real
+	 * neighbours (with the isolated clusters between them) until every
+	 * remaining pair has a dip, least separated pair first. */
+	for (;;) {
+		double worst = -INFINITY;
+		unsigned wa = 0, wb = 0;
+		for (unsigned a = 0; a < nclu; a++) {
+			if (!real[a])
+				continue;
+			unsigned nb = a + 1;
+			while (nb < nclu && !real[nb])
+				nb++;
+			if (nb >= nclu)
+				break;
+			double dip = density_dip(k, n, first[a], first[a + 1], first[nb], first[nb + 1]);
+			if (dip > worst) {
+				worst = dip;
+				wa = a;
+				wb = nb;
+			}
+		}
+		if (worst <= 0) /* every pair separated (or no pair left) */
+			break;
+		/* merge clusters wa..wb into wa */
+		unsigned drop = wb - wa;
+		for (unsigned q = wa + 1; q + drop <= nclu; q++) {
+			first[q] = first[q + drop];
+			if (q + drop < nclu)
+				real[q] = real[q + drop];
+		}
+		nclu -= drop;
+		real[wa] = 1;
+	}
 	unsigned gid[64];
 	unsigned ng = 0;
-	for (unsigned q = 0; q < nclu; q++) {
-		real[q] = (double)clu_n[q] >= need;
+	for (unsigned q = 0; q < nclu; q++)
 		if (real[q])
 			gid[q] = ng++;
-	}
 	if (ng == 0) { /* everything is thin: one group */
-		for (unsigned q = 0; q < nclu; q++) {
-			real[q] = 1;
-			gid[q] = 0;
-		}
+		first[1] = n;
+		nclu = 1;
+		real[0] = 1;
+		gid[0] = 0;
 		ng = 1;
 	}
+	uint32_t *clu_of = (uint32_t *)tmp; /* reuse as uint32 storage: n doubles >= n uint32 */
+	for (unsigned q = 0; q < nclu; q++)
+		for (size_t j = first[q]; j < first[q + 1]; j++)
+			clu_of[j] = q;
 	/* Isolated clusters join the nearest real cluster (by log distance) as excluded members. */
 	double clu_mean[64];
 	for (unsigned q = 0; q < nclu; q++) {
-		double s = 0;
-		size_t c = 0;
-		for (size_t j = 0; j < n; j++)
-			if (clu_of[j] == q) {
-				s += k[j].v;
-				c++;
-			}
-		clu_mean[q] = c ? s / (double)c : 0;
+		double sm = 0;
+		for (size_t j = first[q]; j < first[q + 1]; j++)
+			sm += k[j].v;
+		clu_mean[q] = first[q + 1] > first[q] ? sm / (double)(first[q + 1] - first[q]) : 0;
 	}
 	for (size_t j = 0; j < n; j++) {
 		unsigned q = clu_of[j];
@@ -276,7 +452,7 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 		group[i] = gid[bq];
 		why[i] = 2;
 	}
-	/* Within each group: median +- k*MAD on durations. */
+	/* Within each group: centre +- k x scale on durations (see robust_centre). */
 	double *vals = malloc(n * sizeof *vals);
 	if (!vals)
 		goto out;
@@ -286,11 +462,8 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 			if (group[i] == g && why[i] == 0)
 				vals[c++] = dur[i];
 		qsort(vals, c, sizeof *vals, cmp_double);
-		double med = median_sorted(vals, c);
-		for (size_t i = 0; i < c; i++)
-			vals[i] = fabs(vals[i] - med);
-		qsort(vals, c, sizeof *vals, cmp_double);
-		double mad = 1.4826 * median_sorted(vals, c);
+		double med, mad;
+		robust_centre(vals, c, &med, &mad);
 		if (mad < 0.01 * med)
 			mad = 0.01 * med;
 		fold__group_stat st = {0};
@@ -319,6 +492,8 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 		}
 		if (!st.used)
 			st.min = st.max = med;
+		else
+			st.mean = st.total / (double)st.used;
 		if (stats && g < o->max_groups)
 			stats[g] = st;
 	}

@@ -4,12 +4,17 @@
  * clustered on log(duration) with an exact dynamic programme over the sorted
  * values (a 1-D Gaussian mixture with hard assignment: clusters are
  * contiguous in sorted order, so the optimum is exact), the number of
- * clusters chosen by BIC; the user never gives a count. Neighbouring
- * clusters whose means are closer than 2.5 x (sd_a + sd_b) are merged (a
- * flat, jittered group must not split in two). Clusters holding too
- * few instances to be a group are marked isolated (outliers). Within each
- * group, instances outside median +- k * MAD (MAD scaled to a standard
- * deviation, floored at 1% of the median) are outliers.
+ * clusters chosen by BIC; the user never gives a count. A split must then be
+ * evidenced twice: neighbouring clusters whose means are closer than 2.5 x
+ * (sd_a + sd_b) are merged (a flat, jittered group must not split in two),
+ * and so are neighbouring groups without a dip in the density between them
+ * (a unimodal distribution with a long preemption tail is one group, its
+ * tail outliers). Clusters holding too few instances to be a group are
+ * marked isolated (outliers). Within each group, instances outside
+ * centre +- k * scale are outliers: median and MAD (scaled to a standard
+ * deviation, floored at 1% of the centre), or, for a strongly right-skewed
+ * group (a tight mode and a tail), the half-sample mode and the MAD of the
+ * durations below it.
  *
  * Invariants: deterministic; groups are numbered by increasing median
  * duration; every instance gets a group (isolated ones the nearest group)
@@ -33,8 +38,9 @@ void fold__grouping_opts_init(fold__grouping_opts *o);
 
 typedef struct fold__group_stat {
 	unsigned long n, used, outliers, isolated;
-	double median, mad, min, max; /* of durations, ns */
-	double total;                 /* summed duration */
+	double median, mad, min, max; /* of durations, ns (median: the centre, see above) */
+	double total;                 /* summed duration of the used instances */
+	double mean;                  /* their mean duration */
 } fold__group_stat;
 
 /* dur[n] durations; fills group[n] (0..*ngroups-1) and why[n]

@@ -1,4 +1,9 @@
-/* pwlr.c: joint segmented least squares with BIC (see pwlr.h). */
+/* pwlr.c: robust joint segmented least squares with BIC (see pwlr.h).
+ *
+ * Working data per series: points sorted by x, the raw y and a working
+ * (winsorised) y with prefix sums of x, y, xx, xy, yy, and the first point
+ * of every candidate cell. All segment costs come from those prefix sums.
+ */
 #include "pwlr.h"
 
 #include <errno.h>
@@ -8,24 +13,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The first pass only winsorises gross outliers (the reference curve rounds
+ * the corners of the true one, and those corners must survive). */
+#define FOLD__FIRST_PASS_CLIP_FACTOR 3.0
+/* Smallest noise sigma (cumulative-share units): exact data must not get
+ * infinite weight. */
+#define FOLD__SIGMA_FLOOR 1e-6
+/* A segment longer than this share of the instance is a phase, never the
+ * smear of a switch, however much the durations vary. */
+#define FOLD__MAX_TRANSITION 0.1
+
 void fold__pwlr_opts_init(fold__pwlr_opts *o)
 {
 	o->cells = 400;
 	o->min_len = 0.02;
 	o->max_segments = 12;
+	o->clip = 3.0;
+	o->min_change = 0.1;
+	o->z = 4.0;
+	o->smear = 0.0;
 }
 
-/* One series, sorted by x, with prefix sums. */
+/* One series, sorted by x, with prefix sums of the working y. */
 typedef struct sser {
 	size_t n;
-	double *x, *y;
-	double *S[5]; /* prefix sums of x, y, xx, xy, yy: [0..n] */
-	size_t *idx;  /* first point of each cell: [0..cells] */
-	double w;     /* 1 / noise variance */
+	double *x, *y, *yr; /* sorted x, working y, raw y */
+	uint32_t *inst;     /* instance per point, NULL when unknown */
+	uint32_t ninst;     /* 1 + largest instance id */
+	double *S[5];       /* prefix sums of x, y, xx, xy, yy: [0..n] */
+	size_t *idx;        /* first point of each cell: [0..cells] */
+	double sigma, deff, w;
+	int detect;
 } sser;
 
 typedef struct pt {
 	double x, y;
+	uint32_t inst;
 } pt;
 
 static int cmp_pt(const void *a, const void *b)
@@ -35,20 +58,50 @@ static int cmp_pt(const void *a, const void *b)
 		return -1;
 	if (p->x > q->x)
 		return 1;
-	return p->y < q->y ? -1 : p->y > q->y;
+	if (p->y != q->y)
+		return p->y < q->y ? -1 : 1;
+	return p->inst < q->inst ? -1 : p->inst > q->inst;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Least-squares line through points [a, b) of the working y. */
+typedef struct line {
+	double n, slope, icpt, sse, vxx;
+} line;
+
+static line fit_line(const sser *s, size_t a, size_t b)
+{
+	line l = {(double)(b - a), 0, 0, 0, 0};
+	if (b <= a)
+		return l;
+	double n = l.n;
+	double sx = s->S[0][b] - s->S[0][a], sy = s->S[1][b] - s->S[1][a];
+	double sxx = s->S[2][b] - s->S[2][a], sxy = s->S[3][b] - s->S[3][a], syy = s->S[4][b] - s->S[4][a];
+	double vxx = sxx - sx * sx / n, vxy = sxy - sx * sy / n, vyy = syy - sy * sy / n;
+	l.vxx = vxx;
+	if (vxx > 1e-300 * n) {
+		l.slope = vxy / vxx;
+		l.sse = vyy - vxy * vxy / vxx;
+	} else {
+		l.sse = vyy;
+	}
+	if (l.sse < 0)
+		l.sse = 0;
+	l.icpt = (sy - l.slope * sx) / n;
+	return l;
 }
 
 /* SSE of the least-squares line through points [a, b). */
 static double sse(const sser *s, size_t a, size_t b)
 {
-	double n = (double)(b - a);
-	if (n < 3)
+	if (b < a + 3)
 		return 0;
-	double sx = s->S[0][b] - s->S[0][a], sy = s->S[1][b] - s->S[1][a];
-	double sxx = s->S[2][b] - s->S[2][a], sxy = s->S[3][b] - s->S[3][a], syy = s->S[4][b] - s->S[4][a];
-	double vxx = sxx - sx * sx / n, vxy = sxy - sx * sy / n, vyy = syy - sy * sy / n;
-	double r = vxx > 1e-300 ? vyy - vxy * vxy / vxx : vyy;
-	return r > 0 ? r : 0;
+	return fit_line(s, a, b).sse;
 }
 
 static size_t lower_bound(const double *x, size_t n, double v)
@@ -64,10 +117,14 @@ static size_t lower_bound(const double *x, size_t n, double v)
 	return lo;
 }
 
+static size_t upper_index(const sser *s, double v) { return v >= 1.0 ? s->n : lower_bound(s->x, s->n, v); }
+
 static void sser_free(sser *s)
 {
 	free(s->x);
 	free(s->y);
+	free(s->yr);
+	free(s->inst);
 	for (int k = 0; k < 5; k++)
 		free(s->S[k]);
 	free(s->idx);
@@ -76,83 +133,183 @@ static void sser_free(sser *s)
 static int sser_init(sser *s, const fold__pwlr_series *in, unsigned cells)
 {
 	memset(s, 0, sizeof *s);
-	size_t n = in->n;
+	size_t n = in->n, m = 0;
 	pt *p = malloc((n ? n : 1) * sizeof *p);
 	s->x = malloc((n ? n : 1) * sizeof *s->x);
 	s->y = malloc((n ? n : 1) * sizeof *s->y);
+	s->yr = malloc((n ? n : 1) * sizeof *s->yr);
+	if (in->inst)
+		s->inst = malloc((n ? n : 1) * sizeof *s->inst);
 	for (int k = 0; k < 5; k++)
 		s->S[k] = malloc((n + 1) * sizeof(double));
 	s->idx = malloc((cells + 1) * sizeof *s->idx);
-	if (!p || !s->x || !s->y || !s->S[0] || !s->S[1] || !s->S[2] || !s->S[3] || !s->S[4] || !s->idx) {
+	if (!p || !s->x || !s->y || !s->yr || (in->inst && !s->inst) || !s->S[0] || !s->S[1] || !s->S[2] ||
+	    !s->S[3] || !s->S[4] || !s->idx) {
 		free(p);
 		sser_free(s);
 		return -ENOMEM;
 	}
-	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(in->x[i]) || !isfinite(in->y[i]))
 			continue;
 		p[m].x = in->x[i] < 0 ? 0 : in->x[i] > 1 ? 1 : in->x[i];
 		p[m].y = in->y[i];
+		p[m].inst = in->inst ? in->inst[i] : 0;
 		m++;
 	}
 	qsort(p, m, sizeof *p, cmp_pt);
 	s->n = m;
+	for (size_t i = 0; i < m; i++) {
+		s->x[i] = p[i].x;
+		s->y[i] = s->yr[i] = p[i].y;
+		if (s->inst) {
+			s->inst[i] = p[i].inst;
+			if (p[i].inst + 1 > s->ninst)
+				s->ninst = p[i].inst + 1;
+		}
+	}
+	free(p);
+	for (unsigned j = 0; j <= cells; j++)
+		s->idx[j] = j == cells ? m : lower_bound(s->x, m, (double)j / cells);
+	s->detect = !in->rates_only && m >= 3;
+	s->sigma = 1;
+	s->deff = 1;
+	return 0;
+}
+
+static void prefix_sums(sser *s)
+{
 	for (int k = 0; k < 5; k++)
 		s->S[k][0] = 0;
-	for (size_t i = 0; i < m; i++) {
-		double x = p[i].x, y = p[i].y;
-		s->x[i] = x;
-		s->y[i] = y;
+	for (size_t i = 0; i < s->n; i++) {
+		double x = s->x[i], y = s->y[i];
 		s->S[0][i + 1] = s->S[0][i] + x;
 		s->S[1][i + 1] = s->S[1][i] + y;
 		s->S[2][i + 1] = s->S[2][i] + x * x;
 		s->S[3][i + 1] = s->S[3][i] + x * y;
 		s->S[4][i + 1] = s->S[4][i] + y * y;
 	}
-	free(p);
-	for (unsigned j = 0; j <= cells; j++)
-		s->idx[j] = j == cells ? m : lower_bound(s->x, m, (double)j / cells);
+}
+
+/* Reference curve of the first pass: linear interpolation through the
+ * medians of equal-width cells, anchored at (0,0) and (1,1), monotone.
+ * Writes the reference value at every point into ref[]. */
+static int median_reference(const sser *s, double *ref)
+{
+	size_t n = s->n;
+	unsigned M = (unsigned)(n / 12);
+	if (M < 8)
+		M = 8;
+	if (M > 100)
+		M = 100;
+	double *kx = malloc((M + 2) * sizeof *kx), *ky = malloc((M + 2) * sizeof *ky);
+	double *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	if (!kx || !ky || !tmp) {
+		free(kx);
+		free(ky);
+		free(tmp);
+		return -ENOMEM;
+	}
+	size_t nk = 0;
+	kx[nk] = 0;
+	ky[nk++] = 0;
+	for (unsigned c = 0; c < M; c++) {
+		size_t a = lower_bound(s->x, n, (double)c / M), b = c + 1 == M ? n : lower_bound(s->x, n, (double)(c + 1) / M);
+		if (b <= a)
+			continue;
+		size_t cnt = b - a;
+		memcpy(tmp, s->yr + a, cnt * sizeof *tmp);
+		qsort(tmp, cnt, sizeof *tmp, cmp_double);
+		double my = cnt % 2 ? tmp[cnt / 2] : 0.5 * (tmp[cnt / 2 - 1] + tmp[cnt / 2]);
+		double mx = cnt % 2 ? s->x[a + cnt / 2] : 0.5 * (s->x[a + cnt / 2 - 1] + s->x[a + cnt / 2]);
+		if (mx <= kx[nk - 1] || mx >= 1)
+			continue;
+		kx[nk] = mx;
+		ky[nk++] = my;
+	}
+	kx[nk] = 1;
+	ky[nk++] = 1;
+	for (size_t k = 1; k < nk; k++) /* a cumulative share never decreases */
+		if (ky[k] < ky[k - 1])
+			ky[k] = ky[k - 1];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = s->x[i];
+		while (k + 2 < nk && x > kx[k + 1])
+			k++;
+		double t = kx[k + 1] > kx[k] ? (x - kx[k]) / (kx[k + 1] - kx[k]) : 0;
+		t = t < 0 ? 0 : t > 1 ? 1 : t;
+		ref[i] = ky[k] + t * (ky[k + 1] - ky[k]);
+	}
+	free(kx);
+	free(ky);
+	free(tmp);
 	return 0;
 }
 
-static double joint_cost(const sser *S, size_t ns, unsigned a, unsigned b)
+/* Robust sigma of the raw residuals from ref, winsorised working y, design
+ * effect, prefix sums. tmp holds n doubles, isum ninst doubles. */
+static void winsorise(sser *s, const double *ref, double clip, double *tmp, double *isum)
 {
-	double c = 0;
-	size_t pts = 0;
-	for (size_t k = 0; k < ns; k++) {
-		size_t ia = S[k].idx[a], ib = S[k].idx[b];
-		pts += ib - ia;
-		c += S[k].w * sse(&S[k], ia, ib);
+	size_t n = s->n;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(s->yr[i] - ref[i]);
+	qsort(tmp, n, sizeof *tmp, cmp_double);
+	double mad = n ? (n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2])) : 0;
+	double sigma = 1.4826 * mad;
+	if (sigma < FOLD__SIGMA_FLOOR)
+		sigma = FOLD__SIGMA_FLOOR;
+	s->sigma = sigma;
+	double lim = clip * sigma, ss = 0;
+	if (s->inst)
+		memset(isum, 0, s->ninst * sizeof *isum);
+	for (size_t i = 0; i < n; i++) {
+		double r = s->yr[i] - ref[i];
+		r = r > lim ? lim : r < -lim ? -lim : r;
+		s->y[i] = ref[i] + r;
+		ss += r * r;
+		if (s->inst)
+			isum[s->inst[i]] += r;
 	}
-	return pts >= 3 ? c : INFINITY;
+	/* Design effect: variance of per-instance sums over the sum of variances. */
+	s->deff = 1;
+	if (s->inst && ss > 0) {
+		double si = 0;
+		for (uint32_t k = 0; k < s->ninst; k++)
+			si += isum[k] * isum[k];
+		double d = si / ss;
+		s->deff = d < 1 ? 1 : d;
+	}
+	s->w = s->detect ? 1.0 / (sigma * sigma * s->deff) : 0;
+	prefix_sums(s);
 }
 
-/* Cost of the segment [xa, xb) in x, exact on the raw points. */
+/* Model value of series i of r at x (continuous spline). */
+static double model_at(const fold__pwlr_result *r, size_t i, double x) { return fold__pwlr_cum(r, i, x); }
+
+/* Cost of the segment [xa, xb) in x, exact on the points. */
 static double joint_cost_x(const sser *S, size_t ns, double xa, double xb)
 {
 	double c = 0;
 	for (size_t k = 0; k < ns; k++) {
+		if (!S[k].detect)
+			continue;
 		size_t ia = lower_bound(S[k].x, S[k].n, xa);
-		size_t ib = xb >= 1.0 ? S[k].n : lower_bound(S[k].x, S[k].n, xb);
+		size_t ib = upper_index(&S[k], xb);
 		c += S[k].w * sse(&S[k], ia, ib);
 	}
 	return c;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* Continuous fit of one series: tent basis at bounds, knot[0] = 0, knot[K] = 1. */
 static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
 {
 	size_t K = r->nseg;
-	double *knot = r->knot + si * (K + 1), *slope = r->slope + si * K;
+	double *knot = r->knot + si * (K + 1);
 	knot[0] = 0;
 	knot[K] = 1;
+	for (size_t j = 1; j < K; j++)
+		knot[j] = r->bounds[j];
 	if (K > 1 && s->n >= K) {
 		size_t p = K - 1;
 		gsl_matrix *A = gsl_matrix_calloc(p, p);
@@ -168,7 +325,6 @@ static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
 				double resid = s->y[i];
 				if (g + 1 == K)
 					resid -= wr * 1.0;
-				/* unknowns are knots 1..K-1 -> index j-1 */
 				if (g >= 1) {
 					size_t j = g - 1;
 					*gsl_matrix_ptr(A, j, j) += wl * wl;
@@ -186,13 +342,9 @@ static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
 			}
 			for (size_t j = 0; j < p; j++) /* tiny ridge keeps empty segments solvable */
 				*gsl_matrix_ptr(A, j, j) += 1e-9;
-			if (gsl_linalg_cholesky_decomp1(A) == 0 && gsl_linalg_cholesky_solve(A, bv, sol) == 0) {
+			if (gsl_linalg_cholesky_decomp1(A) == 0 && gsl_linalg_cholesky_solve(A, bv, sol) == 0)
 				for (size_t j = 0; j < p; j++)
 					knot[j + 1] = gsl_vector_get(sol, j);
-			} else {
-				for (size_t j = 1; j < K; j++)
-					knot[j] = r->bounds[j];
-			}
 		}
 		gsl_matrix_free(A);
 		gsl_vector_free(bv);
@@ -202,16 +354,203 @@ static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
 	for (size_t j = 1; j <= K; j++)
 		if (knot[j] < knot[j - 1])
 			knot[j] = knot[j - 1];
-	for (size_t j = 0; j < K; j++) {
-		double len = r->bounds[j + 1] - r->bounds[j];
-		slope[j] = len > 0 ? (knot[j + 1] - knot[j]) / len : 0;
+}
+
+/* Slope of series s over [xa, xb) with its standard error (design-effect
+ * corrected). Returns 0 when the segment cannot give one. */
+static int seg_slope(const sser *s, double xa, double xb, double *slope, double *se, line *out)
+{
+	size_t a = lower_bound(s->x, s->n, xa), b = upper_index(s, xb);
+	if (b < a + 3)
+		return 0;
+	line l = fit_line(s, a, b);
+	if (!(l.vxx > 0))
+		return 0;
+	*slope = l.slope;
+	*se = sqrt(l.sse / (l.n - 2) * s->deff / l.vxx);
+	if (out)
+		*out = l;
+	return 1;
+}
+
+/* Is the boundary between [xa, xm) and [xm, xb) a real change of rate? */
+static int meaningful(const sser *S, size_t ns, double xa, double xm, double xb, const fold__pwlr_opts *o)
+{
+	for (size_t k = 0; k < ns; k++) {
+		if (!S[k].detect)
+			continue;
+		double s1, e1, s2, e2;
+		if (!seg_slope(&S[k], xa, xm, &s1, &e1, NULL) || !seg_slope(&S[k], xm, xb, &s2, &e2, NULL))
+			continue;
+		double d = fabs(s2 - s1), big = fmax(fabs(s1), fabs(s2));
+		if (d >= o->min_change * big && d >= o->z * sqrt(e1 * e1 + e2 * e2))
+			return 1;
 	}
-	double ss = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		double d = s->y[i] - fold__pwlr_cum(r, si, s->x[i]);
-		ss += d * d;
+	return 0;
+}
+
+typedef struct dp {
+	unsigned G, W, Kmax, L;
+	double *C; /* cost of cells [a, b): C[a * W + b] */
+	double *F;
+	unsigned *A;
+} dp;
+
+static void dp_free(dp *d)
+{
+	free(d->C);
+	free(d->F);
+	free(d->A);
+}
+
+/* Segment neighbourhood over the cost table. */
+static void dp_run(dp *d, const sser *S, size_t ns)
+{
+	unsigned G = d->G, W = d->W, L = d->L;
+	for (unsigned a = 0; a < G; a++)
+		for (unsigned b = a + L; b <= G; b++) {
+			double c = 0;
+			size_t pts = 0;
+			for (size_t k = 0; k < ns; k++) {
+				if (!S[k].detect)
+					continue;
+				size_t ia = S[k].idx[a], ib = S[k].idx[b];
+				pts += ib - ia;
+				c += S[k].w * sse(&S[k], ia, ib);
+			}
+			d->C[(size_t)a * W + b] = pts >= 3 ? c : INFINITY;
+		}
+	for (unsigned b = 0; b <= G; b++) {
+		d->F[b] = b >= L ? d->C[b] : INFINITY;
+		d->A[b] = 0;
 	}
-	r->rms[si] = s->n ? sqrt(ss / (double)s->n) : 0;
+	for (unsigned q = 1; q < d->Kmax; q++) {
+		double *Fq = d->F + (size_t)q * W, *Fp = d->F + (size_t)(q - 1) * W;
+		unsigned *Aq = d->A + (size_t)q * W;
+		for (unsigned b = 0; b <= G; b++) {
+			Fq[b] = INFINITY;
+			Aq[b] = 0;
+			if (b < (q + 1) * L)
+				continue;
+			for (unsigned a = q * L; a + L <= b; a++) {
+				if (!isfinite(Fp[a]))
+					continue;
+				double v = Fp[a] + d->C[(size_t)a * W + b];
+				if (v < Fq[b]) {
+					Fq[b] = v;
+					Aq[b] = a;
+				}
+			}
+		}
+	}
+}
+
+static void dp_bounds(const dp *d, unsigned q, double *bounds)
+{
+	unsigned b = d->G;
+	bounds[q + 1] = 1;
+	for (unsigned j = q + 1; j-- > 0;) {
+		unsigned a = j ? d->A[(size_t)j * d->W + b] : 0;
+		bounds[j] = (double)a / d->G;
+		b = a;
+	}
+	bounds[0] = 0;
+	bounds[q + 1] = 1;
+}
+
+/* Refines boundary j of r on the points within [lo, hi]. cand: scratch. */
+static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, double lo, double hi, double min_len,
+                  double **cand, size_t *cap)
+{
+	double minlo = r->bounds[j - 1] + min_len * 0.999, maxhi = r->bounds[j + 1] - min_len * 0.999;
+	if (lo < minlo)
+		lo = minlo;
+	if (hi > maxhi)
+		hi = maxhi;
+	if (hi <= lo)
+		return 0;
+	size_t nc = 0;
+	for (size_t k = 0; k < ns; k++) {
+		if (!S[k].detect)
+			continue;
+		size_t ia = lower_bound(S[k].x, S[k].n, lo), ib = lower_bound(S[k].x, S[k].n, hi);
+		if (nc + (ib - ia) + 2 > *cap) {
+			size_t ncap = (nc + (ib - ia) + 2) * 2;
+			double *nb = realloc(*cand, ncap * sizeof *nb);
+			if (!nb)
+				return -ENOMEM;
+			*cand = nb;
+			*cap = ncap;
+		}
+		for (size_t i = ia; i < ib; i++)
+			(*cand)[nc++] = S[k].x[i];
+	}
+	if (nc < 2)
+		return 0;
+	double *c = *cand;
+	qsort(c, nc, sizeof *c, cmp_double);
+	double bestc = INFINITY, bestx = r->bounds[j];
+	if (r->bounds[j] >= lo && r->bounds[j] <= hi)
+		bestc = joint_cost_x(S, ns, r->bounds[j - 1], r->bounds[j]) +
+		        joint_cost_x(S, ns, r->bounds[j], r->bounds[j + 1]);
+	for (size_t i = 0; i + 1 < nc; i++) {
+		if (c[i + 1] <= c[i])
+			continue;
+		double m = 0.5 * (c[i] + c[i + 1]);
+		double v = joint_cost_x(S, ns, r->bounds[j - 1], m) + joint_cost_x(S, ns, m, r->bounds[j + 1]);
+		if (v < bestc) {
+			bestc = v;
+			bestx = m;
+		}
+	}
+	r->bounds[j] = bestx;
+	return 0;
+}
+
+/* Absorbs one transition segment if there is one; returns its index or 0. */
+static size_t absorb_transition(const sser *S, size_t ns, fold__pwlr_result *r, double max_len, double *lo,
+                                double *hi)
+{
+	for (size_t j = 1; j + 1 < r->nseg; j++) {
+		double a = r->bounds[j], b = r->bounds[j + 1];
+		if (b - a > max_len)
+			continue;
+		int any = 0, between = 1;
+		double best = -1, xs = 0.5 * (a + b);
+		for (size_t k = 0; k < ns && between; k++) {
+			if (!S[k].detect)
+				continue;
+			double s0, e0, s1, e1, s2, e2;
+			line l0, l2;
+			if (!seg_slope(&S[k], r->bounds[j - 1], a, &s0, &e0, &l0) || !seg_slope(&S[k], a, b, &s1, &e1, NULL) ||
+			    !seg_slope(&S[k], b, r->bounds[j + 2], &s2, &e2, &l2))
+				continue;
+			any = 1;
+			double mn = fmin(s0, s2) - 2 * e1, mx = fmax(s0, s2) + 2 * e1;
+			if (s1 < mn || s1 > mx) {
+				between = 0;
+				break;
+			}
+			/* Where the neighbour lines meet, for the series that changes most. */
+			double zc = fabs(s2 - s0) / sqrt(e0 * e0 + e2 * e2 + 1e-300);
+			if (zc > best && fabs(l0.slope - l2.slope) > 1e-12) {
+				double xm = (l2.icpt - l0.icpt) / (l0.slope - l2.slope);
+				best = zc;
+				xs = xm < a ? a : xm > b ? b : xm;
+			}
+		}
+		if (!any || !between)
+			continue;
+		/* Remove segment j: bounds[j] and bounds[j+1] become one at xs. */
+		r->bounds[j] = xs;
+		for (size_t q = j + 1; q < r->nseg; q++)
+			r->bounds[q] = r->bounds[q + 1];
+		r->nseg--;
+		*lo = a;
+		*hi = b;
+		return j;
+	}
+	return 0;
 }
 
 int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts *o, fold__pwlr_result *r)
@@ -228,157 +567,165 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 	if ((unsigned long)Kmax * L > G)
 		Kmax = G / L;
 	sser *S = calloc(ns ? ns : 1, sizeof *S);
-	double *F = NULL;
-	unsigned *A = NULL;
+	dp d = {G, G + 1, Kmax, L, NULL, NULL, NULL};
+	double *ref = NULL, *tmp = NULL, *isum = NULL, *cand = NULL;
+	size_t cap = 0;
 	if (!S)
 		return -ENOMEM;
-	size_t ok = 0, N = 0;
+	size_t ok = 0, N = 0, maxn = 0, ndetect = 0;
+	uint32_t maxinst = 1;
 	for (size_t k = 0; k < ns; k++) {
 		if (sser_init(&S[k], &in[k], G))
 			goto out;
 		ok++;
 		N += S[k].n;
+		if (S[k].n > maxn)
+			maxn = S[k].n;
+		if (S[k].ninst > maxinst)
+			maxinst = S[k].ninst;
+		ndetect += S[k].detect != 0;
 	}
 	if (N < 3) {
 		rc = -EINVAL;
 		goto out;
 	}
-	/* Noise of each series: residual variance of a fine equal-width fit (25 pieces). */
-	for (size_t k = 0; k < ns; k++) {
-		double ss = 0;
-		unsigned pieces = 25;
-		for (unsigned j = 0; j < pieces; j++)
-			ss += sse(&S[k], S[k].idx[j * G / pieces], S[k].idx[(j + 1) * G / pieces]);
-		double var = S[k].n > 3 * pieces ? ss / (double)(S[k].n - 2 * pieces) : 0;
-		if (var < 1e-12)
-			var = 1e-12;
-		S[k].w = S[k].n >= 3 ? 1.0 / var : 0;
-		if (k < 8)
-			r->noise[k] = sqrt(var);
-	}
-	/* Segment neighbourhood DP: F[q][b] = best cost of cells [0,b) in q+1 segments. */
-	size_t W = G + 1;
-	F = malloc((size_t)Kmax * W * sizeof *F);
-	A = malloc((size_t)Kmax * W * sizeof *A);
-	if (!F || !A)
-		goto out;
-	for (unsigned b = 0; b <= G; b++) {
-		F[b] = b >= L ? joint_cost(S, ns, 0, b) : INFINITY;
-		A[b] = 0;
-	}
-	for (unsigned q = 1; q < Kmax; q++) {
-		double *Fq = F + q * W, *Fp = F + (q - 1) * W;
-		unsigned *Aq = A + q * W;
-		for (unsigned b = 0; b <= G; b++) {
-			Fq[b] = INFINITY;
-			Aq[b] = 0;
-			if (b < (q + 1) * L)
-				continue;
-			for (unsigned a = q * L; a + L <= b; a++) {
-				if (!isfinite(Fp[a]))
-					continue;
-				double v = Fp[a] + joint_cost(S, ns, a, b);
-				if (v < Fq[b]) {
-					Fq[b] = v;
-					Aq[b] = a;
-				}
-			}
-		}
-	}
-	unsigned best = 0;
-	double best_bic = INFINITY;
-	for (unsigned q = 0; q < Kmax; q++) {
-		double J = F[q * W + G];
-		if (!isfinite(J))
-			continue;
-		if (J < 1e-300)
-			J = 1e-300;
-		double bic = (double)N * log(J / (double)N) + (double)(2 * ns + 1) * (q + 1) * log((double)N);
-		if (bic < best_bic - 1e-9) {
-			best_bic = bic;
-			best = q;
-		}
-	}
-	r->nseg = best + 1;
-	r->bic = best_bic;
-	unsigned cut[FOLD_PWLR_MAX_SEGMENTS + 1];
-	unsigned b = G;
-	cut[best + 1] = G;
-	for (unsigned q = best + 1; q-- > 0;) {
-		unsigned a = q ? A[q * W + b] : 0;
-		cut[q] = a;
-		b = a;
-	}
-	for (size_t j = 0; j <= r->nseg; j++)
-		r->bounds[j] = (double)cut[j] / G;
-	r->bounds[0] = 0;
-	r->bounds[r->nseg] = 1;
-	/* Refine each breakpoint on the raw points within +-1 cell (two sweeps). */
-	double *cand = NULL;
-	size_t cap = 0;
-	for (int sweep = 0; sweep < 2 && r->nseg > 1; sweep++) {
-		for (size_t j = 1; j < r->nseg; j++) {
-			double lo = r->bounds[j] - 1.0 / G, hi = r->bounds[j] + 1.0 / G;
-			double minlo = r->bounds[j - 1] + o->min_len * 0.999, maxhi = r->bounds[j + 1] - o->min_len * 0.999;
-			if (lo < minlo)
-				lo = minlo;
-			if (hi > maxhi)
-				hi = maxhi;
-			if (hi <= lo)
-				continue;
-			size_t nc = 0;
-			for (size_t k = 0; k < ns; k++) {
-				size_t ia = lower_bound(S[k].x, S[k].n, lo), ib = lower_bound(S[k].x, S[k].n, hi);
-				if (nc + (ib - ia) + 2 > cap) {
-					size_t ncap = (nc + (ib - ia) + 2) * 2;
-					double *nb = realloc(cand, ncap * sizeof *nb);
-					if (!nb) {
-						free(cand);
-						goto out;
-					}
-					cand = nb;
-					cap = ncap;
-				}
-				for (size_t i = ia; i < ib; i++)
-					cand[nc++] = S[k].x[i];
-			}
-			if (nc < 2)
-				continue;
-			qsort(cand, nc, sizeof *cand, cmp_double);
-			double bestc = joint_cost_x(S, ns, r->bounds[j - 1], r->bounds[j]) +
-			               joint_cost_x(S, ns, r->bounds[j], r->bounds[j + 1]);
-			double bestx = r->bounds[j];
-			for (size_t i = 0; i + 1 < nc; i++) {
-				if (cand[i + 1] <= cand[i])
-					continue;
-				double c = 0.5 * (cand[i] + cand[i + 1]);
-				double v = joint_cost_x(S, ns, r->bounds[j - 1], c) + joint_cost_x(S, ns, c, r->bounds[j + 1]);
-				if (v < bestc) {
-					bestc = v;
-					bestx = c;
-				}
-			}
-			r->bounds[j] = bestx;
-		}
-	}
-	free(cand);
-	r->nseries = ns;
-	r->knot = calloc(ns * (r->nseg + 1) + 1, sizeof *r->knot);
-	r->slope = calloc(ns * r->nseg + 1, sizeof *r->slope);
+	if (!ndetect) /* nothing qualified: every series with points places breakpoints */
+		for (size_t k = 0; k < ns; k++)
+			if ((S[k].detect = S[k].n >= 3))
+				ndetect++;
+	ref = malloc((maxn + 1) * sizeof *ref);
+	tmp = malloc((maxn + 1) * sizeof *tmp);
+	isum = malloc((size_t)maxinst * sizeof *isum);
+	d.C = malloc((size_t)d.W * d.W * sizeof *d.C);
+	d.F = malloc((size_t)Kmax * d.W * sizeof *d.F);
+	d.A = malloc((size_t)Kmax * d.W * sizeof *d.A);
+	r->knot = calloc(ns * (FOLD_PWLR_MAX_SEGMENTS + 1) + 1, sizeof *r->knot);
+	r->slope = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *r->slope);
 	r->rms = calloc(ns + 1, sizeof *r->rms);
-	if (!r->knot || !r->slope || !r->rms) {
-		fold__pwlr_result_free(r);
+	r->sigma = calloc(ns + 1, sizeof *r->sigma);
+	r->deff = calloc(ns + 1, sizeof *r->deff);
+	if (!ref || !tmp || !isum || !d.C || !d.F || !d.A || !r->knot || !r->slope || !r->rms || !r->sigma || !r->deff)
 		goto out;
+	r->nseries = ns;
+	r->nseg = 1;
+	r->bounds[0] = 0;
+	r->bounds[1] = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		/* Winsorise around the reference (pass 0) or the previous fit. */
+		double clip = pass == 0 ? o->clip * FOLD__FIRST_PASS_CLIP_FACTOR : o->clip;
+		double Neff = 0;
+		size_t S_det = 0;
+		for (size_t k = 0; k < ns; k++) {
+			if (pass == 0) {
+				if (median_reference(&S[k], ref))
+					goto out;
+			} else {
+				for (size_t i = 0; i < S[k].n; i++)
+					ref[i] = model_at(r, k, S[k].x[i]);
+			}
+			winsorise(&S[k], ref, clip, tmp, isum);
+			if (S[k].detect) {
+				Neff += (double)S[k].n / S[k].deff;
+				S_det++;
+			}
+		}
+		if (Neff < 3)
+			Neff = 3;
+		dp_run(&d, S, ns);
+		unsigned best = 0;
+		double best_bic = INFINITY;
+		for (unsigned q = 0; q < Kmax; q++) {
+			double J = d.F[(size_t)q * d.W + G];
+			if (!isfinite(J))
+				continue;
+			if (J < 1e-300)
+				J = 1e-300;
+			double bic = Neff * log(J / Neff) + (double)(2 * S_det + 1) * (q + 1) * log(Neff);
+			if (bic < best_bic - 1e-9) {
+				best_bic = bic;
+				best = q;
+			}
+		}
+		r->bic = best_bic;
+		r->bic_segments = best + 1;
+		/* Fewer segments until every boundary is a real change of rate. */
+		for (unsigned q = best + 1; q-- > 0;) {
+			dp_bounds(&d, q, r->bounds);
+			r->nseg = q + 1;
+			int all = 1;
+			for (size_t j = 1; j < r->nseg && all; j++)
+				all = meaningful(S, ns, r->bounds[j - 1], r->bounds[j], r->bounds[j + 1], o);
+			if (all)
+				break;
+		}
+		double wlo[FOLD_PWLR_MAX_SEGMENTS + 1], whi[FOLD_PWLR_MAX_SEGMENTS + 1];
+		for (size_t j = 0; j <= r->nseg; j++) {
+			wlo[j] = r->bounds[j] - 1.0 / G;
+			whi[j] = r->bounds[j] + 1.0 / G;
+		}
+		if (pass == 1) {
+			double max_len = fmin(fmax(1.5 * o->min_len, 4 * o->smear), FOLD__MAX_TRANSITION);
+			double lo, hi;
+			size_t j;
+			while ((j = absorb_transition(S, ns, r, max_len, &lo, &hi)) != 0) {
+				r->transitions++;
+				for (size_t q = j + 1; q <= r->nseg; q++) {
+					wlo[q] = wlo[q + 1];
+					whi[q] = whi[q + 1];
+				}
+				wlo[j] = lo - 1.0 / G;
+				whi[j] = hi + 1.0 / G;
+			}
+		}
+		/* Refine each breakpoint on the points (two sweeps). */
+		for (int sweep = 0; sweep < 2 && r->nseg > 1; sweep++)
+			for (size_t j = 1; j < r->nseg; j++)
+				if (refine(S, ns, r, j, wlo[j], whi[j], o->min_len, &cand, &cap))
+					goto out;
+		for (size_t k = 0; k < ns; k++)
+			continuous_fit(&S[k], r, k);
 	}
-	for (size_t k = 0; k < ns; k++)
-		continuous_fit(&S[k], r, k);
+	/* Phase rates: slope over each phase's interior, away from inner boundaries. */
+	double margin = fmax(1.0 / G, 2 * o->smear);
+	for (size_t k = 0; k < ns; k++) {
+		const double *knot = r->knot + k * (r->nseg + 1);
+		for (size_t j = 0; j < r->nseg; j++) {
+			double a = r->bounds[j], b = r->bounds[j + 1], len = b - a;
+			double ma = j > 0 ? margin : 0, mb = j + 1 < r->nseg ? margin : 0;
+			if (ma + mb > 0.5 * len) {
+				double f = 0.5 * len / (ma + mb);
+				ma *= f;
+				mb *= f;
+			}
+			double s = len > 0 ? (knot[j + 1] - knot[j]) / len : 0, sl, se;
+			size_t ia = lower_bound(S[k].x, S[k].n, a + ma), ib = upper_index(&S[k], b - mb);
+			if (ib >= ia + 5 && seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL))
+				s = sl;
+			r->slope[k * r->nseg + j] = s > 0 ? s : 0;
+		}
+		double ss = 0;
+		for (size_t i = 0; i < S[k].n; i++) {
+			double e = S[k].yr[i] - fold__pwlr_cum(r, k, S[k].x[i]);
+			ss += e * e;
+		}
+		r->rms[k] = S[k].n ? sqrt(ss / (double)S[k].n) : 0;
+		r->sigma[k] = S[k].sigma;
+		r->deff[k] = S[k].deff;
+		if (k < 8)
+			r->noise[k] = S[k].sigma;
+	}
 	rc = 0;
 out:
+	if (rc)
+		fold__pwlr_result_free(r);
 	for (size_t k = 0; k < ok; k++)
 		sser_free(&S[k]);
 	free(S);
-	free(F);
-	free(A);
+	dp_free(&d);
+	free(ref);
+	free(tmp);
+	free(isum);
+	free(cand);
 	return rc;
 }
 
@@ -387,7 +734,9 @@ void fold__pwlr_result_free(fold__pwlr_result *r)
 	free(r->knot);
 	free(r->slope);
 	free(r->rms);
-	r->knot = r->slope = r->rms = NULL;
+	free(r->sigma);
+	free(r->deff);
+	r->knot = r->slope = r->rms = r->sigma = r->deff = NULL;
 }
 
 size_t fold__pwlr_segment(const fold__pwlr_result *r, double x)

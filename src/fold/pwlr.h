@@ -5,38 +5,72 @@
  * piecewise linear with common breakpoints (a phase changes the rates of all
  * counters at once); the breakpoints are the region's phases.
  *
- * Method:
- *  1. Candidate breakpoints on a grid of `cells` cells over [0,1]. Exact
- *     segmented least squares (segment neighbourhood dynamic programme) for
- *     every segment count K = 1..max_segments, segment cost = sum over series
- *     of SSE / sigma_s^2 computed in O(1) from prefix sums; sigma_s^2 is each
- *     series' noise, estimated from a fine equal-width fit. Every segment is at
- *     least min_len long.
- *  2. K chosen by BIC = N ln(J_K / N) + (2S + 1) K ln N (N points, S series).
- *  3. Each breakpoint refined against the raw points within +-1 cell, exact
- *     for the two adjacent segments (two sweeps).
- *  4. A continuous fit per series: linear splines (tent basis) with knots at
- *     the breakpoints, pinned to 0 at x = 0 and 1 at x = 1; the slopes are
- *     the per-phase relative rates (negative slopes clipped to 0).
- * Deterministic; no randomness. Callers turn GSL's aborting error handler off
- * (gsl_set_error_handler_off) once, before any thread uses this module.
+ * Folded data are not independent points with Gaussian noise: the noise is
+ * dominated by instance-to-instance variation (an instance preempted or
+ * stretched shifts all of its points), so residuals are heavy-tailed and
+ * correlated within an instance. The method is built for that:
+ *  1. Robust reference curve per series: linear interpolation through the
+ *     medians of equal-width cells, anchored at (0,0) and (1,1). The noise
+ *     sigma_s is 1.4826 x the median absolute residual (not the RMS), and
+ *     points are winsorised to the reference +- clip x sigma_s, so a few
+ *     stretched instances cannot buy breakpoints.
+ *  2. Design effect per series, d_s = sum over instances of (sum of its
+ *     residuals)^2 / sum of squared residuals (1 for independent points, up
+ *     to the points per instance when an instance moves as a whole); the
+ *     evidence of series s is divided by d_s and the sample size becomes
+ *     N_eff = sum n_s / d_s.
+ *  3. Exact segmented least squares (segment neighbourhood dynamic
+ *     programme) over `cells` candidate cells for K = 1..max_segments, cost =
+ *     sum over detecting series of SSE_s / (sigma_s^2 d_s), each SSE in O(1)
+ *     from prefix sums (a precomputed cell-pair cost table). Minimum segment
+ *     length min_len.
+ *  4. K by BIC = N_eff ln(J_K / N_eff) + (2S + 1) K ln N_eff, then lowered
+ *     until every boundary is meaningful: some detecting series changes its
+ *     slope by at least min_change of the larger slope AND by at least z
+ *     standard errors (design-effect corrected).
+ *  5. Steps 1-4 run twice: the second pass winsorises around the first
+ *     pass's fit (sharp corners instead of the reference's rounded ones).
+ *  6. Transitions: a short inner segment whose slopes lie between its
+ *     neighbours' in every detecting series is the smear of one switch (the
+ *     switch moves from instance to instance when one phase's length
+ *     varies): it is absorbed, one boundary where the neighbour lines meet.
+ *     "Short" is 4 x smear (the relative spread of instance durations),
+ *     at least 1.5 x min_len, at most 0.1.
+ *  7. Each breakpoint refined on the raw points within +-1 cell.
+ *  8. Curves: a continuous linear spline per series (tent basis) with knots
+ *     at the breakpoints, pinned to 0 at x = 0 and 1 at x = 1.
+ *  9. Phase rates (slope[]): least-squares slope over the phase interior,
+ *     a margin of 2 x smear (at least one cell) away from inner boundaries,
+ *     so the smear of a switch does not bias them; the continuous spline's
+ *     slope when the interior holds too few points. Negative slopes -> 0.
+ * Series flagged rates_only are fitted and get rates but do not place
+ * breakpoints (noisy or sparse series). Deterministic; no randomness.
+ * Callers turn GSL's aborting error handler off (gsl_set_error_handler_off)
+ * once, before any thread uses this module.
  */
 #ifndef FOLD_PWLR_H
 #define FOLD_PWLR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define FOLD_PWLR_MAX_SEGMENTS 32
 
 typedef struct fold__pwlr_series {
 	const double *x, *y; /* folded points, any order, x in [0,1] */
 	size_t n;
+	const uint32_t *inst; /* instance of each point (NULL: points independent) */
+	int rates_only;       /* 1: gets rates but does not place breakpoints */
 } fold__pwlr_series;
 
 typedef struct fold__pwlr_opts {
 	unsigned cells;        /* default 400 */
 	double min_len;        /* default 0.02 */
 	unsigned max_segments; /* default 12, at most FOLD_PWLR_MAX_SEGMENTS */
+	double clip;           /* winsorise beyond clip x robust sigma (default 3) */
+	double min_change;     /* smallest relative slope change of a boundary (default 0.1) */
+	double z;              /* ... and in standard errors (default 4) */
+	double smear;          /* relative spread of instance durations (default 0) */
 } fold__pwlr_opts;
 
 void fold__pwlr_opts_init(fold__pwlr_opts *o);
@@ -46,10 +80,14 @@ typedef struct fold__pwlr_result {
 	double bounds[FOLD_PWLR_MAX_SEGMENTS + 1]; /* bounds[0] = 0, bounds[nseg] = 1 */
 	size_t nseries;
 	double *knot;  /* nseries x (nseg + 1): fitted cumulative at each bound */
-	double *slope; /* nseries x nseg: d(cum)/dx per segment, >= 0 */
-	double *rms;   /* nseries: RMS residual of the continuous fit */
+	double *slope; /* nseries x nseg: robust d(cum)/dx of each phase (interior), >= 0 */
+	double *rms;   /* nseries: RMS residual of the continuous fit (raw points) */
+	double *sigma; /* nseries: robust noise sigma */
+	double *deff;  /* nseries: design effect (1 = independent points) */
 	double bic;
-	double noise[8]; /* first series' noise sigma, for reports */
+	size_t bic_segments;  /* K chosen by BIC, before the meaningfulness and transition steps */
+	size_t transitions;   /* segments absorbed as the smear of a switch */
+	double noise[8];      /* first series' noise sigma, for reports */
 } fold__pwlr_result;
 
 /* Returns 0, -EINVAL (no series has 3 points) or -ENOMEM. */

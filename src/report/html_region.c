@@ -122,7 +122,7 @@ static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
 {
 	const fold_phase *p = &r->phases[k];
 	char d[32];
-	report_fmt_ns(d, sizeof d, (p->end - p->start) * r->mean_duration_ns);
+	report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
 	report_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end,
 	                  d, p->samples);
 	for (size_t i = 0; i < p->ntop && i < 3; i++) {
@@ -449,7 +449,7 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	                "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase *p = &r->phases[k];
-		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->mean_duration_ns);
+		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
 		report_buf_printf(
 		    h->b,
 		    "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f</td><td class=\"n\">%s</td>"
@@ -765,7 +765,7 @@ void report_html_region_data(html_ctx *h)
 		const fold_region_result *r = &h->a->regions[ri];
 		report_buf_puts(b, ri ? ",\n{\"name\":" : "\n{\"name\":");
 		report_esc_json(b, r->name);
-		report_fmt_num(num, sizeof num, r->mean_duration_ns);
+		report_fmt_num(num, sizeof num, r->folded_mean_duration_ns);
 		report_buf_printf(b, ",\"mean_ns\":%s,\"phases\":[", num);
 		for (size_t k = 0; k < r->nphases; k++) {
 			const fold_phase *p = &r->phases[k];

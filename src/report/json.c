@@ -296,6 +296,7 @@ static void write_region(jw *w, const fold_region_result *r)
 	kint(w, "samples_folded", (long long)r->samples_folded);
 	knum(w, "total_ns", r->total_ns);
 	knum(w, "mean_duration_ns", r->mean_duration_ns);
+	knum(w, "folded_mean_duration_ns", r->folded_mean_duration_ns);
 	kbool(w, "folded", r->folded);
 	kstr(w, "reason", r->reason);
 	kint(w, "selected_group", r->selected_group);
@@ -312,6 +313,7 @@ static void write_region(jw *w, const fold_region_result *r)
 		kint(w, "excluded_other", (long long)g->excluded_other);
 		knum(w, "median_duration_ns", g->median_duration_ns);
 		knum(w, "mad_duration_ns", g->mad_duration_ns);
+		knum(w, "mean_duration_ns", g->mean_duration_ns);
 		knum(w, "min_duration_ns", g->min_duration_ns);
 		knum(w, "max_duration_ns", g->max_duration_ns);
 		close_(w, '}');

@@ -273,7 +273,7 @@ static void region_phases_narrow(term *t, const fold_region_result *r)
 	char d[32];
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase *p = &r->phases[k];
-		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->mean_duration_ns);
+		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
 		putf(t, "  P%zu  %.3f-%.3f  %s  %lu samples", k + 1, p->start, p->end, d, p->samples);
 		newline(t);
 		for (size_t i = 0; i < p->nrates && i < 4; i++) {
@@ -296,9 +296,9 @@ static void region_phases(term *t, const fold_region_result *r)
 	sgr(t, "1");
 	put(t, r->name);
 	sgr(t, "0");
-	report_fmt_ns(m, sizeof m, r->mean_duration_ns);
+	report_fmt_ns(m, sizeof m, r->folded_mean_duration_ns);
 	newline(t);
-	putf(t, "  %lu of %lu instances folded, mean %s, %lu samples", r->instances_used, r->instances, m,
+	putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used, r->instances, m,
 	     r->samples_folded);
 	if (r->fit_method)
 		putf(t, ", %s fit", r->fit_method);
@@ -337,7 +337,7 @@ static void region_phases(term *t, const fold_region_result *r)
 				snprintf(span, sizeof span, "%.2f-%.2f", p->start, p->end);
 				cell(t, ph, 4, 0);
 				cell(t, span, 10, 0);
-				report_fmt_ns(d, sizeof d, (p->end - p->start) * r->mean_duration_ns);
+				report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
 				cell(t, d, 10, 1);
 				snprintf(v, sizeof v, "%lu", p->samples);
 				cell(t, v, 8, 1);

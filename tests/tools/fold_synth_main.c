@@ -24,6 +24,9 @@ static void usage(FILE *f)
 	           "  --noise F           relative sd of counter increments (0)\n"
 	           "  --outliers F        share of stalled instances (0)\n"
 	           "  --outlier-factor F  their duration multiplier (3)\n"
+	           "  --preempt F         share of instances preempted once at a random moment (0)\n"
+	           "  --preempt-mean NS   mean preemption length, exponential (1000000)\n"
+	           "  --phase-jitter F[:P]  relative sd of the length of phase P only (0; P = last)\n"
 	           "  --no-boundary-counters  do not record counters at enter/exit\n"
 	           "  --rotate-sets       odd threads record only the first counter\n");
 }
@@ -53,6 +56,7 @@ int main(int argc, char **argv)
 	    {"group", 1, 0, 'g'},       {"dur-jitter", 1, 0, 'd'},    {"period-ns", 1, 0, 'p'},
 	    {"sample-jitter", 1, 0, 'j'}, {"noise", 1, 0, 'z'},       {"outliers", 1, 0, 'x'},
 	    {"outlier-factor", 1, 0, 'f'}, {"no-boundary-counters", 0, 0, 'B'}, {"rotate-sets", 0, 0, 'R'},
+	    {"preempt", 1, 0, 'P'},     {"preempt-mean", 1, 0, 'M'},  {"phase-jitter", 1, 0, 'J'},
 	    {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
@@ -112,6 +116,14 @@ int main(int argc, char **argv)
 		case 'f': c.outlier_factor = atof(optarg); break;
 		case 'B': c.boundary_counters = 0; break;
 		case 'R': c.rotate_sets = 1; break;
+		case 'P': c.preempt = atof(optarg); break;
+		case 'M': c.preempt_mean_ns = atof(optarg); break;
+		case 'J': {
+			char *end;
+			c.phase_jitter = strtod(optarg, &end);
+			c.jitter_phase = *end == ':' ? (unsigned)atoi(end + 1) : SYNTH_MAX_PHASES;
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -120,6 +132,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (c.jitter_phase >= c.nphases)
+		c.jitter_phase = c.nphases - 1;
 	synth_truth t;
 	int rc = synth_write(&c, out, &t);
 	if (rc) {

@@ -40,6 +40,8 @@ void synth_config_init(synth_config *c)
 	c->noise = 0;
 	c->outliers = 0;
 	c->outlier_factor = 3;
+	c->jitter_phase = 1;
+	c->preempt_mean_ns = 1e6;
 	c->boundary_counters = 1;
 	c->stacks = 1;
 	c->region_name = "iteration";
@@ -68,10 +70,25 @@ static double gauss(rng *r)
 }
 
 typedef struct inst {
-	double start, dur;
+	double start, dur; /* absolute start, duration including the pause */
+	double act;        /* active (counting) duration */
+	double pause_at, pause_len; /* absolute start and length of the preemption (0: none) */
+	double b[SYNTH_MAX_PHASES + 1]; /* phase bounds as shares of the active duration */
 	unsigned group;
 	double rate_mul; /* group scale / outlier factor */
 } inst;
+
+/* Active (counting) time of instance in between its start and t. */
+static double active_time(const inst *in, double t)
+{
+	double a = t - in->start;
+	a = a < 0 ? 0 : a > in->dur ? in->dur : a;
+	if (in->pause_len > 0 && t > in->pause_at) {
+		double e = t < in->pause_at + in->pause_len ? t : in->pause_at + in->pause_len;
+		a -= e - in->pause_at;
+	}
+	return a < 0 ? 0 : a > in->act ? in->act : a;
+}
 
 /* Integral over [a, b] (inside instance in, or a gap when in is NULL) of
  * counter k's rate (k = ncounters: CPU utilisation). */
@@ -81,10 +98,11 @@ static double integral(const synth_config *c, const inst *in, unsigned k, double
 		return 0;
 	if (!in)
 		return (k < c->ncounters ? c->counters[k].gap_rate : 1.0) * (b - a) * 1e-9 * (k < c->ncounters ? 1 : 1e9);
+	double aa = active_time(in, a), ab = active_time(in, b);
 	double sum = 0;
 	for (unsigned p = 0; p < c->nphases; p++) {
-		double pa = in->start + c->bounds[p] * in->dur, pb = in->start + c->bounds[p + 1] * in->dur;
-		double lo = a > pa ? a : pa, hi = b < pb ? b : pb;
+		double pa = in->b[p] * in->act, pb = in->b[p + 1] * in->act;
+		double lo = aa > pa ? aa : pa, hi = ab < pb ? ab : pb;
 		if (hi <= lo)
 			continue;
 		if (k < c->ncounters)
@@ -97,9 +115,9 @@ static double integral(const synth_config *c, const inst *in, unsigned k, double
 
 static unsigned phase_at(const synth_config *c, const inst *in, double t)
 {
-	double x = (t - in->start) / in->dur;
+	double x = active_time(in, t) / in->act;
 	unsigned p = 0;
-	while (p + 1 < c->nphases && x >= c->bounds[p + 1])
+	while (p + 1 < c->nphases && x >= in->b[p + 1])
 		p++;
 	return p;
 }
@@ -171,8 +189,33 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				mul /= c->outlier_factor;
 				tr.outliers++;
 			}
-			I[i] = (inst){t, d, g, mul};
-			t += d + c->gap_ns;
+			inst *in = &I[i];
+			memset(in, 0, sizeof *in);
+			/* Phase lengths; one of them may vary on its own (moves the switch). */
+			double len[SYNTH_MAX_PHASES], act = 0;
+			for (unsigned p = 0; p < c->nphases; p++) {
+				len[p] = (c->bounds[p + 1] - c->bounds[p]) * d;
+				if (c->phase_jitter > 0 && p == c->jitter_phase) {
+					double f = 1 + c->phase_jitter * gauss(&R);
+					len[p] *= f < 0.1 ? 0.1 : f;
+				}
+				act += len[p];
+			}
+			in->b[0] = 0;
+			for (unsigned p = 0; p < c->nphases; p++)
+				in->b[p + 1] = in->b[p] + len[p] / act;
+			in->b[c->nphases] = 1;
+			in->start = t;
+			in->act = act;
+			in->dur = act;
+			if (c->preempt > 0 && uniform(&R) < c->preempt) {
+				in->pause_len = -c->preempt_mean_ns * log(uniform(&R));
+				in->pause_at = t + act * uniform(&R);
+				in->dur += in->pause_len;
+			}
+			in->group = g;
+			in->rate_mul = mul;
+			t += in->dur + c->gap_ns;
 		}
 		double tend = t;
 		TRACE_PUT(rc, w, stream, trace_enc_thread_start, 1000 + th, 0, (uint64_t)t0, th ? "worker" : "main");
@@ -191,8 +234,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		const inst *seg_ = inside ? &I[i] : NULL;                                                    \
 		for (unsigned k_ = 0; k_ <= c->ncounters; k_++) {                                            \
 			double inc_ = integral(c, seg_, k_, tprev, (tn));                                    \
-			if (k_ < c->ncounters && c->noise > 0) {                                             \
-				inc_ *= 1 + c->noise * gauss(&R);                                            \
+			if (k_ < c->ncounters && (c->noise > 0 || c->counter_noise[k_] > 0)) {              \
+				inc_ *= 1 + (c->noise + c->counter_noise[k_]) * gauss(&R);                   \
 				if (inc_ < 0)                                                                \
 					inc_ = 0;                                                            \
 			}                                                                                    \

@@ -6,7 +6,10 @@
  * second) and CPU utilisation, several duration groups, instance-length
  * jitter, sampling jitter, counter noise, outlier instances (stalled: same
  * events, longer duration) and optional counter-set rotation (half of the
- * threads carry only a subset of the counters).
+ * threads carry only a subset of the counters), preemption (a pause at a
+ * random moment of an instance, exponential length, during which nothing
+ * counts: a unimodal duration distribution with a tail) and phase-length
+ * jitter (one phase's length varies, so the switch moves in x).
  *
  * Invariants: deterministic for a given configuration (seeded splitmix64);
  * counters are cumulative and monotone, and the values recorded at region
@@ -51,6 +54,12 @@ typedef struct synth_config {
 	double period_ns;       /* sampling period */
 	double sample_jitter;   /* uniform +- fraction of the period */
 	double noise;           /* relative sd of counter increments between records */
+	double counter_noise[SYNTH_MAX_COUNTERS]; /* extra relative noise of one counter */
+	double phase_jitter;    /* relative sd of the length of phase jitter_phase only: moves the
+	                           switch from instance to instance (smear), unlike duration_jitter */
+	unsigned jitter_phase;  /* the phase whose length phase_jitter varies */
+	double preempt;         /* share of instances preempted once, at a uniform random moment */
+	double preempt_mean_ns; /* mean length of a preemption (exponential); nothing counts meanwhile */
 	double outliers;        /* share of instances stalled */
 	double outlier_factor;  /* their duration multiplier (same events) */
 	int boundary_counters;  /* record counters at enter/exit (default 1) */
@@ -61,7 +70,8 @@ typedef struct synth_config {
 
 /* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at
  * 0.37 with an app counter at 1e9/s then 3e8/s, CPU 1.0 then 0.5, 50 us
- * sampling with 50% jitter, no noise, no outliers. */
+ * sampling with 50% jitter, no noise, no outliers, no preemption, no phase
+ * jitter (jitter_phase 1, preempt_mean_ns 1 ms). */
 void synth_config_init(synth_config *c);
 
 typedef struct synth_truth {

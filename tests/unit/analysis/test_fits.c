@@ -44,7 +44,7 @@ static void test_break_at_037_found_within_1_percent(void **state)
 	double x[N], y[N];
 	const double b[] = {0, 0.37, 1}, r[] = {1e9, 3e8};
 	make(x, y, N, b, r, 2, 0.005, 7);
-	fold__pwlr_series s = {x, y, N};
+	fold__pwlr_series s = {x, y, N, NULL, 0};
 	fold__pwlr_opts o;
 	fold__pwlr_opts_init(&o);
 	fold__pwlr_result res;
@@ -66,7 +66,7 @@ static void test_three_phases_and_joint_series(void **state)
 	const double b[] = {0, 0.2, 0.65, 1}, r1[] = {5, 1, 3}, r2[] = {1, 1, 4};
 	make(x1, y1, N, b, r1, 3, 0.004, 11);
 	make(x2, y2, N, b, r2, 3, 0.004, 12);
-	fold__pwlr_series s[2] = {{x1, y1, N}, {x2, y2, N}};
+	fold__pwlr_series s[2] = {{x1, y1, N, NULL, 0}, {x2, y2, N, NULL, 0}};
 	fold__pwlr_opts o;
 	fold__pwlr_opts_init(&o);
 	fold__pwlr_result res;
@@ -92,7 +92,7 @@ static void test_straight_line_is_one_phase(void **state)
 	double x[N], y[N];
 	const double b[] = {0, 1}, r[] = {1};
 	make(x, y, N, b, r, 1, 0.01, 3);
-	fold__pwlr_series s = {x, y, N};
+	fold__pwlr_series s = {x, y, N, NULL, 0};
 	fold__pwlr_opts o;
 	fold__pwlr_opts_init(&o);
 	fold__pwlr_result res;
