@@ -205,7 +205,8 @@ static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out
 	fold__cset *c = &t->csets[t->ncsets];
 	memset(c, 0, sizeof *c);
 	c->n = n > 32 ? 32 : n;
-	memcpy(c->ids, ids, c->n * sizeof *ids);
+	if (c->n) /* an empty set may come with ids == NULL */
+		memcpy(c->ids, ids, c->n * sizeof *ids);
 	*out = (uint16_t)t->ncsets++;
 	return 0;
 }
