@@ -430,7 +430,8 @@ typedef struct series_work {
 	char *name;
 	unsigned kind; /* counter kind; 0 for time */
 	int skind;
-	double scale; /* events/s per unit slope */
+	double scale;  /* mean rate over the folded instances: sum of events / sum of durations */
+	double rscale; /* events/s per unit slope: the typical (median) instance's rate */
 	const char *unit;
 	int rates_only; /* does not place phase boundaries */
 } series_work;
@@ -468,6 +469,18 @@ static void choose_phase_series(series_work *sw, size_t nsw)
 	for (size_t k = 0; k < nsw; k++)
 		if (sw[k].skind == FOLD__SER_CPU || 2 * sw[k].f.nexact < sw[k].f.ninst)
 			sw[k].rates_only = 1;
+}
+
+/* Slopes of a folded curve are relative to an instance's own mean rate, so
+ * they convert to events per second with the typical instance's rate (the
+ * median over instances): stretched instances (preempted: same events, longer
+ * duration) do not lower it. Sparse counters, whose typical instance has no
+ * event, use the mean rate. */
+static double rate_scale(const fold__folded *f, double mean_scale, double unit)
+{
+	if (2 * f->nzero >= f->ninst || !(f->median_rate > 0))
+		return mean_scale;
+	return f->median_rate * unit;
 }
 
 static int cmp_dbl(const void *x, const void *y)
@@ -671,6 +684,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		s->kind = a->counters[k].kind;
 		s->skind = FOLD__SER_COUNTER;
 		s->scale = s->f.sum_total / s->f.sum_dur_ns * 1e9;
+		s->rscale = rate_scale(&s->f, s->scale, 1e9);
 		s->unit = "events/s";
 		nsw++;
 	}
@@ -692,6 +706,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		s->kind = 0;
 		s->skind = kind;
 		s->scale = s->f.sum_total / s->f.sum_dur_ns; /* seconds per second */
+		s->rscale = rate_scale(&s->f, s->scale, 1.0);
 		s->unit = "s/s";
 		nsw++;
 	}
@@ -760,9 +775,9 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 			if (fold__kriging_fit(o->px, o->py, o->npoints, &ko, o->fit.x, G, &kr) == 0) {
 				for (size_t i = 0; i < G; i++) {
 					o->fit.cum[i] = kr.cum[i];
-					o->fit.value[i] = kr.rate[i] * s->scale;
-					o->fit.lo[i] = kr.rate_lo[i] * s->scale;
-					o->fit.hi[i] = kr.rate_hi[i] * s->scale;
+					o->fit.value[i] = kr.rate[i] * s->rscale;
+					o->fit.lo[i] = kr.rate_lo[i] * s->rscale;
+					o->fit.hi[i] = kr.rate_hi[i] * s->rscale;
 				}
 				o->fit_error = kr.rms;
 				if (k == 0) {
@@ -789,7 +804,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 			}
 			o->fit.cum[i] = fold__pwlr_cum(&pr, pi, x);
 			size_t seg = fold__pwlr_segment(&pr, x);
-			o->fit.value[i] = pr.slope[pi * pr.nseg + seg] * s->scale;
+			o->fit.value[i] = pr.slope[pi * pr.nseg + seg] * s->rscale;
 			if (o->fit.lo) {
 				o->fit.lo[i] = o->fit.hi[i] = o->fit.value[i];
 			}
@@ -837,7 +852,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		for (size_t k = 0; k < nsw; k++) {
 			double slope = pw[k] < pr.nseries ? pr.slope[pw[k] * pr.nseg + p] : 1.0;
 			ph->rate_names[ph->nrates] = xstrdup(r->series[k].name);
-			ph->rates[ph->nrates] = slope * sw[k].scale;
+			ph->rates[ph->nrates] = slope * sw[k].rscale;
 			if (!ph->rate_names[ph->nrates])
 				goto out;
 			ph->nrates++;

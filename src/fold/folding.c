@@ -172,11 +172,36 @@ void fold__folded_free(fold__folded *f)
 	memset(f, 0, sizeof *f);
 }
 
+static int fold_instances(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+                          const fold__fold_spec *spec, int cpu, fold__folded *out, double *irate);
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst, const fold__fold_spec *spec,
                       fold__folded *out)
 {
 	memset(out, 0, sizeof *out);
 	int cpu = spec->kind == FOLD__SER_CPU;
+	double *irate = malloc((ninst + 1) * sizeof *irate);
+	if (!irate)
+		return -ENOMEM;
+	int rc = fold_instances(tr, inst, ninst, spec, cpu, out, irate);
+	if (rc == 0 && out->ninst) {
+		qsort(irate, out->ninst, sizeof *irate, cmp_double);
+		size_t m = out->ninst;
+		out->median_rate = m % 2 ? irate[m / 2] : 0.5 * (irate[m / 2 - 1] + irate[m / 2]);
+	}
+	free(irate);
+	return rc;
+}
+
+static int fold_instances(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+                          const fold__fold_spec *spec, int cpu, fold__folded *out, double *irate)
+{
 	for (size_t i = 0; i < ninst; i++) {
 		const fold__instance *in = &inst[i];
 		if (!in->used || in->t1 <= in->t0)
@@ -185,6 +210,7 @@ int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t
 		const fold__thread *th = &t->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		if (spec->kind == FOLD__SER_WALL) {
+			irate[out->ninst] = 1.0;
 			out->ninst++;
 			out->sum_total += in->dur_ns;
 			out->sum_dur_ns += in->dur_ns;
@@ -217,6 +243,7 @@ int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t
 		if (fold__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->sb, in->se, 0, &v0) ||
 		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->sb, in->se, 1, &v1))
 			continue;
+		irate[out->ninst] = in->dur_ns > 0 && v1 > v0 ? (v1 - v0) / in->dur_ns : 0;
 		out->ninst++;
 		out->sum_dur_ns += in->dur_ns;
 		if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) && exact_at(t, &th->ev[in->ev_exit], id))

@@ -16,6 +16,9 @@
  *    counts (with 0 events) in the counter's rate.
  *  - CPU time (the samples' cpu_ns, accumulated per thread) folds like a
  *    counter; "wall time" is the identity y = x.
+ *  - A folded point's y is a share of its own instance's total, so a slope
+ *    of the folded curve is a rate relative to the typical instance's mean
+ *    rate: median_rate converts it to events per second.
  */
 #ifndef FOLD_FOLDING_H
 #define FOLD_FOLDING_H
@@ -42,6 +45,8 @@ typedef struct fold__folded {
 	size_t ninst;      /* instances that carry the counter */
 	size_t nexact;     /* ... whose boundary values were recorded at enter and exit */
 	size_t nzero;      /* ... with no event (contribute no point) */
+	double median_rate; /* median over those instances of total / duration (per ns): the
+	                       typical instance's rate, which stretched instances do not lower */
 } fold__folded;
 
 /* Folds one series over the instances with used != 0. */

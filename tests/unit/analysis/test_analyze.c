@@ -160,6 +160,54 @@ static void test_pwlr_fit_counter_sets_and_no_boundary_counters(void **state)
 	fold_analysis_free(a);
 }
 
+/* A noisy run: one phase's length varies (the instance's by ~10%, the
+ * switch smears), 30% of the instances are preempted (a pause at a random
+ * moment: a tail of stretched durations, flat stretches in every counter),
+ * an extra app counter is very noisy, and CPU time is estimated from the
+ * samples. Still one group, two phases, rates within 2%. */
+static void test_noisy_run_two_phases_robust_rates(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		synth_config c;
+		synth_config_init(&c);
+		c.seed = seed;
+		c.instances = 400;
+		c.duration_jitter = 0;
+		c.phase_jitter = 0.16;
+		c.jitter_phase = 1;
+		c.preempt = 0.3;
+		c.preempt_mean_ns = 3e5;
+		c.period_ns = 1e5;
+		c.noise = 0.02;
+		c.ncounters = 2;
+		c.counters[1] = (synth_counter){"app::noisy", TRACE_COUNTER_APP, {5e8, 5e8}, 0};
+		c.counter_noise[1] = 0.5;
+		assert_int_equal(synth_write(&c, trace, NULL), 0);
+		fold_options o;
+		fold_options_init(&o);
+		o.fit = "pwlr";
+		o.diag = quiet;
+		fold_analysis *a;
+		char err[256];
+		const char *paths[] = {trace};
+		assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+		const fold_region_result *r = region(a, "iteration");
+		assert_int_equal(r->ngroups, 1);
+		assert_int_equal(r->nphases, 2);
+		assert_true(fabs(r->phases[0].end - 0.37) < 0.02);
+		assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.02);
+		assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.02);
+		assert_true(fabs(rate_of(&r->phases[0], "cpu_time") - 1.0) < 0.03);
+		assert_true(fabs(rate_of(&r->phases[1], "cpu_time") - 0.5) < 0.03);
+		/* phase durations refer to the folded instances, not to the region's
+		 * mean with its stretched outliers */
+		assert_true(r->folded_mean_duration_ns < r->mean_duration_ns);
+		assert_true(fabs(r->folded_mean_duration_ns / r->groups[0].mean_duration_ns - 1) < 1e-9);
+		fold_analysis_free(a);
+	}
+}
+
 /* Hand-written trace: main { A { B } A { B B } } R { R { R } }, an exit
  * without enter, and a hook calibration of 10 ns. One tick = 1 ns. */
 static void test_exact_profile(void **state)
@@ -285,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_synthetic_groups_outliers_phases_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};

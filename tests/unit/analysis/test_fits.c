@@ -8,6 +8,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "kriging.h"
@@ -101,6 +102,94 @@ static void test_straight_line_is_one_phase(void **state)
 	fold__pwlr_result_free(&res);
 }
 
+/* Folded points of instances like a noisy real run: the switch at b of an
+ * instance whose second phase has relative length f (the switch moves in
+ * x), rates r0 then r1, 5 samples per instance; a share `preempted` of the
+ * instances is preempted at a random moment for 25% of its duration: its
+ * counter stays flat, then catches up (work defined by wall time, as in
+ * tests/integration/folding), so a few points of the instance fall far
+ * below the curve. Fills x, y, inst; returns the rate scale (events per
+ * time unit over the instances). */
+static double make_instances(double *x, double *y, uint32_t *inst, size_t ninst, double b, double r0, double r1,
+                             double phase_jitter, double preempted, double noise, unsigned seed)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(g, seed);
+	double events = 0, time = 0;
+	for (size_t i = 0; i < ninst; i++) {
+		double f = 1 + phase_jitter * gsl_ran_gaussian(g, 1.0);
+		if (f < 0.2)
+			f = 0.2;
+		double l1 = b, l2 = (1 - b) * f, act = l1 + l2, E = r0 * l1 + r1 * l2;
+		double pause = gsl_rng_uniform(g) < preempted ? 0.25 * act : 0, at = act * gsl_rng_uniform(g);
+		double dur = act;
+		events += E;
+		time += dur;
+		for (size_t k = 0; k < 5; k++) {
+			double t = dur * gsl_rng_uniform(g);
+			double a = t >= at && t < at + pause ? at : t; /* counted time */
+			double ev = a < l1 ? r0 * a : r0 * l1 + r1 * (a - l1);
+			size_t j = i * 5 + k;
+			x[j] = t / dur;
+			y[j] = ev / E + gsl_ran_gaussian(g, noise);
+			inst[j] = (uint32_t)i;
+		}
+	}
+	gsl_rng_free(g);
+	return events / time;
+}
+
+/* Preempted instances (heavy-tailed, correlated within an instance) must not
+ * buy phases: two phases, the switch within 1%, rates within 2%. */
+static void test_preempted_instances_do_not_make_phases(void **state)
+{
+	(void)state;
+	enum { NI = 400, N = NI * 5 };
+	static double x[N], y[N];
+	static uint32_t inst[N];
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		double scale = make_instances(x, y, inst, NI, 0.6, 1e6, 4e6, 0.0, 0.25, 0.0005, seed);
+		fold__pwlr_series s = {x, y, N, inst, 0};
+		fold__pwlr_opts o;
+		fold__pwlr_opts_init(&o);
+		fold__pwlr_result res;
+		assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+		assert_int_equal(res.nseg, 2);
+		assert_true(fabs(res.bounds[1] - 0.6) < 0.005);
+		assert_true(res.deff[0] > 1.2); /* it saw that points of an instance move together */
+		assert_true(fabs(res.slope[0] * scale / 1e6 - 1) < 0.02);
+		assert_true(fabs(res.slope[1] * scale / 4e6 - 1) < 0.02);
+		fold__pwlr_result_free(&res);
+	}
+}
+
+/* One phase's length varies by 16% (the instance's by 10%): the switch
+ * smears across instances. Two phases, rates within 2% (from the phase
+ * interiors), however the smear is cut into segments; a noisy series that
+ * only gets rates adds no phase. */
+static void test_smeared_switch_gives_two_phases_and_exact_rates(void **state)
+{
+	(void)state;
+	enum { NI = 400, N = NI * 5 };
+	static double x[N], y[N], x2[N], y2[N];
+	static uint32_t inst[N], inst2[N];
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		double scale = make_instances(x, y, inst, NI, 0.37, 1e9, 3e8, 0.16, 0.0, 0.002, seed);
+		make_instances(x2, y2, inst2, NI, 0.37, 1, 0.5, 0.16, 0.0, 0.03, seed + 100);
+		fold__pwlr_series s[2] = {{x, y, N, inst, 0}, {x2, y2, N, inst2, 1}};
+		fold__pwlr_opts o;
+		fold__pwlr_opts_init(&o);
+		o.smear = 0.1; /* relative spread of the durations, as the analysis measures it */
+		fold__pwlr_result res;
+		assert_int_equal(fold__pwlr_fit(s, 2, &o, &res), 0);
+		assert_int_equal(res.nseg, 2);
+		assert_true(fabs(res.bounds[1] - 0.37) < 0.02);
+		assert_true(fabs(res.slope[0] * scale / 1e9 - 1) < 0.02);
+		assert_true(fabs(res.slope[1] * scale / 3e8 - 1) < 0.02);
+		fold__pwlr_result_free(&res);
+	}
+}
+
 static void test_kriging_smooth_curve_and_rate(void **state)
 {
 	(void)state;
@@ -158,6 +247,8 @@ int main(void)
 	    cmocka_unit_test(test_break_at_037_found_within_1_percent),
 	    cmocka_unit_test(test_three_phases_and_joint_series),
 	    cmocka_unit_test(test_straight_line_is_one_phase),
+	    cmocka_unit_test(test_preempted_instances_do_not_make_phases),
+	    cmocka_unit_test(test_smeared_switch_gives_two_phases_and_exact_rates),
 	    cmocka_unit_test(test_kriging_smooth_curve_and_rate),
 	    cmocka_unit_test(test_kriging_refuses_too_few_points),
 	};

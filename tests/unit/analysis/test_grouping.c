@@ -94,12 +94,86 @@ static void test_identical_durations(void **state)
 		assert_int_equal(why[i], 0);
 }
 
+/* Exponential variate from the deterministic pseudo-noise. */
+static double expo(unsigned i, double mean)
+{
+	double u = 0.5 * (1 + jitter(i * 7919u + 13u, 1.0)); /* in [0, 1] */
+	if (u < 1e-9)
+		u = 1e-9;
+	return -mean * log(u);
+}
+
+/* Preemption stretches instances and never shortens them: a tight mode and
+ * a long one-sided tail. Without a gap in the density that is one group;
+ * its centre is the mode (even when most instances are stretched), and the
+ * stretched instances are outliers, not groups of their own. */
+static void test_preemption_tail_is_one_group_centred_on_the_mode(void **state)
+{
+	(void)state;
+	enum { N = 400 };
+	for (unsigned variant = 0; variant < 2; variant++) {
+		double share = variant ? 0.6 : 0.35, mean = variant ? 5e6 : 3e6;
+		double d[N];
+		int stretched[N];
+		for (unsigned i = 0; i < N; i++) {
+			d[i] = 5e6 * (1 + jitter(i, 0.002));
+			stretched[i] = 0.5 * (1 + jitter(i + 5000, 1.0)) < share;
+			if (stretched[i])
+				d[i] += expo(i, mean);
+		}
+		uint32_t g[N];
+		uint8_t why[N];
+		size_t ng;
+		fold__grouping_opts o;
+		fold__grouping_opts_init(&o);
+		fold__group_stat st[8];
+		assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
+		assert_int_equal(ng, 1);
+		assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
+		assert_true(fabs(st[0].mean / 5e6 - 1) < 0.01);
+		for (unsigned i = 0; i < N; i++) {
+			if (!stretched[i] || d[i] < 5.1e6) /* unperturbed (or barely stretched) instances are used */
+				assert_int_equal(why[i], 0);
+			if (d[i] > 5.5e6) /* stretched by 10% or more: excluded */
+				assert_int_not_equal(why[i], 0);
+		}
+	}
+}
+
+/* Two real modes separated by a gap stay two groups, tail or not. */
+static void test_two_modes_with_a_gap_and_a_tail(void **state)
+{
+	(void)state;
+	enum { N = 400 };
+	double d[N];
+	for (unsigned i = 0; i < N; i++) {
+		d[i] = (i % 3 == 2 ? 8e6 : 5e6) * (1 + jitter(i, 0.005));
+		if (i % 10 == 0)
+			d[i] += expo(i, 2e6);
+	}
+	uint32_t g[N];
+	uint8_t why[N];
+	size_t ng;
+	fold__grouping_opts o;
+	fold__grouping_opts_init(&o);
+	fold__group_stat st[8];
+	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
+	assert_int_equal(ng, 2);
+	assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
+	assert_true(fabs(st[1].median / 8e6 - 1) < 0.01);
+	for (unsigned i = 0; i < N; i++)
+		if (i % 10 != 0)
+			assert_int_equal(g[i], i % 3 == 2 ? 1u : 0u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_groups_and_outliers),
 	    cmocka_unit_test(test_uniform_jitter_is_one_group),
 	    cmocka_unit_test(test_identical_durations),
+	    cmocka_unit_test(test_preemption_tail_is_one_group_centred_on_the_mode),
+	    cmocka_unit_test(test_two_modes_with_a_gap_and_a_tail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
