@@ -22,6 +22,8 @@
 /* A segment longer than this share of the instance is a phase, never the
  * smear of a switch, however much the durations vary. */
 #define FOLD__MAX_TRANSITION 0.1
+/* Fewest instances for a design-effect estimate. */
+#define FOLD__DEFF_MIN_INSTANCES 10
 
 void fold__pwlr_opts_init(fold__pwlr_opts *o)
 {
@@ -191,59 +193,68 @@ static void prefix_sums(sser *s)
 	}
 }
 
-/* Reference curve of the first pass: linear interpolation through the
- * medians of equal-width cells, anchored at (0,0) and (1,1), monotone.
- * Writes the reference value at every point into ref[]. */
+/* k-th smallest of v[0..n) (quickselect; reorders v). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double p = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
+/* Reference curve of the first pass: the running median of y over the w
+ * nearest points in x order (w = n / 100, 5..51). A cumulative share is
+ * monotone in x, so the median of a window of exact values is the value at
+ * the window's middle: corners stay sharp (a fit through cell medians would
+ * round them, and winsorising around a rounded corner keeps it rounded),
+ * while outliers below half the window never move it. */
 static int median_reference(const sser *s, double *ref)
 {
 	size_t n = s->n;
-	unsigned M = (unsigned)(n / 12);
-	if (M < 8)
-		M = 8;
-	if (M > 100)
-		M = 100;
-	double *kx = malloc((M + 2) * sizeof *kx), *ky = malloc((M + 2) * sizeof *ky);
-	double *tmp = malloc((n ? n : 1) * sizeof *tmp);
-	if (!kx || !ky || !tmp) {
-		free(kx);
-		free(ky);
-		free(tmp);
-		return -ENOMEM;
+	size_t w = n / 100;
+	if (w < 5)
+		w = 5;
+	if (w > 51)
+		w = 51;
+	w |= 1;
+	if (n < w + 2) { /* too few points to tell an outlier: no winsorising */
+		memcpy(ref, s->yr, n * sizeof *ref);
+		return 0;
 	}
-	size_t nk = 0;
-	kx[nk] = 0;
-	ky[nk++] = 0;
-	for (unsigned c = 0; c < M; c++) {
-		size_t a = lower_bound(s->x, n, (double)c / M), b = c + 1 == M ? n : lower_bound(s->x, n, (double)(c + 1) / M);
-		if (b <= a)
-			continue;
-		size_t cnt = b - a;
-		memcpy(tmp, s->yr + a, cnt * sizeof *tmp);
-		qsort(tmp, cnt, sizeof *tmp, cmp_double);
-		double my = cnt % 2 ? tmp[cnt / 2] : 0.5 * (tmp[cnt / 2 - 1] + tmp[cnt / 2]);
-		double mx = cnt % 2 ? s->x[a + cnt / 2] : 0.5 * (s->x[a + cnt / 2 - 1] + s->x[a + cnt / 2]);
-		if (mx <= kx[nk - 1] || mx >= 1)
-			continue;
-		kx[nk] = mx;
-		ky[nk++] = my;
+	double buf[51];
+	size_t h = w / 2, ilo = h, ihi = n - 1 - h;
+	for (size_t i = ilo; i <= ihi; i++) {
+		memcpy(buf, s->yr + i - h, w * sizeof *buf);
+		ref[i] = select_kth(buf, w, h);
 	}
-	kx[nk] = 1;
-	ky[nk++] = 1;
-	for (size_t k = 1; k < nk; k++) /* a cumulative share never decreases */
-		if (ky[k] < ky[k - 1])
-			ky[k] = ky[k - 1];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		double x = s->x[i];
-		while (k + 2 < nk && x > kx[k + 1])
-			k++;
-		double t = kx[k + 1] > kx[k] ? (x - kx[k]) / (kx[k + 1] - kx[k]) : 0;
-		t = t < 0 ? 0 : t > 1 ? 1 : t;
-		ref[i] = ky[k] + t * (ky[k + 1] - ky[k]);
-	}
-	free(kx);
-	free(ky);
-	free(tmp);
+	/* The ends: straight to the anchors (0,0) and (1,1) of a cumulative share. */
+	for (size_t i = 0; i < ilo; i++)
+		ref[i] = s->x[ilo] > 0 ? ref[ilo] * s->x[i] / s->x[ilo] : ref[ilo];
+	for (size_t i = ihi + 1; i < n; i++)
+		ref[i] = s->x[ihi] < 1 ? ref[ihi] + (1 - ref[ihi]) * (s->x[i] - s->x[ihi]) / (1 - s->x[ihi]) : ref[ihi];
 	return 0;
 }
 
@@ -271,14 +282,36 @@ static void winsorise(sser *s, const double *ref, double clip, double *tmp, doub
 		if (s->inst)
 			isum[s->inst[i]] += r;
 	}
-	/* Design effect: variance of per-instance sums over the sum of variances. */
+	/* Design effect: the larger of two estimates of how much correlated
+	 * noise inflates the evidence of independent-looking points.
+	 * - Between instances: variance of per-instance residual sums over the
+	 *   sum of variances (an instance preempted or stretched moves all of its
+	 *   points). With few instances it cannot tell correlation within an
+	 *   instance from the curve itself, so it needs FOLD__DEFF_MIN_INSTANCES
+	 *   instances with points.
+	 * - Along x: the AR(1) variance inflation (1 + rho) / (1 - rho) of the
+	 *   lag-1 autocorrelation of the residuals in x order (one instance's
+	 *   counter noise is a random walk around its line). */
 	s->deff = 1;
 	if (s->inst && ss > 0) {
 		double si = 0;
-		for (uint32_t k = 0; k < s->ninst; k++)
+		uint32_t with = 0;
+		for (uint32_t k = 0; k < s->ninst; k++) {
 			si += isum[k] * isum[k];
-		double d = si / ss;
-		s->deff = d < 1 ? 1 : d;
+			with += isum[k] != 0;
+		}
+		if (with >= FOLD__DEFF_MIN_INSTANCES && si > ss)
+			s->deff = si / ss;
+	}
+	if (ss > 0 && n > 8) {
+		double lag = 0;
+		for (size_t i = 0; i + 1 < n; i++)
+			lag += (s->y[i] - ref[i]) * (s->y[i + 1] - ref[i + 1]);
+		double rho = lag / ss;
+		if (rho > 0.95)
+			rho = 0.95;
+		if (rho > 0 && (1 + rho) / (1 - rho) > s->deff)
+			s->deff = (1 + rho) / (1 - rho);
 	}
 	s->w = s->detect ? 1.0 / (sigma * sigma * s->deff) : 0;
 	prefix_sums(s);
