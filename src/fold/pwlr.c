@@ -260,13 +260,28 @@ static int median_reference(const sser *s, double *ref)
 
 /* Robust sigma of the raw residuals from ref, winsorised working y, design
  * effect, prefix sums. tmp holds n doubles, isum ninst doubles. */
-static void winsorise(sser *s, const double *ref, double clip, double *tmp, double *isum)
+static void winsorise(sser *s, const double *ref, double clip, double *tmp, double *isum, int from_differences)
 {
 	size_t n = s->n;
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = fabs(s->yr[i] - ref[i]);
-	qsort(tmp, n, sizeof *tmp, cmp_double);
-	double mad = n ? (n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2])) : 0;
+	size_t m = 0;
+	if (from_differences && n > 12) {
+		/* The running median follows near-exact data point by point, so its
+		 * residuals say nothing about the noise; differences of neighbours in
+		 * x order (in folded data: different instances) minus the local
+		 * trend do: sigma = 1.4826 MAD / sqrt(2). */
+		size_t h = 5;
+		for (size_t i = 0; i + 1 < n; i++) {
+			size_t a = i >= h ? i - h : 0, b = i + h < n ? i + h : n - 1;
+			double dx = s->x[b] - s->x[a];
+			double slope = dx > 0 ? (ref[b] - ref[a]) / dx : 0;
+			tmp[m++] = fabs((s->yr[i + 1] - s->yr[i]) - slope * (s->x[i + 1] - s->x[i])) / M_SQRT2;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			tmp[m++] = fabs(s->yr[i] - ref[i]);
+	}
+	qsort(tmp, m, sizeof *tmp, cmp_double);
+	double mad = m ? (m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2])) : 0;
 	double sigma = 1.4826 * mad;
 	if (sigma < FOLD__SIGMA_FLOOR)
 		sigma = FOLD__SIGMA_FLOOR;
@@ -317,8 +332,6 @@ static void winsorise(sser *s, const double *ref, double clip, double *tmp, doub
 	prefix_sums(s);
 }
 
-/* Model value of series i of r at x (continuous spline). */
-static double model_at(const fold__pwlr_result *r, size_t i, double x) { return fold__pwlr_cum(r, i, x); }
 
 /* Cost of the segment [xa, xb) in x, exact on the points. */
 static double joint_cost_x(const sser *S, size_t ns, double xa, double xb)
@@ -653,10 +666,18 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 				if (median_reference(&S[k], ref))
 					goto out;
 			} else {
-				for (size_t i = 0; i < S[k].n; i++)
-					ref[i] = model_at(r, k, S[k].x[i]);
+				/* The previous pass's segments, each with its own least-squares
+				 * line (the cost the programme minimises; unlike the pinned
+				 * spline it follows an offset at the instance's edges). */
+				for (size_t j = 0; j < r->nseg; j++) {
+					size_t a = lower_bound(S[k].x, S[k].n, r->bounds[j]);
+					size_t b = upper_index(&S[k], r->bounds[j + 1]);
+					line l = fit_line(&S[k], a, b);
+					for (size_t i = a; i < b; i++)
+						ref[i] = b >= a + 2 ? l.icpt + l.slope * S[k].x[i] : S[k].yr[i];
+				}
 			}
-			winsorise(&S[k], ref, clip, tmp, isum);
+			winsorise(&S[k], ref, clip, tmp, isum, pass == 0);
 			if (S[k].detect) {
 				Neff += (double)S[k].n / S[k].deff;
 				S_det++;
