@@ -328,6 +328,35 @@ typedef struct tally {
 	size_t count;
 } tally;
 
+/* Bins without any sample say nothing, and left empty they would cut the
+ * strip into pieces wherever sampling was sparse. A run of sample-less bins
+ * takes its neighbours' routine: all of it when both sides agree, else the
+ * left half from the left and the right half from the right (at the ends,
+ * the one neighbour). Bins that have samples but no routine at this depth
+ * stay empty: that is information. */
+static void fill_empty_bins(const char **binfn, const size_t *edge, size_t bins)
+{
+	for (size_t b = 0; b < bins;) {
+		if (edge[b + 1] != edge[b]) {
+			b++;
+			continue;
+		}
+		size_t e = b;
+		while (e < bins && edge[e + 1] == edge[e])
+			e++;
+		const char *left = b > 0 ? binfn[b - 1] : NULL;
+		const char *right = e < bins ? binfn[e] : NULL;
+		if (b == 0)
+			left = right;
+		if (e == bins)
+			right = left;
+		size_t mid = same_str(left, right) ? e : b + (e - b + 1) / 2;
+		for (size_t k = b; k < e; k++)
+			binfn[k] = k < mid ? left : right;
+		b = e;
+	}
+}
+
 /* Most frequent function among samples at logical depth d (samples shallower are skipped). */
 static const char *majority(const hit *h, size_t a, size_t b, unsigned d, size_t *count, size_t *present,
                             tally *t, size_t tcap)
@@ -416,6 +445,7 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 		}
 		if (!any)
 			break;
+		fill_empty_bins(binfn, edge, bins);
 		fold_timeline_level *lv = &r->timeline[r->ntimeline];
 		lv->depth = l;
 		lv->spans = calloc(bins, sizeof *lv->spans);

@@ -19,8 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "symbols_internal.h"
 
@@ -208,6 +212,9 @@ struct symtab {
 	sym_arena results; /* entries, frames and "[module+0x...]" names */
 	symtab_stats stats;
 	symtab_frame unknown_frame; /* shared by every "[unknown]" result */
+	int vdso_state;             /* 0 untried, 1 vdso_path usable, -1 unavailable */
+	int vdso_fd;
+	char vdso_path[64];
 };
 
 static void diagf(symtab *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -271,6 +278,8 @@ void symtab_free(symtab *s)
 	free(s->cache);
 	free(s->debug_dirs);
 	symtab__arena_free(&s->results);
+	if (s->vdso_state > 0)
+		close(s->vdso_fd);
 	free(s);
 }
 
@@ -548,6 +557,39 @@ static int is_vdso(const char *path)
 	       strncmp(path, "linux-gate.so", 13) == 0;
 }
 
+/* The vDSO is no file on disk, but this process has one mapped. When the
+ * run's vDSO has the same build-id (the same kernel build, as when fold runs
+ * on the cluster's nodes), this copy symbolises its samples: common in codes
+ * that read clocks in their loops. It is copied into a memfd so the ELF code
+ * reads it like any module. Returns the path, or NULL. */
+static const char *own_vdso_path(symtab *s)
+{
+	if (s->vdso_state)
+		return s->vdso_state > 0 ? s->vdso_path : NULL;
+	s->vdso_state = -1;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	size_t size = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	if (size == 0 || size > (16u << 20))
+		return NULL;
+	int fd = memfd_create("fold-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, eh, size) != (ssize_t)size) {
+		close(fd);
+		return NULL;
+	}
+	s->vdso_fd = fd;
+	snprintf(s->vdso_path, sizeof s->vdso_path, "/proc/self/fd/%d", fd);
+	s->vdso_state = 1;
+	return s->vdso_path;
+}
+
 static int index_image(symtab *s, sym_image *img)
 {
 	struct timespec t0, t1;
@@ -557,10 +599,15 @@ static int index_image(symtab *s, sym_image *img)
 	sym_elf_facts facts;
 	char debug_path[4096] = "";
 	const char *dwarf_src = NULL;
+	const char *file = img->path; /* what we read: the recorded path, or our vDSO */
 
-	int frc = symtab__elf_facts(img->path, &facts);
-	if (frc < 0 && is_vdso(img->path))
-		goto done; /* lives only in the kernel; "[linux-vdso.so.1+0x...]" says enough */
+	if (is_vdso(img->path) && access(img->path, R_OK) != 0) {
+		file = img->trace_build_id_len ? own_vdso_path(s) : NULL;
+		if (!file || symtab__elf_facts(file, &facts) < 0 || facts.build_id_len != img->trace_build_id_len ||
+		    memcmp(facts.build_id, img->trace_build_id, facts.build_id_len) != 0)
+			goto done; /* another kernel's vDSO: "[linux-vdso.so.1+0x...]" is all we can say */
+	}
+	int frc = symtab__elf_facts(file, &facts);
 	if (frc < 0) {
 		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]",
 		      img->path, strerror(-frc), img->display);
@@ -580,7 +627,7 @@ static int index_image(symtab *s, sym_image *img)
 		memcpy(run_facts.build_id, img->trace_build_id, img->trace_build_id_len);
 		run_facts.build_id_len = img->trace_build_id_len;
 		run_facts.debuglink[0] = '\0';
-		if (symtab__find_debug_file(s->debug_dirs, img->path, &run_facts, debug_path,
+		if (symtab__find_debug_file(s->debug_dirs, file, &run_facts, debug_path,
 		                            sizeof debug_path) == 0) {
 			diagf(s,
 			      "module %s: build-id differs from the run (run %s, file %s); using %s, which "
@@ -601,12 +648,12 @@ static int index_image(symtab *s, sym_image *img)
 	}
 
 	if (facts.has_debug_info)
-		dwarf_src = img->path;
-	else if (symtab__find_debug_file(s->debug_dirs, img->path, &facts, debug_path, sizeof debug_path) ==
+		dwarf_src = file;
+	else if (symtab__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) ==
 	         0)
 		dwarf_src = debug_path;
-	rc = symtab__elf_add_functions(img, img->path);
-	if (rc == 0 && dwarf_src && dwarf_src != img->path)
+	rc = symtab__elf_add_functions(img, file);
+	if (rc == 0 && dwarf_src && dwarf_src != file)
 		rc = symtab__elf_add_functions(img, dwarf_src);
 	if (rc < 0)
 		goto done;
@@ -631,7 +678,11 @@ dwarf:
 		rc = build_buckets(&img->segs_idx, img->segs, img->nsegs, sizeof *img->segs);
 	if (rc < 0)
 		goto done;
-	if (!img->has_dwarf) {
+	if (!img->has_dwarf && file != img->path) {
+		/* Our vDSO stands in: no DWARF is expected, its symbols suffice. */
+		if (!img->file_used && img->nfuncs)
+			img->file_used = strdup(img->path);
+	} else if (!img->has_dwarf) {
 		if (img->nfuncs)
 			diagf(
 			    s,

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""check_ab.py JSON MODE: fold attributes prog_ab's two parts to the right
+functions. MODE "samples": the routine timeline switches from compute_a to
+compute_b at 0.6 (within 2% of the instance), and the phases before and after
+name them first. MODE "hooks": additionally the sample-based and the
+hook-based (exact) profiles agree on the split between the two functions."""
+import json
+import sys
+
+doc = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+errors = []
+r = [r for r in doc["regions"] if r["name"] == "step"]
+assert r, "region 'step' missing"
+r = r[0]
+assert r["folded"], "region 'step' not folded: %s" % r.get("reason")
+
+# 1. The routine timeline, innermost routine below the region.
+levels = {lv["depth"]: lv["spans"] for lv in r["timeline"]}
+assert 0 in levels, "no timeline at depth 0"
+spans = levels[0]
+
+
+def routine_at(x):
+    for s in spans:
+        if s["start"] <= x <= s["end"]:
+            return s["function"]
+    return None
+
+
+for x, want in [(0.1, "compute_a"), (0.3, "compute_a"), (0.5, "compute_a"), (0.7, "compute_b"), (0.9, "compute_b")]:
+    got = routine_at(x)
+    if got != want:
+        errors.append("timeline at %.1f names %s, expected %s" % (x, got, want))
+a_end = max((s["end"] for s in spans if s["function"] == "compute_a" and s["start"] < 0.5), default=None)
+if a_end is None:
+    errors.append("no compute_a span in the timeline: %s" % spans)
+else:
+    print("timeline: compute_a -> compute_b at %.4f (truth 0.6000), error %.2f%%" % (a_end, 100 * abs(a_end - 0.6)))
+    if abs(a_end - 0.6) > 0.02:
+        errors.append("timeline switch at %.4f, expected 0.6 +- 0.02" % a_end)
+
+# 2. The phases before and after the switch name the right function first.
+for x, want in [(0.3, "compute_a"), (0.8, "compute_b")]:
+    ph = [p for p in r["phases"] if p["start"] <= x <= p["end"]]
+    if not ph or not ph[0]["top_functions"]:
+        errors.append("no phase with attribution covers %.1f" % x)
+        continue
+    top = ph[0]["top_functions"][0]
+    # The top line may be in a helper inlined into the function: then the
+    # function is in its inline chain (innermost first, with call lines).
+    chain = [top["name"]] + [c["function"] for c in top.get("inline", [])]
+    print("phase [%.3f, %.3f]: top %s %s:%s (%.0f%%), inline chain %s" %
+          (ph[0]["start"], ph[0]["end"], top["name"], top["file"], top["line"], 100 * top["share"], " <- ".join(chain)))
+    if want not in chain:
+        errors.append("phase covering %.1f attributes first to %s, which is not %s or inlined into it" %
+                      (x, " <- ".join(chain), want))
+    if not top["file"] or not top["file"].endswith("prog_ab.c") or not top["line"]:
+        errors.append("phase covering %.1f: no source line for %s (%s:%s)" % (x, want, top["file"], top["line"]))
+
+# 3. Hooks: exact profile vs samples.
+if mode == "hooks":
+    prof = {p["name"]: p for p in doc["profile"]}
+    for f in ("compute_a", "compute_b"):
+        if f not in prof:
+            errors.append("function region %s missing from profile[] (names: %s)" % (f, sorted(prof)[:20]))
+    tree = doc["call_tree"]
+    sampled = {}
+    for node in tree:
+        if node["function"] in ("compute_a", "compute_b"):
+            sampled[node["function"]] = sampled.get(node["function"], 0) + node["total_samples"]
+    if not errors and len(sampled) == 2:
+        exact_a = prof["compute_a"]["inclusive_ns"] / (prof["compute_a"]["inclusive_ns"] + prof["compute_b"]["inclusive_ns"])
+        smp_a = sampled["compute_a"] / (sampled["compute_a"] + sampled["compute_b"])
+        print("share of compute_a: exact (hooks) %.4f, sampled %.4f (%d samples), difference %.4f" %
+              (exact_a, smp_a, sampled["compute_a"] + sampled["compute_b"], smp_a - exact_a))
+        if prof["compute_a"]["calls"] != prof["compute_b"]["calls"]:
+            errors.append("calls differ: %d vs %d" % (prof["compute_a"]["calls"], prof["compute_b"]["calls"]))
+        if abs(smp_a - exact_a) > 0.05:
+            errors.append("sampled share %.4f and exact share %.4f differ by more than 0.05" % (smp_a, exact_a))
+    elif not errors:
+        errors.append("compute_a/compute_b not both in the sampled call tree: %s" % sampled)
+
+if errors:
+    print("FAIL: " + "; ".join(errors))
+    sys.exit(1)
+print("PASS")
