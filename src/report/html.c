@@ -245,6 +245,32 @@ static void overview_counters(html_ctx *h)
 		}
 		report_buf_puts(h->b, "</tbody></table>");
 	}
+	/* Derived metrics: which models applied, and why the others did not. */
+	if (a->nmodels_used || a->nmodels_skipped) {
+		report_buf_puts(h->b, "<p id=\"models\" style=\"margin-top:10px\">Derived-metric models: ");
+		if (!a->nmodels_used)
+			report_buf_puts(h->b, "none applies to these counters");
+		for (size_t i = 0; i < a->nmodels_used; i++) {
+			report_buf_puts(h->b, "<span class=\"mono\">");
+			report_html_text(h, a->models_used[i]);
+			report_buf_puts(h->b, i + 1 < a->nmodels_used ? "</span>, " : "</span>");
+		}
+		report_buf_puts(h->b, "</p>");
+		if (a->nmodels_skipped) {
+			report_buf_printf(h->b,
+			                  "<details id=\"models-skipped\"><summary>%zu model(s) skipped</summary>"
+			                  "<table><thead><tr><th>model</th><th>why</th></tr></thead><tbody>\n",
+			                  a->nmodels_skipped);
+			for (size_t i = 0; i < a->nmodels_skipped; i++) {
+				report_buf_puts(h->b, "<tr><td class=\"fn\">");
+				report_html_text(h, a->models_skipped[i].key);
+				report_buf_puts(h->b, "</td><td>");
+				report_html_text(h, a->models_skipped[i].value);
+				report_buf_puts(h->b, "</td></tr>\n");
+			}
+			report_buf_puts(h->b, "</tbody></table></details>");
+		}
+	}
 	report_buf_puts(h->b, "</div>\n");
 }
 

@@ -20,6 +20,65 @@
 #define REPORT_TREE_OPEN_SHARE 0.05
 #define REPORT_BOTTOM_UP_DEPTH 24
 
+/* Rows of the per-thread table at most: a run with thousands of threads
+ * must not turn the report into megabytes of table. */
+#define REPORT_PROFILE_THREAD_ROWS 2000
+
+/* The same profile per (process, thread), for regions that ran on more than
+ * one thread: where the aggregate hides imbalance. Folded away by default. */
+static void profile_thread_table(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	char buf[64];
+	size_t rows = 0, shown = 0;
+	for (size_t i = 0; i < a->nprofile; i++)
+		if (a->profile[i].nper_thread > 1)
+			rows += a->profile[i].nper_thread;
+	if (!rows)
+		return;
+	report_buf_printf(h->b,
+	                  "<details id=\"profile-threads\"><summary>Per thread (%zu rows)</summary>"
+	                  "<div class=\"tablewrap\"><table class=\"sortable\"><thead><tr><th>region</th>"
+	                  "<th class=\"n\">rank</th><th class=\"n\">thread</th><th class=\"n\">calls</th>"
+	                  "<th class=\"n\">inclusive</th><th class=\"n\">exclusive</th><th class=\"n\">min</th>"
+	                  "<th class=\"n\">max</th></tr></thead><tbody>\n",
+	                  rows);
+	for (size_t i = 0; i < a->nprofile && shown < REPORT_PROFILE_THREAD_ROWS; i++) {
+		const fold_profile_entry *e = &a->profile[i];
+		if (e->nper_thread < 2)
+			continue;
+		for (size_t k = 0; k < e->nper_thread && shown < REPORT_PROFILE_THREAD_ROWS; k++, shown++) {
+			const fold_profile_thread *t = &e->per_thread[k];
+			report_buf_puts(h->b, "<tr><td class=\"fn\">");
+			report_html_text(h, e->name);
+			report_buf_puts(h->b, "</td>");
+			if (t->rank >= 0)
+				snprintf(buf, sizeof buf, "%ld", t->rank);
+			else
+				snprintf(buf, sizeof buf, "-");
+			report_html_num_cell(h, (double)t->rank, buf);
+			snprintf(buf, sizeof buf, "%u", t->thread);
+			report_html_num_cell(h, t->thread, buf);
+			snprintf(buf, sizeof buf, "%lu", t->calls);
+			report_html_num_cell(h, (double)t->calls, buf);
+			report_fmt_ns(buf, sizeof buf, t->inclusive_ns);
+			report_html_num_cell(h, t->inclusive_ns, buf);
+			report_fmt_ns(buf, sizeof buf, t->exclusive_ns);
+			report_html_num_cell(h, t->exclusive_ns, buf);
+			report_fmt_ns(buf, sizeof buf, t->min_ns);
+			report_html_num_cell(h, t->min_ns, buf);
+			report_fmt_ns(buf, sizeof buf, t->max_ns);
+			report_html_num_cell(h, t->max_ns, buf);
+			report_buf_puts(h->b, "</tr>\n");
+		}
+	}
+	report_buf_puts(h->b, "</tbody></table></div>");
+	if (shown < rows)
+		report_buf_printf(h->b, "<p class=\"note\">%zu more rows not shown; fold --csv has them all.</p>",
+		                  rows - shown);
+	report_buf_puts(h->b, "</details>\n");
+}
+
 static void profile_table(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
@@ -30,14 +89,25 @@ static void profile_table(html_ctx *h)
 		return;
 	}
 	double total_excl = 0;
-	for (size_t i = 0; i < a->nprofile; i++)
+	unsigned long unbalanced = 0;
+	for (size_t i = 0; i < a->nprofile; i++) {
 		total_excl += a->profile[i].exclusive_ns;
+		unbalanced += a->profile[i].unbalanced;
+	}
+	if (a->hook_overhead_ns > 0)
+		report_buf_printf(h->b,
+		                  "<p class=\"note\" id=\"hook-overhead\">The hooks' own cost, %.1f ns per call "
+		                  "(calibrated when the run started), is subtracted from these times.</p>",
+		                  a->hook_overhead_ns);
 	report_buf_puts(h->b,
 	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
 	                "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
 	                "<th class=\"n\">exclusive</th><th class=\"n\">excl. %</th><th class=\"n\">min</th>"
-	                "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>"
-	                "</tr></thead><tbody>\n");
+	                "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>");
+	if (unbalanced)
+		report_buf_puts(h->b, "<th class=\"n\" title=\"enters without exit and exits without enter\">"
+		                      "unbalanced</th>");
+	report_buf_puts(h->b, "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
@@ -60,9 +130,14 @@ static void profile_table(html_ctx *h)
 		report_html_num_cell(h, e->max_ns, buf);
 		snprintf(buf, sizeof buf, "%u", e->nthreads);
 		report_html_num_cell(h, e->nthreads, buf);
+		if (unbalanced) {
+			snprintf(buf, sizeof buf, "%lu", e->unbalanced);
+			report_html_num_cell(h, (double)e->unbalanced, buf);
+		}
 		report_buf_puts(h->b, "</tr>\n");
 	}
 	report_buf_puts(h->b, "</tbody></table></div>\n");
+	profile_thread_table(h);
 }
 
 static void callpair_table(html_ctx *h)

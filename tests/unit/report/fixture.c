@@ -332,7 +332,28 @@ static void fill_profile(fold_analysis *a)
 		e->min_ns = e->mean_ns * 0.8;
 		e->max_ns = e->mean_ns * 2.4;
 		e->nthreads = i == 0 ? 2 : 4;
+		e->unbalanced = i == 2 ? 3 : 0;
+		e->nper_thread = e->nthreads;
+		e->per_thread = xcalloc(e->nthreads, sizeof(fold_profile_thread));
+		for (size_t k = 0; k < e->nthreads; k++) {
+			fold_profile_thread *t = &e->per_thread[k];
+			t->rank = (long)(k / 2);
+			t->thread = (unsigned)(k % 2 + 1);
+			t->calls = calls[i] / e->nthreads;
+			t->inclusive_ns = incl[i] / e->nthreads * (k == 0 ? 1.3 : 0.9);
+			t->exclusive_ns = t->inclusive_ns * 0.6;
+			t->min_ns = e->min_ns;
+			t->max_ns = e->max_ns;
+		}
 	}
+	a->hook_overhead_ns = 7.25;
+	a->nmodels_used = 1;
+	a->models_used = xcalloc(1, sizeof(char *));
+	a->models_used[0] = xstrdup("cpi<stack>");
+	a->nmodels_skipped = 1;
+	a->models_skipped = xcalloc(1, sizeof(fold_kv));
+	a->models_skipped[0].key = xstrdup("topdown-icelake");
+	a->models_skipped[0].value = xstrdup("no counter for slots (perf::slots) in the trace");
 	static const char *const pairs[][2] = {{"main", FIXTURE_REGION_SOLVE},
 	                                       {FIXTURE_REGION_SOLVE, FIXTURE_FUNC_KERNEL},
 	                                       {"main", FIXTURE_REGION_FLUX},
