@@ -555,6 +555,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	size_t nsw = 0;
 	fold__pwlr_series *ps = NULL;
 	size_t *pw = NULL; /* series -> index among the pwlr series, SIZE_MAX = none */
+	fold__instance *pieces = NULL; /* samples attached to the innermost instance */
+	size_t npieces = 0;
 	fold__pwlr_result pr;
 	memset(&pr, 0, sizeof pr);
 	double *dur = malloc((n + 1) * sizeof *dur);
@@ -598,25 +600,22 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 			     opt->group, ng, sel);
 	}
 	r->selected_group = (unsigned)sel;
-	unsigned long outl = 0, nested = 0;
+	/* Every instance folds, nested ones of a recursive region too: a sample
+	 * belongs to the innermost instance that contains it (pieces below). */
+	unsigned long outl = 0;
 	for (size_t i = 0; i < n; i++) {
 		fold__instance *in = &A->inst[i];
 		in->group = grp[i];
 		in->why = why[i] == 1 ? FOLD__EXCL_OUTLIER : why[i] == 2 ? FOLD__EXCL_ISOLATED : FOLD__USED;
-		if (in->nested_same) {
-			in->why = FOLD__EXCL_NESTED;
-			nested++;
-			if (grp[i] == sel && why[i] == 0 && r->groups[sel].used)
-				r->groups[sel].used--;
-			if (grp[i] == sel)
-				r->groups[sel].excluded_other++;
-		} else if (grp[i] != sel && in->why == FOLD__USED) {
+		if (grp[i] != sel && in->why == FOLD__USED)
 			in->why = FOLD__EXCL_OTHER_GROUP;
-		}
 		if (grp[i] == sel && (why[i] == 1 || why[i] == 2))
 			outl++;
 		in->used = in->why == FOLD__USED;
 	}
+	pieces = fold__instance_pieces(A->inst, n, &npieces);
+	if (!pieces)
+		goto out;
 	unsigned long used = 0, sfold = 0;
 	double used_ns = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -625,9 +624,11 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		if (A->inst[i].used) {
 			used++;
 			used_ns += A->inst[i].dur_ns;
-			sfold += A->inst[i].se - A->inst[i].sb;
 		}
 	}
+	for (size_t i = 0; i < npieces; i++)
+		if (pieces[i].used)
+			sfold += pieces[i].se - pieces[i].sb;
 	r->instances_used = used;
 	/* Phases are shares of the folded instances, so their mean (not the
 	 * region's, which includes outliers and other groups) gives durations. */
@@ -671,7 +672,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 			continue;
 		fold__fold_spec spec = {FOLD__SER_COUNTER, ids};
 		series_work *s = &sw[nsw];
-		if (fold__fold_series(c->tr, A->inst, n, &spec, &s->f)) {
+		if (fold__fold_series(c->tr, pieces, npieces, &spec, &s->f)) {
 			fold__folded_free(&s->f);
 			free(ids);
 			goto out;
@@ -693,7 +694,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 			break;
 		fold__fold_spec spec = {kind, ids};
 		series_work *s = &sw[nsw];
-		if (fold__fold_series(c->tr, A->inst, n, &spec, &s->f)) {
+		if (fold__fold_series(c->tr, pieces, npieces, &spec, &s->f)) {
 			fold__folded_free(&s->f);
 			free(ids);
 			goto out;
@@ -859,8 +860,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		}
 	}
 	/* Samples per phase: every sample of the used instances. */
-	for (size_t i = 0; i < n; i++) {
-		const fold__instance *in = &A->inst[i];
+	for (size_t i = 0; i < npieces; i++) {
+		const fold__instance *in = &pieces[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
 		const fold__thread *th = &c->tr[in->proc]->threads[in->thread];
@@ -877,7 +878,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	rc = fold__models_apply(c->models, r);
 	if (rc)
 		goto out;
-	rc = fold__attrib_region(c->attrib, c->tr, A->inst, n, r);
+	rc = fold__attrib_region(c->attrib, c->tr, pieces, npieces, r);
 	if (rc)
 		goto out;
 	r->folded = 1;
@@ -891,6 +892,7 @@ out:
 	free(sw);
 	free(ps);
 	free(pw);
+	free(pieces);
 	fold__pwlr_result_free(&pr);
 	free(dur);
 	free(grp);

@@ -210,13 +210,15 @@ static int fold_instances(fold__trace *const *tr, const fold__instance *inst, si
 		const fold__thread *th = &t->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		if (spec->kind == FOLD__SER_WALL) {
-			irate[out->ninst] = 1.0;
-			out->ninst++;
-			out->sum_total += in->dur_ns;
-			out->sum_dur_ns += in->dur_ns;
+			if (!in->cont) {
+				irate[out->ninst] = 1.0;
+				out->ninst++;
+				out->sum_total += in->dur_ns;
+				out->sum_dur_ns += in->dur_ns;
+			}
 			for (size_t k = in->sb; k < in->se; k++) {
 				double x = ((double)th->smp[k].tick - (double)in->t0) / span;
-				if (push(out, x, x, i))
+				if (push(out, x, x, in->id))
 					return -ENOMEM;
 			}
 			continue;
@@ -232,7 +234,7 @@ static int fold_instances(fold__trace *const *tr, const fold__instance *inst, si
 		/* The instance carries the counter if one of its samples or its events does. */
 		double v0, v1, v;
 		int carries = 0;
-		for (size_t k = in->sb; k < in->se && !carries; k++)
+		for (size_t k = in->isb; k < in->ise && !carries; k++)
 			carries = cpu || fold__sample_value(t, th, k, id, &v) == 0;
 		if (!carries && !cpu) {
 			const fold__event *e = &th->ev[in->ev_enter];
@@ -240,20 +242,23 @@ static int fold_instances(fold__trace *const *tr, const fold__instance *inst, si
 		}
 		if (!carries)
 			continue;
-		if (fold__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->sb, in->se, 0, &v0) ||
-		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->sb, in->se, 1, &v1))
+		if (fold__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->isb, in->ise, 0, &v0) ||
+		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->isb, in->ise, 1, &v1))
 			continue;
-		irate[out->ninst] = in->dur_ns > 0 && v1 > v0 ? (v1 - v0) / in->dur_ns : 0;
-		out->ninst++;
-		out->sum_dur_ns += in->dur_ns;
-		if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) && exact_at(t, &th->ev[in->ev_exit], id))
-			out->nexact++;
 		double total = v1 - v0;
-		if (total <= 0) {
-			out->nzero++;
-			continue;
+		if (!in->cont) { /* a further piece of an instance adds points only */
+			irate[out->ninst] = in->dur_ns > 0 && v1 > v0 ? (v1 - v0) / in->dur_ns : 0;
+			out->ninst++;
+			out->sum_dur_ns += in->dur_ns;
+			if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) && exact_at(t, &th->ev[in->ev_exit], id))
+				out->nexact++;
+			if (total <= 0)
+				out->nzero++;
+			else
+				out->sum_total += total;
 		}
-		out->sum_total += total;
+		if (total <= 0)
+			continue;
 		for (size_t k = in->sb; k < in->se; k++) {
 			if (cpu)
 				v = th->cpu_cum[k];
@@ -265,7 +270,7 @@ static int fold_instances(fold__trace *const *tr, const fold__instance *inst, si
 				y = 0;
 			if (y > 1)
 				y = 1;
-			if (push(out, x, y, i))
+			if (push(out, x, y, in->id))
 				return -ENOMEM;
 		}
 	}

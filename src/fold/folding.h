@@ -49,7 +49,10 @@ typedef struct fold__folded {
 	                       typical instance's rate, which stretched instances do not lower */
 } fold__folded;
 
-/* Folds one series over the instances with used != 0. */
+/* Folds one series over the instances (pieces, see fold__instance_pieces)
+ * with used != 0: points from each piece's own samples; boundary values,
+ * totals and counts once per instance (its first piece). Point i's instance
+ * is inst[].id. */
 int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst, const fold__fold_spec *spec,
                       fold__folded *out);
 void fold__folded_free(fold__folded *f);

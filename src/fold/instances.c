@@ -61,6 +61,47 @@ static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, doubl
 	return 0;
 }
 
+fold__instance *fold__instance_pieces(const fold__instance *inst, size_t n, size_t *npieces)
+{
+	fold__instance *p = malloc((2 * n + 1) * sizeof *p);
+	size_t m = 0;
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const fold__instance *in = &inst[i];
+		fold__instance base = *in;
+		base.id = (uint32_t)i;
+		base.isb = in->sb;
+		base.ise = in->se;
+		base.cont = 0;
+		uint32_t cur = in->sb;
+		/* Directly nested instances of the same region follow it in sorted order. */
+		for (size_t j = i + 1; j < n; j++) {
+			const fold__instance *c = &inst[j];
+			if (c->proc != in->proc || c->thread != in->thread || c->t0 >= in->t1)
+				break;
+			if (c->nested_same != in->nested_same + 1 || c->t1 > in->t1 || c->sb < cur)
+				continue;
+			if (!base.cont || c->sb > cur) {
+				p[m] = base;
+				p[m].sb = cur;
+				p[m].se = c->sb;
+				m++;
+				base.cont = 1;
+			}
+			cur = c->se;
+		}
+		if (!base.cont || in->se > cur) {
+			p[m] = base;
+			p[m].sb = cur;
+			p[m].se = in->se;
+			m++;
+		}
+	}
+	*npieces = m;
+	return p;
+}
+
 void fold__region_acc_free(fold__region_acc *a)
 {
 	free(a->inst);
@@ -140,6 +181,8 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		in->ev_exit = (uint32_t)e;
 		in->sb = en->nsamples;
 		in->se = ev->nsamples;
+		in->isb = in->sb;
+		in->ise = in->se;
 		in->nested_same = active[g];
 		in->used = 1;
 

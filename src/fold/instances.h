@@ -8,8 +8,10 @@
  * Invariants:
  *  - An instance's samples are the thread's samples [sb, se): every sample
  *    taken between its enter and its exit, including those inside nested
- *    regions (folding attaches a sample to the innermost instance of the
- *    region being folded; see folding.h for recursion).
+ *    regions. Folding attaches a sample to the innermost instance of the
+ *    folded region that contains it: fold__instance_pieces() cuts an
+ *    instance of a recursive region around its nested instances of the same
+ *    region into pieces, each owning a sample range.
  *  - Unbalanced events never crash and never invent time: an exit without a
  *    matching enter is ignored, regions left open by a mismatched exit or at
  *    thread end produce no instance; all are counted per region.
@@ -32,11 +34,14 @@ typedef struct fold__instance {
 	double start_ns, dur_ns;
 	uint32_t proc, thread; /* trace index, thread index in that trace */
 	uint32_t ev_enter, ev_exit;
-	uint32_t sb, se; /* sample range */
+	uint32_t sb, se; /* sample range (of a piece: the samples it owns) */
+	uint32_t isb, ise; /* the whole instance's sample range */
+	uint32_t id;       /* index of the instance in its region (pieces of one instance share it) */
 	uint32_t nested_same; /* how many instances of the same region enclose it */
 	uint32_t group;
 	uint8_t used;
 	uint8_t why; /* fold__exclusion */
+	uint8_t cont; /* 1: a further piece of the same instance (see fold__instance_pieces) */
 } fold__instance;
 
 enum fold__exclusion {
@@ -78,6 +83,15 @@ typedef struct fold__callpairs {
  * Instances and profile data are appended to acc[global index]. */
 int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                           fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs);
+
+/* Pieces of the instances inst[0..n) of one region, sorted by (process,
+ * thread, start, longest first) as fold_region sorts them: one piece per
+ * instance owning its samples outside its directly nested instances of the
+ * same region, plus one more piece per such nested instance (the samples
+ * after it). The first piece of an instance has cont = 0; all carry the
+ * instance's index in id and its whole sample range in isb/ise. Non-recursive
+ * regions get one piece per instance. Returns NULL on allocation failure. */
+fold__instance *fold__instance_pieces(const fold__instance *inst, size_t n, size_t *npieces);
 
 void fold__region_acc_free(fold__region_acc *a);
 void fold__callpairs_free(fold__callpairs *p);

@@ -73,12 +73,12 @@ static int cmp_double(const void *a, const void *b)
 
 /* Least-squares line through points [a, b) of the working y. */
 typedef struct line {
-	double n, slope, icpt, sse, vxx;
+	double n, slope, icpt, sse, vxx, xbar;
 } line;
 
 static line fit_line(const sser *s, size_t a, size_t b)
 {
-	line l = {(double)(b - a), 0, 0, 0, 0};
+	line l = {(double)(b - a), 0, 0, 0, 0, 0};
 	if (b <= a)
 		return l;
 	double n = l.n;
@@ -95,6 +95,7 @@ static line fit_line(const sser *s, size_t a, size_t b)
 	if (l.sse < 0)
 		l.sse = 0;
 	l.icpt = (sy - l.slope * sx) / n;
+	l.xbar = sx / n;
 	return l;
 }
 
@@ -416,8 +417,16 @@ static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
 static int seg_slope(const sser *s, double xa, double xb, double *slope, double *se, line *out)
 {
 	size_t a = lower_bound(s->x, s->n, xa), b = upper_index(s, xb);
-	if (b < a + 3)
-		return 0;
+	if (b < a + 3) {
+		/* Too few points inside (a hole): the chord between the points on
+		 * either side is the mean slope across it. */
+		if (out || a == 0 || b >= s->n || !(s->x[b] > s->x[a - 1]))
+			return 0;
+		double dx = s->x[b] - s->x[a - 1];
+		*slope = (s->y[b] - s->y[a - 1]) / dx;
+		*se = M_SQRT2 * s->sigma * sqrt(s->deff) / dx;
+		return 1;
+	}
 	line l = fit_line(s, a, b);
 	if (!(l.vxx > 0))
 		return 0;
@@ -439,6 +448,23 @@ static int meaningful(const sser *S, size_t ns, double xa, double xm, double xb,
 			continue;
 		double d = fabs(s2 - s1), big = fmax(fabs(s1), fabs(s2));
 		if (d >= o->min_change * big && d >= o->z * sqrt(e1 * e1 + e2 * e2))
+			return 1;
+		/* Lines that do not meet at the boundary: a step in the cumulative
+		 * curve, i.e. a segment too short (or without samples, a hole) to
+		 * see, with its own rate. Significant, and at least min_change of
+		 * what the larger slope adds over a minimum-length segment. */
+		size_t a1 = lower_bound(S[k].x, S[k].n, xa), m1 = lower_bound(S[k].x, S[k].n, xm);
+		size_t b2 = upper_index(&S[k], xb);
+		if (m1 < a1 + 3 || b2 < m1 + 3)
+			continue;
+		line l1 = fit_line(&S[k], a1, m1), l2 = fit_line(&S[k], m1, b2);
+		if (!(l1.vxx > 0) || !(l2.vxx > 0))
+			continue;
+		double gap = fabs((l2.icpt + l2.slope * xm) - (l1.icpt + l1.slope * xm));
+		double v1 = l1.sse / (l1.n - 2) * S[k].deff * (1 / l1.n + (xm - l1.xbar) * (xm - l1.xbar) / l1.vxx);
+		double v2 = l2.sse / (l2.n - 2) * S[k].deff * (1 / l2.n + (xm - l2.xbar) * (xm - l2.xbar) / l2.vxx);
+		if (gap >= o->min_change * big * o->min_len && gap >= o->z * sqrt(v1 + v2) &&
+		    gap >= o->z * M_SQRT2 * S[k].sigma)
 			return 1;
 	}
 	return 0;
@@ -473,7 +499,10 @@ static void dp_run(dp *d, const sser *S, size_t ns)
 				pts += ib - ia;
 				c += S[k].w * sse(&S[k], ia, ib);
 			}
-			d->C[(size_t)a * W + b] = pts >= 3 ? c : INFINITY;
+			/* A segment without points is allowed (a hole: samples of a
+			 * recursive region's nested instances belong to those). */
+			(void)pts;
+			d->C[(size_t)a * W + b] = c;
 		}
 	for (unsigned b = 0; b <= G; b++) {
 		d->F[b] = b >= L ? d->C[b] : INFINITY;
@@ -608,6 +637,78 @@ static size_t absorb_transition(const sser *S, size_t ns, fold__pwlr_result *r, 
 	return 0;
 }
 
+/* Points of the detecting series in [a, b). */
+static size_t points_in(const sser *S, size_t ns, double a, double b)
+{
+	size_t c = 0;
+	for (size_t k = 0; k < ns; k++)
+		if (S[k].detect)
+			c += upper_index(&S[k], b) - lower_bound(S[k].x, S[k].n, a);
+	return c;
+}
+
+static void insert_bound(fold__pwlr_result *r, size_t j, double x)
+{
+	for (size_t q = r->nseg + 1; q > j; q--)
+		r->bounds[q] = r->bounds[q - 1];
+	r->bounds[j] = x;
+	r->nseg++;
+}
+
+static void remove_bound(fold__pwlr_result *r, size_t j)
+{
+	for (size_t q = j; q < r->nseg; q++)
+		r->bounds[q] = r->bounds[q + 1];
+	r->nseg--;
+}
+
+/* Holes: a stretch of at least min_len without any point (the samples of a
+ * recursive region's nested instances belong to those) is a phase of its
+ * own: the cumulative curve rises across it at the nested call's rate, which
+ * the lines of its neighbours do not show. A hole must also be longer than
+ * random sampling leaves empty: with n uniform points, a gap of g somewhere
+ * has probability about n exp(-n g), so g >= ln(1000 n) / n. Split segments
+ * at their holes, then merge neighbours that hold (almost) no points. */
+static void split_holes(const sser *S, size_t ns, fold__pwlr_result *r, double min_len)
+{
+	size_t nmax = 0;
+	for (size_t k = 0; k < ns; k++)
+		if (S[k].detect && S[k].n > nmax)
+			nmax = S[k].n;
+	double hole = nmax ? log(1000.0 * (double)nmax) / (double)nmax : 1;
+	if (hole < min_len)
+		hole = min_len;
+	for (size_t j = 0; j < r->nseg && r->nseg < FOLD_PWLR_MAX_SEGMENTS; j++) {
+		double a = r->bounds[j], b = r->bounds[j + 1], first = b, last = a;
+		for (size_t k = 0; k < ns; k++) {
+			if (!S[k].detect)
+				continue;
+			size_t ia = lower_bound(S[k].x, S[k].n, a), ib = upper_index(&S[k], b);
+			if (ib > ia) {
+				first = fmin(first, S[k].x[ia]);
+				last = fmax(last, S[k].x[ib - 1]);
+			}
+		}
+		if (first >= b) /* no point at all: already a hole */
+			continue;
+		if (first - a >= hole && b - first >= min_len) {
+			insert_bound(r, j + 1, first);
+			continue; /* [a, first) is the hole; look at [first, b) next */
+		}
+		double after = nextafter(last, 2.0);
+		if (b - after >= hole && after - a >= min_len && r->nseg < FOLD_PWLR_MAX_SEGMENTS) {
+			insert_bound(r, j + 1, after);
+			j++;
+		}
+	}
+	for (size_t j = 1; j < r->nseg;) {
+		if (points_in(S, ns, r->bounds[j - 1], r->bounds[j]) < 3 && points_in(S, ns, r->bounds[j], r->bounds[j + 1]) < 3)
+			remove_bound(r, j);
+		else
+			j++;
+	}
+}
+
 int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts *o, fold__pwlr_result *r)
 {
 	int rc = -ENOMEM;
@@ -694,6 +795,7 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 		}
 		if (Neff < 3)
 			Neff = 3;
+
 		dp_run(&d, S, ns);
 		unsigned best = 0;
 		double best_bic = INFINITY;
@@ -718,6 +820,7 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 			int all = 1;
 			for (size_t j = 1; j < r->nseg && all; j++)
 				all = meaningful(S, ns, r->bounds[j - 1], r->bounds[j], r->bounds[j + 1], o);
+
 			if (all)
 				break;
 		}
@@ -745,6 +848,7 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 			for (size_t j = 1; j < r->nseg; j++)
 				if (refine(S, ns, r, j, wlo[j], whi[j], o->min_len, &cand, &cap))
 					goto out;
+		split_holes(S, ns, r, o->min_len);
 		for (size_t k = 0; k < ns; k++)
 			continuous_fit(&S[k], r, k);
 	}

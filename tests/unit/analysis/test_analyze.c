@@ -208,6 +208,102 @@ static void test_noisy_run_two_phases_robust_rates(void **state)
 	}
 }
 
+/* A recursive region: 60 outer instances of R (3 ms) each call R once in
+ * the middle (1 ms). An app counter counts 1e9/s in the outer's own time and
+ * 3e8/s inside the nested call; a sample every 50 us. Each sample belongs to
+ * the innermost instance of R: the nested calls fold as their own group, and
+ * the outer ones fold only the samples outside their nested call. */
+static void test_recursive_region_innermost_instance(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 1 << 16), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	uint32_t ids[1] = {1};
+	TRACE_PUT(rc, w, 0, trace_enc_counter_def, 1, TRACE_COUNTER_APP, "app::work");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "R");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_counter_set, ids, 1);
+	assert_int_equal(rc, 0);
+	double v = 0; /* counter value */
+	uint64_t t = 1000000, frames[1] = {0x401000};
+	unsigned long samples_outer_own = 0, samples_inner = 0;
+	for (int i = 0; i < 60; i++) {
+		uint64_t v64[1];
+		/* outer: 1 ms own, 1 ms nested, 1 ms own; a sample every 50 us */
+		uint64_t t0 = t;
+		v64[0] = (uint64_t)llround(v);
+		TRACE_PUT(rc, w, 1, trace_enc_enter, t0, 1, v64);
+		uint64_t off = 1000 + (uint64_t)(i * 7919 % 48) * 1000; /* sampling phase varies per instance */
+		for (int k = 0; k < 60; k++) {
+			uint64_t ts = t0 + off + 50000 * (uint64_t)k;
+			if (ts >= t0 + 1000000 && ts - 50000 < t0 + 1000000) {
+				v64[0] = (uint64_t)llround(v + 1e6);
+				TRACE_PUT(rc, w, 1, trace_enc_enter, t0 + 1000000, 1, v64);
+			}
+			if (ts >= t0 + 2000000 && ts - 50000 < t0 + 2000000) {
+				v64[0] = (uint64_t)llround(v + 1e6 + 3e5);
+				TRACE_PUT(rc, w, 1, trace_enc_exit, t0 + 2000000, 1, v64);
+			}
+			int inner = ts >= t0 + 1000000 && ts < t0 + 2000000;
+			/* value at ts: piecewise rates */
+			double rel = (double)(ts - t0) * 1e-9;
+			double val = v + (rel < 1e-3 ? 1e9 * rel
+			                             : rel < 2e-3 ? 1e6 + 3e8 * (rel - 1e-3) : 1e6 + 3e5 + 1e9 * (rel - 2e-3));
+			v64[0] = (uint64_t)llround(val);
+			TRACE_PUT(rc, w, 1, trace_enc_sample, ts, frames, 1, 0, v64);
+			if (inner)
+				samples_inner++;
+			else
+				samples_outer_own++;
+		}
+		v += 1e6 + 3e5 + 1e6;
+		v64[0] = (uint64_t)llround(v);
+		TRACE_PUT(rc, w, 1, trace_enc_exit, t0 + 3000000, 1, v64);
+		t = t0 + 3100000;
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, t);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	o.fit = "pwlr";
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "R");
+	assert_int_equal(r->instances, 120);
+	assert_int_equal(r->ngroups, 2);
+	/* the outer calls (most time) fold, with only their own samples */
+	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 3e6 - 1) < 0.01);
+	assert_true(r->folded);
+	assert_int_equal(r->samples_folded, samples_outer_own);
+	/* its own parts at 1e9/s; the nested call is a phase (no sample of its
+	 * own: a hole) across which the outer's counter rises at 3e8/s */
+	assert_int_equal(r->nphases, 3);
+	assert_true(fabs(r->phases[0].end - 1.0 / 3) < 0.01);
+	assert_true(fabs(r->phases[1].end - 2.0 / 3) < 0.01);
+	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.02);
+	assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.05);
+	assert_true(fabs(rate_of(&r->phases[2], "app::work") / 1e9 - 1) < 0.02);
+	fold_analysis_free(a);
+	/* the nested calls are a group of their own that folds: 3e8/s */
+	o.group = 0;
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	r = region(a, "R");
+	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 1e6 - 1) < 0.01);
+	assert_true(r->folded);
+	assert_int_equal(r->samples_folded, samples_inner);
+	assert_int_equal(r->nphases, 1);
+	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 3e8 - 1) < 0.02);
+	fold_analysis_free(a);
+}
+
 /* Hand-written trace: main { A { B } A { B B } } R { R { R } }, an exit
  * without enter, and a hook calibration of 10 ns. One tick = 1 ns. */
 static void test_exact_profile(void **state)
@@ -334,6 +430,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_synthetic_groups_outliers_phases_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
