@@ -545,6 +545,80 @@ static int curve_alloc(fold_curve *cv, size_t n, int band)
 	return 0;
 }
 
+/* Share of its duration instance in spent on the CPU (from the samples'
+ * CPU time), or -1 when unknown. */
+static double cpu_utilisation(fold__trace *const *tr, const fold__instance *in)
+{
+	const fold__trace *t = tr[in->proc];
+	const fold__thread *th = &t->threads[in->thread];
+	double v0, v1;
+	if (!th->cpu_cum || !(in->dur_ns > 0) ||
+	    fold__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
+	    fold__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))
+		return -1;
+	return (v1 - v0) / in->dur_ns;
+}
+
+/* Minimum share of the best group's CPU utilisation a group needs to be
+ * folded by default. */
+#define FOLD__MIN_RELATIVE_UTILISATION 0.9
+
+/* The group folded by default: the one with the largest total time among
+ * the groups whose instances run on the CPU about as much as the best
+ * group's. On a loaded machine preemption can make a stretched copy of the
+ * region's instances the largest group (a regular competitor preempts the
+ * same way every time, a mode of its own); those instances are the
+ * scheduler's, not the code's, and their median CPU utilisation gives them
+ * away. Without CPU time: the largest total time. */
+static size_t choose_group(ctx *c, fold_region_result *r, const fold__instance *inst, size_t n, const uint32_t *grp,
+                           const uint8_t *why, const fold__group_stat *gs, size_t ng)
+{
+	size_t sel = 0;
+	for (size_t k = 1; k < ng; k++)
+		if (gs[k].total > gs[sel].total)
+			sel = k;
+	if (ng < 2)
+		return sel;
+	double util[16];
+	double *u = malloc((n + 1) * sizeof *u);
+	if (!u)
+		return sel;
+	double best = -1;
+	for (size_t k = 0; k < ng && k < 16; k++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (grp[i] == k && why[i] == 0) {
+				double v = cpu_utilisation(c->tr, &inst[i]);
+				if (v >= 0)
+					u[m++] = v;
+			}
+		util[k] = -1;
+		if (m >= 3) {
+			qsort(u, m, sizeof *u, cmp_dbl);
+			util[k] = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
+			if (util[k] > best)
+				best = util[k];
+		}
+	}
+	free(u);
+	if (!(best > 0))
+		return sel;
+	size_t pick = SIZE_MAX;
+	for (size_t k = 0; k < ng && k < 16; k++)
+		if (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best)
+			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
+				pick = k;
+	if (pick != SIZE_MAX && pick != sel) {
+		warn(c, "region %s: group %zu (median %.3g ms) has the most time but its instances spend %.0f%% of it "
+		        "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
+		        "preemption or waiting (--group %zu folds it anyway)",
+		     r->name, sel, gs[sel].median / 1e6, 100 * util[sel], 100 * util[pick], pick, gs[pick].median / 1e6,
+		     sel);
+		sel = pick;
+	}
+	return sel;
+}
+
 static int fold_region(ctx *c, size_t g, fold_region_result *r)
 {
 	const fold_options *opt = c->opt;
@@ -589,9 +663,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		G->mean_duration_ns = gs[k].mean;
 		G->min_duration_ns = gs[k].min;
 		G->max_duration_ns = gs[k].max;
-		if (gs[k].total > gs[sel].total)
-			sel = k;
 	}
+	sel = choose_group(c, r, A->inst, n, grp, why, gs, ng);
 	if (opt->group >= 0) {
 		if ((size_t)opt->group < ng)
 			sel = (size_t)opt->group;

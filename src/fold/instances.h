@@ -49,7 +49,7 @@ enum fold__exclusion {
 	FOLD__EXCL_OUTLIER = 1,     /* duration outside median +- k*MAD of its group */
 	FOLD__EXCL_ISOLATED = 2,    /* duration cluster too small to be a group */
 	FOLD__EXCL_OTHER_GROUP = 3, /* belongs to a group that was not folded */
-	FOLD__EXCL_NESTED = 4,      /* recursive instance folded as part of its outer one */
+	FOLD__EXCL_NESTED = 4,      /* unused since recursive instances fold at every depth (kept: stable values) */
 };
 
 typedef struct fold__prof_thread {

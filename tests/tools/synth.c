@@ -209,7 +209,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			in->act = act;
 			in->dur = act;
 			if (c->preempt > 0 && uniform(&R) < c->preempt) {
-				in->pause_len = -c->preempt_mean_ns * log(uniform(&R));
+				double draw = uniform(&R);
+				in->pause_len = c->preempt_fixed ? c->preempt_mean_ns : -c->preempt_mean_ns * log(draw);
 				in->pause_at = t + act * uniform(&R);
 				in->dur += in->pause_len;
 			}

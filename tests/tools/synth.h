@@ -60,6 +60,7 @@ typedef struct synth_config {
 	unsigned jitter_phase;  /* the phase whose length phase_jitter varies */
 	double preempt;         /* share of instances preempted once, at a uniform random moment */
 	double preempt_mean_ns; /* mean length of a preemption (exponential); nothing counts meanwhile */
+	int preempt_fixed;      /* 1: every preemption lasts exactly preempt_mean_ns (a regular competitor) */
 	double outliers;        /* share of instances stalled */
 	double outlier_factor;  /* their duration multiplier (same events) */
 	int boundary_counters;  /* record counters at enter/exit (default 1) */

@@ -304,6 +304,40 @@ static void test_recursive_region_innermost_instance(void **state)
 	fold_analysis_free(a);
 }
 
+/* A regular competitor preempts 70% of the instances for exactly 2 ms: the
+ * stretched instances (3 ms) are a mode of their own with most of the time.
+ * Their low CPU utilisation gives them away: the unstretched group is
+ * folded, with a warning naming the other. */
+static void test_stretched_group_not_folded_by_default(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.preempt = 0.7;
+	c.preempt_mean_ns = 2e6;
+	c.preempt_fixed = 1;
+	c.noise = 0.02;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->ngroups, 2);
+	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 1e6 - 1) < 0.05);
+	check_two_phases(r);
+	int warned = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warned |= strstr(a->warnings[i].what, "stretched by preemption") != NULL;
+	assert_true(warned);
+	fold_analysis_free(a);
+}
+
 /* Hand-written trace: main { A { B } A { B B } } R { R { R } }, an exit
  * without enter, and a hook calibration of 10 ns. One tick = 1 ns. */
 static void test_exact_profile(void **state)
@@ -431,6 +465,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
