@@ -92,7 +92,8 @@ static int run(const char *path, const synth_config *c, const char *fit, unsigne
 				p++;
 			for (size_t k = 0; k < r->phases[p].nrates; k++)
 				if (!strcmp(r->phases[p].rate_names[k], "app::work"))
-					res->interior_err = fmax(res->interior_err, fabs(r->phases[p].rates[k] - truth) / truth);
+					res->interior_err = fmax(res->interior_err,
+					                         fabs(r->phases[p].rates[k] - truth) / truth);
 		}
 		const fold_series *s = &r->series[0];
 		sum = 0;
@@ -119,8 +120,8 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	const double spi[] = {2, 5, 10, 20, 50};
 	const unsigned insts[] = {50, 200, 1000};
-	printf("%-6s %-6s %9s %7s | %-28s | %-28s\n", "s/inst", "inst", "folded", "phases", "folding: boundary rate curve",
-	       "fine, 1 instance: bnd rate");
+	printf("%-6s %-6s %9s %7s | %-28s | %-28s\n", "s/inst", "inst", "folded", "phases",
+	       "folding: boundary rate curve", "fine, 1 instance: bnd rate");
 	for (size_t i = 0; i < sizeof spi / sizeof *spi; i++)
 		for (size_t j = 0; j < sizeof insts / sizeof *insts; j++) {
 			synth_config c;
@@ -140,18 +141,19 @@ int main(int argc, char **argv)
 			one.period_ns = 1e6 / (double)(f.folded ? f.folded : 1);
 			if (run(path, &one, "kriging", 1, &b))
 				return 1;
-			printf("%-6g %-6u %9lu %7zu | %8.3f%% %8.3f%% %8.3f%% | %8.3f%% %8.3f%%\n", spi[i], insts[j], f.folded,
-			       f.nphases, 100 * f.boundary_err, 100 * f.rate_err, 100 * f.curve_err, 100 * b.boundary_err,
-			       100 * b.rate_err);
+			printf("%-6g %-6u %9lu %7zu | %8.3f%% %8.3f%% %8.3f%% | %8.3f%% %8.3f%%\n", spi[i],
+			       insts[j], f.folded, f.nphases, 100 * f.boundary_err, 100 * f.rate_err,
+			       100 * f.curve_err, 100 * b.boundary_err, 100 * b.rate_err);
 		}
 	/* Noisy runs, as on a loaded machine: 30% of the instances preempted once
 	 * (exponential, mean 30% of the instance: a tail of stretched durations
 	 * and flat stretches in every counter), the second phase's length varies
 	 * by 16% (the instance's by 10%: the switch smears), an extra app counter
 	 * with 50% noise, 2% counter noise. Phase rates read at x = 0.2 and 0.7. */
-	printf("\nnoisy runs: 30%% preempted (exp. tail), 16%% phase-length jitter, a 50%%-noise extra counter\n");
-	printf("%-6s %-6s %9s %7s %7s | %-9s %-9s\n", "s/inst", "inst", "folded", "groups", "phases", "boundary",
-	       "rates");
+	printf("\nnoisy runs: 30%% preempted (exp. tail), 16%% phase-length jitter, a 50%%-noise extra "
+	       "counter\n");
+	printf("%-6s %-6s %9s %7s %7s | %-9s %-9s\n", "s/inst", "inst", "folded", "groups", "phases",
+	       "boundary", "rates");
 	const double nspi[] = {5, 20};
 	const unsigned ninsts[] = {200, 1000};
 	for (size_t i = 0; i < 2; i++)
@@ -173,8 +175,8 @@ int main(int argc, char **argv)
 			result f;
 			if (run(path, &c, "pwlr", 3, &f))
 				return 1;
-			printf("%-6g %-6u %9lu %7zu %7zu | %8.3f%% %8.3f%%\n", nspi[i], ninsts[j], f.folded, f.ngroups,
-			       f.nphases, 100 * f.boundary_err, 100 * f.interior_err);
+			printf("%-6g %-6u %9lu %7zu %7zu | %8.3f%% %8.3f%%\n", nspi[i], ninsts[j], f.folded,
+			       f.ngroups, f.nphases, 100 * f.boundary_err, 100 * f.interior_err);
 		}
 	/* Grouping: 1 ms (2/3) and 3 ms (1/3) instances, 4% stalled x5. */
 	synth_config c;
@@ -230,10 +232,11 @@ int main(int argc, char **argv)
 		int truth = r->inst[k].duration_ns < 5.1e6; /* not stretched (by more than 2%) */
 		right += truth == (r->inst[k].used != 0);
 	}
-	printf("grouping, preemption tail: %zu group(s) found (truth 1), folded group centre %.3f ms (truth 5), "
-	       "%lu of %zu instances classified right (%.2f%%); phases %zu, rates off by %.2f%%\n",
-	       r->ngroups, r->groups[r->selected_group].median_duration_ns / 1e6, right, r->ninst,
-	       100.0 * right / r->ninst, f.nphases, 100 * f.interior_err);
+	printf(
+	    "grouping, preemption tail: %zu group(s) found (truth 1), folded group centre %.3f ms (truth 5), "
+	    "%lu of %zu instances classified right (%.2f%%); phases %zu, rates off by %.2f%%\n",
+	    r->ngroups, r->groups[r->selected_group].median_duration_ns / 1e6, right, r->ninst,
+	    100.0 * right / r->ninst, f.nphases, 100 * f.interior_err);
 	fold_analysis_free(a);
 	unlink(path);
 	printf("command: %s %s\n", argv[0], dir);

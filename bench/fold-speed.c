@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 		if (dt < best)
 			best = dt;
 	}
-	printf("ingest, 1 thread:  %lu samples in %.3f s CPU = %.1f M samples/s per core\n", ns, best, ns / best / 1e6);
+	printf("ingest, 1 thread:  %lu samples in %.3f s CPU = %.1f M samples/s per core\n", ns, best,
+	       ns / best / 1e6);
 	const char *two[2] = {big, big2};
 	fold__trace **tt = NULL;
 	best = 1e30;
@@ -147,8 +148,8 @@ int main(int argc, char **argv)
 			fold__kriging_result kr;
 			fold__kriging_fit(s->px, s->py, s->npoints, &ko, s->fit.x, s->fit.n, &kr);
 			double f2 = now();
-			printf("  pwlr alone %.3f s, Kriging alone %.3f s (one series of %zu points)\n", f1 - f0, f2 - f1,
-			       s->npoints);
+			printf("  pwlr alone %.3f s, Kriging alone %.3f s (one series of %zu points)\n",
+			       f1 - f0, f2 - f1, s->npoints);
 			fold__pwlr_result_free(&pr);
 			fold__kriging_result_free(&kr);
 		}
@@ -158,8 +159,9 @@ int main(int argc, char **argv)
 		if (t3 - t2 < tall)
 			tall = t3 - t2;
 	}
-	printf("  fold_analyze %.3f s, of which loading %.3f s: fold + both fits + models + attribution %.3f s\n", tall,
-	       tload, tall - tload);
+	printf("  fold_analyze %.3f s, of which loading %.3f s: fold + both fits + models + attribution %.3f "
+	       "s\n",
+	       tall, tload, tall - tload);
 	printf("command: %s %s\n", argv[0], dir);
 	unlink(big);
 	unlink(big2);

@@ -72,7 +72,10 @@ typedef struct ctx {
 	int rc;
 } ctx;
 
-static char *xstrdup(const char *s) { return strdup(s ? s : ""); }
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
 
 static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xasprintf(const char *fmt, ...)
@@ -176,13 +179,18 @@ static int fill_processes(ctx *c)
 			p->duration_ns = 0;
 		for (size_t k = 0; k < t->nstats; k++)
 			if (!strncmp(t->stats[k].key, "samples.dropped.", 16) && t->stats[k].value)
-				warn(c, "%s: %llu samples dropped (%s)", t->path, (unsigned long long)t->stats[k].value,
-				     t->stats[k].key + 16);
+				warn(c, "%s: %llu samples dropped (%s)", t->path,
+				     (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
 		if (t->nsalvage)
-			warn(c, "%s: the trace was damaged; %zu problem(s) while reading it (see the run section)", t->path,
-			     t->nsalvage);
+			warn(c,
+			     "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
+			     "section)",
+			     t->path, t->nsalvage);
 		if (t->nclock < 2 && !fold__trace_info(t, "clock.tick_hz") && t->nthreads)
-			warn(c, "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as nanoseconds", t->path);
+			warn(c,
+			     "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
+			     "nanoseconds",
+			     t->path);
 	}
 	/* Sampling configuration, from the first trace that says. */
 	for (size_t i = 0; i < c->ntr && !a->sample_config; i++) {
@@ -190,10 +198,12 @@ static int fill_processes(ctx *c)
 		const char *src = fold__trace_info(t, "sample.source");
 		if (!src)
 			continue;
-		const char *ev = fold__trace_info(t, "sample.event"), *per = fold__trace_info(t, "sample.period"),
+		const char *ev = fold__trace_info(t, "sample.event"),
+		           *per = fold__trace_info(t, "sample.period"),
 		           *jit = fold__trace_info(t, "sample.jitter");
-		a->sample_config = xasprintf("%s%s%s%s%s%s%s", src, ev ? " " : "", ev ? ev : "",
-		                             per ? " period " : "", per ? per : "", jit ? " jitter " : "", jit ? jit : "");
+		a->sample_config =
+		    xasprintf("%s%s%s%s%s%s%s", src, ev ? " " : "", ev ? ev : "", per ? " period " : "",
+		              per ? per : "", jit ? " jitter " : "", jit ? jit : "");
 	}
 	return 0;
 }
@@ -268,7 +278,8 @@ static int map_regions(ctx *c)
 				maxid = t->reg[k].id;
 		for (size_t th = 0; th < t->nthreads; th++)
 			for (size_t e = 0; e < t->threads[th].nev; e++)
-				if (t->threads[th].ev[e].region > maxid && t->threads[th].ev[e].region < (1u << 24))
+				if (t->threads[th].ev[e].region > maxid &&
+				    t->threads[th].ev[e].region < (1u << 24))
 					maxid = t->threads[th].ev[e].region;
 		c->nmap[i] = (size_t)maxid + 1;
 		c->map[i] = malloc(c->nmap[i] * sizeof **c->map);
@@ -281,7 +292,8 @@ static int map_regions(ctx *c)
 			char buf[64];
 			const char *name = d->name;
 			if (!name || !*name)
-				name = fold__attrib_function_name(c->attrib, (unsigned)i, d->address, buf, sizeof buf);
+				name = fold__attrib_function_name(c->attrib, (unsigned)i, d->address, buf,
+				                                  sizeof buf);
 			if (region_index(c, name, d->kind, d->address, &c->map[i][d->id]))
 				return -ENOMEM;
 		}
@@ -299,7 +311,8 @@ static int map_regions(ctx *c)
 				}
 			}
 		if (undefined)
-			warn(c, "%s: %zu region id(s) used without a definition; shown as region#ID", t->path, undefined);
+			warn(c, "%s: %zu region id(s) used without a definition; shown as region#ID", t->path,
+			     undefined);
 	}
 	return 0;
 }
@@ -405,8 +418,10 @@ static int build_profile(ctx *c, fold__callpairs *pairs)
 	for (size_t g = 0; g < c->nreg; g++) {
 		const fold__region_acc *A = &c->acc[g];
 		if (A->unclosed || A->stray_exit)
-			warn(c, "region %s: unbalanced enter/exit (%lu entered but never exited, %lu exits without enter); "
-			        "those calls are left out of its instances",
+			warn(c,
+			     "region %s: unbalanced enter/exit (%lu entered but never exited, %lu exits "
+			     "without enter); "
+			     "those calls are left out of its instances",
 			     c->reg[g].name, A->unclosed, A->stray_exit);
 	}
 	for (size_t i = 0; i < c->ntr; i++)
@@ -415,8 +430,10 @@ static int build_profile(ctx *c, fold__callpairs *pairs)
 			const char *name = "?";
 			if (th->region < c->nmap[i] && c->map[i][th->region] != UINT32_MAX)
 				name = c->reg[c->map[i][th->region]].name;
-			warn(c, "function %s was throttled at %.3f s after %llu calls (mean %llu ns): later calls are not "
-			        "recorded",
+			warn(c,
+			     "function %s was throttled at %.3f s after %llu calls (mean %llu ns): later "
+			     "calls are not "
+			     "recorded",
 			     name, fold__tick_ns(c->tr[i], th->tick) / 1e9, (unsigned long long)th->calls,
 			     (unsigned long long)th->mean_ns);
 		}
@@ -570,8 +587,8 @@ static double cpu_utilisation(fold__trace *const *tr, const fold__instance *in)
  * same way every time, a mode of its own); those instances are the
  * scheduler's, not the code's, and their median CPU utilisation gives them
  * away. Without CPU time: the largest total time. */
-static size_t choose_group(ctx *c, fold_region_result *r, const fold__instance *inst, size_t n, const uint32_t *grp,
-                           const uint8_t *why, const fold__group_stat *gs, size_t ng)
+static size_t choose_group(ctx *c, fold_region_result *r, const fold__instance *inst, size_t n,
+                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng)
 {
 	size_t sel = 0;
 	for (size_t k = 1; k < ng; k++)
@@ -609,11 +626,13 @@ static size_t choose_group(ctx *c, fold_region_result *r, const fold__instance *
 			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
 				pick = k;
 	if (pick != SIZE_MAX && pick != sel) {
-		warn(c, "region %s: group %zu (median %.3g ms) has the most time but its instances spend %.0f%% of it "
-		        "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
-		        "preemption or waiting (--group %zu folds it anyway)",
-		     r->name, sel, gs[sel].median / 1e6, 100 * util[sel], 100 * util[pick], pick, gs[pick].median / 1e6,
-		     sel);
+		warn(c,
+		     "region %s: group %zu (median %.3g ms) has the most time but its instances spend %.0f%% "
+		     "of it "
+		     "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
+		     "preemption or waiting (--group %zu folds it anyway)",
+		     r->name, sel, gs[sel].median / 1e6, 100 * util[sel], 100 * util[pick], pick,
+		     gs[pick].median / 1e6, sel);
 		sel = pick;
 	}
 	return sel;
@@ -628,7 +647,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	series_work *sw = NULL;
 	size_t nsw = 0;
 	fold__pwlr_series *ps = NULL;
-	size_t *pw = NULL; /* series -> index among the pwlr series, SIZE_MAX = none */
+	size_t *pw = NULL;             /* series -> index among the pwlr series, SIZE_MAX = none */
 	fold__instance *pieces = NULL; /* samples attached to the innermost instance */
 	size_t npieces = 0;
 	fold__pwlr_result pr;
@@ -669,8 +688,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		if ((size_t)opt->group < ng)
 			sel = (size_t)opt->group;
 		else
-			warn(c, "region %s: group %d requested but it has %zu group(s); folding group %zu", r->name,
-			     opt->group, ng, sel);
+			warn(c, "region %s: group %d requested but it has %zu group(s); folding group %zu",
+			     r->name, opt->group, ng, sel);
 	}
 	r->selected_group = (unsigned)sel;
 	/* Every instance folds, nested ones of a recursive region too: a sample
@@ -708,17 +727,20 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	r->folded_mean_duration_ns = used ? used_ns / (double)used : 0;
 	r->samples_folded = sfold;
 	if (outl)
-		warn(c, "region %s: %lu instance(s) of the folded group excluded as duration outliers (outside median "
-		        "+- %.1f MAD, or isolated durations)",
+		warn(c,
+		     "region %s: %lu instance(s) of the folded group excluded as duration outliers (outside "
+		     "median "
+		     "+- %.1f MAD, or isolated durations)",
 		     r->name, outl, go.outlier_k);
 	if (used < opt->min_instances || used == 0) {
-		r->reason = xasprintf("%lu instance(s) usable, at least %u needed to fold", used, opt->min_instances);
+		r->reason =
+		    xasprintf("%lu instance(s) usable, at least %u needed to fold", used, opt->min_instances);
 		rc = r->reason ? 0 : -ENOMEM;
 		goto out;
 	}
 	if (sfold < opt->min_samples) {
-		r->reason = xasprintf("%lu sample(s) inside usable instances, at least %u needed to fold", sfold,
-		                      opt->min_samples);
+		r->reason = xasprintf("%lu sample(s) inside usable instances, at least %u needed to fold",
+		                      sfold, opt->min_samples);
 		rc = r->reason ? 0 : -ENOMEM;
 		goto out;
 	}
@@ -803,7 +825,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		pw[k] = SIZE_MAX;
 		if (sw[k].skind != FOLD__SER_WALL) {
 			pw[k] = nps;
-			ps[nps++] = (fold__pwlr_series){sw[k].f.x, sw[k].f.y, sw[k].f.n, sw[k].f.inst, sw[k].rates_only};
+			ps[nps++] = (fold__pwlr_series){sw[k].f.x, sw[k].f.y, sw[k].f.n, sw[k].f.inst,
+			                                sw[k].rates_only};
 		}
 	}
 	if (!nps) {
@@ -855,11 +878,14 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 				}
 				o->fit_error = kr.rms;
 				if (k == 0) {
-					set_kv(&r->fit_params, &r->nfit_params, "kriging.kernel", xstrdup("matern32"));
+					set_kv(&r->fit_params, &r->nfit_params, "kriging.kernel",
+					       xstrdup("matern32"));
 					set_kv(&r->fit_params, &r->nfit_params, "kriging.length_scale",
 					       xasprintf("%.6g", kr.length_scale));
-					set_kv(&r->fit_params, &r->nfit_params, "kriging.nugget_ratio", xasprintf("%.6g", kr.eta));
-					set_kv(&r->fit_params, &r->nfit_params, "kriging.bins", xasprintf("%zu", kr.nbins));
+					set_kv(&r->fit_params, &r->nfit_params, "kriging.nugget_ratio",
+					       xasprintf("%.6g", kr.eta));
+					set_kv(&r->fit_params, &r->nfit_params, "kriging.bins",
+					       xasprintf("%zu", kr.nbins));
 					set_kv(&r->fit_params, &r->nfit_params, "kriging.approximation",
 					       xasprintf("%s", kr.approximation));
 				}
@@ -867,7 +893,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 				continue;
 			}
 			fold__kriging_result_free(&kr);
-			warn(c, "region %s, %s: Kriging fit failed; showing the piecewise-linear fit", r->name, o->name);
+			warn(c, "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
+			     r->name, o->name);
 		}
 		for (size_t i = 0; i < G; i++) {
 			double x = o->fit.x[i];
@@ -891,7 +918,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.min_len", xasprintf("%g", po.min_len));
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.bic", xasprintf("%.6g", pr.bic));
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.bic_segments", xasprintf("%zu", pr.bic_segments));
-	set_kv(&r->fit_params, &r->nfit_params, "pwlr.transitions_absorbed", xasprintf("%zu", pr.transitions));
+	set_kv(&r->fit_params, &r->nfit_params, "pwlr.transitions_absorbed",
+	       xasprintf("%zu", pr.transitions));
 	set_kv(&r->fit_params, &r->nfit_params, "pwlr.smear", xasprintf("%.4g", po.smear));
 	{
 		/* Which series placed the boundaries, with their robust noise and design effect. */
@@ -899,8 +927,9 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		for (size_t k = 0; k < nsw; k++) {
 			if (pw[k] >= pr.nseries || sw[k].rates_only)
 				continue;
-			char *nl = xasprintf("%s%s%s (sigma %.3g, design effect %.3g)", list ? list : "", list ? ", " : "",
-			                     r->series[k].name, pr.sigma[pw[k]], pr.deff[pw[k]]);
+			char *nl =
+			    xasprintf("%s%s%s (sigma %.3g, design effect %.3g)", list ? list : "",
+			              list ? ", " : "", r->series[k].name, pr.sigma[pw[k]], pr.deff[pw[k]]);
 			free(list);
 			list = nl;
 			if (!list)
@@ -919,7 +948,8 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		fold_phase *ph = &r->phases[p];
 		ph->start = pr.bounds[p];
 		ph->end = pr.bounds[p + 1];
-		ph->rate_names = calloc(nsw + fold__models_max_metrics(c->models) + 1, sizeof *ph->rate_names);
+		ph->rate_names =
+		    calloc(nsw + fold__models_max_metrics(c->models) + 1, sizeof *ph->rate_names);
 		ph->rates = calloc(nsw + fold__models_max_metrics(c->models) + 1, sizeof *ph->rates);
 		if (!ph->rate_names || !ph->rates)
 			goto out;
@@ -946,8 +976,10 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 	}
 	for (size_t p = 0; p < r->nphases; p++)
 		if (r->phases[p].samples < 10)
-			warn(c, "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s); its rates are uncertain", r->name,
-			     p + 1, r->phases[p].start, r->phases[p].end, r->phases[p].samples);
+			warn(c,
+			     "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s); its rates are "
+			     "uncertain",
+			     r->name, p + 1, r->phases[p].start, r->phases[p].end, r->phases[p].samples);
 	rc = fold__models_apply(c->models, r);
 	if (rc)
 		goto out;
@@ -1184,7 +1216,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		double h = hook_overhead(c.tr[i]);
 		if (h > 0)
 			c.a->hook_overhead_ns = h;
-		rc = fold__instances_build(c.tr[i], (unsigned)i, c.map[i], c.nmap[i], c.acc, c.nreg, h, &pairs);
+		rc = fold__instances_build(c.tr[i], (unsigned)i, c.map[i], c.nmap[i], c.acc, c.nreg, h,
+		                           &pairs);
 		if (rc)
 			goto fail_nomem;
 		for (size_t t = 0; t < c.tr[i]->nthreads; t++)

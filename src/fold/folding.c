@@ -35,8 +35,8 @@ static int value_at(const fold__trace *t, const fold__thread *th, size_t k, uint
 
 /* Linear interpolation between the nearest samples carrying the counter on
  * either side of the event. */
-static int interpolate(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id, int cpu,
-                       double *v)
+static int interpolate(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id,
+                       int cpu, double *v)
 {
 	size_t k = ev->nsamples;
 	double vb = 0, va = 0;
@@ -67,8 +67,8 @@ static int interpolate(const fold__trace *t, const fold__thread *th, const fold_
 	return -ENOENT;
 }
 
-int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id, int cpu,
-                         size_t sb, size_t se, int is_exit, double *v)
+int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id,
+                         int cpu, size_t sb, size_t se, int is_exit, double *v)
 {
 	if (!cpu && ev->cset) {
 		int j = fold__cset_find(&t->csets[ev->cset], id);
@@ -181,8 +181,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst, const fold__fold_spec *spec,
-                      fold__folded *out)
+int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+                      const fold__fold_spec *spec, fold__folded *out)
 {
 	memset(out, 0, sizeof *out);
 	int cpu = spec->kind == FOLD__SER_CPU;
@@ -250,7 +250,8 @@ static int fold_instances(fold__trace *const *tr, const fold__instance *inst, si
 			irate[out->ninst] = in->dur_ns > 0 && v1 > v0 ? (v1 - v0) / in->dur_ns : 0;
 			out->ninst++;
 			out->sum_dur_ns += in->dur_ns;
-			if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) && exact_at(t, &th->ev[in->ev_exit], id))
+			if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) &&
+			    exact_at(t, &th->ev[in->ev_exit], id))
 				out->nexact++;
 			if (total <= 0)
 				out->nzero++;

@@ -40,11 +40,11 @@ typedef struct fold__folded {
 	double *x, *y;
 	uint32_t *inst; /* index (into the instance array) of each point's instance */
 	size_t n, cap;
-	double sum_total;  /* events (or CPU ns) over contributing instances */
-	double sum_dur_ns; /* their summed duration */
-	size_t ninst;      /* instances that carry the counter */
-	size_t nexact;     /* ... whose boundary values were recorded at enter and exit */
-	size_t nzero;      /* ... with no event (contribute no point) */
+	double sum_total;   /* events (or CPU ns) over contributing instances */
+	double sum_dur_ns;  /* their summed duration */
+	size_t ninst;       /* instances that carry the counter */
+	size_t nexact;      /* ... whose boundary values were recorded at enter and exit */
+	size_t nzero;       /* ... with no event (contribute no point) */
 	double median_rate; /* median over those instances of total / duration (per ns): the
 	                       typical instance's rate, which stretched instances do not lower */
 } fold__folded;
@@ -53,8 +53,8 @@ typedef struct fold__folded {
  * with used != 0: points from each piece's own samples; boundary values,
  * totals and counts once per instance (its first piece). Point i's instance
  * is inst[].id. */
-int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst, const fold__fold_spec *spec,
-                      fold__folded *out);
+int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+                      const fold__fold_spec *spec, fold__folded *out);
 void fold__folded_free(fold__folded *f);
 
 /* Value of counter id at sample k of thread th, or -1 when absent. */
@@ -65,7 +65,7 @@ int fold__sample_value(const fold__trace *t, const fold__thread *th, size_t k, u
  * extrapolated from the instance's first (last) two samples carrying it;
  * else interpolated between the nearest samples on either side. Returns 0
  * or -ENOENT when no sample nor event carries the counter near it. */
-int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id, int cpu,
-                         size_t sb, size_t se, int is_exit, double *v);
+int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id,
+                         int cpu, size_t sb, size_t se, int is_exit, double *v);
 
 #endif

@@ -215,8 +215,8 @@ static double density_dip(const keyed *k, size_t n, size_t a0, size_t a1, size_t
 	return cmin + 2 * sqrt(cmin + 1) - 0.5 * small;
 }
 
-int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group, uint8_t *why,
-                          size_t *ngroups, fold__group_stat *stats)
+int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
+                          uint8_t *why, size_t *ngroups, fold__group_stat *stats)
 {
 	int rc = -ENOMEM;
 	keyed *k = NULL;
@@ -335,7 +335,8 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 			double mean[2], sd[2];
 			for (int h = 0; h < 2; h++) {
 				size_t a0 = cuts[q + h], a1 = cuts[q + h + 1];
-				double c = C.c[a1] - C.c[a0], sm = C.s[a1] - C.s[a0], ss = C.ss[a1] - C.ss[a0];
+				double c = C.c[a1] - C.c[a0], sm = C.s[a1] - C.s[a0],
+				       ss = C.ss[a1] - C.ss[a0];
 				mean[h] = c > 0 ? sm / c : 0;
 				double var = c > 0 ? ss / c - mean[h] * mean[h] : 0;
 				var = (var > 0 ? var : 0) + C.h2;

@@ -46,7 +46,7 @@ typedef struct fold__group_stat {
 /* dur[n] durations; fills group[n] (0..*ngroups-1) and why[n]
  * (0 used, 1 outlier, 2 isolated). stats (may be NULL) receives up to
  * max_groups entries. Returns 0 or -ENOMEM. */
-int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group, uint8_t *why,
-                          size_t *ngroups, fold__group_stat *stats);
+int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
+                          uint8_t *why, size_t *ngroups, fold__group_stat *stats);
 
 #endif

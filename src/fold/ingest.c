@@ -75,7 +75,10 @@ static void big_free(void *p, size_t cap, size_t elem)
 		munmap(p, page_round(cap * elem));
 }
 
-static char *dup_str(const char *s) { return strdup(s ? s : ""); }
+static char *dup_str(const char *s)
+{
+	return strdup(s ? s : "");
+}
 
 const char *fold__trace_info(const fold__trace *t, const char *key)
 {
@@ -289,7 +292,8 @@ static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint3
 	size_t j = h & (t->hash_cap - 1);
 	while (t->stk_hash[j]) {
 		uint32_t id = t->stk_hash[j];
-		if (t->stk_depth[id] == depth && !memcmp(t->frames + t->stk_off[id], frames, depth * sizeof *frames)) {
+		if (t->stk_depth[id] == depth &&
+		    !memcmp(t->frames + t->stk_off[id], frames, depth * sizeof *frames)) {
 			*id_out = id;
 			return 0;
 		}
@@ -491,7 +495,8 @@ static int on_record(loader *L, const trace_record *r)
 	case TRACE_REC_SAMPLE: {
 		if (!(th = thread_of(L, r->stream)))
 			return -ENOMEM;
-		if (th->nsmp == th->cap_smp && big_grow((void **)&th->smp, &th->cap_smp, th->nsmp + 1, sizeof *th->smp))
+		if (th->nsmp == th->cap_smp &&
+		    big_grow((void **)&th->smp, &th->cap_smp, th->nsmp + 1, sizeof *th->smp))
 			return -ENOMEM;
 		fold__sample *s = &th->smp[th->nsmp];
 		s->tick = r->tick;
@@ -513,8 +518,7 @@ static int on_record(loader *L, const trace_record *r)
 		see_tick(t, r->tick);
 		return 0;
 	}
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -523,7 +527,8 @@ static void finish_clock(fold__trace *t)
 	const char *hz = fold__trace_info(t, "clock.tick_hz");
 	double tick_hz = hz ? strtod(hz, NULL) : 0;
 	if (t->nclock >= 2 && t->clk_tick1 > t->clk_tick0 && t->clk_mono1 > t->clk_mono0)
-		t->ns_per_tick = (double)(t->clk_mono1 - t->clk_mono0) / (double)(t->clk_tick1 - t->clk_tick0);
+		t->ns_per_tick =
+		    (double)(t->clk_mono1 - t->clk_mono0) / (double)(t->clk_tick1 - t->clk_tick0);
 	else if (tick_hz > 0)
 		t->ns_per_tick = 1e9 / tick_hz;
 	else
@@ -651,7 +656,8 @@ static void *load_worker(void *arg)
 		pthread_mutex_unlock(&j->lock);
 		if (i >= j->n)
 			return NULL;
-		j->rcs[i] = fold__trace_load(j->paths[i], &j->traces[i], diag_locked, j, j->errs[i], sizeof j->errs[i]);
+		j->rcs[i] = fold__trace_load(j->paths[i], &j->traces[i], diag_locked, j, j->errs[i],
+		                             sizeof j->errs[i]);
 	}
 }
 

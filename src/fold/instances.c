@@ -239,8 +239,8 @@ int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *m
 	}
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		size_t ntouched = 0;
-		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, acc, nacc, hook_ns, pairs, tp, active, touched,
-		                 &ntouched);
+		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, acc, nacc, hook_ns, pairs, tp, active,
+		                 touched, &ntouched);
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			fold__region_acc *A = &acc[g];
@@ -248,8 +248,8 @@ int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *m
 				rc = -ENOMEM;
 				break;
 			}
-			A->pt[A->npt++] = (fold__prof_thread){proc, (uint32_t)ti, tp[g].calls, tp[g].incl, tp[g].excl,
-			                                      tp[g].min, tp[g].max};
+			A->pt[A->npt++] = (fold__prof_thread){
+			    proc, (uint32_t)ti, tp[g].calls, tp[g].incl, tp[g].excl, tp[g].min, tp[g].max};
 		}
 		for (size_t k = 0; k < ntouched; k++)
 			memset(&tp[touched[k]], 0, sizeof *tp);

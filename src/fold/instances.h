@@ -34,13 +34,13 @@ typedef struct fold__instance {
 	double start_ns, dur_ns;
 	uint32_t proc, thread; /* trace index, thread index in that trace */
 	uint32_t ev_enter, ev_exit;
-	uint32_t sb, se; /* sample range (of a piece: the samples it owns) */
-	uint32_t isb, ise; /* the whole instance's sample range */
-	uint32_t id;       /* index of the instance in its region (pieces of one instance share it) */
+	uint32_t sb, se;      /* sample range (of a piece: the samples it owns) */
+	uint32_t isb, ise;    /* the whole instance's sample range */
+	uint32_t id;          /* index of the instance in its region (pieces of one instance share it) */
 	uint32_t nested_same; /* how many instances of the same region enclose it */
 	uint32_t group;
 	uint8_t used;
-	uint8_t why; /* fold__exclusion */
+	uint8_t why;  /* fold__exclusion */
 	uint8_t cont; /* 1: a further piece of the same instance (see fold__instance_pieces) */
 } fold__instance;
 
@@ -49,7 +49,8 @@ enum fold__exclusion {
 	FOLD__EXCL_OUTLIER = 1,     /* duration outside median +- k*MAD of its group */
 	FOLD__EXCL_ISOLATED = 2,    /* duration cluster too small to be a group */
 	FOLD__EXCL_OTHER_GROUP = 3, /* belongs to a group that was not folded */
-	FOLD__EXCL_NESTED = 4,      /* unused since recursive instances fold at every depth (kept: stable values) */
+	FOLD__EXCL_NESTED =
+	    4, /* unused since recursive instances fold at every depth (kept: stable values) */
 };
 
 typedef struct fold__prof_thread {

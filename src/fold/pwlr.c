@@ -120,7 +120,10 @@ static size_t lower_bound(const double *x, size_t n, double v)
 	return lo;
 }
 
-static size_t upper_index(const sser *s, double v) { return v >= 1.0 ? s->n : lower_bound(s->x, s->n, v); }
+static size_t upper_index(const sser *s, double v)
+{
+	return v >= 1.0 ? s->n : lower_bound(s->x, s->n, v);
+}
 
 static void sser_free(sser *s)
 {
@@ -254,7 +257,8 @@ static int median_reference(const sser *s, double *ref)
 		ref[i] = select_kth(buf, w, h);
 		for (size_t j = prev + 1; j < i; j++) {
 			double dx = s->x[i] - s->x[prev];
-			double t = dx > 0 ? (s->x[j] - s->x[prev]) / dx : (double)(j - prev) / (double)(i - prev);
+			double t =
+			    dx > 0 ? (s->x[j] - s->x[prev]) / dx : (double)(j - prev) / (double)(i - prev);
 			ref[j] = ref[prev] + t * (ref[i] - ref[prev]);
 		}
 		prev = i;
@@ -265,13 +269,15 @@ static int median_reference(const sser *s, double *ref)
 	for (size_t i = 0; i < ilo; i++)
 		ref[i] = s->x[ilo] > 0 ? ref[ilo] * s->x[i] / s->x[ilo] : ref[ilo];
 	for (size_t i = ihi + 1; i < n; i++)
-		ref[i] = s->x[ihi] < 1 ? ref[ihi] + (1 - ref[ihi]) * (s->x[i] - s->x[ihi]) / (1 - s->x[ihi]) : ref[ihi];
+		ref[i] = s->x[ihi] < 1 ? ref[ihi] + (1 - ref[ihi]) * (s->x[i] - s->x[ihi]) / (1 - s->x[ihi])
+		                       : ref[ihi];
 	return 0;
 }
 
 /* Robust sigma of the raw residuals from ref, winsorised working y, design
  * effect, prefix sums. tmp holds n doubles, isum ninst doubles. */
-static void winsorise(sser *s, const double *ref, double clip, double *tmp, double *isum, int from_differences)
+static void winsorise(sser *s, const double *ref, double clip, double *tmp, double *isum,
+                      int from_differences)
 {
 	size_t n = s->n;
 	size_t m = 0;
@@ -285,7 +291,8 @@ static void winsorise(sser *s, const double *ref, double clip, double *tmp, doub
 			size_t a = i >= h ? i - h : 0, b = i + h < n ? i + h : n - 1;
 			double dx = s->x[b] - s->x[a];
 			double slope = dx > 0 ? (ref[b] - ref[a]) / dx : 0;
-			tmp[m++] = fabs((s->yr[i + 1] - s->yr[i]) - slope * (s->x[i + 1] - s->x[i])) / M_SQRT2;
+			tmp[m++] =
+			    fabs((s->yr[i + 1] - s->yr[i]) - slope * (s->x[i + 1] - s->x[i])) / M_SQRT2;
 		}
 	} else {
 		for (size_t i = 0; i < n; i++)
@@ -341,7 +348,6 @@ static void winsorise(sser *s, const double *ref, double clip, double *tmp, doub
 	s->w = s->detect ? 1.0 / (sigma * sigma * s->deff) : 0;
 	prefix_sums(s);
 }
-
 
 /* Cost of the segment [xa, xb) in x, exact on the points. */
 static double joint_cost_x(const sser *S, size_t ns, double xa, double xb)
@@ -461,8 +467,10 @@ static int meaningful(const sser *S, size_t ns, double xa, double xm, double xb,
 		if (!(l1.vxx > 0) || !(l2.vxx > 0))
 			continue;
 		double gap = fabs((l2.icpt + l2.slope * xm) - (l1.icpt + l1.slope * xm));
-		double v1 = l1.sse / (l1.n - 2) * S[k].deff * (1 / l1.n + (xm - l1.xbar) * (xm - l1.xbar) / l1.vxx);
-		double v2 = l2.sse / (l2.n - 2) * S[k].deff * (1 / l2.n + (xm - l2.xbar) * (xm - l2.xbar) / l2.vxx);
+		double v1 =
+		    l1.sse / (l1.n - 2) * S[k].deff * (1 / l1.n + (xm - l1.xbar) * (xm - l1.xbar) / l1.vxx);
+		double v2 =
+		    l2.sse / (l2.n - 2) * S[k].deff * (1 / l2.n + (xm - l2.xbar) * (xm - l2.xbar) / l2.vxx);
 		if (gap >= o->min_change * big * o->min_len && gap >= o->z * sqrt(v1 + v2) &&
 		    gap >= o->z * M_SQRT2 * S[k].sigma)
 			return 1;
@@ -543,8 +551,8 @@ static void dp_bounds(const dp *d, unsigned q, double *bounds)
 }
 
 /* Refines boundary j of r on the points within [lo, hi]. cand: scratch. */
-static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, double lo, double hi, double min_len,
-                  double **cand, size_t *cap)
+static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, double lo, double hi,
+                  double min_len, double **cand, size_t *cap)
 {
 	double minlo = r->bounds[j - 1] + min_len * 0.999, maxhi = r->bounds[j + 1] - min_len * 0.999;
 	if (lo < minlo)
@@ -581,7 +589,8 @@ static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, doub
 		if (c[i + 1] <= c[i])
 			continue;
 		double m = 0.5 * (c[i] + c[i + 1]);
-		double v = joint_cost_x(S, ns, r->bounds[j - 1], m) + joint_cost_x(S, ns, m, r->bounds[j + 1]);
+		double v =
+		    joint_cost_x(S, ns, r->bounds[j - 1], m) + joint_cost_x(S, ns, m, r->bounds[j + 1]);
 		if (v < bestc) {
 			bestc = v;
 			bestx = m;
@@ -606,7 +615,8 @@ static size_t absorb_transition(const sser *S, size_t ns, fold__pwlr_result *r, 
 				continue;
 			double s0, e0, s1, e1, s2, e2;
 			line l0, l2;
-			if (!seg_slope(&S[k], r->bounds[j - 1], a, &s0, &e0, &l0) || !seg_slope(&S[k], a, b, &s1, &e1, NULL) ||
+			if (!seg_slope(&S[k], r->bounds[j - 1], a, &s0, &e0, &l0) ||
+			    !seg_slope(&S[k], a, b, &s1, &e1, NULL) ||
 			    !seg_slope(&S[k], b, r->bounds[j + 2], &s2, &e2, &l2))
 				continue;
 			any = 1;
@@ -702,7 +712,8 @@ static void split_holes(const sser *S, size_t ns, fold__pwlr_result *r, double m
 		}
 	}
 	for (size_t j = 1; j < r->nseg;) {
-		if (points_in(S, ns, r->bounds[j - 1], r->bounds[j]) < 3 && points_in(S, ns, r->bounds[j], r->bounds[j + 1]) < 3)
+		if (points_in(S, ns, r->bounds[j - 1], r->bounds[j]) < 3 &&
+		    points_in(S, ns, r->bounds[j], r->bounds[j + 1]) < 3)
 			remove_bound(r, j);
 		else
 			j++;
@@ -760,7 +771,8 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 	r->rms = calloc(ns + 1, sizeof *r->rms);
 	r->sigma = calloc(ns + 1, sizeof *r->sigma);
 	r->deff = calloc(ns + 1, sizeof *r->deff);
-	if (!ref || !tmp || !isum || !d.C || !d.F || !d.A || !r->knot || !r->slope || !r->rms || !r->sigma || !r->deff)
+	if (!ref || !tmp || !isum || !d.C || !d.F || !d.A || !r->knot || !r->slope || !r->rms || !r->sigma ||
+	    !r->deff)
 		goto out;
 	r->nseries = ns;
 	r->nseg = 1;
@@ -784,7 +796,8 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 					size_t b = upper_index(&S[k], r->bounds[j + 1]);
 					line l = fit_line(&S[k], a, b);
 					for (size_t i = a; i < b; i++)
-						ref[i] = b >= a + 2 ? l.icpt + l.slope * S[k].x[i] : S[k].yr[i];
+						ref[i] =
+						    b >= a + 2 ? l.icpt + l.slope * S[k].x[i] : S[k].yr[i];
 				}
 			}
 			winsorise(&S[k], ref, clip, tmp, isum, pass == 0);

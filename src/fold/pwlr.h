@@ -85,9 +85,9 @@ typedef struct fold__pwlr_result {
 	double *sigma; /* nseries: robust noise sigma */
 	double *deff;  /* nseries: design effect (1 = independent points) */
 	double bic;
-	size_t bic_segments;  /* K chosen by BIC, before the meaningfulness and transition steps */
-	size_t transitions;   /* segments absorbed as the smear of a switch */
-	double noise[8];      /* first series' noise sigma, for reports */
+	size_t bic_segments; /* K chosen by BIC, before the meaningfulness and transition steps */
+	size_t transitions;  /* segments absorbed as the smear of a switch */
+	double noise[8];     /* first series' noise sigma, for reports */
 } fold__pwlr_result;
 
 /* Returns 0, -EINVAL (no series has 3 points) or -ENOMEM. */

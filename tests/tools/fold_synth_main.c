@@ -50,14 +50,16 @@ int main(int argc, char **argv)
 	synth_config_init(&c);
 	const char *out = NULL;
 	int custom_counters = 0, custom_groups = 0;
-	static const struct option lo[] = {
-	    {"seed", 1, 0, 's'},        {"threads", 1, 0, 't'},       {"instances", 1, 0, 'n'},
-	    {"breaks", 1, 0, 'b'},      {"counter", 1, 0, 'c'},       {"cpu", 1, 0, 'u'},
-	    {"group", 1, 0, 'g'},       {"dur-jitter", 1, 0, 'd'},    {"period-ns", 1, 0, 'p'},
-	    {"sample-jitter", 1, 0, 'j'}, {"noise", 1, 0, 'z'},       {"outliers", 1, 0, 'x'},
-	    {"outlier-factor", 1, 0, 'f'}, {"no-boundary-counters", 0, 0, 'B'}, {"rotate-sets", 0, 0, 'R'},
-	    {"preempt", 1, 0, 'P'},     {"preempt-mean", 1, 0, 'M'},  {"phase-jitter", 1, 0, 'J'},
-	    {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
+	static const struct option lo[] = {{"seed", 1, 0, 's'},           {"threads", 1, 0, 't'},
+	                                   {"instances", 1, 0, 'n'},      {"breaks", 1, 0, 'b'},
+	                                   {"counter", 1, 0, 'c'},        {"cpu", 1, 0, 'u'},
+	                                   {"group", 1, 0, 'g'},          {"dur-jitter", 1, 0, 'd'},
+	                                   {"period-ns", 1, 0, 'p'},      {"sample-jitter", 1, 0, 'j'},
+	                                   {"noise", 1, 0, 'z'},          {"outliers", 1, 0, 'x'},
+	                                   {"outlier-factor", 1, 0, 'f'}, {"no-boundary-counters", 0, 0, 'B'},
+	                                   {"rotate-sets", 0, 0, 'R'},    {"preempt", 1, 0, 'P'},
+	                                   {"preempt-mean", 1, 0, 'M'},   {"phase-jitter", 1, 0, 'J'},
+	                                   {"help", 0, 0, 'h'},           {0, 0, 0, 0}};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -83,7 +85,8 @@ int main(int argc, char **argv)
 				break;
 			char *eq = strchr(optarg, '=');
 			if (!eq) {
-				fprintf(stderr, "fold-synth: --counter %s: expected NAME=R1,R2,...\n", optarg);
+				fprintf(stderr, "fold-synth: --counter %s: expected NAME=R1,R2,...\n",
+				        optarg);
 				return 2;
 			}
 			*eq = 0;
@@ -140,7 +143,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fold-synth: %s: cannot write the trace (error %d)\n", out, rc);
 		return 1;
 	}
-	printf("%s: %lu instances, %lu outliers, %lu samples inside instances\n", out, t.instances, t.outliers,
-	       t.samples_in_instances);
+	printf("%s: %lu instances, %lu outliers, %lu samples inside instances\n", out, t.instances,
+	       t.outliers, t.samples_in_instances);
 	return 0;
 }

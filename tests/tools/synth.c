@@ -47,7 +47,10 @@ void synth_config_init(synth_config *c)
 	c->region_name = "iteration";
 }
 
-uint64_t synth_phase_address(unsigned p) { return 0x401100 + 0x100 * (uint64_t)p; }
+uint64_t synth_phase_address(unsigned p)
+{
+	return 0x401100 + 0x100 * (uint64_t)p;
+}
 
 typedef struct rng {
 	uint64_t s;
@@ -61,7 +64,10 @@ static uint64_t next_u64(rng *r)
 	return z ^ (z >> 31);
 }
 
-static double uniform(rng *r) { return ((double)(next_u64(r) >> 11) + 0.5) / 9007199254740992.0; }
+static double uniform(rng *r)
+{
+	return ((double)(next_u64(r) >> 11) + 0.5) / 9007199254740992.0;
+}
 
 static double gauss(rng *r)
 {
@@ -70,9 +76,9 @@ static double gauss(rng *r)
 }
 
 typedef struct inst {
-	double start, dur; /* absolute start, duration including the pause */
-	double act;        /* active (counting) duration */
-	double pause_at, pause_len; /* absolute start and length of the preemption (0: none) */
+	double start, dur;              /* absolute start, duration including the pause */
+	double act;                     /* active (counting) duration */
+	double pause_at, pause_len;     /* absolute start and length of the preemption (0: none) */
 	double b[SYNTH_MAX_PHASES + 1]; /* phase bounds as shares of the active duration */
 	unsigned group;
 	double rate_mul; /* group scale / outlier factor */
@@ -97,7 +103,8 @@ static double integral(const synth_config *c, const inst *in, unsigned k, double
 	if (b <= a)
 		return 0;
 	if (!in)
-		return (k < c->ncounters ? c->counters[k].gap_rate : 1.0) * (b - a) * 1e-9 * (k < c->ncounters ? 1 : 1e9);
+		return (k < c->ncounters ? c->counters[k].gap_rate : 1.0) * (b - a) * 1e-9 *
+		       (k < c->ncounters ? 1 : 1e9);
 	double aa = active_time(in, a), ab = active_time(in, b);
 	double sum = 0;
 	for (unsigned p = 0; p < c->nphases; p++) {
@@ -151,7 +158,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	TRACE_PUT(rc, w, 0, trace_enc_clock, (uint64_t)t0, (uint64_t)t0, 1700000000000000000ull);
 	for (unsigned k = 0; k < c->ncounters; k++)
 		TRACE_PUT(rc, w, 0, trace_enc_counter_def, k + 1, c->counters[k].kind, c->counters[k].name);
-	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, c->region_name ? c->region_name : "iteration");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0,
+	          c->region_name ? c->region_name : "iteration");
 	if (rc)
 		goto fail;
 	double tmax = t0;
@@ -210,7 +218,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			in->dur = act;
 			if (c->preempt > 0 && uniform(&R) < c->preempt) {
 				double draw = uniform(&R);
-				in->pause_len = c->preempt_fixed ? c->preempt_mean_ns : -c->preempt_mean_ns * log(draw);
+				in->pause_len =
+				    c->preempt_fixed ? c->preempt_mean_ns : -c->preempt_mean_ns * log(draw);
 				in->pause_at = t + act * uniform(&R);
 				in->dur += in->pause_len;
 			}
@@ -219,7 +228,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			t += in->dur + c->gap_ns;
 		}
 		double tend = t;
-		TRACE_PUT(rc, w, stream, trace_enc_thread_start, 1000 + th, 0, (uint64_t)t0, th ? "worker" : "main");
+		TRACE_PUT(rc, w, stream, trace_enc_thread_start, 1000 + th, 0, (uint64_t)t0,
+		          th ? "worker" : "main");
 		TRACE_PUT(rc, w, stream, trace_enc_counter_set, ids, nctr);
 		if (rc)
 			goto fail_free;
@@ -235,7 +245,7 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		const inst *seg_ = inside ? &I[i] : NULL;                                                    \
 		for (unsigned k_ = 0; k_ <= c->ncounters; k_++) {                                            \
 			double inc_ = integral(c, seg_, k_, tprev, (tn));                                    \
-			if (k_ < c->ncounters && (c->noise > 0 || c->counter_noise[k_] > 0)) {              \
+			if (k_ < c->ncounters && (c->noise > 0 || c->counter_noise[k_] > 0)) {               \
 				inc_ *= 1 + (c->noise + c->counter_noise[k_]) * gauss(&R);                   \
 				if (inc_ < 0)                                                                \
 					inc_ = 0;                                                            \
@@ -258,8 +268,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 					frames[0] = synth_phase_address(phase_at(c, &I[i], ts));
 				uint64_t cpu = (uint64_t)llround(cpu_since);
 				cpu_since = 0;
-				TRACE_PUT(rc, w, stream, trace_enc_sample, (uint64_t)llround(ts), frames, c->stacks ? 3 : 0, cpu,
-				          v64);
+				TRACE_PUT(rc, w, stream, trace_enc_sample, (uint64_t)llround(ts), frames,
+				          c->stacks ? 3 : 0, cpu, v64);
 				if (rc)
 					goto fail_free;
 				if (inside)

@@ -27,9 +27,9 @@
 
 typedef struct synth_counter {
 	const char *name;
-	unsigned kind;                  /* TRACE_COUNTER_APP, _SOFTWARE, _HARDWARE */
-	double rate[SYNTH_MAX_PHASES];  /* events per second in each phase */
-	double gap_rate;                /* between instances */
+	unsigned kind;                 /* TRACE_COUNTER_APP, _SOFTWARE, _HARDWARE */
+	double rate[SYNTH_MAX_PHASES]; /* events per second in each phase */
+	double gap_rate;               /* between instances */
 } synth_counter;
 
 typedef struct synth_group {
@@ -49,11 +49,11 @@ typedef struct synth_config {
 	synth_counter counters[SYNTH_MAX_COUNTERS];
 	unsigned ngroups;
 	synth_group groups[SYNTH_MAX_GROUPS];
-	double duration_jitter; /* relative sd of instance durations (Gaussian) */
-	double gap_ns;          /* time between instances */
-	double period_ns;       /* sampling period */
-	double sample_jitter;   /* uniform +- fraction of the period */
-	double noise;           /* relative sd of counter increments between records */
+	double duration_jitter;                   /* relative sd of instance durations (Gaussian) */
+	double gap_ns;                            /* time between instances */
+	double period_ns;                         /* sampling period */
+	double sample_jitter;                     /* uniform +- fraction of the period */
+	double noise;                             /* relative sd of counter increments between records */
 	double counter_noise[SYNTH_MAX_COUNTERS]; /* extra relative noise of one counter */
 	double phase_jitter;    /* relative sd of the length of phase jitter_phase only: moves the
 	                           switch from instance to instance (smear), unlike duration_jitter */

@@ -105,8 +105,8 @@ static void test_synthetic_groups_outliers_phases_json(void **state)
 	/* series: app counter then CPU time, with a curve on the grid */
 	assert_string_equal(r->series[0].name, "app::work");
 	assert_int_equal(r->series[0].fit.n, 200);
-	assert_true(fabs(r->series[0].fit.value[50] / 1e9 - 1) < 0.05);   /* x = 0.25 */
-	assert_true(fabs(r->series[0].fit.value[150] / 3e8 - 1) < 0.05);  /* x = 0.75 */
+	assert_true(fabs(r->series[0].fit.value[50] / 1e9 - 1) < 0.05);  /* x = 0.25 */
+	assert_true(fabs(r->series[0].fit.value[150] / 3e8 - 1) < 0.05); /* x = 0.75 */
 	/* exact profile: every instance is a call */
 	assert_int_equal(a->nprofile, 1);
 	assert_int_equal(a->profile[0].calls, 300);
@@ -235,7 +235,8 @@ static void test_recursive_region_innermost_instance(void **state)
 		uint64_t t0 = t;
 		v64[0] = (uint64_t)llround(v);
 		TRACE_PUT(rc, w, 1, trace_enc_enter, t0, 1, v64);
-		uint64_t off = 1000 + (uint64_t)(i * 7919 % 48) * 1000; /* sampling phase varies per instance */
+		uint64_t off =
+		    1000 + (uint64_t)(i * 7919 % 48) * 1000; /* sampling phase varies per instance */
 		for (int k = 0; k < 60; k++) {
 			uint64_t ts = t0 + off + 50000 * (uint64_t)k;
 			if (ts >= t0 + 1000000 && ts - 50000 < t0 + 1000000) {
@@ -249,8 +250,9 @@ static void test_recursive_region_innermost_instance(void **state)
 			int inner = ts >= t0 + 1000000 && ts < t0 + 2000000;
 			/* value at ts: piecewise rates */
 			double rel = (double)(ts - t0) * 1e-9;
-			double val = v + (rel < 1e-3 ? 1e9 * rel
-			                             : rel < 2e-3 ? 1e6 + 3e8 * (rel - 1e-3) : 1e6 + 3e5 + 1e9 * (rel - 2e-3));
+			double val = v + (rel < 1e-3   ? 1e9 * rel
+			                  : rel < 2e-3 ? 1e6 + 3e8 * (rel - 1e-3)
+			                               : 1e6 + 3e5 + 1e9 * (rel - 2e-3));
 			v64[0] = (uint64_t)llround(val);
 			TRACE_PUT(rc, w, 1, trace_enc_sample, ts, frames, 1, 0, v64);
 			if (inner)
@@ -360,10 +362,10 @@ static void test_exact_profile(void **state)
 	} ev[] = {
 	    {1, 1, 1000}, {1, 2, 1100}, {1, 3, 1200}, {0, 3, 1260}, /* B: 60 ns */
 	    {0, 2, 1400},                                           /* A: 300 */
-	    {1, 2, 1500}, {1, 3, 1600}, {0, 3, 1700}, {1, 3, 1800}, {0, 3, 2000}, {0, 2, 2500},
-	    {0, 4, 2550}, /* stray exit of R */
-	    {1, 4, 3000}, {1, 4, 3100}, {1, 4, 3200}, {0, 4, 3300}, {0, 4, 3400}, {0, 4, 3500},
-	    {0, 1, 4000},
+	    {1, 2, 1500}, {1, 3, 1600}, {0, 3, 1700}, {1, 3, 1800},
+	    {0, 3, 2000}, {0, 2, 2500}, {0, 4, 2550}, /* stray exit of R */
+	    {1, 4, 3000}, {1, 4, 3100}, {1, 4, 3200}, {0, 4, 3300},
+	    {0, 4, 3400}, {0, 4, 3500}, {0, 1, 4000},
 	};
 	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
 	for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
@@ -386,7 +388,9 @@ static void test_exact_profile(void **state)
 	assert_true(a->hook_overhead_ns == 10);
 	const fold_profile_entry *p[5] = {0};
 	for (size_t i = 0; i < a->nprofile; i++)
-		p[a->profile[i].name[0] == 'm' ? 1 : a->profile[i].name[0] - 'A' + 2 - (a->profile[i].name[0] == 'R' ? 15 : 0)] =
+		p[a->profile[i].name[0] == 'm'
+		      ? 1
+		      : a->profile[i].name[0] - 'A' + 2 - (a->profile[i].name[0] == 'R' ? 15 : 0)] =
 		    &a->profile[i];
 	/* index: main 1, A 2, B 3, R 4 */
 	assert_non_null(p[1]);
@@ -462,7 +466,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_synthetic_groups_outliers_phases_json, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),

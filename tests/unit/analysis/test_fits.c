@@ -27,7 +27,8 @@ static double cum(const double *b, const double *r, int k, double x)
 	return at / total;
 }
 
-static void make(double *x, double *y, size_t n, const double *b, const double *r, int k, double noise, unsigned seed)
+static void make(double *x, double *y, size_t n, const double *b, const double *r, int k, double noise,
+                 unsigned seed)
 {
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, seed);
@@ -110,8 +111,8 @@ static void test_straight_line_is_one_phase(void **state)
  * tests/integration/folding), so a few points of the instance fall far
  * below the curve. Fills x, y, inst; returns the rate scale (events per
  * time unit over the instances). */
-static double make_instances(double *x, double *y, uint32_t *inst, size_t ninst, double b, double r0, double r1,
-                             double phase_jitter, double preempted, double noise, unsigned seed)
+static double make_instances(double *x, double *y, uint32_t *inst, size_t ninst, double b, double r0,
+                             double r1, double phase_jitter, double preempted, double noise, unsigned seed)
 {
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, seed);

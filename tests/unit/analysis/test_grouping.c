@@ -132,7 +132,8 @@ static void test_preemption_tail_is_one_group_centred_on_the_mode(void **state)
 		assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
 		assert_true(fabs(st[0].mean / 5e6 - 1) < 0.01);
 		for (unsigned i = 0; i < N; i++) {
-			if (!stretched[i] || d[i] < 5.1e6) /* unperturbed (or barely stretched) instances are used */
+			if (!stretched[i] ||
+			    d[i] < 5.1e6) /* unperturbed (or barely stretched) instances are used */
 				assert_int_equal(why[i], 0);
 			if (d[i] > 5.5e6) /* stretched by 10% or more: excluded */
 				assert_int_not_equal(why[i], 0);
