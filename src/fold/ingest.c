@@ -55,7 +55,7 @@ static int big_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap * 2 : 8192;
+	size_t n = *cap ? *cap * 2 : 1024;
 	while (n < need)
 		n *= 2;
 	size_t ob = page_round(*cap * elem), nb = page_round(n * elem);

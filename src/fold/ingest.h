@@ -36,7 +36,7 @@ typedef struct fold__event {
 	uint8_t kind; /* FOLD__EV_ENTER / FOLD__EV_EXIT */
 } fold__event;
 
-/* 24 bytes: ingest speed is bound by first-touch page faults of these arrays. */
+/* 24 bytes: ingest moves these through memory once (the arrays are populated in bulk, see ingest.c). */
 typedef struct fold__sample {
 	uint64_t tick;
 	uint32_t voff;
