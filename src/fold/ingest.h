@@ -40,7 +40,7 @@ typedef struct fold__event {
 typedef struct fold__sample {
 	uint64_t tick;
 	uint32_t voff;
-	uint32_t stack; /* 0 = none */
+	uint32_t stack;  /* 0 = none */
 	uint32_t cpu_ns; /* CPU time since the previous sample (saturated) */
 	uint16_t cset;
 } fold__sample;
