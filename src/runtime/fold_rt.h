@@ -324,6 +324,13 @@ void fold__sampling_thread_stop(fold_thread *t);
 void fold__sample(fold_thread *t, void *uc);
 /* Warms libunwind's per-thread caches (outside any handler). */
 void fold__unwind_warm(void);
+/* Per-thread counts of handler runs, for the blocking-call wrappers
+ * (rt_wait.c): bumped by our sampling handler for every sampling signal, and
+ * by the trampoline in front of every handler of the program's own. */
+extern FOLD_TLS volatile unsigned fold__tls_sig_ours;
+extern FOLD_TLS volatile unsigned fold__tls_sig_app;
+/* Resolves the real blocking calls (before any sampling signal can arrive). */
+void fold__wait_init(void);
 /* Blocks and drains the sampling signal in this thread (before exec). */
 void fold__signals_before_exec(void);
 void fold__signals_after_exec_failed(void);

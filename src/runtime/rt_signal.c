@@ -28,6 +28,19 @@
  *     then re-raises the signal with the default action.
  *  8. A signal that is not ours (another sender of the sampling signal) goes
  *     to the program's handler as if we were not there.
+ *  9. The program never sees our signal: every sampling signal bumps this
+ *     thread's fold__tls_sig_ours, every run of a program handler bumps
+ *     fold__tls_sig_app (the program's handlers are installed through our
+ *     sigaction/signal wrappers, behind the on_program_signal trampoline,
+ *     with the program's own mask and flags; the program reads back exactly
+ *     what it installed). The blocking calls Linux never restarts (rt_wait.c)
+ *     are restarted with the time left when they fail with EINTR and only
+ *     ours moved, so sleep/poll/select/epoll/sigtimedwait/pause... last as
+ *     long and return what they would without fold, while a signal of the
+ *     program's own still interrupts them. Not covered: handlers installed
+ *     with the raw rt_sigaction system call (never counted: a call our signal
+ *     also interrupted is then restarted), and calls made with syscall(2) or
+ *     with a socket timeout (SO_RCVTIMEO/SO_SNDTIMEO), which still see EINTR.
  *
  * tests/integration/runtime/test_nomalloc.c checks invariant 1 for malloc
  * with an interposed allocator.
@@ -52,8 +65,12 @@ static sigaction_fn real_sigaction;
 
 /* What the program asked for, for signals whose kernel disposition is ours. */
 static struct sigaction app_action[NSIG];
-static volatile sig_atomic_t ours[NSIG]; /* 1: our handler is installed */
+static volatile sig_atomic_t ours[NSIG];    /* 1: our handler is installed */
+static volatile sig_atomic_t wrapped[NSIG]; /* 1: on_program_signal is, for app_action */
 static int sample_signo;
+
+FOLD_TLS volatile unsigned fold__tls_sig_ours;
+FOLD_TLS volatile unsigned fold__tls_sig_app;
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
                                     SIGINT,  SIGHUP, SIGQUIT, SIGXCPU, SIGPIPE};
@@ -196,16 +213,47 @@ out:
 	t->busy = 0;
 }
 
+static int is_function(const struct sigaction *a)
+{
+	if (a->sa_flags & SA_SIGINFO)
+		return a->sa_sigaction != NULL;
+	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler != NULL;
+}
+
 static void chain_to_program(int sig, siginfo_t *si, void *uc)
 {
 	const struct sigaction *a = &app_action[sig];
-	if (a->sa_flags & SA_SIGINFO) {
-		if (a->sa_sigaction)
-			a->sa_sigaction(sig, si, uc);
-	} else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler) {
-		a->sa_handler(sig);
+	if (!is_function(a)) {
+		/* SIG_DFL/SIG_IGN for a signal we use: swallowed (documented), so
+		 * for the program nothing happened: it counts as ours. */
+		fold__tls_sig_ours++;
+		return;
 	}
-	/* SIG_DFL/SIG_IGN for a signal we use: ignored (documented). */
+	fold__tls_sig_app++;
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else
+		a->sa_handler(sig);
+}
+
+/* The kernel's handler for every signal the program handles itself: counts
+ * the run (invariant 9) and calls the program's handler as the kernel would. */
+static void on_program_signal(int sig, siginfo_t *si, void *uc)
+{
+	fold__tls_sig_app++;
+	struct sigaction a = app_action[sig];
+	if (a.sa_flags & SA_RESETHAND) {
+		/* The kernel has reset the disposition to SIG_DFL already. */
+		wrapped[sig] = 0;
+		app_action[sig].sa_handler = SIG_DFL;
+		app_action[sig].sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+	}
+	if (!is_function(&a))
+		return; /* changed to SIG_DFL/SIG_IGN while this one was in flight */
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else
+		a.sa_handler(sig);
 }
 
 static void on_sample(int sig, siginfo_t *si, void *uc)
@@ -215,12 +263,14 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	if (si && t &&
 	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 && si->si_fd == t->sample_fd))) {
+		fold__tls_sig_ours++;
 		fold__sample(t, uc);
 		if (atomic_load_explicit(&fold__rt.phase, memory_order_relaxed) == FOLD_RUNNING)
 			fold__rt.source->rearm(t);
 	} else if (si && si->si_code == SI_TIMER && !t && si->si_value.sival_ptr &&
 	           app_action[sig].sa_handler == SIG_DFL) {
 		/* A late tick of a thread that has just ended: ignore it. */
+		fold__tls_sig_ours++;
 	} else {
 		chain_to_program(sig, si, uc);
 	}
@@ -444,13 +494,16 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
 	sigemptyset(&sa.sa_mask);
 	if (call_real_sigaction(sig, &sa, &old))
 		return -errno;
-	app_action[sig] = old;
+	if (!wrapped[sig]) /* else the kernel's old one is our trampoline */
+		app_action[sig] = old;
+	wrapped[sig] = 0;
 	ours[sig] = 1;
 	return 0;
 }
 
 int fold__signals_init(void)
 {
+	fold__wait_init();
 	sample_signo = fold__rt.cfg.signo;
 	switch (fold__rt.cfg.source) {
 	case FOLD_SOURCE_TIME:
@@ -536,12 +589,16 @@ void fold__signals_after_exec_failed(void)
 
 /* ---------------------------------------------------------------- interposition */
 
+/* The program's view of a signal's disposition is app_action[sig] whenever
+ * the kernel's is ours or our trampoline; otherwise the kernel's. Like the
+ * kernel's, a change races only with deliveries of that same signal. */
 FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (sig <= 0 || sig >= NSIG || !ours[sig])
+	if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP)
 		return call_real_sigaction(sig, act, old);
+	int mine = ours[sig] || wrapped[sig];
 	struct sigaction prev = app_action[sig];
-	if ((sig == sample_signo || sig == SIGIO) && !is_fatal(sig)) {
+	if (ours[sig] && (sig == sample_signo || sig == SIGIO) && !is_fatal(sig)) {
 		/* Our sampling signal: the program's handler is chained to. */
 		if (act)
 			app_action[sig] = *act;
@@ -549,30 +606,117 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 			*old = prev;
 		return 0;
 	}
-	/* A fatal signal whose default we took over: the program's own handler
-	 * (or SIG_IGN) goes straight to the kernel; SIG_DFL keeps our flush. */
-	if (act && !(!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL)) {
-		if (call_real_sigaction(sig, act, NULL))
-			return -1;
-		ours[sig] = 0;
+	if (!act) {
+		if (!mine)
+			return call_real_sigaction(sig, NULL, old);
+		if (old)
+			*old = prev;
+		return 0;
 	}
-	if (act)
+	struct sigaction kold;
+	if (is_function(act)) {
+		/* Published before the kernel can call the trampoline for it. */
 		app_action[sig] = *act;
+		struct sigaction k = *act;
+		k.sa_sigaction = on_program_signal;
+		k.sa_flags |= SA_SIGINFO;
+		if (call_real_sigaction(sig, &k, &kold)) {
+			app_action[sig] = prev;
+			return -1;
+		}
+		wrapped[sig] = 1;
+		ours[sig] = 0;
+	} else if (ours[sig] && act->sa_handler == SIG_DFL) {
+		/* A fatal signal whose default we took over: SIG_DFL keeps our
+		 * flush in front of the default action. */
+		app_action[sig] = *act;
+		kold = prev;
+	} else {
+		/* SIG_DFL/SIG_IGN go to the kernel as they are. */
+		if (call_real_sigaction(sig, act, &kold))
+			return -1;
+		wrapped[sig] = 0;
+		ours[sig] = 0;
+		app_action[sig] = *act;
+	}
 	if (old)
-		*old = prev;
+		*old = mine ? prev : kold;
 	return 0;
 }
 
-FOLD_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+/* glibc's signal functions call its internal __sigaction, which we cannot
+ * interpose: each is rebuilt on our sigaction with glibc's semantics. */
+static sighandler_t install_simple(int sig, sighandler_t handler, int flags, int mask_self)
 {
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
-	if (sig > 0 && sig < NSIG)
+	if (sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	if (mask_self)
 		sigaddset(&sa.sa_mask, sig);
 	if (sigaction(sig, &sa, &old))
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+/* BSD semantics (glibc's signal with _DEFAULT_SOURCE; bsd_signal and
+ * ssignal are aliases of it in glibc, not declared by its headers). */
+sighandler_t bsd_signal(int sig, sighandler_t handler);
+sighandler_t ssignal(int sig, sighandler_t handler);
+FOLD_EXPORT sighandler_t signal(int sig, sighandler_t handler) { return install_simple(sig, handler, SA_RESTART, 1); }
+FOLD_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return install_simple(sig, handler, SA_RESTART, 1);
+}
+FOLD_EXPORT sighandler_t ssignal(int sig, sighandler_t handler) { return install_simple(sig, handler, SA_RESTART, 1); }
+
+/* System V semantics: what signal() is in a strict ISO C build. */
+FOLD_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return install_simple(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
+}
+FOLD_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+	return install_simple(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
+}
+
+FOLD_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+{
+	sigset_t set, prevmask;
+	struct sigaction old;
+	if (sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (disp == SIG_HOLD) {
+		if (sigaction(sig, NULL, &old) || sigprocmask(SIG_BLOCK, &set, &prevmask))
+			return SIG_ERR;
+	} else {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = disp;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(sig, &sa, &old) || sigprocmask(SIG_UNBLOCK, &set, &prevmask))
+			return SIG_ERR;
+	}
+	return sigismember(&prevmask, sig) ? SIG_HOLD : old.sa_handler;
+}
+
+FOLD_EXPORT int siginterrupt(int sig, int interrupt)
+{
+	struct sigaction sa;
+	if (sigaction(sig, NULL, &sa))
+		return -1;
+	if (interrupt)
+		sa.sa_flags &= ~SA_RESTART;
+	else
+		sa.sa_flags |= SA_RESTART;
+	return sigaction(sig, &sa, NULL);
 }

@@ -129,6 +129,21 @@ own_signals)
 	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_signals" >out.txt || fail "program's handlers broken: $(cat out.txt err.txt)"
 	check "$(only_trace)" --min-samples 100
 	;;
+eintr_calls)
+	# Every blocking call lasts its full timeout and returns what it returns
+	# without fold, while 1 ms samples keep interrupting it.
+	"$PROGS/prog_eintr" calls >plain.txt 2>plain-times.txt || fail "without fold: $(cat plain.txt plain-times.txt)"
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_eintr" calls >fold.txt ||
+		fail "a call ended early under fold: $(cat fold.txt err.txt)"
+	diff plain.txt fold.txt >diff.txt || fail "calls differ under fold: $(cat diff.txt)"
+	# The waits were sampled (wall time), not skipped.
+	check "$(only_trace)" --min-samples 2000 --threads 1
+	;;
+eintr_own)
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_eintr" own >out.txt ||
+		fail "the program's own signals no longer interrupt: $(cat out.txt err.txt)"
+	"$PROGS/prog_eintr" own >plain.txt || fail "without fold: $(cat plain.txt)"
+	;;
 nomalloc)
 	FOLD_SAMPLE=time@100us preload "$PROGS/prog_nomalloc" >out.txt || fail "$(cat out.txt err.txt)"
 	check "$(only_trace)" --min-samples 1000 --regions work=400 --app-counter items=400 --app-counter late=4 \

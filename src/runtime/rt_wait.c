@@ -1,0 +1,426 @@
+/* rt_wait.c: the program's blocking calls must not see our sampling signal.
+ *
+ * Linux never restarts some interrupted calls, even for a handler installed
+ * with SA_RESTART (signal(7)): the sleep family, poll/select/epoll and their
+ * p-variants, sigtimedwait/sigwaitinfo, pause/sigsuspend, and the System V
+ * IPC calls. Without this file a `sleep(2)` under `time@` sampling returns
+ * after at most one period. So every one of them is wrapped here, and when
+ * it fails with EINTR while *only* fold's sampling handler ran during the
+ * call, it is restarted with the time that is left; when a handler of the
+ * program's own ran (or nothing of ours did: a stop signal, a handler we
+ * cannot see), the EINTR goes to the program as it would without fold.
+ *
+ * How we know which handlers ran (rt_signal.c, invariant 9): two per-thread
+ * counters, bumped by our sampling handler (fold__tls_sig_ours) and by every
+ * program handler (fold__tls_sig_app; the program's handlers are installed
+ * through our sigaction/signal wrappers and called from a trampoline that
+ * counts them). A call snapshots both before each attempt; "restart" means
+ * ours moved and app did not.
+ *
+ * Why restart rather than block the sampling signal around the call:
+ * blocking costs two sigprocmask system calls per call (~3 us here, on every
+ * poll of an event loop), and a waiting thread would get no samples during
+ * its wait, only one late sample when the call returns, with the wrong
+ * timestamp. Time-based folding wants the waiting phases sampled like the
+ * others (a wait is where a region's wall time goes), so the signal is let
+ * in, recorded with the stack inside the blocking call, and the call is
+ * resumed. The cost when nothing interrupts is two thread-local reads.
+ *
+ * Remaining time: nanosleep/clock_nanosleep resume from the kernel's `rem`
+ * (TIMER_ABSTIME: the same deadline); poll/epoll/select and the others from
+ * a CLOCK_MONOTONIC deadline taken at entry (the clock these timeouts run
+ * on), rounded up so a call never ends before its timeout. errno is what
+ * the program would have seen: restored before each retry.
+ *
+ * The real functions are resolved once by fold__wait_init (from init, before
+ * any sampling signal can arrive), so the wrappers are async-signal-safe
+ * afterwards (the crash path calls nanosleep).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/msg.h>
+#include <sys/select.h>
+#include <sys/sem.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fold_rt.h"
+
+/* The _FORTIFY_SOURCE entry points poll/ppoll compile to (declared only
+ * under fortification). */
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask,
+                size_t fdslen);
+
+/* ---------------------------------------------------------------- real functions */
+
+#define WAIT_FUNCS(X)                                                                                        \
+	X(nanosleep, int, (const struct timespec *, struct timespec *))                                      \
+	X(clock_nanosleep, int, (clockid_t, int, const struct timespec *, struct timespec *))                \
+	X(poll, int, (struct pollfd *, nfds_t, int))                                                         \
+	X(__poll_chk, int, (struct pollfd *, nfds_t, int, size_t))                                           \
+	X(ppoll, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *))                  \
+	X(__ppoll_chk, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *, size_t))    \
+	X(select, int, (int, fd_set *, fd_set *, fd_set *, struct timeval *))                                \
+	X(pselect, int, (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *))      \
+	X(epoll_wait, int, (int, struct epoll_event *, int, int))                                            \
+	X(epoll_pwait, int, (int, struct epoll_event *, int, int, const sigset_t *))                         \
+	X(epoll_pwait2, int, (int, struct epoll_event *, int, const struct timespec *, const sigset_t *))    \
+	X(sigtimedwait, int, (const sigset_t *, siginfo_t *, const struct timespec *))                       \
+	X(sigwaitinfo, int, (const sigset_t *, siginfo_t *))                                                 \
+	X(pause, int, (void))                                                                                \
+	X(sigsuspend, int, (const sigset_t *))                                                               \
+	X(msgrcv, ssize_t, (int, void *, size_t, long, int))                                                 \
+	X(msgsnd, int, (int, const void *, size_t, int))                                                     \
+	X(semop, int, (int, struct sembuf *, size_t))                                                        \
+	X(semtimedop, int, (int, struct sembuf *, size_t, const struct timespec *))
+
+#define DECLARE_REAL(name, ret, args) static ret(*real_##name) args;
+WAIT_FUNCS(DECLARE_REAL)
+#undef DECLARE_REAL
+
+void fold__wait_init(void)
+{
+#define RESOLVE(name, ret, args)                                                                             \
+	if (!real_##name)                                                                                    \
+		real_##name = (ret(*) args)fold__real(#name);
+	WAIT_FUNCS(RESOLVE)
+#undef RESOLVE
+}
+
+/* Before init (a library constructor sleeping before ours ran). */
+#define REAL(name) (FOLD_UNLIKELY(!real_##name) ? (fold__wait_init(), real_##name) : real_##name)
+#define NO_REAL(name)                                                                                        \
+	do {                                                                                                 \
+		if (!REAL(name)) {                                                                           \
+			errno = ENOSYS;                                                                      \
+			return -1;                                                                           \
+		}                                                                                            \
+	} while (0)
+
+/* ---------------------------------------------------------------- who interrupted */
+
+typedef struct sig_snap {
+	unsigned ours, app;
+} sig_snap;
+
+static inline sig_snap snap(void)
+{
+	sig_snap s = {fold__tls_sig_ours, fold__tls_sig_app};
+	atomic_signal_fence(memory_order_seq_cst);
+	return s;
+}
+
+/* The call failed with EINTR: was it our sampling signal alone? */
+static inline int only_ours(sig_snap s)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	return fold__tls_sig_app == s.app && fold__tls_sig_ours != s.ours;
+}
+
+static inline uint64_t mono_ns(void)
+{
+	return fold__ns(CLOCK_MONOTONIC);
+}
+
+static inline uint64_t ts_ns(const struct timespec *ts)
+{
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0)
+		return 0;
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+static inline struct timespec ns_ts(uint64_t ns)
+{
+	return (struct timespec){(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+}
+
+/* Time left to a deadline, 0 once it passed. */
+static inline uint64_t left_ns(uint64_t deadline)
+{
+	uint64_t now = mono_ns();
+	return now >= deadline ? 0 : deadline - now;
+}
+
+/* Milliseconds left, rounded up: never shorter than the program asked. */
+static inline int left_ms(uint64_t deadline)
+{
+	uint64_t ns = left_ns(deadline);
+	uint64_t ms = (ns + 999999) / 1000000;
+	return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+/* A timespec timeout's deadline, or 0 for "none" (NULL) and for invalid
+ * values, which go to the kernel unchanged so it reports them. */
+static inline uint64_t deadline_of(const struct timespec *ts)
+{
+	if (!ts || ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+		return 0;
+	return mono_ns() + ts_ns(ts);
+}
+
+/* ---------------------------------------------------------------- sleeping */
+
+/* nanosleep with restarts; rem (may be NULL) gets what is left when the
+ * program's own signal interrupts. */
+static int sleep_rel(const struct timespec *req, struct timespec *rem)
+{
+	int saved = errno;
+	struct timespec left, cur;
+	sig_snap s = snap();
+	int rc = real_nanosleep(req, &left);
+	while (rc == -1 && errno == EINTR && only_ours(s)) {
+		errno = saved;
+		cur = left;
+		s = snap();
+		rc = real_nanosleep(&cur, &left);
+	}
+	if (rc == -1 && errno == EINTR && rem)
+		*rem = left;
+	return rc;
+}
+
+FOLD_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	NO_REAL(nanosleep);
+	return sleep_rel(req, rem);
+}
+
+FOLD_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
+{
+	if (!REAL(clock_nanosleep))
+		return ENOSYS;
+	struct timespec left, cur;
+	sig_snap s = snap();
+	int abs = flags & TIMER_ABSTIME;
+	int rc = real_clock_nanosleep(clk, flags, req, abs ? NULL : &left);
+	while (rc == EINTR && only_ours(s)) {
+		s = snap();
+		if (abs) {
+			rc = real_clock_nanosleep(clk, flags, req, NULL);
+		} else {
+			cur = left;
+			rc = real_clock_nanosleep(clk, flags, &cur, &left);
+		}
+	}
+	if (rc == EINTR && rem && !abs)
+		*rem = left;
+	return rc;
+}
+
+/* glibc's sleep and usleep call its internal nanosleep, which we cannot
+ * interpose: both are reimplemented here with glibc's semantics. */
+FOLD_EXPORT unsigned int sleep(unsigned int seconds)
+{
+	if (!REAL(nanosleep))
+		return seconds;
+	int saved = errno;
+	struct timespec ts = {(time_t)seconds, 0};
+	if (sleep_rel(&ts, &ts) < 0)
+		return (unsigned int)ts.tv_sec; /* whole seconds not slept, as glibc */
+	errno = saved;
+	return 0;
+}
+
+FOLD_EXPORT int usleep(useconds_t usec)
+{
+	NO_REAL(nanosleep);
+	struct timespec ts = {(time_t)(usec / 1000000u), (long)(usec % 1000000u) * 1000};
+	return sleep_rel(&ts, NULL);
+}
+
+FOLD_EXPORT int thrd_sleep(const struct timespec *req, struct timespec *rem)
+{
+	int rc = clock_nanosleep(CLOCK_REALTIME, 0, req, rem);
+	return rc == 0 ? 0 : rc == EINTR ? -1 : -2; /* glibc's mapping */
+}
+
+FOLD_EXPORT int pause(void)
+{
+	NO_REAL(pause);
+	int saved = errno, rc;
+	sig_snap s;
+	do {
+		errno = saved;
+		s = snap();
+		rc = real_pause();
+	} while (rc == -1 && errno == EINTR && only_ours(s));
+	return rc;
+}
+
+FOLD_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	NO_REAL(sigsuspend);
+	int saved = errno, rc;
+	sig_snap s;
+	do {
+		errno = saved;
+		s = snap();
+		rc = real_sigsuspend(mask);
+	} while (rc == -1 && errno == EINTR && only_ours(s));
+	return rc;
+}
+
+/* ---------------------------------------------------------------- poll, select, epoll */
+
+/* Restart loop for calls with a millisecond timeout (< 0: none). */
+#define RESTART_MS(call_with_t, timeout)                                                                     \
+	do {                                                                                                 \
+		int saved = errno, t = (timeout), rc;                                                        \
+		uint64_t deadline = t > 0 ? mono_ns() + (uint64_t)t * 1000000ull : 0;                        \
+		for (;;) {                                                                                   \
+			sig_snap s = snap();                                                                 \
+			rc = (call_with_t);                                                                  \
+			if (!(rc == -1 && errno == EINTR && only_ours(s)))                                   \
+				return rc;                                                                   \
+			errno = saved;                                                                       \
+			if (t > 0)                                                                           \
+				t = left_ms(deadline);                                                       \
+		}                                                                                            \
+	} while (0)
+
+/* Restart loop for calls with a timespec timeout (NULL: none). `tsp` is
+ * the pointer passed to the real call, updated to the time left. */
+#define RESTART_TS(call_with_tsp, timeout)                                                                   \
+	do {                                                                                                 \
+		int saved = errno, rc;                                                                       \
+		const struct timespec *tsp = (timeout);                                                      \
+		struct timespec left_ts;                                                                     \
+		uint64_t deadline = deadline_of(tsp);                                                        \
+		for (;;) {                                                                                   \
+			sig_snap s = snap();                                                                 \
+			rc = (call_with_tsp);                                                                \
+			if (!(rc == -1 && errno == EINTR && only_ours(s)))                                   \
+				return rc;                                                                   \
+			errno = saved;                                                                       \
+			if (deadline) {                                                                      \
+				left_ts = ns_ts(left_ns(deadline));                                          \
+				tsp = &left_ts;                                                              \
+			}                                                                                    \
+		}                                                                                            \
+	} while (0)
+
+FOLD_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	NO_REAL(poll);
+	RESTART_MS(real_poll(fds, n, t), timeout);
+}
+
+FOLD_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	NO_REAL(__poll_chk);
+	RESTART_MS(real___poll_chk(fds, n, t, fdslen), timeout);
+}
+
+FOLD_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask)
+{
+	NO_REAL(ppoll);
+	RESTART_TS(real_ppoll(fds, n, tsp, mask), tmo);
+}
+
+FOLD_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask,
+                            size_t fdslen)
+{
+	NO_REAL(__ppoll_chk);
+	RESTART_TS(real___ppoll_chk(fds, n, tsp, mask, fdslen), tmo);
+}
+
+FOLD_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	NO_REAL(select);
+	/* On EINTR Linux leaves the sets as they were (core_sys_select copies
+	 * them back only on success), so they can be passed again; *tv is the
+	 * time left, as Linux's select reports it. */
+	int saved = errno, rc;
+	uint64_t deadline = 0;
+	if (tv && tv->tv_sec >= 0 && tv->tv_usec >= 0)
+		deadline = mono_ns() + (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+	for (;;) {
+		sig_snap s = snap();
+		rc = real_select(n, r, w, e, tv);
+		if (!(rc == -1 && errno == EINTR && only_ours(s)))
+			return rc;
+		errno = saved;
+		if (deadline) {
+			uint64_t ns = left_ns(deadline);
+			tv->tv_sec = (time_t)(ns / 1000000000ull);
+			tv->tv_usec = (suseconds_t)((ns % 1000000000ull + 999) / 1000);
+		}
+	}
+}
+
+FOLD_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+                        const sigset_t *mask)
+{
+	NO_REAL(pselect);
+	RESTART_TS(real_pselect(n, r, w, e, tsp, mask), ts);
+}
+
+FOLD_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	NO_REAL(epoll_wait);
+	RESTART_MS(real_epoll_wait(epfd, ev, max, t), timeout);
+}
+
+FOLD_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
+{
+	NO_REAL(epoll_pwait);
+	RESTART_MS(real_epoll_pwait(epfd, ev, max, t, mask), timeout);
+}
+
+FOLD_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *tmo,
+                             const sigset_t *mask)
+{
+	NO_REAL(epoll_pwait2);
+	RESTART_TS(real_epoll_pwait2(epfd, ev, max, tsp, mask), tmo);
+}
+
+/* ---------------------------------------------------------------- signals, System V IPC */
+
+FOLD_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+	NO_REAL(sigtimedwait);
+	RESTART_TS(real_sigtimedwait(set, info, tsp), ts);
+}
+
+FOLD_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	NO_REAL(sigwaitinfo);
+	RESTART_MS(real_sigwaitinfo(set, info), -1);
+}
+
+FOLD_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
+{
+	NO_REAL(msgrcv);
+	int saved = errno;
+	ssize_t rc;
+	sig_snap s;
+	do {
+		errno = saved;
+		s = snap();
+		rc = real_msgrcv(id, msg, size, type, flags);
+	} while (rc == -1 && errno == EINTR && only_ours(s));
+	return rc;
+}
+
+FOLD_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
+{
+	NO_REAL(msgsnd);
+	RESTART_MS(real_msgsnd(id, msg, size, flags), -1);
+}
+
+FOLD_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+	NO_REAL(semop);
+	RESTART_MS(real_semop(id, ops, n), -1);
+}
+
+FOLD_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *ts)
+{
+	NO_REAL(semtimedop);
+	RESTART_TS(real_semtimedop(id, ops, n, tsp), ts);
+}
