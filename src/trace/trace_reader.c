@@ -528,6 +528,14 @@ unsigned trace_reader_version_minor(const trace_reader *r) { return r->minor; }
 const char *trace_reader_path(const trace_reader *r) { return r->path; }
 const trace_read_stats *trace_reader_stats(const trace_reader *r) { return &r->stats; }
 
+void trace_reader_add_decoded(trace_reader *r, const trace_read_stats *decoded)
+{
+	r->stats.records += decoded->records;
+	r->stats.records_unknown += decoded->records_unknown;
+	r->stats.records_damaged += decoded->records_damaged;
+	r->stats.samples_without_stack_def += decoded->samples_without_stack_def;
+}
+
 int trace_reader_rewind(trace_reader *r)
 {
 	r->pos = TRACE_FILE_HEADER_SIZE;

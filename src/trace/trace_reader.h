@@ -119,6 +119,12 @@ int trace_reader_next(trace_reader *r, trace_record *rec);
 /* Rewinds to the first chunk; statistics restart. */
 int trace_reader_rewind(trace_reader *r);
 const trace_read_stats *trace_reader_stats(const trace_reader *r);
+/* Adds the record counts of a caller's own trace_decoder (records,
+ * records_unknown, records_damaged, samples_without_stack_def) to the
+ * reader's statistics, for callers that decode the chunks of
+ * trace_reader_next_chunk() themselves (e.g. on another thread), so
+ * trace_reader_loss_summary() still counts damaged records. */
+void trace_reader_add_decoded(trace_reader *r, const trace_read_stats *decoded);
 /* Writes the one-line salvage summary ("read N of M bytes ...") if anything
  * was lost; returns 1 if something was lost, 0 if the file was intact. */
 int trace_reader_loss_summary(const trace_reader *r, char *buf, size_t len);
