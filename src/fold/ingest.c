@@ -5,7 +5,9 @@
  * arrays. Call stacks are interned per process through a hash of their
  * frames; the chunk-local stack references of the format are mapped to
  * process-wide ids as their STACK_DEF records arrive. Several files load in
- * parallel, one worker thread per file.
+ * parallel, one worker thread per file; with fewer files than cores, each
+ * file also inflates its chunks on a reading thread while the loading
+ * thread decodes them in file order (read_pipelined).
  */
 #define _GNU_SOURCE
 #include "ingest.h"
