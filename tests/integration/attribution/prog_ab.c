@@ -57,6 +57,9 @@ static inline __attribute__((always_inline)) void spin(long us, uint64_t per_us)
 	sink = x;
 }
 
+/* Global, not static: their symbols must survive for the hooks and names. */
+void compute_a(void);
+void compute_b(void);
 __attribute__((noinline)) void compute_a(void) { spin(3000, 1); }
 __attribute__((noinline)) void compute_b(void) { spin(2000, 4); }
 
