@@ -317,10 +317,10 @@ static int map_regions(ctx *c)
 	return 0;
 }
 
-static double hook_overhead(const fold__trace *t)
+/* A calibration value from an INFO (decimal) or STAT (integer) key; 0 if absent. */
+static double calibration(const fold__trace *t, const char *const *keys, size_t nkeys)
 {
-	static const char *keys[] = {"calibration.hook_ns", "overhead.hook_ns"};
-	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+	for (size_t k = 0; k < nkeys; k++) {
 		uint64_t v;
 		if (fold__trace_stat(t, keys[k], &v))
 			return (double)v;
@@ -329,6 +329,19 @@ static double hook_overhead(const fold__trace *t)
 			return strtod(s, NULL);
 	}
 	return 0;
+}
+
+/* The compiler hooks' calibrated cost (docs/trace-format.md, overhead.*). */
+static fold__hook_cost hook_cost(const fold__trace *t)
+{
+	static const char *const pair_keys[] = {"overhead.hook_ns", "calibration.hook_ns"};
+	static const char *const inner_keys[] = {"overhead.hook_inner_ns"};
+	fold__hook_cost h = {calibration(t, pair_keys, 2), calibration(t, inner_keys, 1)};
+	if (!(h.pair_ns > 0 && h.pair_ns < 1e6))
+		h.pair_ns = h.inner_ns = 0; /* absent or absurd: no compensation */
+	if (!(h.inner_ns >= 0 && h.inner_ns <= h.pair_ns))
+		h.inner_ns = 0;
+	return h;
 }
 
 static int cmp_profile(const void *x, const void *y)
@@ -1213,9 +1226,9 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	}
 	for (size_t i = 0; i < c.ntr; i++) {
-		double h = hook_overhead(c.tr[i]);
-		if (h > 0)
-			c.a->hook_overhead_ns = h;
+		fold__hook_cost h = hook_cost(c.tr[i]);
+		if (h.pair_ns > 0)
+			c.a->hook_overhead_ns = h.pair_ns;
 		rc = fold__instances_build(c.tr[i], (unsigned)i, c.map[i], c.nmap[i], c.acc, c.nreg, h,
 		                           &pairs);
 		if (rc)

@@ -121,7 +121,7 @@ typedef struct thread_prof {
 } thread_prof;
 
 static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
-                       fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs,
+                       fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs,
                        thread_prof *tp, uint32_t *active, uint32_t *touched, size_t *ntouched)
 {
 	const fold__thread *th = &t->threads[ti];
@@ -186,8 +186,9 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		in->nested_same = active[g];
 		in->used = 1;
 
-		double incl = dur - hook_ns * (double)f.desc;
-		double excl = dur - f.child_ns - hook_ns * (double)f.nchild;
+		/* see "Overhead compensation" in instances.h */
+		double incl = dur - hook.inner_ns - hook.pair_ns * (double)f.desc;
+		double excl = dur - f.child_ns - hook.inner_ns - (hook.pair_ns - hook.inner_ns) * (double)f.nchild;
 		if (incl < 0)
 			incl = 0;
 		if (excl < 0)
@@ -227,7 +228,7 @@ out:
 }
 
 int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
-                          fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs)
+                          fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs)
 {
 	int rc = 0;
 	thread_prof *tp = calloc(nacc ? nacc : 1, sizeof *tp);
@@ -239,7 +240,7 @@ int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *m
 	}
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		size_t ntouched = 0;
-		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, acc, nacc, hook_ns, pairs, tp, active,
+		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, acc, nacc, hook, pairs, tp, active,
 		                 touched, &ntouched);
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];

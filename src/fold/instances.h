@@ -17,9 +17,14 @@
  *    thread end produce no instance; all are counted per region.
  *  - Inclusive time of a recursive region counts only its outermost
  *    instances; exclusive time subtracts direct children only.
- *  - Overhead compensation (hook_ns > 0, from the trace's calibration):
- *    inclusive -= hook_ns x descendant calls, exclusive -= hook_ns x direct
- *    children, both clamped at 0.
+ *  - Overhead compensation (from the trace's calibration of the hooks: P,
+ *    the cost of one recorded enter+exit pair, and I, the part of it that
+ *    lies between a call's own two timestamps). A call's measured duration D
+ *    contains its own I and every descendant's whole P, so
+ *      inclusive = D - I - P x descendants
+ *      exclusive = D - sum of children's D - I - (P - I) x children
+ *    (the second is the first minus the children's inclusive times), both
+ *    clamped at 0. Without calibration P = I = 0.
  */
 #ifndef FOLD_INSTANCES_H
 #define FOLD_INSTANCES_H
@@ -82,8 +87,14 @@ typedef struct fold__callpairs {
 /* Walks every thread of trace t (index proc). map[id] gives the global
  * region index of trace region id (ids >= nmap are ignored as undefined).
  * Instances and profile data are appended to acc[global index]. */
+/* Calibrated cost of the compiler hooks, ns (0 when the trace has none). */
+typedef struct fold__hook_cost {
+	double pair_ns;  /* one recorded enter+exit pair */
+	double inner_ns; /* the part between the call's own two timestamps */
+} fold__hook_cost;
+
 int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
-                          fold__region_acc *acc, size_t nacc, double hook_ns, fold__callpairs *pairs);
+                          fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs);
 
 /* Pieces of the instances inst[0..n) of one region, sorted by (process,
  * thread, start, longest first) as fold_region sorts them: one piece per

@@ -340,16 +340,24 @@ static void test_stretched_group_not_folded_by_default(void **state)
 	fold_analysis_free(a);
 }
 
-/* Hand-written trace: main { A { B } A { B B } } R { R { R } }, an exit
- * without enter, and a hook calibration of 10 ns. One tick = 1 ns. */
-static void test_exact_profile(void **state)
+/* Hand-written trace: main { A { B } A { B B } } R { R { R } } and an exit
+ * without enter. One tick = 1 ns. inner_ns < 0: the hook calibration is the
+ * legacy STAT calibration.hook_ns = 10; else the runtime's INFO keys
+ * overhead.hook_ns = 10 and overhead.hook_inner_ns = inner_ns. */
+static void write_profile_trace(double inner_ns)
 {
-	(void)state;
 	trace_writer *w;
 	int rc;
 	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
 	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
-	TRACE_PUT(rc, w, 0, trace_enc_stat, "calibration.hook_ns", 10);
+	if (inner_ns < 0) {
+		TRACE_PUT(rc, w, 0, trace_enc_stat, "calibration.hook_ns", 10);
+	} else {
+		char v[32];
+		snprintf(v, sizeof v, "%g", inner_ns);
+		TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+		TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", v);
+	}
 	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "main");
 	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_API, 0, "A");
 	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_API, 0, "B");
@@ -377,7 +385,61 @@ static void test_exact_profile(void **state)
 	}
 	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 4100);
 	assert_int_equal(trace_writer_close(w), 0);
+}
 
+/* profile entries by name: main 1, A 2, B 3, R 4 */
+static void profile_by_name(const fold_analysis *a, const fold_profile_entry *p[5])
+{
+	for (size_t i = 0; i < a->nprofile; i++) {
+		const char *n = a->profile[i].name;
+		int k = !strcmp(n, "main") ? 1 : !strcmp(n, "A") ? 2 : !strcmp(n, "B") ? 3 : !strcmp(n, "R") ? 4 : 0;
+		if (k)
+			p[k] = &a->profile[i];
+	}
+	for (int k = 1; k <= 4; k++)
+		assert_non_null(p[k]);
+}
+
+/* With the runtime's calibration (pair 10 ns, of which 4 ns lie between a
+ * call's own timestamps): inclusive = D - 4 - 10 x descendants, exclusive =
+ * D - children's D - 4 - 6 x children, so exclusive never exceeds inclusive,
+ * recursion included. */
+static void test_exact_profile_inner_compensation(void **state)
+{
+	(void)state;
+	write_profile_trace(4);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_profile_entry *p[5] = {0};
+	profile_by_name(a, p);
+	/* B, leaves: 56 + 96 + 196 */
+	assert_true(fabs(p[3]->inclusive_ns - 348) < 1e-6);
+	assert_true(fabs(p[3]->exclusive_ns - 348) < 1e-6);
+	assert_true(fabs(p[3]->min_ns - 56) < 1e-6);
+	/* A: (300 - 4 - 10) + (1000 - 4 - 20); exclusive (300 - 60 - 4 - 6) + (1000 - 300 - 4 - 12) */
+	assert_true(fabs(p[2]->inclusive_ns - (286 + 976)) < 1e-6);
+	assert_true(fabs(p[2]->exclusive_ns - (230 + 684)) < 1e-6);
+	/* exclusive = inclusive minus the children's inclusive, call by call */
+	assert_true(fabs(p[2]->exclusive_ns - (p[2]->inclusive_ns - p[3]->inclusive_ns)) < 1e-6);
+	/* R recursive: outermost 500 - 4 - 20; exclusive over all depths 96 + 190 + 190 */
+	assert_true(fabs(p[4]->inclusive_ns - 476) < 1e-6);
+	assert_true(fabs(p[4]->exclusive_ns - 476) < 1e-6);
+	assert_true(p[4]->exclusive_ns <= p[4]->inclusive_ns + 1e-6);
+	/* main: 3000 - 4 - 10 x 8 */
+	assert_true(fabs(p[1]->inclusive_ns - 2916) < 1e-6);
+	fold_analysis_free(a);
+}
+
+/* The legacy calibration key (a whole pair, no inner part). */
+static void test_exact_profile(void **state)
+{
+	(void)state;
+	write_profile_trace(-1);
 	fold_options o;
 	fold_options_init(&o);
 	o.diag = quiet;
@@ -387,16 +449,7 @@ static void test_exact_profile(void **state)
 	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
 	assert_true(a->hook_overhead_ns == 10);
 	const fold_profile_entry *p[5] = {0};
-	for (size_t i = 0; i < a->nprofile; i++)
-		p[a->profile[i].name[0] == 'm'
-		      ? 1
-		      : a->profile[i].name[0] - 'A' + 2 - (a->profile[i].name[0] == 'R' ? 15 : 0)] =
-		    &a->profile[i];
-	/* index: main 1, A 2, B 3, R 4 */
-	assert_non_null(p[1]);
-	assert_non_null(p[2]);
-	assert_non_null(p[3]);
-	assert_non_null(p[4]);
+	profile_by_name(a, p);
 	assert_int_equal(p[1]->calls, 1);
 	assert_int_equal(p[2]->calls, 2);
 	assert_int_equal(p[3]->calls, 3);
@@ -471,6 +524,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
