@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "analyze.h"
+#include "fold_util.h"
 
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -89,20 +90,6 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *nb = realloc(*buf, n * elem);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = n;
-	return 0;
-}
 
 static void warn(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(ctx *c, const char *fmt, ...)
@@ -117,7 +104,7 @@ static void warn(ctx *c, const char *fmt, ...)
 		return;
 	pthread_mutex_lock(&c->warn_lock);
 	fold_analysis *a = c->a;
-	if (grow((void **)&a->warnings, &c->cap_warn, a->nwarnings + 1, sizeof *a->warnings) == 0)
+	if (fold__grow((void **)&a->warnings, &c->cap_warn, a->nwarnings + 1, sizeof *a->warnings) == 0)
 		a->warnings[a->nwarnings++].what = s;
 	else
 		free(s);
@@ -221,7 +208,7 @@ static int fill_counters(ctx *c)
 					break;
 			if (j < a->ncounters)
 				continue;
-			if (grow((void **)&a->counters, &cap, a->ncounters + 1, sizeof *a->counters))
+			if (fold__grow((void **)&a->counters, &cap, a->ncounters + 1, sizeof *a->counters))
 				return -ENOMEM;
 			a->counters[a->ncounters].name = xstrdup(t->ctr[k].name);
 			a->counters[a->ncounters].kind = t->ctr[k].kind;
@@ -234,7 +221,7 @@ static int fill_counters(ctx *c)
 					break;
 			if (j < a->nmissing)
 				continue;
-			if (grow((void **)&a->missing, &capm, a->nmissing + 1, sizeof *a->missing))
+			if (fold__grow((void **)&a->missing, &capm, a->nmissing + 1, sizeof *a->missing))
 				return -ENOMEM;
 			a->missing[a->nmissing].name = xstrdup(t->missing[k].key);
 			a->missing[a->nmissing].reason = xstrdup(t->missing[k].value);
@@ -253,7 +240,7 @@ static int region_index(ctx *c, const char *name, unsigned kind, uint64_t addres
 			*out = (uint32_t)i;
 			return 0;
 		}
-	if (grow((void **)&c->reg, &c->cap_reg, c->nreg + 1, sizeof *c->reg))
+	if (fold__grow((void **)&c->reg, &c->cap_reg, c->nreg + 1, sizeof *c->reg))
 		return -ENOMEM;
 	c->reg[c->nreg].name = xstrdup(name);
 	c->reg[c->nreg].kind = kind;

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
+#include "fold_util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -21,22 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	void *nb = realloc(*buf, n * elem);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = n;
-	return 0;
-}
 
-#define GROW(arr, n, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW(arr, n, cap, need) fold__grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* The large per-thread arrays (samples, counter values, CPU prefix sums) are
  * anonymous mappings, grown with mremap (no copy) and populated in bulk with
@@ -307,8 +294,8 @@ static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint3
 	}
 	size_t cap_off = t->cap_stacks, cap_depth = t->cap_stacks;
 	uint32_t id = (uint32_t)t->nstacks + 1;
-	if (grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
-	    grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
+	if (fold__grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
+	    fold__grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
 	    GROW(t->frames, t->nframes, t->cap_frames, t->nframes + depth))
 		return -ENOMEM;
 	t->cap_stacks = cap_off < cap_depth ? cap_off : cap_depth;
@@ -469,7 +456,7 @@ static int on_record(loader *L, const trace_record *r)
 		int rc = intern_stack(L, r->u.stack_def.frames, r->u.stack_def.depth, &id);
 		if (rc)
 			return rc;
-		if (grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
+		if (fold__grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
 			return -ENOMEM;
 		L->ref_map[ref] = id;
 		return 0;

@@ -1,6 +1,7 @@
 /* instances.c: region instances and exact profile from enter/exit events
  * (see instances.h). One stack walk per thread. */
 #include "instances.h"
+#include "fold_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,20 +15,6 @@ typedef struct frame {
 	uint64_t nchild; /* direct children */
 } frame;
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *nb = realloc(*buf, n * elem);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = n;
-	return 0;
-}
 
 static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, double incl)
 {
@@ -136,7 +123,7 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		if (g >= nacc)
 			continue;
 		if (ev->kind == FOLD__EV_ENTER) {
-			if (grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
+			if (fold__grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -165,7 +152,7 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		if (ev->tick < en->tick)
 			dur = 0;
 		fold__region_acc *A = &acc[g];
-		if (grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
+		if (fold__grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -245,7 +232,7 @@ int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *m
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			fold__region_acc *A = &acc[g];
-			if (grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
+			if (fold__grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
 				rc = -ENOMEM;
 				break;
 			}
