@@ -322,7 +322,7 @@ void fold__sampling_thread_start(fold_thread *t);
 void fold__sampling_thread_stop(fold_thread *t);
 /* Records one sample on t from a signal handler context (uc may be NULL). */
 void fold__sample(fold_thread *t, void *uc);
-/* Warms libunwind's per-thread caches (outside any handler). */
+/* Initialises libunwind's process-wide state (at start, outside handlers). */
 void fold__unwind_warm(void);
 /* Per-thread counts of handler runs, for the blocking-call wrappers
  * (rt_wait.c): bumped by our sampling handler for every sampling signal, and

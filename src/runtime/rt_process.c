@@ -479,7 +479,7 @@ int fold__init(void)
 	fold__config_load(&fold__rt.cfg);
 	rank_from_env();
 	fold__clock_init(&fold__rt.clock, fold__rt.cfg.clock_tsc);
-	if (fold__pool_init(16) || open_output()) {
+	if (fold__pool_init(4) || open_output()) {
 		atomic_store(&fold__rt.phase, FOLD_FINISHED);
 		return 0;
 	}
@@ -488,6 +488,8 @@ int fold__init(void)
 	fold__modules_scan();
 	reemit_regions();
 	fold__signals_init();
+	if (fold__rt.cfg.stack_depth && fold__rt.cfg.source != FOLD_SOURCE_OFF)
+		fold__unwind_warm();
 	syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 	static int atfork_done;
 	if (!atfork_done) {

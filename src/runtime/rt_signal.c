@@ -7,8 +7,13 @@
  *  1. Async-signal-safe calls only: no malloc/free, no stdio, no locks, no
  *     zlib, no PAPI_read, no dl* calls. Allowed: the trace encoder (pure
  *     memory), read(2) on our perf fds, clock_gettime, timer_settime,
- *     sem_post, write/writev, unw_backtrace (warmed per thread before its
- *     timer is armed, so it only reads its caches), atomics.
+ *     sem_post, write/writev, unw_backtrace, atomics. libunwind's
+ *     process-wide state is initialised once at start (fold__unwind_warm);
+ *     a thread's first unw_backtrace, in its first sample, creates its
+ *     trace cache (mmap, under a lock libunwind takes with all signals
+ *     blocked) and walks the loader's list (dl_iterate_phdr: a recursive
+ *     lock, so a thread interrupted inside it does not deadlock; dlopen is
+ *     excluded by invariant 4); it never calls malloc.
  *  2. Memory is preallocated: the thread's state and its current chunk
  *     buffer; a full buffer is handed over with fold__buf_submit and replaced
  *     by fold__buf_claim (both lock-free). No free buffer: the sample is
@@ -48,6 +53,7 @@
 #include "fold_rt.h"
 
 #include <errno.h>
+#define UNW_LOCAL_ONLY /* the _UL entry points of libunwind.so */
 #include <libunwind.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -350,18 +356,24 @@ const fold_sample_source *fold__source(void) { return fold__rt.source; }
 
 void fold__unwind_warm(void)
 {
-	/* The first unw_backtrace of a thread maps its caches (mmap, no malloc);
-	 * doing it here keeps the first sample's handler cheap and safe. */
-	void *raw[32];
-	unw_backtrace(raw, 32);
+	/* libunwind's process-wide initialisation (its locks, the local
+	 * address space, the pipe it validates memory with) runs on the first
+	 * unw_init_local: here, at start, before main, so the two descriptors
+	 * it opens are never opened behind the program's back. */
+	unw_context_t uc;
+	unw_cursor_t cursor;
+	unw_getcontext(&uc);
+	unw_init_local(&cursor, &uc);
 }
 
 void fold__sampling_thread_start(fold_thread *t)
 {
 	if (fold__rt.cfg.source == FOLD_SOURCE_OFF)
 		return;
-	if (fold__rt.cfg.stack_depth)
-		fold__unwind_warm();
+	/* No per-thread unwinder warm-up: a thread's first unw_backtrace
+	 * creates its trace cache (256 KiB mmap'ed and initialised: ~0.6 ms
+	 * of page faults here), which is paid by its first sample instead, so
+	 * a thread that ends before its first sample pays nothing. */
 	fold__rt.source->thread_start(t);
 }
 

@@ -82,10 +82,11 @@ static void recycle_state(fold_thread *t)
 /* The crash handler runs on an alternate stack, so a stack overflow's
  * SIGSEGV can still flush. Only when the thread has none of its own. */
 #define ALTSTACK_BYTES (64u * 1024u)
-static void altstack_start(fold_thread *t)
+static void altstack_start(fold_thread *t, int fresh_thread)
 {
+	/* A thread from pthread_create has none (not inherited): no need to ask. */
 	stack_t cur;
-	if (sigaltstack(NULL, &cur) || !(cur.ss_flags & SS_DISABLE))
+	if (!fresh_thread && (sigaltstack(NULL, &cur) || !(cur.ss_flags & SS_DISABLE)))
 		return;
 	if (!t->altstack) {
 		void *mem = mmap(NULL, ALTSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -102,11 +103,11 @@ static void altstack_stop(fold_thread *t)
 {
 	if (!t->altstack_on)
 		return;
-	stack_t cur;
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack && !(cur.ss_flags & SS_ONSTACK)) {
-		stack_t off = {.ss_flags = SS_DISABLE};
-		sigaltstack(&off, NULL);
-	}
+	/* The thread is ending: whoever's it is now, it must not point into
+	 * memory the next user of this state gets (fails harmlessly, EPERM,
+	 * while on it). */
+	stack_t off = {.ss_flags = SS_DISABLE};
+	sigaltstack(&off, NULL);
 	t->altstack_on = 0;
 }
 
@@ -168,7 +169,8 @@ static void adopt_destructor(void *arg)
 
 static void adopt_key_init(void) { pthread_key_create(&adopt_key, adopt_destructor); }
 
-fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
+/* created: the thread comes from our pthread_create trampoline. */
+static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int created)
 {
 	if (tls_starting || atomic_load(&fold__rt.phase) != FOLD_RUNNING)
 		return NULL;
@@ -194,7 +196,11 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		t->perf_fd[i] = -1;
 	t->rng = fold__rt.cfg.seed ^ (0x9e3779b97f4a7c15ull * (t->stream + 1));
-	trace_enc_init(&t->enc, t->stacks);
+	/* The stack table is not cleared (20 KiB, page faults on a fresh
+	 * state): its slots are zero (fresh mmap) or from an earlier thread,
+	 * and trace_enc_begin moves its epoch on, so no old slot matches. */
+	trace_enc_init(&t->enc, NULL);
+	t->enc.stacks = st;
 	if (start_buffer(t)) {
 		fold__warn("no memory for a trace buffer: thread %d is not measured", (int)t->tid);
 		recycle_state(t);
@@ -204,7 +210,7 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 	fold__counters_thread_start(t);
 	fold__counter_set_refresh(t);
 	t->last_cpu_ns = fold__cpu_base(t);
-	altstack_start(t);
+	altstack_start(t, created);
 	atomic_store(&t->alive, 1);
 	atomic_fetch_add(&fold__rt.threads_total, 1);
 	fold__tls_thread = t;
@@ -216,6 +222,11 @@ fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
 fail:
 	tls_starting = 0;
 	return NULL;
+}
+
+fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
+{
+	return thread_begin(parent_stream, name, 0);
 }
 
 static void add_totals(fold_thread *t)
@@ -329,7 +340,7 @@ static void *trampoline(void *p)
 {
 	struct start_arg sa = *(struct start_arg *)p;
 	free(p);
-	fold_thread *t = fold__thread_begin(sa.parent, "");
+	fold_thread *t = thread_begin(sa.parent, "", 1);
 	void *ret;
 	pthread_cleanup_push(trampoline_cleanup, t);
 	ret = sa.fn(sa.arg);

@@ -5,7 +5,8 @@
  * allocator of the whole process, libfold.so included. An allocation made
  * while fold's sampling signal (SIGRTMIN+4, the default) is blocked in the
  * calling thread (which is the case exactly while its handler runs: this
- * program never blocks it) is a violation: counted, and the exit status is 1.
+ * program never blocks it; fold's flusher thread, which blocks every signal,
+ * is told apart by SIGUSR2) is a violation: counted, and the exit status is 1.
  * Meanwhile three threads record regions and app counters at the sampling
  * floor (time@100us), a new counter is registered mid-run, so the handler
  * swaps buffers and re-emits counter sets. */
@@ -31,7 +32,11 @@ static volatile int violations;
 static void check(void)
 {
 	sigset_t cur;
-	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGRTMIN + 4)) {
+	/* In the handler exactly the sampling signal is blocked on top of the
+	 * program's mask (which blocks nothing); a thread of fold's own that
+	 * blocks every signal (the flusher) is not in the handler. */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGRTMIN + 4) &&
+	    !sigismember(&cur, SIGUSR2)) {
 		violations++;
 		static const char msg[] = "prog_nomalloc: allocation inside the sample handler\n";
 		write(2, msg, sizeof msg - 1);
