@@ -16,20 +16,20 @@ trap 'rm -rf "$out"' EXIT
 cd "$out"
 stat_of() { "$check" "$1" --print | sed -n "s/^  $2 = //p"; }
 
-for counters in default none; do
-	if [ $counters = default ]; then unset FOLD_COUNTERS; else export FOLD_COUNTERS=none; fi
+for counters in default perf::PAGE-FAULTS none; do
+	if [ $counters = default ]; then unset FOLD_COUNTERS; else export FOLD_COUNTERS=$counters; fi
 	rm -f ./*.trace
-	LD_PRELOAD=$lib FOLD_QUIET=1 FOLD_SAMPLE=time@1ms FOLD_OUTPUT=on.trace "$prog" 3 >/dev/null
-	LD_PRELOAD=$lib FOLD_QUIET=1 FOLD_SAMPLE=off FOLD_OUTPUT=off.trace "$prog" 3 >/dev/null
+	LD_PRELOAD=$lib FOLD_QUIET=1 FOLD_SAMPLE=time@1ms FOLD_OUTPUT=on.trace "$prog" ${SECONDS_RUN:-3} >/dev/null
+	LD_PRELOAD=$lib FOLD_QUIET=1 FOLD_SAMPLE=off FOLD_OUTPUT=off.trace "$prog" ${SECONDS_RUN:-3} >/dev/null
 	n=$(stat_of on.trace "stat samples.taken")
 	ticks=$(stat_of on.trace "stat samples.handler_ticks")
 	hz=$(stat_of on.trace "info clock.tick_hz")
 	mode=$(stat_of on.trace "info counters.mode")
 	on=$(stat -c %s on.trace)
 	off=$(stat -c %s off.trace)
-	awk -v n="$n" -v t="$ticks" -v hz="$hz" -v on="$on" -v off="$off" -v m="$mode" 'BEGIN {
-		printf "counters %-8s: %d samples, in-handler %.2f us per sample, %.2f bytes per sample (steady stack)\n",
-		       m, n, t / n / hz * 1e6, (on - off) / n }'
+	awk -v n="$n" -v t="$ticks" -v hz="$hz" -v on="$on" -v off="$off" -v m="$mode" -v c="$counters" 'BEGIN {
+		printf "counters %-18s (%-8s): %d samples, in-handler %.2f us per sample, %.2f bytes per sample (steady stack)\n",
+		       c, m, n, t / n / hz * 1e6, (on - off) / n }'
 done
 unset FOLD_COUNTERS
 t0=$(date +%s.%N)

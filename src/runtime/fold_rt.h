@@ -206,11 +206,17 @@ typedef struct fold_thread {
 	int papi_eventset; /* -1 if none */
 	int sample_fd;     /* perf overflow source, -1 if none */
 
-	/* counters: hw/sw from a perf group fd, app counters added by fold_count */
+	/* counters: hw/sw from a perf group fd, app counters added by fold_count.
+	 * A read of the group also gives its enabled time: the thread's CPU
+	 * time since the group was opened. */
 	int perf_fd[FOLD_MAX_HW_COUNTERS]; /* [0] is the group leader, -1 if none */
 	unsigned nhw;
+	int rdpmc; /* 1: read in user space (rdpmc) while every member is on the PMU */
+	struct perf_event_mmap_page *perf_page[FOLD_MAX_HW_COUNTERS];
 	unsigned napp_set; /* app counters in the emitted counter set */
 	uint64_t hw_last[FOLD_MAX_HW_COUNTERS];
+	uint64_t cpu_last; /* thread CPU time at the last counter read, if cpu_known */
+	int cpu_known;
 	uint64_t app[FOLD_MAX_APP_COUNTERS];
 
 	/* open API regions, for unbalanced-use detection */
@@ -287,15 +293,20 @@ void fold__counter_set_refresh(fold_thread *t);
 /* In a fork child: forgets PAPI's state so it is initialised afresh. */
 void fold__papi_after_fork(void);
 unsigned fold__hw_counter_count(void);
-/* Index of perf::TASK-CLOCK in the hw set, or -1. */
-int fold__task_clock_index(void);
+
 uint32_t fold__app_counter_define(const char *name);
 unsigned fold__app_counter_count(void);
-/* The CPU-time base a thread's first sample deltas against. */
+/* The CPU-time base a thread's first sample deltas against: the group's
+ * CPU time counts from the group's opening. */
 static inline uint64_t fold__cpu_base(const fold_thread *t)
 {
-	int tci = fold__task_clock_index();
-	return tci >= 0 && (unsigned)tci < t->nhw ? 0 : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	return t->nhw ? 0 : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+}
+/* The thread's CPU time now, for a sample: from the counter read that just
+ * happened when it carried it, else CLOCK_THREAD_CPUTIME_ID (a syscall). */
+static inline uint64_t fold__sample_cpu_ns(const fold_thread *t)
+{
+	return t->cpu_known ? t->cpu_last : fold__ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* ---------------------------------------------------------------- sampling */

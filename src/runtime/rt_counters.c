@@ -23,6 +23,16 @@
  * That is why an event must also have a perf encoding: PAPI presets and
  * perf:: generic names are mapped below; other native names are reported
  * missing ("no signal-safe read path").
+ *
+ * The thread's CPU time (a sample's cpu_ns) comes from the same read: the
+ * group's enabled time (PERF_FORMAT_TOTAL_TIME_ENABLED), which for a
+ * per-thread event advances only while the thread runs (no clock_gettime
+ * system call of its own). On a machine with a PMU whose pages allow it
+ * (cap_user_rdpmc, cap_user_time), a group of hardware counters is read in
+ * user space with rdpmc and the enabled time extrapolated from the TSC: no
+ * system call at all; when a member is not on the PMU at that moment (or the
+ * kernel withdraws user reading) that read falls back to read(2).
+ * The trace says which in counters.read ("rdpmc" or "read").
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -31,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,7 +76,6 @@ static char app_names[FOLD_MAX_APP_COUNTERS][FOLD_NAME_MAX];
 static _Atomic unsigned napp;
 
 unsigned fold__hw_counter_count(void) { return nhw; }
-int fold__task_clock_index(void) { return task_clock_index; }
 unsigned fold__app_counter_count(void) { return atomic_load(&napp); }
 
 /* ---------------------------------------------------------------- perf */
@@ -87,7 +97,9 @@ static int perf_open(const ctr_spec *c, int group_fd)
 	attr.config = c->config;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	attr.read_format = PERF_FORMAT_GROUP;
+	/* The enabled time of a per-thread event advances only while the
+	 * thread runs: the thread's CPU time, in the same read. */
+	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED;
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -128,7 +140,7 @@ static unsigned try_list(const char *list)
 			continue;
 		}
 		int fd = perf_open(&c, -1);
-		uint64_t probe[2];
+		uint64_t probe[3]; /* { nr, time_enabled, value } */
 		if (fd < 0 || read(fd, probe, sizeof probe) < (ssize_t)sizeof(uint64_t)) {
 			snprintf(why, sizeof why, "cannot be counted here (perf_event_open: %s)",
 			         strerror(fd < 0 ? errno : EIO));
@@ -210,14 +222,51 @@ void fold__counters_init(void)
 
 /* ---------------------------------------------------------------- per thread */
 
+static void unmap_pages(fold_thread *t)
+{
+	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
+		if (t->perf_page[i]) {
+			munmap(t->perf_page[i], (size_t)sysconf(_SC_PAGESIZE));
+			t->perf_page[i] = NULL;
+		}
+	t->rdpmc = 0;
+}
+
 void fold__counters_thread_stop(fold_thread *t)
 {
+	unmap_pages(t);
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		if (t->perf_fd[i] >= 0) {
 			close(t->perf_fd[i]);
 			t->perf_fd[i] = -1;
 		}
 	t->nhw = 0;
+	t->cpu_known = 0;
+}
+
+/* User-space reading (rdpmc) needs every member to be a PMU counter whose
+ * page offers rdpmc, and the leader's page the TSC conversion that turns its
+ * enabled time into the thread's CPU time. Checked once per thread; whether
+ * a member is on the PMU right now is checked at every read. */
+static int try_rdpmc(fold_thread *t)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	for (unsigned i = 0; i < t->nhw; i++) {
+		if (!active[i].hardware)
+			return 0;
+		void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, t->perf_fd[i], 0);
+		if (p == MAP_FAILED) {
+			unmap_pages(t);
+			return 0;
+		}
+		t->perf_page[i] = p;
+		if (!t->perf_page[i]->cap_user_rdpmc || (i == 0 && !t->perf_page[0]->cap_user_time)) {
+			unmap_pages(t);
+			return 0;
+		}
+	}
+	t->rdpmc = 1;
+	return 1;
 }
 
 void fold__counters_thread_start(fold_thread *t)
@@ -244,18 +293,86 @@ void fold__counters_thread_start(fold_thread *t)
 		t->perf_fd[i] = fd;
 	}
 	t->nhw = nhw;
+	try_rdpmc(t);
+	static int said;
+	if (!said++)
+		fold__proc_info("counters.read", t->rdpmc ? "rdpmc" : "read");
 }
 
-/* Async-signal-safe: one read(2) of the group leader. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t rdpmc(uint32_t counter)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Reads every member and the thread's CPU time from the mmap'ed pages, as
+ * include/uapi/linux/perf_event.h describes; -1 when a member is not on the
+ * PMU right now (multiplexed out) or user reading is withdrawn: then read(2). */
+static int read_rdpmc(fold_thread *t)
+{
+	uint64_t vals[FOLD_MAX_HW_COUNTERS], cpu = 0;
+	for (unsigned i = 0; i < t->nhw; i++) {
+		volatile struct perf_event_mmap_page *pc = t->perf_page[i];
+		uint32_t seq;
+		do {
+			seq = pc->lock;
+			atomic_signal_fence(memory_order_seq_cst);
+			uint32_t idx = pc->index;
+			if (!pc->cap_user_rdpmc || !idx)
+				return -1;
+			int64_t pmc = (int64_t)rdpmc(idx - 1);
+			unsigned width = pc->pmc_width;
+			if (width && width < 64) /* sign-extend the counter's width */
+				pmc = (int64_t)((uint64_t)pmc << (64 - width)) >> (64 - width);
+			vals[i] = (uint64_t)(pc->offset + pmc);
+			if (i == 0) {
+				if (!pc->cap_user_time)
+					return -1;
+				uint64_t cyc = __builtin_ia32_rdtsc();
+				if (pc->cap_user_time_short)
+					cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+				uint16_t shift = pc->time_shift;
+				uint32_t mult = pc->time_mult;
+				uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
+				cpu = pc->time_enabled + pc->time_offset + quot * mult + ((rem * mult) >> shift);
+			}
+			atomic_signal_fence(memory_order_seq_cst);
+		} while (pc->lock != seq);
+	}
+	for (unsigned i = 0; i < t->nhw; i++)
+		t->hw_last[i] = vals[i];
+	t->cpu_last = cpu;
+	t->cpu_known = 1;
+	return 0;
+}
+#else
+static int read_rdpmc(fold_thread *t)
+{
+	(void)t;
+	return -1;
+}
+#endif
+
+/* Async-signal-safe: user-space reads, or one read(2) of the group leader. */
 static void read_hw(fold_thread *t)
 {
-	uint64_t buf[1 + FOLD_MAX_HW_COUNTERS];
-	ssize_t n = read(t->perf_fd[0], buf, (1 + t->nhw) * sizeof(uint64_t));
-	if (n < (ssize_t)sizeof(uint64_t))
+	if (t->rdpmc && read_rdpmc(t) == 0)
+		return;
+	/* { nr, time_enabled, value[nr] } */
+	uint64_t buf[2 + FOLD_MAX_HW_COUNTERS];
+	t->cpu_known = 0;
+	ssize_t n = read(t->perf_fd[0], buf, (2 + t->nhw) * sizeof(uint64_t));
+	if (n < (ssize_t)(2 * sizeof(uint64_t)))
 		return; /* keep the last values: counters stay monotonic */
 	uint64_t k = buf[0] < t->nhw ? buf[0] : t->nhw;
+	if ((size_t)n < (2 + k) * sizeof(uint64_t))
+		return;
 	for (uint64_t i = 0; i < k; i++)
-		t->hw_last[i] = buf[1 + i];
+		t->hw_last[i] = buf[2 + i];
+	t->cpu_last = buf[1];
+	t->cpu_known = 1;
 }
 
 unsigned fold__read_counters(fold_thread *t, uint64_t *values)

@@ -197,10 +197,10 @@ void fold__sample(fold_thread *t, void *uc)
 	fold__counter_set_refresh(t);
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	fold__read_counters(t, ctr);
-	/* CPU time: perf::TASK-CLOCK when the thread counts it (free: just read),
-	 * else CLOCK_THREAD_CPUTIME_ID (a ~0.5 us syscall here). */
-	int tci = fold__task_clock_index();
-	uint64_t cpu = tci >= 0 && (unsigned)tci < t->nhw ? ctr[tci] : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	/* CPU time: from the same group read (perf::TASK-CLOCK, recorded or
+	 * hidden) or the rdpmc page's enabled time; CLOCK_THREAD_CPUTIME_ID (a
+	 * syscall) only without counters. */
+	uint64_t cpu = fold__sample_cpu_ns(t);
 	uint64_t cpu_ns = cpu >= t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 	t->last_cpu_ns = cpu;
 	int rc = trace_enc_sample(&t->enc, tick, frames, depth, cpu_ns, ctr);

@@ -222,6 +222,21 @@ counters_requested)
 	FOLD_COUNTERS=none preload "$PROGS/prog_regions" 5 >/dev/null || fail "program failed"
 	check "$(only_trace)" --info counters.mode=none --counter-def items
 	;;
+cpu_time)
+	# A sample's cpu_ns adds up to the program's CPU time (~160 ms) whichever
+	# way it is read: TASK-CLOCK among the counters, the group's enabled time
+	# (PAGE-FAULTS only), clock_gettime (no counters).
+	for c in default perf::PAGE-FAULTS none; do
+		if [ $c = default ]; then unset FOLD_COUNTERS; else export FOLD_COUNTERS=$c; fi
+		FOLD_SAMPLE=time@1ms preload "$PROGS/prog_regions" 100 >/dev/null || fail "program failed ($c)"
+		t=$(only_trace)
+		check "$t" --cpu-ms 100:400 --min-samples 50
+		[ $c = none ] || check "$t" --info-present counters.read
+		[ $c = perf::PAGE-FAULTS ] && check "$t" --info counters.read=read # software: never rdpmc
+		rm -f ./*.trace
+	done
+	unset FOLD_COUNTERS
+	;;
 sample_perf)
 	FOLD_SAMPLE=perf::TASK-CLOCK@1000000 preload "$PROGS/prog_threads" exit 4 || fail "program failed"
 	check "$(only_trace)" --info sample.source=papi --info sample.backend=perf_event --info sample.period=1000000 \

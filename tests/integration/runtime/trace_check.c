@@ -8,6 +8,7 @@
  *
  *   --regions NAME=N        exactly N enter/exit pairs of region NAME in total
  *   --min-samples N         at least N samples (--max-samples N: at most)
+ *   --cpu-ms MIN:MAX        the samples' cpu_ns add up to MIN..MAX ms
  *   --app-counter NAME=V    sum over threads of the counter's final value is V
  *   --counter-in-samples NAME  the counter appears in samples' counter sets
  *   --threads N             exactly N thread streams (--min-threads N)
@@ -82,7 +83,7 @@ static uint64_t counter_final[MAXSTREAMS][MAXN / 16]; /* by id < 256 */
 static int counter_in_samples[256];
 static int thread_seen[MAXSTREAMS];
 static unsigned nthreads;
-static uint64_t nsamples, samples_in_exe;
+static uint64_t nsamples, samples_in_exe, samples_cpu_ns;
 
 static char *sdup(const char *s) { return strdup(s ? s : ""); }
 
@@ -208,6 +209,7 @@ static void record(const trace_record *r)
 		break;
 	case TRACE_REC_SAMPLE: {
 		nsamples++;
+		samples_cpu_ns += r->u.sample.cpu_ns;
 		const module *exe = exe_module();
 		int hit = 0;
 		for (unsigned i = 0; i < r->u.sample.depth; i++)
@@ -340,6 +342,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--min-samples")) {
 			if (nsamples < strtoull(v, NULL, 10))
 				FAIL("%llu samples, expected at least %s", (unsigned long long)nsamples, v);
+		} else if (!strcmp(a, "--cpu-ms")) {
+			double lo, hi, got = (double)samples_cpu_ns / 1e6;
+			if (sscanf(v, "%lf:%lf", &lo, &hi) != 2)
+				FAIL("--cpu-ms expects MIN:MAX (ms)");
+			else if (got < lo || got > hi)
+				FAIL("samples carry %.1f ms of CPU time, expected %s", got, v);
 		} else if (!strcmp(a, "--max-samples")) {
 			if (nsamples > strtoull(v, NULL, 10))
 				FAIL("%llu samples, expected at most %s", (unsigned long long)nsamples, v);
@@ -425,9 +433,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (print) {
-		printf("%s: %llu samples (%llu with a frame in the executable), %u threads, %llu chunks\n", path,
-		       (unsigned long long)nsamples, (unsigned long long)samples_in_exe, nthreads,
-		       (unsigned long long)st->chunks_ok);
+		printf("%s: %llu samples (%llu with a frame in the executable, %.1f ms CPU), %u threads, %llu chunks\n",
+		       path, (unsigned long long)nsamples, (unsigned long long)samples_in_exe,
+		       (double)samples_cpu_ns / 1e6, nthreads, (unsigned long long)st->chunks_ok);
 		for (unsigned i = 0; i < ninfos; i++)
 			printf("  info %s = %s\n", infos[i].key, infos[i].value);
 		for (unsigned i = 0; i < nstats; i++)
