@@ -412,6 +412,16 @@ void fold__proc_module_unload(uint32_t id, uint64_t tick);
 /* Seals the process stream's buffer into the queue (proc_lock taken). */
 void fold__proc_seal(void);
 
+/* fork: every runtime lock is taken before fork and released (re-created in
+ * the child) after it, so a child never inherits a lock some other thread of
+ * its parent held. The core locks, in their one order: threads_lock, then
+ * reg_lock, app_lock, mod_lock, proc_lock, grow_lock. A module with locks of
+ * its own registers each (a default-type mutex) once: registered locks are
+ * taken first, in registration order, so a registered lock must never be
+ * taken while a core lock is held. At most 16. Returns 0 or -ENOSPC. */
+int fold__fork_lock_register(pthread_mutex_t *lock);
+extern pthread_mutex_t fold__threads_lock, fold__app_lock, fold__mod_lock, fold__grow_lock;
+
 /* Output file naming (rt_output.c). */
 int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
 int fold__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,

@@ -31,7 +31,8 @@ typedef struct module {
 	char *path;
 } module;
 
-static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t fold__mod_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_process.c) */
+#define mod_lock fold__mod_lock
 static module *mods;
 static unsigned nmods, cap_mods;
 static uint32_t next_id = 1;

@@ -31,7 +31,8 @@ static fold_buf *bufs[FOLD_MAX_BUFS];
 static _Atomic uint64_t free_bits[WORDS];
 static _Atomic unsigned nbufs;
 static _Atomic int nfree;
-static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t fold__grow_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_process.c) */
+#define grow_lock fold__grow_lock
 
 static _Atomic(fold_buf *) queue_head;
 static sem_t queue_sem;

@@ -10,7 +10,9 @@
  *    thread gets NULL from fold__thread() instead of recursing.
  *  - The final flush happens once per process image (destructor, _exit, or an
  *    exec that succeeds); hooks after it are ignored.
- *  - Lock order: threads_lock, then reg_lock, then proc_lock.
+ *  - Lock order: threads_lock, then reg_lock, app_lock, mod_lock, proc_lock,
+ *    grow_lock (fold_rt.h); all of them, and the locks other modules
+ *    register, are held across fork (fold_atfork_*).
  */
 #include "fold_rt.h"
 
@@ -29,7 +31,6 @@
 #include "trace_chunk.h"
 
 fold_rt fold__rt = {.fd = -1, .rank = -1, .size = -1, .proc_lock = PTHREAD_MUTEX_INITIALIZER};
-extern pthread_mutex_t fold__threads_lock;
 
 const char *const fold__drop_names[FOLD_DROP_NREASONS] = {
     "in_runtime", "in_dlopen", "buffer_full", "unwind_failed", "paused", "stopped",
@@ -741,35 +742,85 @@ void fold__checkpoint_done(int for_exec)
 
 /* ---------------------------------------------------------------- fork */
 
+#define MAX_FORK_LOCKS 16
+static pthread_mutex_t *fork_locks[MAX_FORK_LOCKS];
+static _Atomic unsigned nfork_locks;
+static pthread_mutex_t fork_locks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int fold__fork_lock_register(pthread_mutex_t *lock)
+{
+	int rc = 0;
+	pthread_mutex_lock(&fork_locks_lock);
+	unsigned n = atomic_load(&nfork_locks);
+	for (unsigned i = 0; i < n; i++)
+		if (fork_locks[i] == lock)
+			goto out;
+	if (n == MAX_FORK_LOCKS) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	fork_locks[n] = lock;
+	atomic_store(&nfork_locks, n + 1);
+out:
+	pthread_mutex_unlock(&fork_locks_lock);
+	return rc;
+}
+
+/* The core locks after threads_lock, in order. */
+static pthread_mutex_t *const core_locks[] = {&reg_lock, &fold__app_lock, &fold__mod_lock, &fold__rt.proc_lock,
+                                              &fold__grow_lock};
+#define NCORE (sizeof core_locks / sizeof core_locks[0])
+
 static void fold_atfork_prepare(void)
 {
+	/* Registered (outer) locks first; our busy guard goes up only once we
+	 * own threads_lock, so a quiesce in progress, which holds it and waits
+	 * for busy threads, is never waiting for us. */
+	pthread_mutex_lock(&fork_locks_lock);
+	unsigned n = atomic_load(&nfork_locks);
+	for (unsigned i = 0; i < n; i++)
+		pthread_mutex_lock(fork_locks[i]);
+	pthread_mutex_lock(&fold__threads_lock);
 	fold_thread *self = fold__tls_thread;
 	if (self)
 		self->busy++;
-	pthread_mutex_lock(&fold__threads_lock);
-	pthread_mutex_lock(&reg_lock);
-	pthread_mutex_lock(&fold__rt.proc_lock);
+	for (unsigned i = 0; i < NCORE; i++)
+		pthread_mutex_lock(core_locks[i]);
+}
+
+static void unlock_registered(void)
+{
+	unsigned n = atomic_load(&nfork_locks);
+	while (n--)
+		pthread_mutex_unlock(fork_locks[n]);
+	pthread_mutex_unlock(&fork_locks_lock);
 }
 
 static void fold_atfork_parent(void)
 {
-	pthread_mutex_unlock(&fold__rt.proc_lock);
-	pthread_mutex_unlock(&reg_lock);
-	pthread_mutex_unlock(&fold__threads_lock);
+	for (unsigned i = NCORE; i--;)
+		pthread_mutex_unlock(core_locks[i]);
 	fold_thread *self = fold__tls_thread;
 	if (self)
 		self->busy--;
+	pthread_mutex_unlock(&fold__threads_lock);
+	unlock_registered();
 }
 
 static void fold_atfork_child(void)
 {
 	fold_thread *self = fold__tls_thread;
-	pthread_mutex_init(&fold__rt.proc_lock, NULL);
-	pthread_mutex_init(&reg_lock, NULL);
+	/* This thread took every lock: they are free again, whatever the
+	 * parent's other threads (gone here) were doing. */
+	for (unsigned i = 0; i < NCORE; i++)
+		pthread_mutex_init(core_locks[i], NULL);
+	unlock_registered();
 	pid_t parent = fold__rt.pid;
 	fold__rt.pid = getpid();
 	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING) {
 		pthread_mutex_init(&fold__threads_lock, NULL);
+		if (self)
+			self->busy--;
 		return;
 	}
 	/* Fresh state: the parent owns everything recorded so far. */

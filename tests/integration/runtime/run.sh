@@ -71,6 +71,19 @@ fork_exit | fork__exit)
 	check "$child" --regions child=5 --regions parent=0 --app-counter items=5 --threads 1 \
 		--info fork.parent_pid="$ppid" --min-samples 20 --stack-in-exe 0.9
 	;;
+fork_stress)
+	# Forks while three threads are inside fold_counter/fold_region/
+	# fold_enter: no child may deadlock on a lock held at the fork.
+	FOLD_QUIET=1 FOLD_SAMPLE=time@1ms preload "$PROGS/prog_forkstress" 40 >out.txt ||
+		fail "$(cat out.txt err.txt)"
+	n=$(ls fold.prog_forkstress.*.trace | wc -l)
+	[ "$n" = 41 ] || fail "expected 41 traces (parent + 40 children), found $n"
+	parent=""
+	for f in fold.prog_forkstress.*.trace; do
+		"$TRACE_CHECK" "$f" --info-present fork.parent_pid 2>/dev/null || parent=$f
+	done
+	check "$parent" --min-threads 4
+	;;
 exec_chain)
 	preload "$PROGS/prog_exec" 3 || fail "program failed: $(cat err.txt)"
 	n=0
