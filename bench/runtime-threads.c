@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-static void *nothing(void *arg) { return arg; }
+static void *nothing(void *arg)
+{
+	return arg;
+}
 
 int main(int argc, char **argv)
 {

@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 		double t0 = now_s();
 		while (waitpid(pid, &status, WNOHANG) == 0) {
 			if (now_s() - t0 > 5) {
-				fprintf(stderr, "prog_forkstress: child %d of fork %d is stuck (deadlock)\n", (int)pid, k);
+				fprintf(stderr, "prog_forkstress: child %d of fork %d is stuck (deadlock)\n",
+				        (int)pid, k);
 				kill(pid, SIGKILL);
 				waitpid(pid, &status, 0);
 				stuck = 1;
