@@ -197,9 +197,8 @@ void fold__sample(fold_thread *t, void *uc)
 	fold__counter_set_refresh(t);
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	fold__read_counters(t, ctr);
-	/* CPU time: from the same group read (perf::TASK-CLOCK, recorded or
-	 * hidden) or the rdpmc page's enabled time; CLOCK_THREAD_CPUTIME_ID (a
-	 * syscall) only without counters. */
+	/* CPU time: the counter group's enabled time, from the same read(2) or
+	 * rdpmc page; CLOCK_THREAD_CPUTIME_ID (a syscall) only without counters. */
 	uint64_t cpu = fold__sample_cpu_ns(t);
 	uint64_t cpu_ns = cpu >= t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 	t->last_cpu_ns = cpu;
