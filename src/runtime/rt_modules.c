@@ -243,6 +243,42 @@ static char *search_caller_paths(const char *file, const void *caller)
 	return NULL;
 }
 
+/* A thread inside dl_iterate_phdr holds the loader's lock while its
+ * callback runs, and the sample handler's unwinder (libunwind's slow path)
+ * takes that lock too, after libunwind's own lock. A sample landing there
+ * could deadlock against another thread's sample: ABBA, seen with Open MPI's
+ * PMIx loading components under mpirun (and our own rescan after dlopen).
+ * So samples inside dl_iterate_phdr are dropped and counted (in_dlopen), as
+ * inside dlopen. The real function is resolved in a constructor, so the
+ * wrapper never calls dlsym from a signal handler (libunwind calls it there);
+ * before that, only on a thread that is not inside our handler. */
+typedef int (*dl_iterate_phdr_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+static dl_iterate_phdr_fn real_dl_iterate_phdr;
+
+__attribute__((constructor(101))) static void resolve_dl_iterate_phdr(void)
+{
+	if (!real_dl_iterate_phdr)
+		real_dl_iterate_phdr = (dl_iterate_phdr_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+}
+
+FOLD_EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	fold_thread *t = fold__tls_thread;
+	if (!real_dl_iterate_phdr) {
+		if (t && t->busy)
+			return 0; /* inside the runtime before our constructor: no dlsym here */
+		resolve_dl_iterate_phdr();
+		if (!real_dl_iterate_phdr)
+			return 0;
+	}
+	if (t)
+		t->in_dlopen++;
+	int rc = real_dl_iterate_phdr(cb, data);
+	if (t)
+		t->in_dlopen--;
+	return rc;
+}
+
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
 

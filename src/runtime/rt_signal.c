@@ -22,7 +22,10 @@
  *  4. Re-entrancy guard: t->busy > 0 means the thread was interrupted inside
  *     the runtime (an API call, a hook, a flush): the sample is dropped and
  *     counted (in_runtime). t->in_dlopen likewise (in_dlopen): the loader's
- *     state is inconsistent while it maps objects.
+ *     state is inconsistent while it maps objects, and inside
+ *     dl_iterate_phdr (wrapped in rt_modules.c) the thread holds the loader
+ *     lock that the unwinder takes after its own lock, so unwinding there
+ *     could deadlock against another thread's sample.
  *  5. The handler raises t->busy itself while it records, and records
  *     nothing when the process is stopped (exit, exec, fork) or paused.
  *  6. Counter values come from one read(2) of the thread's perf group fd (no
