@@ -186,6 +186,17 @@ static double hook_inner_ns;
 static _Atomic int cyg_ready; /* 0 before init, 1 running */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork() takes registered locks in registration order, before the core's:
+ * init_lock is held while decide_lock and the filter's lock are taken, and
+ * decide_lock while the filter's lock is; mem_lock nests in none of them.
+ * The priorities order these constructors across files (rt_filter.c 102). */
+__attribute__((constructor(101))) static void cyg_register_fork_locks(void)
+{
+	fold__fork_lock_register(&init_lock);
+	fold__fork_lock_register(&decide_lock);
+	fold__fork_lock_register(&mem_lock);
+}
+
 static void parse_throttle(void)
 {
 	const char *v = getenv("FOLD_THROTTLE");

@@ -52,6 +52,12 @@ typedef struct filter_rule {
 } filter_rule;
 
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
+
+/* Held across fork after rt_cyg.c's locks, which nest outside it. */
+__attribute__((constructor(102))) static void filter_register_fork_lock(void)
+{
+	fold__fork_lock_register(&lock_);
+}
 static filter_rule *rules;
 static size_t nrules;
 static uint64_t min_func_bytes;

@@ -274,6 +274,13 @@ typedef struct burst_key {
 } burst_key;
 
 static pthread_mutex_t burst_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A rank that forks (a launcher helper, system()) while another thread is in
+ * an MPI call must not leave the child on burst_lock. */
+__attribute__((constructor(103))) static void mpi_register_fork_lock(void)
+{
+	fold__fork_lock_register(&burst_lock);
+}
 static burst_key *bursts;
 static size_t nbursts, cap_bursts;
 static unsigned burst_sites[CALL_COUNT];
