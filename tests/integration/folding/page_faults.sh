@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# page_faults.sh FOLD LIBFOLD PROG: phases that differ in a real kernel
+# counter (page faults): fold must find the switch and the fault rate.
+set -euo pipefail
+fold=$1 libfold=$2 prog=$3
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+FOLD_QUIET=1 FOLD_OUTPUT=run.trace FOLD_SAMPLE=time@1ms FOLD_COUNTERS=perf::PAGE-FAULTS LD_PRELOAD="$libfold" \
+  "$prog" 300 >truth.txt
+if "$fold" dump run.trace | grep -q '^0 counter_missing name="perf::PAGE-FAULTS"'; then
+  echo "SKIP: this machine cannot count perf::PAGE-FAULTS"
+  exit 77
+fi
+"$fold" run.trace -q --fit pwlr --region step --json out.json
+python3 "$here/check_page_faults.py" out.json "$(cat truth.txt)"
