@@ -119,6 +119,7 @@ void fold_analysis_free(fold_analysis *a)
 		free(a->cct[i].file);
 	}
 	free(a->cct);
+	free_attributions(a->lines, a->nlines);
 	for (size_t i = 0; i < a->nwarnings; i++)
 		free(a->warnings[i].what);
 	free(a->warnings);

@@ -222,6 +222,10 @@ typedef struct fold_analysis {
 	size_t ncallpairs;
 	fold_cct_node *cct;
 	size_t ncct;
+	/* Sampled flat profile by source line (the interrupted line of every
+	 * sample, with its inline chain), largest first; share of all samples. */
+	fold_attribution *lines;
+	size_t nlines;
 	unsigned long total_samples;
 	fold_warning *warnings;
 	size_t nwarnings;

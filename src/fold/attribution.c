@@ -593,12 +593,81 @@ static size_t child_of(cct_build *b, size_t parent, const lframe *f)
 	return id;
 }
 
+/* --- flat profile by line --- */
+
+typedef struct leaf_count {
+	const stk_info *si;
+	unsigned long count;
+} leaf_count;
+
+static int cmp_leaf_line(const void *p, const void *q)
+{
+	const lframe *a = &((const leaf_count *)p)->si->log[((const leaf_count *)p)->si->nlog - 1];
+	const lframe *b = &((const leaf_count *)q)->si->log[((const leaf_count *)q)->si->nlog - 1];
+	int c = strcmp(a->function ? a->function : "", b->function ? b->function : "");
+	if (c)
+		return c;
+	c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+	if (c)
+		return c;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int cmp_attribution_samples(const void *p, const void *q)
+{
+	const fold_attribution *a = p, *b = q;
+	return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : 0;
+}
+
+/* Merges the leaves (one entry per distinct stack) into one row per
+ * (function, file, line), largest first. */
+static int flat_lines(leaf_count *lc, size_t n, fold_analysis *an)
+{
+	unsigned long total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += lc[i].count;
+	if (!n || !total)
+		return 0;
+	qsort(lc, n, sizeof *lc, cmp_leaf_line);
+	fold_attribution *out = calloc(n, sizeof *out);
+	if (!out)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		unsigned long c = 0;
+		for (; j < n && !cmp_leaf_line(&lc[i], &lc[j]); j++)
+			c += lc[j].count;
+		const stk_info *si = lc[i].si;
+		const lframe *lf = &si->log[si->nlog - 1];
+		fold_attribution *o = &out[m++];
+		o->function = dup_or_null(lf->function);
+		o->file = dup_or_null(lf->file);
+		o->line = lf->line;
+		o->module = si->leaf ? dup_or_null(si->leaf->module) : NULL;
+		o->samples = c;
+		o->share = (double)c / (double)total;
+		if (fill_inline(o, si->leaf)) {
+			an->lines = out;
+			an->nlines = m;
+			return -ENOMEM;
+		}
+		i = j;
+	}
+	qsort(out, m, sizeof *out, cmp_attribution_samples);
+	an->lines = out;
+	an->nlines = m;
+	return 0;
+}
+
 int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fold_analysis *an)
 {
 	if (!a)
 		return 0;
 	cct_build b = {0};
 	int rc = 0;
+	leaf_count *leaves = NULL;
+	size_t nleaves = 0, cap_leaves = 0;
 	for (size_t p = 0; p < ntr && !rc; p++) {
 		const fold__trace *t = tr[p];
 		unsigned long *count = calloc(t->nstacks + 1, sizeof *count);
@@ -613,6 +682,19 @@ int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fol
 			stk_info *si = stack_of(a, (unsigned)p, id);
 			if (!si)
 				continue;
+			if (si->nlog) {
+				if (nleaves == cap_leaves) {
+					size_t nc = cap_leaves ? 2 * cap_leaves : 256;
+					leaf_count *nl = realloc(leaves, nc * sizeof *nl);
+					if (!nl) {
+						rc = -ENOMEM;
+						break;
+					}
+					leaves = nl;
+					cap_leaves = nc;
+				}
+				leaves[nleaves++] = (leaf_count){si, count[id]};
+			}
 			size_t node = SIZE_MAX;
 			for (unsigned d = 0; d < si->nlog; d++) {
 				size_t c = child_of(&b, node, &si->log[d]);
@@ -628,6 +710,9 @@ int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fol
 		}
 		free(count);
 	}
+	if (!rc)
+		rc = flat_lines(leaves, nleaves, an);
+	free(leaves);
 	if (rc) {
 		for (size_t i = 0; i < b.n; i++) {
 			free(b.nodes[i].function);

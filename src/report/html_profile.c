@@ -249,6 +249,39 @@ typedef struct tree_node {
 	size_t first_child, next_sibling;
 } tree_node;
 
+/* The sampled flat profile by source line (fold_analysis.lines). */
+static void line_table(html_ctx *h)
+{
+	const fold_analysis *a = h->a;
+	if (!a->nlines)
+		return;
+	char buf[64];
+	report_buf_puts(h->b, "<h3>Sampled lines</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                      "id=\"lines\"><thead><tr><th>line</th><th>function</th><th>inlined into</th>"
+	                      "<th class=\"n\">samples</th><th class=\"n\">share</th></tr></thead><tbody>\n");
+	size_t shown = a->nlines < 500 ? a->nlines : 500;
+	for (size_t i = 0; i < shown; i++) {
+		const fold_attribution *l = &a->lines[i];
+		report_buf_puts(h->b, "<tr><td>");
+		report_html_loc(h, l->file, l->line);
+		report_buf_puts(h->b, "</td><td class=\"fn\">");
+		report_html_text(h, l->function);
+		report_buf_puts(h->b, "</td><td class=\"fn\">");
+		/* the out-of-line function the line was inlined into, if any */
+		report_html_text(h, l->ninline > 1 ? l->inline_chain[l->ninline - 1].function : "");
+		report_buf_puts(h->b, "</td>");
+		snprintf(buf, sizeof buf, "%lu", l->samples);
+		report_html_num_cell(h, (double)l->samples, buf);
+		snprintf(buf, sizeof buf, "%.1f%%", 100 * l->share);
+		report_html_num_cell(h, l->share, buf);
+		report_buf_puts(h->b, "</tr>\n");
+	}
+	report_buf_puts(h->b, "</tbody></table></div>\n");
+	if (a->nlines > shown)
+		report_buf_printf(h->b, "<p class=\"note\">%zu of %zu lines shown; fold --json has them all.</p>", shown,
+		                  a->nlines);
+}
+
 static int cmp_index_by_total(const void *a, const void *b, void *arg)
 {
 	const tree_node *t = arg;
@@ -400,6 +433,7 @@ static void call_trees(html_ctx *h)
 	             bu.first_root, grand);
 	report_buf_puts(h->b, "</div>");
 	flat_table(h, grand);
+	line_table(h);
 out:
 	report_buf_puts(h->b, "</section>\n");
 	free(bu.n);

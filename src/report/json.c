@@ -535,6 +535,10 @@ static void write_document(jw *w, const fold_analysis *a)
 		close_(w, '}');
 	}
 	close_(w, ']');
+	karr(w, "lines");
+	for (size_t i = 0; i < a->nlines; i++)
+		write_attribution(w, &a->lines[i]);
+	close_(w, ']');
 	karr(w, "warnings");
 	for (size_t i = 0; i < a->nwarnings; i++) {
 		sep(w);

@@ -58,7 +58,19 @@ for x, want in [(0.3, "compute_a"), (0.8, "compute_b")]:
     if not top["file"] or not top["file"].endswith("prog_ab.c") or not top["line"]:
         errors.append("phase covering %.1f: no source line for %s (%s:%s)" % (x, want, top["file"], top["line"]))
 
-# 3. Hooks: exact profile vs samples.
+# 3. The flat profile by line puts the hot line of the kernel loop first.
+lines = doc.get("lines", [])
+if not lines:
+    errors.append("no flat profile by line (lines[])")
+else:
+    top = lines[0]
+    print("hottest line: %s:%s in %s (%.0f%% of all samples)" % (top["file"], top["line"], top["name"],
+                                                                100 * top["share"]))
+    if not (top["file"] or "").endswith("prog_ab.c") or top["share"] < 0.3:
+        errors.append("hottest line is %s:%s (%.0f%%), expected a line of prog_ab.c with >= 30%%" %
+                      (top["file"], top["line"], 100 * top["share"]))
+
+# 4. Hooks: exact profile vs samples.
 if mode == "hooks":
     prof = {p["name"]: p for p in doc["profile"]}
     for f in ("compute_a", "compute_b"):

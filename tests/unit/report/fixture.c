@@ -347,6 +347,18 @@ static void fill_profile(fold_analysis *a)
 		}
 	}
 	a->hook_overhead_ns = 7.25;
+	a->nlines = 2;
+	a->lines = xcalloc(2, sizeof(fold_attribution));
+	a->lines[0].function = xstrdup(FIXTURE_FUNC_KERNEL);
+	a->lines[0].file = xstrdup(FIXTURE_FILE_HOSTILE);
+	a->lines[0].line = 121;
+	a->lines[0].samples = 1480;
+	a->lines[0].share = 0.52;
+	a->lines[1].function = xstrdup("axpy_inner");
+	a->lines[1].file = xstrdup("/src/blas/axpy.h");
+	a->lines[1].line = 18;
+	a->lines[1].samples = 770;
+	a->lines[1].share = 0.27;
 	a->nmodels_used = 1;
 	a->models_used = xcalloc(1, sizeof(char *));
 	a->models_used[0] = xstrdup("cpi<stack>");

@@ -164,6 +164,8 @@ static void test_everything_a_user_looks_for(void **state)
 	    "Instance groups",
 	    "Exact region profile",
 	    "id=\"profile-threads\"",
+	    "Sampled lines",
+	    "axpy.h:18",
 	    ">unbalanced</th>",
 	    "7.2 ns per call",
 	    "cpi&lt;stack&gt;",
