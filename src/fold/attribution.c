@@ -220,6 +220,20 @@ typedef struct hit {
 	const stk_info *si;
 } hit;
 
+/* The out-of-line function a sample's leaf line belongs to: a line inlined
+ * into two functions is two places in the program, not one. */
+static const char *outer_function(const stk_info *si)
+{
+	const symtab_result *r = si->leaf;
+	return r && r->nframes ? r->frames[r->nframes - 1].function : NULL;
+}
+
+static int cmp_outer(const stk_info *a, const stk_info *b)
+{
+	const char *x = outer_function(a), *y = outer_function(b);
+	return strcmp(x ? x : "", y ? y : "");
+}
+
 static int cmp_hit_leaf(const void *p, const void *q)
 {
 	const hit *a = p, *b = q;
@@ -232,7 +246,9 @@ static int cmp_hit_leaf(const void *p, const void *q)
 	c = strcmp(la->file ? la->file : "", lb->file ? lb->file : "");
 	if (c)
 		return c;
-	return la->line < lb->line ? -1 : la->line > lb->line;
+	if (la->line != lb->line)
+		return la->line < lb->line ? -1 : 1;
+	return cmp_outer(a->si, b->si);
 }
 
 static int cmp_hit_x(const void *p, const void *q)
@@ -602,15 +618,17 @@ typedef struct leaf_count {
 
 static int cmp_leaf_line(const void *p, const void *q)
 {
-	const lframe *a = &((const leaf_count *)p)->si->log[((const leaf_count *)p)->si->nlog - 1];
-	const lframe *b = &((const leaf_count *)q)->si->log[((const leaf_count *)q)->si->nlog - 1];
+	const stk_info *sa = ((const leaf_count *)p)->si, *sb = ((const leaf_count *)q)->si;
+	const lframe *a = &sa->log[sa->nlog - 1], *b = &sb->log[sb->nlog - 1];
 	int c = strcmp(a->function ? a->function : "", b->function ? b->function : "");
 	if (c)
 		return c;
 	c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
 	if (c)
 		return c;
-	return a->line < b->line ? -1 : a->line > b->line;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return cmp_outer(sa, sb);
 }
 
 static int cmp_attribution_samples(const void *p, const void *q)
