@@ -325,7 +325,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 			return -EBADMSG;
 		rec->u.stack_def.stack_ref = ref;
 		rec->u.stack_def.depth = depth;
-		rec->u.stack_def.frames = d->arena + d->stack_off[ref];
+		/* depth 0 may leave the arena unallocated: no pointer arithmetic on NULL */
+		rec->u.stack_def.frames = depth ? d->arena + d->stack_off[ref] : NULL;
 		return 0;
 	}
 	case TRACE_REC_SAMPLE: {
@@ -338,7 +339,7 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		if (ref) {
 			if (ref < d->stack_cap && d->stack_depth[ref] != UINT32_MAX) {
 				rec->u.sample.depth = d->stack_depth[ref];
-				rec->u.sample.frames = d->arena + d->stack_off[ref];
+				rec->u.sample.frames = rec->u.sample.depth ? d->arena + d->stack_off[ref] : NULL;
 			} else if (stats) {
 				stats->samples_without_stack_def++;
 			}

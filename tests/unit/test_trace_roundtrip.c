@@ -311,6 +311,28 @@ static void test_encoder_never_writes_past_its_buffer(void **state)
 		assert_int_equal(buf[k], 0xee);
 }
 
+/* Found by the fuzzer: a stack of depth 0 (malformed, but decodable) must
+ * give a NULL frame pointer, not arithmetic on an unallocated arena. */
+static void test_stack_of_depth_zero(void **state)
+{
+	(void)state;
+	const uint8_t raw[] = {TRACE_REC_STACK_DEF, 1, 0, TRACE_REC_SAMPLE, 0, 1, 0, 0};
+	trace_decoder *d = trace_decoder_new();
+	trace_read_stats st = {0};
+	trace_decoder_reset(d, 1, raw, sizeof raw);
+	trace_record rec;
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+	assert_int_equal(rec.kind, TRACE_REC_STACK_DEF);
+	assert_int_equal(rec.u.stack_def.depth, 0);
+	assert_null(rec.u.stack_def.frames);
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+	assert_int_equal(rec.kind, TRACE_REC_SAMPLE);
+	assert_int_equal(rec.u.sample.depth, 0);
+	assert_null(rec.u.sample.frames);
+	assert_int_equal(trace_decoder_next(d, &rec, &st), 0);
+	trace_decoder_free(d);
+}
+
 static void test_crc_matches_zlib(void **state)
 {
 	(void)state;
@@ -326,6 +348,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
 	    cmocka_unit_test(test_unknown_extended_record_is_skipped),
 	    cmocka_unit_test(test_encoder_never_writes_past_its_buffer),
+	    cmocka_unit_test(test_stack_of_depth_zero),
 	    cmocka_unit_test(test_crc_matches_zlib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
