@@ -771,6 +771,29 @@ static pthread_mutex_t *const core_locks[] = {&reg_lock, &fold__app_lock, &fold_
                                               &fold__grow_lock};
 #define NCORE (sizeof core_locks / sizeof core_locks[0])
 
+/* fold__rt.stop as it was before a fork raised it. */
+static int fork_saved_stop;
+
+/* No other thread may be inside its sample handler at the fork: its
+ * unwinder holds libunwind's lock for a moment (a thread's first sample
+ * creates its cache under it), and the child would inherit that lock taken
+ * and block in its own first sample. New samples are dropped (stop); those
+ * in flight take microseconds and are waited for. A thread busy in an API
+ * call that waits for a lock the forking thread holds is not waited for
+ * beyond the bound (no handler of it can be in flight then). */
+static void wait_for_handlers(const fold_thread *self)
+{
+	unsigned n = fold__thread_slots();
+	int budget = 20000; /* sched_yield()s in all: a few ms at most */
+	for (unsigned i = 0; i < n && budget > 0; i++) {
+		fold_thread *t = fold__thread_slot(i);
+		if (t == self || !atomic_load(&t->alive))
+			continue;
+		while (t->busy && budget-- > 0)
+			sched_yield();
+	}
+}
+
 static void fold_atfork_prepare(void)
 {
 	/* Registered (outer) locks first; our busy guard goes up only once we
@@ -784,6 +807,9 @@ static void fold_atfork_prepare(void)
 	fold_thread *self = fold__tls_thread;
 	if (self)
 		self->busy++;
+	fork_saved_stop = atomic_exchange(&fold__rt.stop, 1);
+	memory_barrier_all_threads();
+	wait_for_handlers(self);
 	for (unsigned i = 0; i < NCORE; i++)
 		pthread_mutex_lock(core_locks[i]);
 }
@@ -798,6 +824,7 @@ static void unlock_registered(void)
 
 static void fold_atfork_parent(void)
 {
+	atomic_store(&fold__rt.stop, fork_saved_stop);
 	for (unsigned i = NCORE; i--;)
 		pthread_mutex_unlock(core_locks[i]);
 	fold_thread *self = fold__tls_thread;
@@ -810,6 +837,7 @@ static void fold_atfork_parent(void)
 static void fold_atfork_child(void)
 {
 	fold_thread *self = fold__tls_thread;
+	atomic_store(&fold__rt.stop, fork_saved_stop);
 	/* This thread took every lock: they are free again, whatever the
 	 * parent's other threads (gone here) were doing. */
 	for (unsigned i = 0; i < NCORE; i++)
