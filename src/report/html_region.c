@@ -30,6 +30,22 @@ static frame make_frame(double w, double h, double l, double r, double t, double
 	return f;
 }
 
+/* The bottom axis of a duration chart: a line and ticks+1 labels from mn to
+ * mx nanoseconds, the first flush left, the last flush right. */
+static void ns_axis(html_ctx *h, const frame *f, double mn, double mx, int ticks)
+{
+	double y = f->t + f->ph;
+	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
+	                  f->l + f->pw, y, y);
+	for (int i = 0; i <= ticks; i++) {
+		char lab[32];
+		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / ticks);
+		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		                  f->l + f->pw * i / ticks, y + 14,
+		                  i == 0 ? "start" : i == ticks ? "end" : "middle", lab);
+	}
+}
+
 static double fx(const frame *f, double x)
 {
 	return f->l + x * f->pw;
@@ -532,19 +548,7 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 			                  x, x, f.t, f.t + f.ph, g->id);
 		}
 	}
-	double y = f.t + f.ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f.l,
-	                  f.l + f.pw, y, y);
-	for (int i = 0; i <= 4; i++) {
-		char lab[32];
-		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / 4);
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
-		                  f.l + f.pw * i / 4, y + 14,
-		                  i == 0   ? "start"
-		                  : i == 4 ? "end"
-		                           : "middle",
-		                  lab);
-	}
+	ns_axis(h, &f, mn, mx, 4);
 	report_buf_printf(
 	    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">instance duration</text>",
 	    f.l + f.pw, f.h - 2);
@@ -632,19 +636,7 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 		    "cy=\"%.1f\" r=\"3.5\"/></g><text x=\"%.1f\" y=\"%.1f\">%s</text>",
 		    t->n, t->excluded, mean, x0, x1 + 0.5, y, y, xm, y, f.l + f.pw + 6, y + 3.5, mean);
 	}
-	double y = f.t + f.ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f.l,
-	                  f.l + f.pw, y, y);
-	for (int i = 0; i <= 2; i++) {
-		char lab[32];
-		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / 2);
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
-		                  f.l + f.pw * i / 2, y + 14,
-		                  i == 0   ? "start"
-		                  : i == 2 ? "end"
-		                           : "middle",
-		                  lab);
-	}
+	ns_axis(h, &f, mn, mx, 2);
 	report_buf_puts(h->b, "</svg>");
 	if (shown < nrows)
 		report_buf_printf(h->b, "<p class=\"note\">First %zu of %zu threads shown.</p>", shown,
