@@ -4,18 +4,23 @@
 # apt-get is only called when something is missing.
 #
 # Usage: scripts/install-deps.sh [--build-only]
-#   --build-only  skip the test-only packages (chromium, protobuf, hyperfine)
+#   --build-only  exactly what building fold and running the demo need
+#                 (compilers for the C and Fortran APIs, the libraries fold
+#                 links, MPI headers for the PMPI wrappers); without it, also
+#                 what the tests and benchmarks need.
 set -euo pipefail
 
 build_pkgs=(
-  build-essential gcc g++ gfortran clang cmake pkg-config
-  libunwind-dev libpapi-dev papi-tools libdwarf-dev libelf-dev
-  libgsl-dev libopenblas-dev zlib1g-dev libdw1
+  build-essential gcc gfortran cmake pkg-config
+  libunwind-dev libpapi-dev libdwarf-dev libelf-dev
+  libgsl-dev libopenblas-dev zlib1g-dev
   openmpi-bin libopenmpi-dev
 )
+# g++ and clang build the symbol tests' C++ and clang programs and the fuzz
+# targets; stress-ng loads the machine for the load-robustness check.
 test_pkgs=(
-  libcmocka-dev libclang-rt-14-dev valgrind python3
-  chromium protobuf-compiler hyperfine
+  g++ clang libcmocka-dev libclang-rt-14-dev valgrind python3 git
+  chromium protobuf-compiler hyperfine papi-tools stress-ng
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -20,7 +20,7 @@ run_suite() { # name, build dir, cmake args...
   local name=$1 dir=$2
   shift 2
   echo "=== [$name] configure and build in $dir"
-  cmake -S "$root" -B "$dir" -DFOLD_WERROR=ON "$@" >"$dir.configure.log" 2>&1 ||
+  cmake -S "$root" -B "$dir" -DFOLD_WERROR=ON -DFOLD_REQUIRE_TEST_DEPS=ON "$@" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
   if ! cmake --build "$dir" -j "$jobs" "${BUILD_ARGS[@]}" >"$dir.build.log" 2>&1; then
     grep -E -A3 'error|Error' "$dir.build.log" | head -80
