@@ -74,6 +74,7 @@ EOF
 fi
 
 root=$(mktemp -d /var/tmp/fold-fresh.XXXXXX)
+chmod 755 "$root" # as / is: apt drops to user _apt to download
 mounted=()
 cleanup() {
   local i

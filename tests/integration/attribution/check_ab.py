@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""check_ab.py JSON MODE: fold attributes prog_ab's two parts to the right
-functions. MODE "samples": the routine timeline switches from compute_a to
-compute_b at 0.6 (within 2% of the instance), and the phases before and after
+"""check_ab.py JSON MODE TRUTH_LINE: fold attributes prog_ab's two parts to
+the right functions. MODE "samples": the routine timeline switches from
+compute_a to compute_b where the program measured it (nominally 0.6; "truth
+switch=S" from prog_ab), within 2% of the instance, and the phases before and after
 name them first. MODE "hooks": additionally the sample-based and the
 hook-based (exact) profiles agree on the split between the two functions."""
 import json
@@ -9,6 +10,8 @@ import sys
 
 doc = json.load(open(sys.argv[1]))
 mode = sys.argv[2]
+truth = dict(kv.split("=") for kv in sys.argv[3].split()[1:])
+switch = float(truth["switch"])
 errors = []
 r = [r for r in doc["regions"] if r["name"] == "step"]
 assert r, "region 'step' missing"
@@ -28,20 +31,22 @@ def routine_at(x):
     return None
 
 
-for x, want in [(0.1, "compute_a"), (0.3, "compute_a"), (0.5, "compute_a"), (0.7, "compute_b"), (0.9, "compute_b")]:
+for x, want in [(switch / 6, "compute_a"), (switch / 2, "compute_a"), (switch - 0.1, "compute_a"),
+                (switch + 0.1, "compute_b"), ((1 + switch) / 2 + 0.1, "compute_b")]:
     got = routine_at(x)
     if got != want:
         errors.append("timeline at %.1f names %s, expected %s" % (x, got, want))
-a_end = max((s["end"] for s in spans if s["function"] == "compute_a" and s["start"] < 0.5), default=None)
+a_end = max((s["end"] for s in spans if s["function"] == "compute_a" and s["start"] < switch - 0.1), default=None)
 if a_end is None:
     errors.append("no compute_a span in the timeline: %s" % spans)
 else:
-    print("timeline: compute_a -> compute_b at %.4f (truth 0.6000), error %.2f%%" % (a_end, 100 * abs(a_end - 0.6)))
-    if abs(a_end - 0.6) > 0.02:
-        errors.append("timeline switch at %.4f, expected 0.6 +- 0.02" % a_end)
+    print("timeline: compute_a -> compute_b at %.4f (the program measured %.4f), error %.2f%%" %
+          (a_end, switch, 100 * abs(a_end - switch)))
+    if abs(a_end - switch) > 0.02:
+        errors.append("timeline switch at %.4f, the program measured %.4f +- 0.02" % (a_end, switch))
 
 # 2. The phases before and after the switch name the right function first.
-for x, want in [(0.3, "compute_a"), (0.8, "compute_b")]:
+for x, want in [(switch / 2, "compute_a"), ((1 + switch) / 2, "compute_b")]:
     ph = [p for p in r["phases"] if p["start"] <= x <= p["end"]]
     if not ph or not ph[0]["top_functions"]:
         errors.append("no phase with attribution covers %.1f" % x)

@@ -7,7 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-FOLD_QUIET=1 FOLD_OUTPUT=run.trace FOLD_SAMPLE=time@1ms FOLD_COUNTERS=perf::PAGE-FAULTS LD_PRELOAD="$libfold" \
+# The truth is timed in wall time: a program that did not get its CPU has
+# instances the scheduler cut in pieces, and the verdict means nothing.
+python3 "$here/../../tools/cpu_share.py" --judge "phase fidelity" -- \
+  FOLD_QUIET=1 FOLD_OUTPUT=run.trace FOLD_SAMPLE=time@1ms FOLD_COUNTERS=perf::PAGE-FAULTS LD_PRELOAD="$libfold" \
   "$prog" 300 >truth.txt
 if "$fold" dump run.trace | grep -q '^0 counter_missing name="perf::PAGE-FAULTS"'; then
   echo "SKIP: this machine cannot count perf::PAGE-FAULTS"

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""cpu_share.py [--min-share F] [--threads N] [--judge WHAT] -- [NAME=VALUE...] CMD ARGS...
+
+Runs CMD (NAME=VALUE words before it are set in its environment only, as
+env(1) does, so LD_PRELOAD reaches the program and not this script; standard streams and environment inherited; this script's own lines go
+to standard error, so CMD's output can be kept apart) and measures how much
+CPU it got: its own CPU time (user + system, from the kernel's accounting of
+the finished process and its children) over N threads' worth of the wall time
+it took. A test whose verdict depends on the program running undisturbed (a
+fidelity check on wall-time phases, a timer comparison) calls its program
+through this and cannot then fail, or pass, because the machine was busy:
+
+- CMD fails: its exit status is returned, as without this wrapper.
+- CMD got less than F of N CPUs: one line "SKIP: ... got only 61% of a CPU
+  ...; WHAT cannot be judged" with the figures, and exit 77 (ctest's
+  SKIP_RETURN_CODE).
+- Otherwise exit 0, after one line with the figures on stderr.
+
+The machine's load (the share of all CPUs busy during the run, from
+/proc/stat, and the load average) is printed alongside, so a skip says what
+was taking the CPU.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def cpu_ticks():
+    """(busy, total) jiffies over all CPUs, from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = v[3] + (v[4] if len(v) > 4 else 0)  # idle + iowait
+    return sum(v) - idle, sum(v)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--min-share", type=float, default=0.9, help="least share of N CPUs (default 0.9)")
+    ap.add_argument("--threads", type=int, default=1, help="threads that should each have a CPU (default 1)")
+    ap.add_argument("--judge", default="fidelity", help="what the test judges, for the skip message")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+    env = dict(os.environ)
+    while cmd and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", cmd[0]):
+        name, value = cmd.pop(0).split("=", 1)
+        env[name] = value
+    if not cmd:
+        ap.error("no command given")
+
+    before = cpu_ticks()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, env=env)
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    after = cpu_ticks()
+    rc = os.waitstatus_to_exitcode(status)
+    if rc != 0:
+        return rc if rc > 0 else 128 - rc
+
+    cpu = ru.ru_utime + ru.ru_stime
+    share = cpu / (wall * a.threads) if wall > 0 else 1.0
+    machine = ""
+    if before and after and after[1] > before[1]:
+        busy = (after[0] - before[0]) / (after[1] - before[1])
+        machine = "; the machine's CPUs were %.0f%% busy (load average %s)" % (
+            100 * busy, open("/proc/loadavg").read().split()[0])
+    what = "a CPU" if a.threads == 1 else "%d CPUs" % a.threads
+    figures = "%.2f s of CPU in %.2f s of wall time%s" % (cpu, wall, machine)
+    if share < a.min_share:
+        print("SKIP: %s got only %.0f%% of %s (%s); %s cannot be judged" %
+              (os.path.basename(cmd[0]), 100 * share, what, figures, a.judge), file=sys.stderr)
+        return 77
+    print("cpu_share: %s got %.0f%% of %s (%s)" % (os.path.basename(cmd[0]), 100 * share, what, figures),
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
