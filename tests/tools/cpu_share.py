@@ -16,6 +16,11 @@ through this and cannot then fail, or pass, because the machine was busy:
   SKIP_RETURN_CODE).
 - Otherwise exit 0, after one line with the figures on stderr.
 
+A program that has not finished after --patience seconds (default 20) while
+getting less than F of N CPUs is not waited for: on a machine that busy a
+wall-time test program can take minutes, and the test would time out instead
+of saying why. It is killed and the test skips with the figures so far.
+
 The machine's load (the share of all CPUs busy during the run, from
 /proc/stat, and the load average) is printed alongside, so a skip says what
 was taking the CPU.
@@ -23,9 +28,12 @@ was taking the CPU.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
+
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_ticks():
@@ -39,11 +47,23 @@ def cpu_ticks():
     return sum(v) - idle, sum(v)
 
 
+def cpu_so_far(pid):
+    """CPU seconds (user + system) the running process has used, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--min-share", type=float, default=0.9, help="least share of N CPUs (default 0.9)")
     ap.add_argument("--threads", type=int, default=1, help="threads that should each have a CPU (default 1)")
     ap.add_argument("--judge", default="fidelity", help="what the test judges, for the skip message")
+    ap.add_argument("--patience", type=float, default=20.0,
+                    help="seconds after which a program starved of CPU is stopped (default 20)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -57,14 +77,27 @@ def main():
     before = cpu_ticks()
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, env=env)
-    _, status, ru = os.wait4(proc.pid, 0)
+    starved = None
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        wall = time.monotonic() - t0
+        if wall > a.patience:
+            cpu = cpu_so_far(proc.pid)
+            if cpu is not None and cpu < a.min_share * a.threads * wall:
+                starved = cpu
+                proc.send_signal(signal.SIGKILL)
+                _, status, ru = os.wait4(proc.pid, 0)
+                break
+        time.sleep(0.05)
     wall = time.monotonic() - t0
     after = cpu_ticks()
     rc = os.waitstatus_to_exitcode(status)
-    if rc != 0:
+    if rc != 0 and starved is None:
         return rc if rc > 0 else 128 - rc
 
-    cpu = ru.ru_utime + ru.ru_stime
+    cpu = ru.ru_utime + ru.ru_stime if starved is None else starved
     share = cpu / (wall * a.threads) if wall > 0 else 1.0
     machine = ""
     if before and after and after[1] > before[1]:
@@ -73,6 +106,8 @@ def main():
             100 * busy, open("/proc/loadavg").read().split()[0])
     what = "a CPU" if a.threads == 1 else "%d CPUs" % a.threads
     figures = "%.2f s of CPU in %.2f s of wall time%s" % (cpu, wall, machine)
+    if starved is not None:
+        figures += "; stopped after %.0f s" % wall
     if share < a.min_share:
         print("SKIP: %s got only %.0f%% of %s (%s); %s cannot be judged" %
               (os.path.basename(cmd[0]), 100 * share, what, figures, a.judge), file=sys.stderr)
