@@ -10,9 +10,11 @@
 #                 what the tests and benchmarks need.
 set -euo pipefail
 
+# libdw1 is not linked: libfold.so loads it with dlopen for FOLD_FILTER's
+# file rules, so nothing at build time says it is missing.
 build_pkgs=(
   build-essential gcc gfortran cmake pkg-config
-  libunwind-dev libpapi-dev libdwarf-dev libelf-dev
+  libunwind-dev libpapi-dev libdwarf-dev libelf-dev libdw1
   libgsl-dev libopenblas-dev zlib1g-dev
   openmpi-bin libopenmpi-dev
 )
