@@ -73,12 +73,28 @@ def find_chromium():
     return None
 
 
+class Overloaded(Exception):
+    """Chromium did not finish in time while the machine was overloaded."""
+
+
 def run_chromium(chromium, args, url, profile):
+    """Runs Chromium once. A run that does not finish in 120 s is a failure
+    (a report whose script never ends looks like that), unless the machine's
+    load average then exceeds twice its CPUs: the page cannot be judged on a
+    machine that busy, and Overloaded says so with the figures."""
     cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
            "--no-first-run", "--disable-background-networking", "--disable-component-update",
            "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + profile,
            "--enable-logging=stderr", "--v=0"] + args + [url]
-    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        load = float(open("/proc/loadavg").read().split()[0])
+        ncpu = os.cpu_count() or 1
+        if load > 2 * ncpu:
+            raise Overloaded("Chromium did not finish in 120 s while the machine's load average was %.1f on %d CPUs"
+                             % (load, ncpu))
+        return -1, "", "chromium did not finish in 120 s (load average %.1f on %d CPUs)" % (load, ncpu)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -174,67 +190,75 @@ def main():
 
     work = tempfile.mkdtemp(prefix="fold-chromium-")
     try:
-        page = args.report
-        if args.interact:
-            page = os.path.join(work, "interact.html")
-            with open(page, "w", encoding="utf-8") as f:
-                f.write(src.replace("</body>", INTERACT_JS + "</body>"))
-        url = "file://" + os.path.abspath(page)
-        rc, dom, err = run_chromium(chromium, ["--dump-dom", "--virtual-time-budget=3000"], url,
-                                    os.path.join(work, "p1"))
-        if rc != 0:
-            failures.append("chromium --dump-dom exited %d: %s" % (rc, err[-2000:]))
-        for line in console_errors(err):
-            failures.append("console: " + line)
-        if not re.search(r'<html[^>]*class="js"', dom):
-            failures.append("the report's script did not run (no class=js on <html>)")
-        m = re.search(r'<pre id="fold-js-errors"[^>]*>(.*?)</pre>', dom, re.S)
-        if m is None or m.group(1).strip() or 'data-errors' in dom[m.start():m.end()]:
-            failures.append("script errors recorded in the page: %s" % (m.group(1) if m else "sink missing"))
-        nscript = len(re.findall(r"<script", dom)) - (1 if args.interact else 0)
-        if nscript != 3:
-            failures.append("expected fold's 3 script elements in the DOM, found %d" % nscript)
-        if re.search(r"<img", dom):
-            failures.append("an <img> element was injected")
-        text = html.unescape(dom)
-        for want in args.expect:
-            if want not in text:
-                failures.append("not in the rendered DOM: %r" % want)
-        if args.regions and len(re.findall(r'<section class="region', dom)) != args.regions:
-            failures.append("expected %d region sections" % args.regions)
-        if args.interact:
-            m = re.search(r'<body[^>]*data-test="([^"]*)"', dom)
-            if not m:
-                failures.append("interaction script did not report")
-            else:
-                res = json.loads(html.unescape(m.group(1)))
-                print("interaction:", json.dumps(res))
-                nreg = len(re.findall(r'<section class="region', dom))
-                checks = [
-                    ("error" not in res, "interaction raised: %s" % res.get("error")),
-                    (res.get("hidden") == nreg - 1, "region selector did not hide the other regions"),
-                    (res.get("hiddenAfter") == 0, "region selector did not show all regions again"),
-                    (not res.get("sortable") or res.get("sortedFirst") != res.get("sortedFirstAsc"),
-                     "sorting did not reorder the table"),
-                    (res.get("zoomChanged") is True, "zoom drag did not remap the chart"),
-                    (str(res.get("zoomLabel", "")).startswith("showing 0."), "zoom label: %r" % res.get("zoomLabel")),
-                    (res.get("xTicks", 0) >= 3, "zoomed axis has no ticks"),
-                    ("rate" in res.get("tip", ""), "hover shows no value: %r" % res.get("tip")),
-                    (res.get("unzoomed") is True, "double-click did not reset the zoom"),
-                    (res.get("seriesShown") == 1, "counter selector did not filter the charts"),
-                ]
-                failures += [msg for ok, msg in checks if not ok]
-        if args.screenshot:
-            rc, _, err = run_chromium(chromium, ["--screenshot=" + os.path.abspath(args.screenshot),
-                                                 "--window-size=1200,900"],
-                                   "file://" + os.path.abspath(args.report), os.path.join(work, "p2"))
-            if rc != 0 or not os.path.exists(args.screenshot):
-                failures.append("chromium --screenshot failed (%d): %s" % (rc, err[-2000:]))
-            else:
-                w, h, ncol = check_screenshot(args.screenshot, failures)
-                print("screenshot %s: %dx%d, %d colours sampled" % (args.screenshot, w, h, ncol))
+        return judge(chromium, args, src, work, failures)
+    except Overloaded as e:
+        print("SKIP: %s; the report's rendering cannot be judged" % e)
+        return SKIP
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def judge(chromium, args, src, work, failures):
+    """Renders the report in Chromium and checks it; 1 on failures, 0 if none."""
+    page = args.report
+    if args.interact:
+        page = os.path.join(work, "interact.html")
+        with open(page, "w", encoding="utf-8") as f:
+            f.write(src.replace("</body>", INTERACT_JS + "</body>"))
+    url = "file://" + os.path.abspath(page)
+    rc, dom, err = run_chromium(chromium, ["--dump-dom", "--virtual-time-budget=3000"], url,
+                                os.path.join(work, "p1"))
+    if rc != 0:
+        failures.append("chromium --dump-dom exited %d: %s" % (rc, err[-2000:]))
+    for line in console_errors(err):
+        failures.append("console: " + line)
+    if not re.search(r'<html[^>]*class="js"', dom):
+        failures.append("the report's script did not run (no class=js on <html>)")
+    m = re.search(r'<pre id="fold-js-errors"[^>]*>(.*?)</pre>', dom, re.S)
+    if m is None or m.group(1).strip() or 'data-errors' in dom[m.start():m.end()]:
+        failures.append("script errors recorded in the page: %s" % (m.group(1) if m else "sink missing"))
+    nscript = len(re.findall(r"<script", dom)) - (1 if args.interact else 0)
+    if nscript != 3:
+        failures.append("expected fold's 3 script elements in the DOM, found %d" % nscript)
+    if re.search(r"<img", dom):
+        failures.append("an <img> element was injected")
+    text = html.unescape(dom)
+    for want in args.expect:
+        if want not in text:
+            failures.append("not in the rendered DOM: %r" % want)
+    if args.regions and len(re.findall(r'<section class="region', dom)) != args.regions:
+        failures.append("expected %d region sections" % args.regions)
+    if args.interact:
+        m = re.search(r'<body[^>]*data-test="([^"]*)"', dom)
+        if not m:
+            failures.append("interaction script did not report")
+        else:
+            res = json.loads(html.unescape(m.group(1)))
+            print("interaction:", json.dumps(res))
+            nreg = len(re.findall(r'<section class="region', dom))
+            checks = [
+                ("error" not in res, "interaction raised: %s" % res.get("error")),
+                (res.get("hidden") == nreg - 1, "region selector did not hide the other regions"),
+                (res.get("hiddenAfter") == 0, "region selector did not show all regions again"),
+                (not res.get("sortable") or res.get("sortedFirst") != res.get("sortedFirstAsc"),
+                 "sorting did not reorder the table"),
+                (res.get("zoomChanged") is True, "zoom drag did not remap the chart"),
+                (str(res.get("zoomLabel", "")).startswith("showing 0."), "zoom label: %r" % res.get("zoomLabel")),
+                (res.get("xTicks", 0) >= 3, "zoomed axis has no ticks"),
+                ("rate" in res.get("tip", ""), "hover shows no value: %r" % res.get("tip")),
+                (res.get("unzoomed") is True, "double-click did not reset the zoom"),
+                (res.get("seriesShown") == 1, "counter selector did not filter the charts"),
+            ]
+            failures += [msg for ok, msg in checks if not ok]
+    if args.screenshot:
+        rc, _, err = run_chromium(chromium, ["--screenshot=" + os.path.abspath(args.screenshot),
+                                             "--window-size=1200,900"],
+                               "file://" + os.path.abspath(args.report), os.path.join(work, "p2"))
+        if rc != 0 or not os.path.exists(args.screenshot):
+            failures.append("chromium --screenshot failed (%d): %s" % (rc, err[-2000:]))
+        else:
+            w, h, ncol = check_screenshot(args.screenshot, failures)
+            print("screenshot %s: %dx%d, %d colours sampled" % (args.screenshot, w, h, ncol))
     for f in failures:
         print("FAIL:", f)
     print("%s: %s" % (args.report, "ok" if not failures else "%d failure(s)" % len(failures)))
