@@ -44,9 +44,11 @@ MIN_PHASE_SAMPLES = 10
 # the fitted curve's mean over a phase's interior vs the phase table's rate.
 TOL_SERIES = 0.10
 TOL_CURVE = 0.15
-# perf vs fold sampled self shares, percentage points (two independent runs
-# of ~1000 samples: binomial noise ~2 pp at 30%).
-TOL_PERF_PP = 5.0
+# perf vs fold sampled self shares: two independent runs, so a share p
+# measured with n1 and n2 samples differs by binomial noise of
+# sqrt(p(1-p)(1/n1 + 1/n2)); more than 3 of those (and 1 pp) is a
+# disagreement.
+PERF_SIGMAS = 3.0
 
 
 class Run:
@@ -401,16 +403,29 @@ def check_perf(run, doc, d):
         fold[norm(sym)] = fold.get(norm(sym), 0) + l["samples"]
         tot += l["samples"]
     tot = tot or 1
+    nperf = 0
+    try:
+        import subprocess
+        # exact count (perf report's header rounds to "1K"); user-space
+        # samples only, as the shares above
+        out = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,sym"],
+                             capture_output=True, text=True, timeout=300).stdout
+        nperf = sum(1 for l in out.splitlines() if l.strip() and not re.match(r"\s*ffff", l))
+    except (OSError, subprocess.SubprocessError):
+        pass
     top = sorted(perf.items(), key=lambda kv: -kv[1])[:5]
     rows, bad = [], []
     for k, v in top:
         f = 100.0 * fold.get(k, 0) / tot
-        rows.append("%s perf %.1f%% fold %.1f%%" % (k[:40], v, f))
-        if abs(f - v) > TOL_PERF_PP:
+        p = max(v, f) / 100
+        sd = 100 * math.sqrt(p * (1 - p) * (1.0 / tot + 1.0 / max(1, nperf))) if nperf else 0
+        lim = max(1.0, PERF_SIGMAS * sd) if nperf else 5.0
+        rows.append("%s perf %.1f%% fold %.1f%% (+-%.1f)" % (k[:40], v, f, lim))
+        if abs(f - v) > lim:
             bad.append(k[:40])
     run.out("FAIL" if bad else "PASS", "perf-shares",
-            "self shares of the top functions (%d fold samples): %s%s" % (tot, "; ".join(rows),
-                                                                        "; differ by > %.0f pp: %s" % (TOL_PERF_PP, ", ".join(bad)) if bad else ""))
+            "user-space self shares of perf's top functions (%d perf, %d fold samples): %s%s" % (
+                nperf, tot, "; ".join(rows), "; differ beyond 3 sigma: %s" % ", ".join(bad) if bad else ""))
 
 
 def check(args):
@@ -422,6 +437,7 @@ def check(args):
     # nested regions (a function inside the time step) are counted in
     # region_total too; shares are of the summed region time, as fold ranks.
     total = sum(r["total_ns"] for r in regs)
+    run.out("INFO", "folded", "%d of %d regions folded" % (sum(1 for r in regs if r["folded"]), len(regs)))
     for r in regs:
         check_region(run, doc, r, total)
     if args.mode == "perf":
@@ -441,12 +457,15 @@ def summary(path):
             d[r[2]] += 1
         if r[2] == "FAIL" and len(r) > 3:
             d["checks"].add(r[3])
-    print("%-16s %-8s %5s %5s %8s  %s" % ("app", "mode", "pass", "fail", "missing", "failed checks"))
+        if r[2] == "INFO" and len(r) > 4 and r[3] == "folded":
+            d["folded"] = r[4].split(" regions")[0]
+    print("%-16s %-8s %-9s %5s %5s %8s  %s" % ("app", "mode", "folded", "pass", "fail", "missing", "failed checks"))
     for (a, m), d in runs.items():
         if d["SKIP"]:
-            print("%-16s %-8s %5s %5s %8s  SKIP" % (a, m, "-", "-", "-"))
+            print("%-16s %-8s %-9s %5s %5s %8s  SKIP" % (a, m, "-", "-", "-", "-"))
             continue
-        print("%-16s %-8s %5d %5d %8d  %s" % (a, m, d["PASS"], d["FAIL"], d["MISSING"], ", ".join(sorted(d["checks"]))))
+        print("%-16s %-8s %-9s %5d %5d %8d  %s" % (a, m, d.get("folded", "-"), d["PASS"], d["FAIL"], d["MISSING"],
+                                                  ", ".join(sorted(d["checks"]))))
     return 0
 
 

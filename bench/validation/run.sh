@@ -306,5 +306,5 @@ if [ $nrun = 0 ]; then
 fi
 echo
 python3 "$here/check.py" --summary "$results"
-echo "reproduce: FOLD_PROXY_APPS=$FOLD_PROXY_APPS FOLD_BUILD=$build $0${fast:+ }$([ $fast = 1 ] && echo --fast) --apps \"$apps\" --modes \"$modes\""
+echo "reproduce: FOLD_PROXY_APPS=$FOLD_PROXY_APPS FOLD_BUILD=$build $0 --apps \"$apps\" --modes \"$modes\"$([ $fast = 1 ] && echo ' (the --fast sizes)')"
 [ $nfail = 0 ]
