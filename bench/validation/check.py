@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""check.py: judge one fold run of a proxy app (bench/validation/run.sh).
+
+check.py --app APP --mode MODE --dir RUNDIR --results TSV
+    reads RUNDIR/fold.json (fold --json), the app's own output (app.out,
+    miniFE's YAML, CloverLeaf's clover.out) and, in perf mode, perf.txt;
+    prints one line per check and appends `app mode status check detail`
+    rows to TSV. Exit 0 when no invariant failed, 1 otherwise.
+check.py --summary TSV
+    prints the table of all runs.
+
+Statuses: PASS, FAIL (an invariant any correct folding must satisfy does
+not hold), MISSING (an output the issue asks for does not exist yet: the
+per-region self-check, intervals), INFO (figures without a verdict).
+Every threshold is named here, with why it is what it is.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+# Timers: fold's exact region/profile time vs the app's own timer around
+# the same code. EXACT: the app's timer brackets exactly the call (issue
+# target for leaf functions: 0.05%). LOOSE: the app's timer also holds a
+# little other code (loop control, a print, a barrier), so only a gross
+# disagreement is an error.
+TOL_EXACT = 0.0005
+TOL_LOOSE = 0.03
+# A negative tolerance -T: the app's timer holds more code than fold's
+# measure, so fold must be below it and within T.
+TOL_BOUND = 0.10
+# Outliers are a small minority by construction (issue 13).
+MAX_OUTLIER_SHARE = 0.10
+# Physical bounds: a per-thread CPU rate cannot exceed 1 s/s; 2% slack for
+# the fit's noise.
+CPU_SLACK = 1.02
+# A phase's rate needs samples: with n samples a rate's relative standard
+# error is about 1/sqrt(n); below 10 it exceeds 30%.
+MIN_PHASE_SAMPLES = 10
+# Series consistency: cpu_time (s/s) vs TASK-CLOCK (ns/s) in one phase, and
+# the fitted curve's mean over a phase's interior vs the phase table's rate.
+TOL_SERIES = 0.10
+TOL_CURVE = 0.15
+# perf vs fold sampled self shares: two independent runs, so a share p
+# measured with n1 and n2 samples differs by binomial noise of
+# sqrt(p(1-p)(1/n1 + 1/n2)); more than 3 of those (and 1 pp) is a
+# disagreement.
+PERF_SIGMAS = 3.0
+
+
+class Run:
+    def __init__(self, app, mode, results):
+        self.app, self.mode, self.results = app, mode, results
+        self.failed = 0
+
+    def out(self, status, check, detail):
+        print("  %-7s %-22s %s" % (status, check, detail))
+        if status == "FAIL":
+            self.failed += 1
+        if self.results:
+            with open(self.results, "a") as f:
+                f.write("\t".join([self.app, self.mode, status, check, detail.replace("\t", " ")]) + "\n")
+
+
+def num(pattern, text, group=1):
+    m = re.search(pattern, text, re.M)
+    return float(m.group(group)) if m else None
+
+
+def app_timers(app, mode, d):
+    """[(label, seconds, selector, tolerance)]: the app's own timers and what
+    in fold's JSON measures the same code. selector: ("region", name) sums
+    the instances of rank 0's main thread; ("profile", glob) the inclusive
+    time of rank 0's main thread in matching profile rows."""
+    out = open(os.path.join(d, "app.out"), errors="replace").read()
+    t = []
+    if app == "miniMD":
+        # "# Performance Summary:" then a header line and one line of numbers:
+        # nprocs threads steps natoms Total Force Neigh Comm Other ...
+        m = re.search(r"^# Performance Summary:\n#.*\n(.*)$", out, re.M)
+        if m:
+            v = m.group(1).split()
+            total, force, neigh = float(v[4]), float(v[5]), float(v[6])
+            if mode != "default" and mode != "perf":
+                t.append(("Total (integrate.run) vs timestep region", total, ("region", "timestep"), TOL_LOOSE))
+            if mode in ("cyg", "mpi2", "omp2"):
+                # calls inside the time-step loop only: the setup calls
+                # before integrate.run are not in the app's timers
+                t.append(("Force vs ForceLJ::compute in steps", force, ("in-steps", "ForceLJ::compute*"), TOL_LOOSE))
+                t.append(("Neigh vs Neighbor::build in steps", neigh, ("in-steps", "Neighbor::build*"), TOL_LOOSE))
+    elif app == "miniFE":
+        ys = sorted(glob.glob(os.path.join(d, "miniFE*.yaml")))
+        y = open(ys[-1]).read() if ys else ""
+        cg = num(r"Total CG Time:\s*([0-9.eE+-]+)", y)
+        mv = num(r"MATVEC Time:\s*([0-9.eE+-]+)", y)
+        dot = num(r"DOT Time:\s*([0-9.eE+-]+)", y)
+        wx = num(r"WAXPY Time:\s*([0-9.eE+-]+)", y)
+        if mode not in ("default", "perf") and cg:
+            t.append(("Total CG Time vs timestep region", cg, ("region", "timestep"), TOL_LOOSE))
+        if mode in ("cyg", "mpi2", "omp2"):
+            if mv:
+                t.append(("MATVEC Time vs matvec", mv, ("profile", "*matvec_std*operator()*"), TOL_EXACT))
+            if dot:
+                t.append(("DOT Time vs dot", dot, ("profile", "*miniFE::dot<*"), TOL_EXACT))
+            if wx:
+                t.append(("WAXPY Time vs waxpby", wx, ("profile", "*miniFE::waxpby<*"), TOL_EXACT))
+    elif app == "XSBench":
+        rt = num(r"^Runtime:\s*([0-9.]+) seconds", out)
+        if rt is None:
+            # the MPI build prints no runtime, only lookups/s (a per-rank
+            # mean, 6+ digits): runtime = particles x lookups per particle / rate
+            part = num(r"^Particle Histories:\s*([0-9,]+)", out.replace(",", ""))
+            per = num(r"^XS Lookups per Particle:\s*([0-9]+)", out)
+            rate = num(r"^Avg Lookups/s per MPI rank:\s*([0-9]+)", out.replace(",", ""))
+            if part and per and rate:
+                rt = part * per / rate
+        if rt:
+            if mode in ("default", "perf"):
+                t.append(("Runtime vs OpenMP region", rt, ("region", "*_omp_fn*"), TOL_LOOSE))
+            elif mode != "mpi2":
+                # the loop body outside the region (a particle's first
+                # energy and material draw) is in Runtime, not in the regions
+                t.append(("Runtime vs particle-history regions", rt, ("region", "timestep"), -0.05))
+            # mpi2: XSBench prints only the ranks' mean lookup rate, no
+            # per-rank time to compare with
+    elif app == "CloverLeaf_ref":
+        co = os.path.join(d, "clover.out")
+        c = open(co, errors="replace").read() if os.path.exists(co) else ""
+        # clover.out repeats "Wall clock" at every summary step: the last
+        # one is the whole hydro loop; the profiler table comes at the end
+        walls = re.findall(r"Wall clock\s+([0-9.eE+-]+)", c)
+        wall = float(walls[-1]) if walls else None
+        pdvs = re.findall(r"^\s*PdV\s*:\s*([0-9.eE+-]+)", c, re.M)
+        pdv = float(pdvs[-1]) if pdvs else None
+        if mode not in ("default", "perf") and wall:
+            t.append(("Wall clock (hydro) vs timestep region", wall, ("region", "timestep"), TOL_LOOSE))
+        if mode in ("cyg", "mpi2", "omp2") and pdv:
+            # the profiler's PdV also holds clover_check_error's
+            # MPI_Allreduce: fold's pdv_kernel must be below it, by little
+            t.append(("profiler PdV (+ an allreduce) vs pdv_kernel", pdv,
+                      ("profile", "pdv_kernel_module::pdv_kernel"), -TOL_BOUND))
+    return t
+
+
+def main_thread_rows(rows, value, rank_key="rank", thread_key="thread"):
+    """Rows of rank 0 (or non-MPI) on its busiest thread for this measure:
+    the thread that ran the code the app timed (an MPI library's helper
+    threads may come first in stream order)."""
+    r0 = [r for r in rows if r[rank_key] in (0, -1)]
+    if not r0:
+        return []
+    per = {}
+    for r in r0:
+        per[r[thread_key]] = per.get(r[thread_key], 0) + value(r)
+    th = max(per, key=lambda t: per[t])
+    return [r for r in r0 if r[thread_key] == th]
+
+
+def fold_time(doc, sel):
+    kind, pat = sel
+    import fnmatch
+    if kind == "region":
+        # the exact profile has every region's per-thread totals (the
+        # instance list stops at 10 000 instances)
+        kind = "profile"
+    if kind == "region-list":
+        regs = [r for r in doc["regions"] if fnmatch.fnmatchcase(r["name"], pat)]
+        if not regs:
+            return None, "no region %s" % pat
+        tot = 0.0
+        for r in regs:
+            il = r.get("instance_list") or []
+            rows = [{"start": i[0], "dur": i[1], "thread": i[2], "rank": i[3]} for i in il]
+            rows = main_thread_rows(rows, lambda x: x["dur"])
+            tot += sum(x["dur"] for x in rows)
+        return tot / 1e9, "%d region(s)" % len(regs)
+    if kind == "in-steps":
+        # instances of function region PAT on rank 0's busiest thread that
+        # start inside the span of that thread's timestep instances
+        steps = [r for r in doc["regions"] if r["name"] == "timestep"]
+        regs = [r for r in doc["regions"] if fnmatch.fnmatchcase(r["name"], pat)]
+        if not steps:
+            return None, "no timestep region to tell the loop's calls from the setup's"
+        if not regs:
+            return None, "no region %s" % pat
+        st = [{"start": i[0], "dur": i[1], "thread": i[2], "rank": i[3]} for i in steps[0]["instance_list"]]
+        st = main_thread_rows(st, lambda x: x["dur"])
+        lo, hi = min(x["start"] for x in st), max(x["start"] + x["dur"] for x in st)
+        th = st[0]["thread"]
+        tot = 0.0
+        for r in regs:
+            tot += sum(i[1] for i in r["instance_list"] if i[3] in (0, -1) and i[2] == th and lo <= i[0] <= hi)
+        return tot / 1e9, "%d region(s)" % len(regs)
+    rows = [p for p in doc["profile"] if fnmatch.fnmatchcase(p["name"], pat)]
+    if not rows:
+        return None, "no profile row %s" % pat
+    per = []
+    for p in rows:
+        per += main_thread_rows(p["per_thread"], lambda x: x["inclusive_ns"])
+    return sum(x["inclusive_ns"] for x in per) / 1e9, "%d function(s)" % len(rows)
+
+
+def check_timers(run, doc, d):
+    for label, app_s, sel, tol in app_timers(run.app, run.mode, d):
+        f, what = fold_time(doc, sel)
+        if f is None:
+            run.out("FAIL", "timer", "%s: app %.4f s, fold: %s" % (label, app_s, what))
+            continue
+        err = (f - app_s) / app_s
+        ok = abs(err) <= tol if tol > 0 else -abs(tol) <= err <= 0.0005
+        run.out("PASS" if ok else "FAIL", "timer",
+                "%s: app %.4f s, fold %.4f s (%+.3f%%, tolerance %s%.2f%%)" % (
+                    label, app_s, f, 100 * err, "" if tol > 0 else "-", 100 * abs(tol)))
+
+
+def rate(p, name):
+    v = (p.get("rates") or {}).get(name)
+    return v if isinstance(v, (int, float)) else None
+
+
+def check_region(run, doc, r, region_total_all):
+    name = r["name"]
+    share = r["total_ns"] / region_total_all if region_total_all else 0
+    tag = "%s [%d inst, %d samples, %.0f%% of region time]" % (name, r["instances"], r["samples"], 100 * share)
+    # --- no silent discards
+    if not r["folded"]:
+        reason = (r.get("reason") or "").strip()
+        if not reason:
+            run.out("FAIL", "silent-discard", "%s: not folded and no reason" % tag)
+        elif r["samples"] >= 100 and share >= 0.05 and r["instances"] >= 3:
+            # a region holding time and evidence that is not folded: the
+            # reason must be true and say what to do (issue 13, item 1)
+            run.out("FAIL", "not-folded", "%s: not folded although it holds %d samples: \"%s\"" % (tag, r["samples"], reason))
+        else:
+            run.out("INFO", "not-folded", "%s: \"%s\"" % (tag, reason))
+        return
+    groups = r.get("groups") or []
+    il = r.get("instance_list") or []
+    if r.get("instance_list_truncated"):
+        run.out("INFO", "coverage", "%s: instance list truncated, coverage from the first %d" % (tag, len(il)))
+    acc = sum(g["used"] + g["excluded_outliers"] + g["excluded_other"] for g in groups)
+    if acc != r["instances"]:
+        run.out("FAIL", "silent-discard", "%s: groups account for %d of %d instances" % (tag, acc, r["instances"]))
+    sel = r.get("selected_group", 0)
+    sg = [g for g in groups if g["id"] == sel] or groups[:1]
+    outl = sg[0]["excluded_outliers"] if sg else 0
+    sel_n = sg[0]["instances"] if sg else r["instances"]
+    if outl and not any(name in w and "outlier" in w for w in doc.get("warnings", [])):
+        run.out("FAIL", "silent-discard", "%s: %d outliers excluded, no warning names them" % (tag, outl))
+    # --- coverage: time in the folded instances, in other groups, outliers
+    tot = sum(i[1] for i in il) or 1
+    used_t = sum(i[1] for i in il if i[5])
+    by_group = {}
+    for i in il:
+        if not i[5]:
+            by_group[i[4]] = by_group.get(i[4], 0) + i[1]
+    excl_sel = by_group.get(sel, 0)  # outliers of the folded group
+    other = {g: t for g, t in by_group.items() if g != sel}
+    big_other = max(other.values()) if other else 0
+    detail = "%s: folded instances %d/%d hold %.1f%% of the time; outliers of the folded group %d (%.1f%% of its instances, %.1f%% of time)" % (
+        tag, r["instances_used"], r["instances"], 100 * used_t / tot, outl, 100 * outl / max(1, sel_n),
+        100 * excl_sel / tot)
+    if other:
+        detail += "; other groups %.1f%% of time (largest %.1f%%)" % (100 * sum(other.values()) / tot, 100 * big_other / tot)
+    bad = []
+    if outl > MAX_OUTLIER_SHARE * sel_n:
+        bad.append("outliers are %.0f%% of the group's instances (> %.0f%%)" % (100 * outl / sel_n, 100 * MAX_OUTLIER_SHARE))
+    if big_other > used_t:
+        bad.append("another group holds more time than the folded instances")
+    if excl_sel > used_t:
+        bad.append("the outliers hold more time than the folded instances")
+    run.out("FAIL" if bad else "PASS", "coverage", detail + ("; " + "; ".join(bad) if bad else ""))
+    # --- physical bounds, evidence, consistency per phase
+    phases = r.get("phases") or []
+    thin, physical, consist = [], [], []
+    for k, p in enumerate(phases):
+        rates = {n: v for n, v in (p.get("rates") or {}).items() if isinstance(v, (int, float))}
+        ps = "phase %d [%.3f,%.3f] (%d samples)" % (k, p["start"], p["end"], p["samples"])
+        if p["samples"] == 0 and rates:
+            physical.append("%s shows %d rates with 0 samples" % (ps, len(rates)))
+        elif rates and p["samples"] < MIN_PHASE_SAMPLES:
+            thin.append("%s shows rates" % ps)
+        for n, v in rates.items():
+            if v < 0:
+                physical.append("%s: %s = %.4g < 0" % (ps, n, v))
+        ct, tc, cu = rate(p, "cpu_time"), rate(p, "perf::TASK-CLOCK"), rate(p, "cpu_utilisation")
+        if ct is not None and ct > CPU_SLACK:
+            physical.append("%s: cpu_time %.3f s/s > 1" % (ps, ct))
+        if tc is not None and tc > CPU_SLACK * 1e9:
+            physical.append("%s: TASK-CLOCK %.3g/s > 1e9" % (ps, tc))
+        if cu is not None and cu > CPU_SLACK:
+            physical.append("%s: cpu_utilisation %.3f > 1 (one thread)" % (ps, cu))
+        if ct is not None and tc is not None and max(ct, tc / 1e9) > 0.05:
+            if abs(ct - tc / 1e9) > TOL_SERIES * max(ct, tc / 1e9):
+                consist.append("%s: cpu_time %.3f s/s vs TASK-CLOCK %.3f G/s" % (ps, ct, tc / 1e9))
+        if tc is not None and tc == 0 and p["samples"] >= MIN_PHASE_SAMPLES:
+            physical.append("%s: TASK-CLOCK 0/s with %d samples" % (ps, p["samples"]))
+    # curves: inside bounds and agreeing with the phase table
+    for s in r.get("series") or []:
+        c = s.get("curve") or {}
+        xs, vs = c.get("x") or [], c.get("value") or []
+        if not xs or s.get("derived"):
+            continue
+        vals = [v for v in vs if isinstance(v, (int, float))]
+        mr = s.get("mean_rate") or 0
+        if vals and min(vals) < -0.01 * abs(mr):
+            physical.append("series %s: curve goes to %.4g < 0" % (s["name"], min(vals)))
+        if s["name"] == "cpu_time" and vals and max(vals) > CPU_SLACK:
+            physical.append("series cpu_time: curve reaches %.3f s/s" % max(vals))
+        for k, p in enumerate(phases):
+            pr = rate(p, s["name"])
+            w = p["end"] - p["start"]
+            if pr is None or w < 0.1 or p["samples"] < MIN_PHASE_SAMPLES:
+                continue
+            a, b = p["start"] + 0.15 * w, p["end"] - 0.15 * w
+            pts = [v for x, v in zip(xs, vs) if a <= x <= b and isinstance(v, (int, float))]
+            if not pts:
+                continue
+            cm = sum(pts) / len(pts)
+            scale = max(abs(pr), 0.02 * abs(mr))
+            if scale > 0 and abs(cm - pr) > TOL_CURVE * scale:
+                consist.append("%s: curve mean %.4g vs phase %d rate %.4g over [%.3f,%.3f] (%+.0f%%)" % (
+                    s["name"], cm, k, pr, p["start"], p["end"], 100 * (cm - pr) / scale))
+    run.out("FAIL" if physical else "PASS", "physical-bounds",
+            "%s: %s" % (tag, "; ".join(physical[:6]) + (" (+%d more)" % (len(physical) - 6) if len(physical) > 6 else "")
+                        if physical else "%d phases within bounds" % len(phases)))
+    run.out("FAIL" if consist else "PASS", "consistency",
+            "%s: %s" % (tag, "; ".join(consist[:6]) + (" (+%d more)" % (len(consist) - 6) if len(consist) > 6 else "")
+                        if consist else "cpu_time/TASK-CLOCK and curves agree with the phase table"))
+    ns = [p["samples"] for p in phases]
+    run.out("FAIL" if thin else "PASS", "evidence",
+            "%s: %d phases, samples per phase %s%s" % (tag, len(phases), ns[:12],
+                                                       "; rates on < %d samples: %s" % (MIN_PHASE_SAMPLES, "; ".join(thin[:4])) if thin else ""))
+    weak = []
+    for k, p in enumerate(phases):
+        for tf in p.get("top_functions") or []:
+            if tf.get("share", 0) >= 0.10 and tf.get("samples", 0) < 5:
+                weak.append("phase %d: %s %.0f%% = %d sample(s)" % (k, tf["name"], 100 * tf["share"], tf["samples"]))
+    if weak:
+        run.out("INFO", "evidence", "%s: shares on thin evidence: %s" % (tag, "; ".join(weak[:4])))
+    # --- outputs the issue asks for that do not exist yet
+    keys = set(r.keys()) | set(k for p in phases for k in p.keys())
+    if not any("self_check" in k or "selfcheck" in k for k in keys):
+        run.out("MISSING", "self-check", "%s: no per-region self-check figure in the JSON" % name)
+    if not any("interval" in k or k.endswith("_ci") or k.endswith("_lo") for k in keys):
+        run.out("MISSING", "uncertainty", "%s: no interval on phase boundaries or rates" % name)
+
+
+def norm(name):
+    """One key for perf's and fold's spelling of a function: no parameter
+    list; gfortran's __mod_MOD_name and fold's mod::name both become name."""
+    k = (name or "").strip()
+    # cut the parameter list and a C++ return type: the first "(" and the
+    # last space outside template brackets
+    depth, cut, start = 0, len(k), 0
+    for i, ch in enumerate(k):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0 and not k.startswith("operator", max(0, i - 8)):
+            cut = i
+            break
+        elif ch == " " and depth == 0:
+            start = i + 1
+    k = k[start:cut].strip()
+    # compiler clones (.part.0, .isra.0, .constprop.0, .cold) are the same function
+    k = re.sub(r"\.(part|isra|constprop|cold)(\.[0-9]+)?", "", k)
+    if "_MOD_" in k:
+        k = k.split("_MOD_")[-1]
+    elif "<" not in k and "::" in k:
+        k = k.split("::")[-1]
+    return k
+
+
+def check_perf(run, doc, d):
+    pt = os.path.join(d, "perf.txt")
+    if not os.path.exists(pt):
+        run.out("INFO", "perf", "no perf report")
+        return
+    # perf report --sort symbol --stdio -q: "  27.53%  [k] name   ...".
+    # User-space symbols only ([.]): fold samples user stacks; shares are
+    # renormalised over user samples on both sides.
+    perf = {}
+    for line in open(pt, errors="replace"):
+        m = re.match(r"\s*([0-9.]+)%\s+\[(.)\]\s+(.*?)(\s{2,}|$)", line)
+        if m and m.group(2) == ".":
+            key = norm(m.group(3))
+            perf[key] = perf.get(key, 0) + float(m.group(1))
+    ptot = sum(perf.values()) or 1
+    perf = {k: 100 * v / ptot for k, v in perf.items()}
+    # fold's flat profile by line names the innermost inlined function;
+    # perf names the ELF symbol, which is the outermost entry of the
+    # inline chain (innermost first)
+    fold = {}
+    tot = 0
+    for l in doc.get("lines") or []:
+        inl = l.get("inline") or []
+        sym = inl[-1]["function"] if inl else l["name"]
+        fold[norm(sym)] = fold.get(norm(sym), 0) + l["samples"]
+        tot += l["samples"]
+    tot = tot or 1
+    nperf = 0
+    try:
+        import subprocess
+        # exact count (perf report's header rounds to "1K"); user-space
+        # samples only, as the shares above
+        out = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,sym"],
+                             capture_output=True, text=True, timeout=300).stdout
+        nperf = sum(1 for l in out.splitlines() if l.strip() and not re.match(r"\s*ffff", l))
+    except (OSError, subprocess.SubprocessError):
+        pass
+    top = sorted(perf.items(), key=lambda kv: -kv[1])[:5]
+    rows, bad = [], []
+    for k, v in top:
+        f = 100.0 * fold.get(k, 0) / tot
+        p = max(v, f) / 100
+        sd = 100 * math.sqrt(p * (1 - p) * (1.0 / tot + 1.0 / max(1, nperf))) if nperf else 0
+        lim = max(1.0, PERF_SIGMAS * sd) if nperf else 5.0
+        rows.append("%s perf %.1f%% fold %.1f%% (+-%.1f)" % (k[:40], v, f, lim))
+        if abs(f - v) > lim:
+            bad.append(k[:40])
+    run.out("FAIL" if bad else "PASS", "perf-shares",
+            "user-space self shares of perf's top functions (%d perf, %d fold samples): %s%s" % (
+                nperf, tot, "; ".join(rows), "; differ beyond 3 sigma: %s" % ", ".join(bad) if bad else ""))
+
+
+def check(args):
+    run = Run(args.app, args.mode, args.results)
+    jp = os.path.join(args.dir, "fold.json")
+    doc = json.load(open(jp))
+    check_timers(run, doc, args.dir)
+    regs = doc.get("regions") or []
+    # nested regions (a function inside the time step) are counted in
+    # region_total too; shares are of the summed region time, as fold ranks.
+    total = sum(r["total_ns"] for r in regs)
+    run.out("INFO", "folded", "%d of %d regions folded" % (sum(1 for r in regs if r["folded"]), len(regs)))
+    for r in regs:
+        check_region(run, doc, r, total)
+    if args.mode == "perf":
+        check_perf(run, doc, args.dir)
+    warns = doc.get("warnings") or []
+    run.out("INFO", "warnings", "%d: %s" % (len(warns), " | ".join(w[:100] for w in warns[:5])))
+    return 1 if run.failed else 0
+
+
+def summary(path):
+    rows = [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
+    runs = {}
+    for r in rows:
+        key = (r[0], r[1])
+        d = runs.setdefault(key, {"PASS": 0, "FAIL": 0, "MISSING": 0, "SKIP": 0, "checks": set()})
+        if r[2] in d:
+            d[r[2]] += 1
+        if r[2] == "FAIL" and len(r) > 3:
+            d["checks"].add(r[3])
+        if r[2] == "INFO" and len(r) > 4 and r[3] == "folded":
+            d["folded"] = r[4].split(" regions")[0]
+    print("%-16s %-8s %-9s %5s %5s %8s  %s" % ("app", "mode", "folded", "pass", "fail", "missing", "failed checks"))
+    for (a, m), d in runs.items():
+        if d["SKIP"]:
+            print("%-16s %-8s %-9s %5s %5s %8s  SKIP" % (a, m, "-", "-", "-", "-"))
+            continue
+        print("%-16s %-8s %-9s %5d %5d %8d  %s" % (a, m, d.get("folded", "-"), d["PASS"], d["FAIL"], d["MISSING"],
+                                                  ", ".join(sorted(d["checks"]))))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--app")
+    ap.add_argument("--mode")
+    ap.add_argument("--dir")
+    ap.add_argument("--results")
+    ap.add_argument("--summary")
+    a = ap.parse_args()
+    if a.summary:
+        return summary(a.summary)
+    return check(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

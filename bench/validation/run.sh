@@ -1,0 +1,323 @@
+#!/usr/bin/env bash
+# run.sh: fold on real code. Builds public HPC proxy apps from sources the
+# user provides (FOLD_PROXY_APPS), runs each under fold as a user would, and
+# checks fold's JSON against the app's own timers and against invariants any
+# correct folding must satisfy (check.py). Prints one line per check and a
+# summary table; the exit status is 0 when every invariant held, 1 when one
+# failed, 77 when nothing could run (the reason is printed).
+#
+# Usage: FOLD_PROXY_APPS=DIR bench/validation/run.sh [--fast] [--apps "A B"]
+#                                                    [--modes "M N"] [--keep DIR]
+#   DIR holds one entry per app, named miniFE, miniMD, XSBench, CloverLeaf_ref
+#   (or owner+name, e.g. Mantevo+miniFE): an extracted source tree, a git
+#   checkout, or a bare git directory (also DIR/APP/repo). See README.md.
+#   FOLD_BUILD: fold's build directory (default: ../../build from here);
+#   FOLD and FOLDRUN override the two programs.
+#   --fast: miniMD only, modes step and cyg, smallest sizes (the ctest subset).
+#   Modes: default (plain build, foldrun with its defaults), step (the
+#   time-step region, 1 ms sampling), cyg (-finstrument-functions with a
+#   filter keeping the kernels), mpi2 (2 ranks), omp2 (2 OpenMP threads),
+#   perf (perf record vs fold's sampled call tree, when perf works).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+fast=0
+apps="miniFE miniMD XSBench CloverLeaf_ref"
+modes="default step cyg mpi2 omp2 perf"
+keep=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--fast) fast=1 apps=miniMD modes="step cyg" ;;
+	--apps) apps=$2; shift ;;
+	--modes) modes=$2; shift ;;
+	--keep) keep=$2; shift ;;
+	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [ -z "${FOLD_PROXY_APPS:-}" ]; then
+	echo "SKIP: FOLD_PROXY_APPS is not set; it names a directory holding the proxy apps' sources" \
+	     "(miniFE miniMD XSBench CloverLeaf_ref; how to get them: bench/validation/README.md)"
+	exit 77
+fi
+if [ ! -d "$FOLD_PROXY_APPS" ]; then
+	echo "SKIP: FOLD_PROXY_APPS=$FOLD_PROXY_APPS is not a directory"
+	exit 77
+fi
+build=${FOLD_BUILD:-$here/../../build}
+FOLD=${FOLD:-$build/src/fold/fold}
+FOLDRUN=${FOLDRUN:-$build/src/runtime/foldrun}
+for p in "$FOLD" "$FOLDRUN"; do
+	[ -x "$p" ] || { echo "SKIP: $p is not built (set FOLD_BUILD, or FOLD and FOLDRUN)"; exit 77; }
+done
+for t in mpicc mpicxx mpif90 mpirun python3; do
+	command -v $t >/dev/null || { echo "SKIP: $t is not installed (scripts/install-deps.sh)"; exit 77; }
+done
+# The ctest subset judges instance durations (coverage, outliers), which
+# other jobs' load stretches: skip with the measured reason rather than
+# report their preemption as fold's error (FOLD_VALIDATION_ANY_LOAD=1 runs
+# anyway). The bench (without --fast) always runs and prints the load.
+if [ $fast = 1 ] && [ "${FOLD_VALIDATION_ANY_LOAD:-0}" != 1 ]; then
+	ncpu=$(nproc)
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	if awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l > 2 * n) }'; then
+		echo "SKIP: load average $load on $ncpu cores (other jobs): instance durations would measure them, not fold" \
+		     "(FOLD_VALIDATION_ANY_LOAD=1 runs anyway)"
+		exit 77
+	fi
+fi
+if [ -n "$keep" ]; then
+	work=$keep
+	mkdir -p "$work"
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
+work=$(cd "$work" && pwd)
+MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+export OMPI_MCA_rmaps_base_oversubscribe=1 FOLD_QUIET=1
+results=$work/results.tsv
+: >"$results"
+nfail=0 nrun=0
+log() { printf '%s\n' "$*"; }
+
+# src APP DEST: extract APP's sources into DEST; fails with a reason.
+src() {
+	local app=$1 dest=$2 d="" cand
+	for cand in "$app" "$app.git" Mantevo+$app ANL-CESAR+$app UK-MAC+$app; do
+		[ -e "$FOLD_PROXY_APPS/$cand" ] && { d=$FOLD_PROXY_APPS/$cand; break; }
+	done
+	[ -n "$d" ] || { echo "no $app (nor owner+$app) in $FOLD_PROXY_APPS"; return 1; }
+	[ -d "$d/repo" ] && d=$d/repo
+	mkdir -p "$dest"
+	if [ -f "$d/HEAD" ] && [ -d "$d/objects" ]; then # a bare git directory
+		git --git-dir="$d" archive HEAD | tar -x -C "$dest" || { echo "git archive of $d failed"; return 1; }
+	else
+		(cd "$d" && tar --exclude=.git -cf - .) | tar -x -C "$dest" || { echo "copying $d failed"; return 1; }
+	fi
+}
+
+# step_objects: the time-step region helper, compiled once.
+step_objects() {
+	[ -f "$work/fold_step.o" ] || mpicc -O2 -c "$here/fold_step.c" -o "$work/fold_step.o"
+}
+
+# Each build_APP VARIANT DIR builds into DIR and prints the executable's path.
+# VARIANT plain: the app as its authors build it (-O3 -g). instr: plus the
+# time-step region (inserted into the scratch copy by sed/perl; the edit
+# must apply, or the build fails loudly) and -finstrument-functions.
+build_miniMD() {
+	local v=$1 d=$2 flags="-O3 -g -fopenmp -DMPICH_IGNORE_CXX_SEEK -DDEVICE=1 -DNOCHUNK" extra=""
+	src miniMD "$d/tree" >&2 || return 1
+	cd "$d/tree/ref" || return 1
+	if [ "$v" = instr ]; then
+		step_objects
+		perl -0pi -e 's/(for\(n = 0; n < ntimes; n\+\+\) \{)/$1 fold_step_enter();/ or die "step start not found\n";
+		              s/(\n *)(if\(thermo.nstat\) thermo.compute\(n \+ 1)/$1fold_step_exit(); $2/ or die "step end not found\n"' \
+			integrate.cpp >&2 || return 1
+		flags="$flags -finstrument-functions -include $here/fold_step.h"
+		extra=$work/fold_step.o
+	fi
+	# as miniMD's own Makefile: preprocess first (its OpenMP macros expand
+	# to #pragma, which only a second pass compiles)
+	ls *.cpp | xargs -P 2 -I{} sh -c "mpicxx $flags -E {} >{}.i.cpp && mpicxx $flags -c {}.i.cpp -o {}.o" >&2 || return 1
+	mpicxx $flags *.o $extra -o miniMD >&2 || return 1
+	echo "$d/tree/ref/miniMD"
+}
+build_miniFE() {
+	local v=$1 d=$2 flags="-O3 -g" libs=""
+	src miniFE "$d/tree" >&2 || return 1
+	cd "$d/tree/ref/src" || return 1
+	if [ "$v" = instr ]; then
+		step_objects
+		perl -0pi -e 's/(for\(LocalOrdinalType k=1; k <= max_iter && normr > tolerance; \+\+k\) \{)/$1 fold_step_enter();/ or die "step start not found\n";
+		              s/(\n *num_iters = k;)/$1 fold_step_exit();/ or die "step end not found\n"' \
+			cg_solve.hpp >&2 || return 1
+		flags="$flags -finstrument-functions -include $here/fold_step.h"
+		libs=$work/fold_step.o
+	fi
+	make -j2 CXX=mpicxx CC=mpicc CFLAGS="$flags" LIBS="$libs" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+	echo "$d/tree/ref/src/miniFE.x"
+}
+build_XSBench() {
+	local v=$1 d=$2 flags="-std=gnu99 -O3 -g -fopenmp -DOPENMP -DMPI" extra=""
+	src XSBench "$d/tree" >&2 || return 1
+	cd "$d/tree/openmp-threading" || return 1
+	if [ "$v" = instr ]; then
+		step_objects
+		# the time step: one particle history (history-based method)
+		perl -0pi -e 's/(\n\t\tfor\( int i = 0; i < in.lookups; i\+\+ \))/\n\t\tfold_step_enter();$1/ or die "step start not found\n";
+		              s/(mat      = pick_mat\(&seed\); *\n\t\t\})/$1 fold_step_exit();/ or die "step end not found\n"' \
+			Simulation.c >&2 || return 1
+		flags="$flags -finstrument-functions -include $here/fold_step.h"
+		extra=$work/fold_step.o
+	fi
+	mpicc $flags *.c $extra -lm -o XSBench >&2 || return 1
+	echo "$d/tree/openmp-threading/XSBench"
+}
+build_CloverLeaf_ref() {
+	local v=$1 d=$2 flags="-O3 -g"
+	src CloverLeaf_ref "$d/tree" >&2 || return 1
+	cd "$d/tree" || return 1
+	if [ "$v" = instr ]; then
+		step_objects
+		perl -0pi -e 's/(\n *)(CALL timestep\(\))/$1CALL fold_step_enter()$1$2/ or die "step start not found\n";
+		              s/(\n *)(CALL reset_field\(\))/$1$2$1CALL fold_step_exit()/ or die "step end not found\n"' \
+			hydro.f90 >&2 || return 1
+		flags="$flags -finstrument-functions $work/fold_step.o"
+	fi
+	make COMPILER=GNU FLAGS_GNU="$flags" CFLAGS_GNU="-O3 -g" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+	echo "$d/tree/clover_leaf"
+}
+
+# Problem sizes: small (whole suite in minutes on 2 cores), enough time
+# steps to fold. run_APP RUNDIR LAUNCH... runs the app in RUNDIR.
+size() { if [ $fast = 1 ]; then echo "$1"; else echo "$2"; fi; }
+run_miniMD() {
+	local dir=$1; shift
+	(cd "$dir" && cp "$app_dir/in.lj.miniMD" . && "$@" -i in.lj.miniMD -s "$(size 12 16)" -n "$(size 100 200)" -t "${OMP_NUM_THREADS:-1}" >app.out 2>&1)
+}
+run_miniFE() {
+	local dir=$1; shift
+	local n; n=$(size 24 40)
+	(cd "$dir" && "$@" -nx $n -ny $n -nz $n >app.out 2>&1)
+}
+run_XSBench() {
+	local dir=$1; shift
+	# XSBench's checksum is valid only at its default sizes and it exits 1
+	# on an "INVALID CHECKSUM": a completed run is one that printed its results
+	(cd "$dir" && "$@" -s small -m history -p "$(size 5000 20000)" -t "${OMP_NUM_THREADS:-1}" >app.out 2>&1)
+	grep -q '^Verification checksum' "$dir/app.out"
+}
+run_CloverLeaf_ref() {
+	local dir=$1; shift
+	local n; n=$(size 64 128)
+	cat >"$dir/clover.in" <<EOF
+*clover
+ state 1 density=0.2 energy 1.0
+ state 2 density=1.0 energy=2.5 geometry=rectangle xmin=0.0 xmax=5.0 ymin=0.0 ymax=2.0
+ x_cells=$n
+ y_cells=$n
+ xmin=0.0
+ ymin=0.0
+ xmax=10.0
+ ymax=10.0
+ initial_timestep=0.04
+ timestep_rise=1.5
+ max_timestep=0.04
+ end_step=$(size 100 200)
+ test_problem 2
+ profiler_on
+*endclover
+EOF
+	(cd "$dir" && "$@" >app.out 2>&1)
+}
+
+# Filters for -finstrument-functions: only the kernels the app times itself
+# (and their drivers), so the exact profile can be compared with its timers.
+filter_for() {
+	case $1 in
+	miniMD) printf 'exclude function *\ninclude function ForceLJ::compute*\ninclude function Neighbor::build*\ninclude function Comm::communicate*\n' ;;
+	miniFE) printf 'exclude function *\ninclude function *matvec_std*operator()*\ninclude function *miniFE::dot<*\ninclude function *miniFE::waxpby<*\n' ;;
+	XSBench) printf 'exclude function *\ninclude function calculate_macro_xs\n' ;;
+	CloverLeaf_ref) printf 'exclude function *\ninclude function pdv\ninclude function pdv_kernel\ninclude function advection\ninclude function accelerate\n' ;;
+	esac
+}
+
+# one APP MODE: run and check one configuration; appends to $results.
+one() {
+	local app=$1 mode=$2 exe variant=instr np=1 threads=1 sample=time@1ms
+	case $mode in
+	default) variant=plain sample="" ;;
+	# every 1 ms of thread CPU time, as perf's cpu-clock (a cputime@ timer
+	# only fires once per scheduler tick)
+	perf) variant=plain sample=perf::TASK-CLOCK@1000000 ;;
+	mpi2) np=2 ;;
+	omp2) threads=2 ;;
+	esac
+	exe=${built[$app.$variant]:-}
+	if [ -z "$exe" ]; then
+		log "== $app $mode: SKIP ($app $variant build failed or missing)"
+		printf '%s\t%s\tSKIP\tbuild failed\n' "$app" "$mode" >>"$results"
+		return
+	fi
+	app_dir=$(dirname "$exe")
+	local dir=$work/run/$app.$mode
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	printf '%s\n' "$(filter_for "$app")" >"$dir/filter"
+	[ "$mode" = step ] && printf 'exclude function *\n' >"$dir/filter"
+	local launch=() env=(env OMP_NUM_THREADS=$threads FOLD_OUTPUT=fold.%r.%p.trace)
+	[ "$variant" = instr ] && env+=(FOLD_FILTER="$dir/filter" FOLD_THROTTLE=off)
+	local fr=("$FOLDRUN")
+	[ -n "$sample" ] && fr+=(-e "$sample")
+	if [ "$mode" = perf ]; then
+		if ! perf record -q -o "$dir/perf.data" -F 997 -g -- true >/dev/null 2>&1; then
+			log "== $app perf: SKIP (perf record does not work here)"
+			printf '%s\t%s\tSKIP\tperf record does not work here\n' "$app" "$mode" >>"$results"
+			return
+		fi
+		OMP_NUM_THREADS=1 run_$app "$dir" perf record -q -o "$dir/perf.data" -F 997 -- "$exe"
+		(cd "$dir" && mv app.out app.perf.out && perf report -i perf.data --no-children --sort symbol \
+			--stdio -q 2>/dev/null >perf.txt)
+		launch=("${env[@]}" "${fr[@]}")
+	elif [ $np -gt 1 ]; then
+		launch=("${env[@]}" $MPIRUN -np $np -x FOLD_FILTER -x FOLD_THROTTLE -x FOLD_QUIET "${fr[@]}")
+	else
+		launch=("${env[@]}" "${fr[@]}")
+	fi
+	local t0=$SECONDS
+	if ! run_$app "$dir" "${launch[@]}" "$exe"; then
+		log "== $app $mode: FAIL (the app failed under fold; $dir/app.out)"
+		tail -5 "$dir/app.out"
+		printf '%s\t%s\tFAIL\tapp failed under fold\n' "$app" "$mode" >>"$results"
+		nfail=$((nfail + 1))
+		return
+	fi
+	local traces=("$dir"/fold.*.trace)
+	if ! "$FOLD" -q "${traces[@]}" --json "$dir/fold.json" >"$dir/fold.txt" 2>"$dir/fold.err"; then
+		log "== $app $mode: FAIL (fold failed: $(head -1 "$dir/fold.err"))"
+		printf '%s\t%s\tFAIL\tfold failed\n' "$app" "$mode" >>"$results"
+		nfail=$((nfail + 1))
+		return
+	fi
+	[ $fast = 1 ] || "$FOLD" -q "${traces[@]}" -o "$dir/report.html" 2>/dev/null
+	log "== $app $mode ($((SECONDS - t0)) s, $np rank(s) x $threads thread(s), sampling ${sample:-default}, load $(cut -d' ' -f1-3 /proc/loadavg)): $dir"
+	python3 "$here/check.py" --app "$app" --mode "$mode" --dir "$dir" --results "$results"
+	local rc=$?
+	nrun=$((nrun + 1))
+	[ $rc = 0 ] || nfail=$((nfail + 1))
+}
+
+declare -A built
+for app in $apps; do
+	for variant in plain instr; do
+		need=0
+		for m in $modes; do
+			case $m in default | perf) [ $variant = plain ] && need=1 ;; *) [ $variant = instr ] && need=1 ;; esac
+		done
+		[ $need = 1 ] || continue
+		d=$work/build/$app.$variant
+		if [ -x "${built[$app.$variant]:-/nonexistent}" ]; then continue; fi
+		rm -rf "$d"
+		mkdir -p "$d"
+		t0=$SECONDS
+		if exe=$(build_$app $variant "$d" 2>"$d.log"); then
+			built[$app.$variant]=$exe
+			log "built $app ($variant) in $((SECONDS - t0)) s"
+		else
+			log "SKIP $app ($variant): build failed: $(tail -1 "$d.log")"
+		fi
+	done
+	for m in $modes; do one "$app" "$m"; done
+done
+
+if [ $nrun = 0 ]; then
+	echo "SKIP: no configuration could run (see the lines above)"
+	exit 77
+fi
+echo
+python3 "$here/check.py" --summary "$results"
+echo "reproduce: FOLD_PROXY_APPS=$FOLD_PROXY_APPS FOLD_BUILD=$build $0 --apps \"$apps\" --modes \"$modes\"$([ $fast = 1 ] && echo ' (the --fast sizes)')"
+[ $nfail = 0 ]
