@@ -205,12 +205,13 @@ static int sleep_until(clockid_t clk, uint64_t deadline, struct timespec *left)
 static int sleep_rel(const struct timespec *req, struct timespec *rem)
 {
 	int saved = errno;
-	uint64_t start = mono_ns();
+	/* Before the call: req and rem may be the same object (sleep()). */
+	uint64_t deadline = mono_ns() + ts_ns(req);
 	sig_snap s = snap();
 	int rc = real_nanosleep(req, rem);
 	if (!(rc == -1 && errno == EINTR && only_ours(s)) || !real_clock_nanosleep)
 		return rc;
-	int e = sleep_until(CLOCK_MONOTONIC, start + ts_ns(req), rem);
+	int e = sleep_until(CLOCK_MONOTONIC, deadline, rem);
 	if (!e) {
 		errno = saved;
 		return 0;
@@ -233,7 +234,7 @@ FOLD_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec 
 	/* A relative CLOCK_REALTIME sleep is not moved by clock changes: its
 	 * deadline is kept on CLOCK_MONOTONIC. */
 	clockid_t base = clk == CLOCK_REALTIME && !abs ? CLOCK_MONOTONIC : clk;
-	uint64_t start = abs ? 0 : fold__ns(base);
+	uint64_t deadline = abs ? 0 : fold__ns(base) + ts_ns(req); /* req may alias rem */
 	sig_snap s = snap();
 	int rc = real_clock_nanosleep(clk, flags, req, rem);
 	if (!(rc == EINTR && only_ours(s)))
@@ -245,7 +246,7 @@ FOLD_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec 
 		} while (rc == EINTR && only_ours(s));
 		return rc;
 	}
-	return sleep_until(base, start + ts_ns(req), rem);
+	return sleep_until(base, deadline, rem);
 }
 
 /* glibc's sleep and usleep call its internal nanosleep, which we cannot
