@@ -202,6 +202,12 @@ typedef struct fold_thread {
 	/* sampling */
 	int timer_ok;
 	timer_t timer;
+	/* time source, threads other than main: a CPU-time timer outside any
+	 * region (idle threads are never woken), the wall one inside */
+	int timer_cpu_ok;
+	timer_t timer_cpu;
+	volatile sig_atomic_t wall; /* 1: the wall-clock timer is the armed one */
+	unsigned open_regions;      /* API and OpenMP regions open on the thread */
 	uint64_t rng;
 	uint64_t last_cpu_ns;
 	int papi_eventset; /* -1 if none */
@@ -335,6 +341,9 @@ uint64_t fold__next_period(fold_thread *t);
 int fold__signals_init(void);
 void fold__sampling_thread_start(fold_thread *t);
 void fold__sampling_thread_stop(fold_thread *t);
+/* The thread entered its first region (inside = 1) or left its last one:
+ * the time source moves it to the wall-clock timer or back (guard held). */
+void fold__sampling_region(fold_thread *t, int inside);
 /* Records one sample on t from a signal handler context (uc may be NULL). */
 void fold__sample(fold_thread *t, void *uc);
 /* Initialises libunwind's process-wide state (at start, outside handlers). */

@@ -83,6 +83,7 @@
 #include <errno.h>
 #define UNW_LOCAL_ONLY /* the _UL entry points of libunwind.so */
 #include <libunwind.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -340,17 +341,30 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 /* ---------------------------------------------------------------- time source */
 
 static clockid_t time_clock;
+/* 1: threads other than main are sampled on CPU time outside regions
+ * (FOLD_SAMPLE_OUTSIDE=cpu, the default with time@). */
+static int outside_cpu;
 
 static int time_configure(void)
 {
 	time_clock = fold__rt.cfg.source == FOLD_SOURCE_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	outside_cpu = 0;
+	if (fold__rt.cfg.source == FOLD_SOURCE_TIME) {
+		const char *v = getenv("FOLD_SAMPLE_OUTSIDE");
+		outside_cpu = 1;
+		if (v && *v && !strcmp(v, "wall"))
+			outside_cpu = 0;
+		else if (v && *v && strcmp(v, "cpu"))
+			fold__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu", v);
+		fold__proc_info("sample.outside", outside_cpu ? "cpu" : "wall");
+	}
 	return 0;
 }
 
 /* The clock t's timer runs on, read from any thread of the process. */
 static clockid_t thread_clock(const fold_thread *t)
 {
-	if (time_clock != CLOCK_THREAD_CPUTIME_ID)
+	if (time_clock != CLOCK_THREAD_CPUTIME_ID && (t->wall || !t->timer_cpu_ok))
 		return time_clock;
 	return (clockid_t)((~(unsigned)t->tid << 3) | 6); /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
 }
@@ -363,7 +377,19 @@ static void time_rearm(fold_thread *t)
 	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
 	t->armed_at = fold__ns(thread_clock(t));
 	t->armed_for = p;
-	timer_settime(t->timer, 0, &its, NULL);
+	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
+}
+
+void fold__sampling_region(fold_thread *t, int inside)
+{
+	if (!t->timer_cpu_ok || fold__rt.source != &fold__source_time)
+		return;
+	/* The flag first: a tick arriving meanwhile re-arms the new one. */
+	t->wall = inside;
+	atomic_signal_fence(memory_order_seq_cst);
+	struct itimerspec off = {{0, 0}, {0, 0}};
+	timer_settime(inside ? t->timer_cpu : t->timer, 0, &off, NULL);
+	time_rearm(t);
 }
 
 /* Samples t lost because its timer fired and the signal was never taken:
@@ -372,7 +398,7 @@ static void time_rearm(fold_thread *t)
 static uint64_t time_missed(fold_thread *t)
 {
 	struct itimerspec cur;
-	if (timer_gettime(t->timer, &cur) || cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
+	if (timer_gettime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, &cur) || cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
 		return 0;
 	uint64_t now = fold__ns(thread_clock(t));
 	uint64_t fired = t->armed_at + t->armed_for;
@@ -398,6 +424,16 @@ static int time_thread_start(fold_thread *t)
 		return -errno;
 	}
 	t->timer_ok = 1;
+	t->wall = 1;
+	/* Not the main thread: a single-threaded program is sampled on wall
+	 * time everywhere, and one thread that sleeps costs nothing much. */
+	if (outside_cpu && t->tid != getpid()) {
+		sev.sigev_value.sival_ptr = t;
+		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer_cpu) == 0) {
+			t->timer_cpu_ok = 1;
+			t->wall = t->open_regions > 0;
+		}
+	}
 	time_rearm(t);
 	return 0;
 }
@@ -418,6 +454,10 @@ static void time_thread_stop(fold_thread *t)
 			    (int)t->tid, (unsigned long long)missed);
 	}
 	timer_delete(t->timer);
+	if (t->timer_cpu_ok) {
+		t->timer_cpu_ok = 0;
+		timer_delete(t->timer_cpu);
+	}
 }
 
 const fold_sample_source fold__source_time = {

@@ -138,6 +138,32 @@ crash_gfortran)
 	grep -q '^fold: signal 11: trace flushed' fold.err || fail "no flush: $(cat fold.err)"
 	check "$(only_trace)" --min-samples 50 --stat exit.signal=11
 	;;
+idle_threads)
+	# 64 threads blocked for 1 s at 1 ms sampling: not woken. Woken, each
+	# sample (~20 us) would cost them ~1.3 s of CPU; the main thread alone
+	# is still sampled on wall time (~20 ms).
+	FOLD_SAMPLE=time@1ms both "$PROGS/prog_idle" idle 64 1000
+	same
+	cpu=$(sed -n 's/^cpu_ms //p' fold.err)
+	[ -n "$cpu" ] && [ "$cpu" -le 100 ] || fail "64 idle threads cost ${cpu} ms of CPU in 1 s under fold: $(cat fold.err)"
+	check "$(only_trace)" --info sample.outside=cpu
+	;;
+idle_region)
+	# Wall time inside a region (its waits are sampled), CPU time outside
+	# (a sleeping thread is not woken); FOLD_SAMPLE_OUTSIDE=wall: both.
+	FOLD_SAMPLE=time@2ms both "$PROGS/prog_idle" region 600
+	same
+	check "$(only_trace)" --samples-in-region 100 --samples-outside 0:5
+	rm -f ./*.trace
+	FOLD_SAMPLE_OUTSIDE=wall FOLD_SAMPLE=time@2ms both "$PROGS/prog_idle" region 600
+	same
+	check "$(only_trace)" --samples-in-region 100 --samples-outside 100:400 --info sample.outside=wall
+	rm -f ./*.trace
+	FOLD_SAMPLE_OUTSIDE=bogus LD_PRELOAD="$LIBFOLD" "$PROGS/prog_idle" region 10 >/dev/null 2>fold.err ||
+		fail "program failed"
+	grep -q '^fold: FOLD_SAMPLE_OUTSIDE="bogus" is not valid: expected cpu or wall; using cpu' fold.err ||
+		fail "no message for a bad value: $(cat fold.err)"
+	;;
 *)
 	fail "unknown case"
 	;;
