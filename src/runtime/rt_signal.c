@@ -369,27 +369,40 @@ static clockid_t thread_clock(const fold_thread *t)
 	return (clockid_t)((~(unsigned)t->tid << 3) | 6); /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
 }
 
-static void time_rearm(fold_thread *t)
+static void time_arm(fold_thread *t, uint64_t p)
 {
-	if (!t->timer_ok)
-		return;
-	uint64_t p = fold__next_period(t);
 	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
 	t->armed_at = fold__ns(thread_clock(t));
 	t->armed_for = p;
 	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
 }
 
+static void time_rearm(fold_thread *t)
+{
+	if (t->timer_ok)
+		time_arm(t, fold__next_period(t));
+}
+
+/* Each clock keeps what was left of its period while the other runs, so a
+ * region shorter than the period is sampled at the right rate (a fresh
+ * period at every switch would never fire inside 1 ms regions). */
 void fold__sampling_region(fold_thread *t, int inside)
 {
-	if (!t->timer_cpu_ok || fold__rt.source != &fold__source_time)
+	if (!t->timer_cpu_ok || !t->timer_ok || fold__rt.source != &fold__source_time)
 		return;
 	/* The flag first: a tick arriving meanwhile re-arms the new one. */
 	t->wall = inside;
 	atomic_signal_fence(memory_order_seq_cst);
-	struct itimerspec off = {{0, 0}, {0, 0}};
-	timer_settime(inside ? t->timer_cpu : t->timer, 0, &off, NULL);
-	time_rearm(t);
+	struct itimerspec off = {{0, 0}, {0, 0}}, old;
+	if (timer_settime(inside ? t->timer_cpu : t->timer, 0, &off, &old))
+		memset(&old, 0, sizeof old);
+	uint64_t left = (uint64_t)old.it_value.tv_sec * 1000000000ull + (uint64_t)old.it_value.tv_nsec;
+	if (inside)
+		t->left_cpu = left;
+	else
+		t->left_wall = left;
+	uint64_t next = inside ? t->left_wall : t->left_cpu;
+	time_arm(t, next ? next : fold__next_period(t));
 }
 
 /* Samples t lost because its timer fired and the signal was never taken:

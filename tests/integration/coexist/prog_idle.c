@@ -7,6 +7,9 @@
  *                         then a second sleeps MS ms outside any region:
  *                         the first is sampled (wall time inside regions),
  *                         the second is not woken (CPU time outside)
+ *   prog_idle short N     a thread runs N regions of 0.3 ms (busy) with
+ *                         0.05 ms between them: regions shorter than the
+ *                         sampling period are sampled at its rate
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -55,6 +58,35 @@ static void *outside(void *arg)
 	return NULL;
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static volatile double sink;
+static void spin_ms(double d)
+{
+	double t0 = mono_ms();
+	while (mono_ms() - t0 < d)
+		sink = sink * 0.999 + 1;
+}
+
+static long nshort;
+static void *short_regions(void *arg)
+{
+	(void)arg;
+	uint32_t r = fold_region("short");
+	for (long i = 0; i < nshort; i++) {
+		fold_enter(r);
+		spin_ms(0.3);
+		fold_exit(r);
+		spin_ms(0.05);
+	}
+	return NULL;
+}
+
 static double cpu_ms(void)
 {
 	struct timespec ts;
@@ -91,8 +123,14 @@ int main(int argc, char **argv)
 		pthread_create(&b, NULL, outside, NULL);
 		pthread_join(b, NULL);
 		printf("region: done\n");
+	} else if (argc > 2 && !strcmp(argv[1], "short")) {
+		nshort = atol(argv[2]);
+		pthread_t a;
+		pthread_create(&a, NULL, short_regions, NULL);
+		pthread_join(a, NULL);
+		printf("short: done\n");
 	} else {
-		fprintf(stderr, "usage: prog_idle idle N MS | region MS\n");
+		fprintf(stderr, "usage: prog_idle idle N MS | region MS | short N\n");
 		return 2;
 	}
 	return 0;
