@@ -105,9 +105,9 @@ sleeps)
 	# Each call lasts, with fold, within 2 ms of what it lasts without
 	# (default period and 1 ms sampling); return values are the same.
 	ms=300
+	# A loaded machine makes every wake-up late: judged only when a call
+	# fails the tolerance, by a second run without fold.
 	"$PROGS/prog_wait" sleeps $ms >plain.out
-	worst=$(awk '{ if ($2 > w) w = $2 } END { print w + 0 }' plain.out)
-	[ "$worst" -le 1000 ] || skip "loaded machine: a sleep overshot by ${worst} us without fold ($(cat /proc/loadavg))"
 	for s in default time@1ms; do
 		if [ $s = default ]; then unset FOLD_SAMPLE; else export FOLD_SAMPLE=$s; fi
 		LD_PRELOAD="$LIBFOLD" "$PROGS/prog_wait" sleeps $ms >fold.out 2>fold.err || fail "program failed: $(cat fold.err)"
@@ -118,7 +118,8 @@ sleeps)
 			{
 				"$PROGS/prog_wait" sleeps $ms >plain2.out
 				worst=$(awk '{ if ($2 > w) w = $2 } END { print w + 0 }' plain2.out)
-				[ "$worst" -le 1000 ] || skip "loaded machine: a sleep overshot by ${worst} us without fold"
+				[ "$worst" -le 1000 ] ||
+					skip "loaded machine: a sleep overshot by ${worst} us without fold (load average $(cut -d' ' -f1 /proc/loadavg))"
 				fail "$(paste plain.out fold.out)"
 			}
 		rm -f ./*.trace
