@@ -377,32 +377,47 @@ static void time_arm(fold_thread *t, uint64_t p)
 	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
 }
 
-static void time_rearm(fold_thread *t)
+/* A random phase of a period, for a clock that starts counting afresh: a
+ * region entered from idle is sampled at the right rate from its start. */
+static uint64_t phase_of_period(fold_thread *t)
 {
-	if (t->timer_ok)
-		time_arm(t, fold__next_period(t));
+	uint64_t p = fold__next_period(t);
+	return 1 + (uint64_t)((double)p * (double)(next_rand(t) >> 11) * (1.0 / 9007199254740992.0));
 }
 
-/* Each clock keeps what was left of its period while the other runs, so a
- * region shorter than the period is sampled at the right rate (a fresh
- * period at every switch would never fire inside 1 ms regions). */
+/* From the handler, before the sample. The switch back to CPU time is lazy:
+ * leaving the last region costs nothing; the wall-clock timer's next tick
+ * outside any region (sampled: it is a genuine wall-time sample) moves the
+ * thread to its CPU-time timer. */
+static void time_rearm(fold_thread *t)
+{
+	if (!t->timer_ok)
+		return;
+	if (t->wall && t->timer_cpu_ok && !t->open_regions) {
+		t->wall = 0;
+		uint64_t left = t->left_cpu;
+		t->left_cpu = 0;
+		time_arm(t, left ? left : phase_of_period(t));
+		return;
+	}
+	time_arm(t, fold__next_period(t));
+}
+
+/* Entering the first region: wall time from now on (two timer_settime calls,
+ * only when the thread had moved to CPU time). The CPU-time clock keeps
+ * what was left of its period for the next time outside. */
 void fold__sampling_region(fold_thread *t, int inside)
 {
-	if (!t->timer_cpu_ok || !t->timer_ok || fold__rt.source != &fold__source_time)
+	if (!inside || t->wall || !t->timer_cpu_ok || !t->timer_ok || fold__rt.source != &fold__source_time)
 		return;
-	/* The flag first: a tick arriving meanwhile re-arms the new one. */
-	t->wall = inside;
+	/* The flag first: a tick arriving meanwhile re-arms the wall timer. */
+	t->wall = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	struct itimerspec off = {{0, 0}, {0, 0}}, old;
-	if (timer_settime(inside ? t->timer_cpu : t->timer, 0, &off, &old))
+	if (timer_settime(t->timer_cpu, 0, &off, &old))
 		memset(&old, 0, sizeof old);
-	uint64_t left = (uint64_t)old.it_value.tv_sec * 1000000000ull + (uint64_t)old.it_value.tv_nsec;
-	if (inside)
-		t->left_cpu = left;
-	else
-		t->left_wall = left;
-	uint64_t next = inside ? t->left_wall : t->left_cpu;
-	time_arm(t, next ? next : fold__next_period(t));
+	t->left_cpu = (uint64_t)old.it_value.tv_sec * 1000000000ull + (uint64_t)old.it_value.tv_nsec;
+	time_arm(t, phase_of_period(t));
 }
 
 /* Samples t lost because its timer fired and the signal was never taken:
