@@ -340,6 +340,17 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 
 /* ---------------------------------------------------------------- time source */
 
+/* time@: one-shot POSIX timers per thread, re-armed from the handler. With
+ * FOLD_SAMPLE_OUTSIDE=cpu (the default) a thread other than main has two:
+ * the wall-clock one (t->wall = 1) while it is inside an API/OpenMP region
+ * and until its next tick after it left the last one, the CPU-time one
+ * otherwise, so a blocked thread outside regions is never woken (256 idle
+ * threads cost a core with wall time everywhere). Invariants: exactly one of
+ * the two is armed while sampling runs; only the thread itself switches
+ * (fold__sampling_region with its guard up, or its handler), and t->wall is
+ * written before the timers, so a tick that lands in between re-arms the
+ * timer the flag names. */
+
 static clockid_t time_clock;
 /* 1: threads other than main are sampled on CPU time outside regions
  * (FOLD_SAMPLE_OUTSIDE=cpu, the default with time@). */
