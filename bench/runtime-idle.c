@@ -76,10 +76,13 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&lock);
 		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
-		double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-		             (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
-		printf("idle: %d threads, %s s: %.1f ms CPU while idle (%.2f%% of one core)\n", n, argv[3], cpu * 1e3,
-		       100.0 * cpu / atof(argv[3]));
+		double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec -
+		                      r0.ru_stime.tv_sec) +
+		             (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec -
+		                      r0.ru_stime.tv_usec) /
+		                 1e6;
+		printf("idle: %d threads, %s s: %.1f ms CPU while idle (%.2f%% of one core)\n", n, argv[3],
+		       cpu * 1e3, 100.0 * cpu / atof(argv[3]));
 	} else if (!strcmp(argv[1], "barrier")) {
 		rounds = atoi(argv[3]);
 		pthread_barrier_init(&barrier, NULL, (unsigned)n);
@@ -89,8 +92,8 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 		struct rusage r;
 		getrusage(RUSAGE_SELF, &r);
-		printf("barrier: %d threads, %d rounds: %.3f s wall, %ld MiB max RSS\n", n, rounds, now_s() - t0,
-		       r.ru_maxrss / 1024);
+		printf("barrier: %d threads, %d rounds: %.3f s wall, %ld MiB max RSS\n", n, rounds,
+		       now_s() - t0, r.ru_maxrss / 1024);
 	} else {
 		return 2;
 	}

@@ -41,8 +41,8 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 	             (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	printf("omp: %d regions in %.3f s (%.0f regions/s, %d threads), %.3f s CPU\n", regions, t, regions / t,
-	       omp_get_max_threads(), cpu);
+	printf("omp: %d regions in %.3f s (%.0f regions/s, %d threads), %.3f s CPU\n", regions, t,
+	       regions / t, omp_get_max_threads(), cpu);
 	free(acc);
 	return acc == NULL;
 }

@@ -207,7 +207,7 @@ typedef struct fold_thread {
 	int timer_cpu_ok;
 	timer_t timer_cpu;
 	volatile sig_atomic_t wall; /* 1: the wall-clock timer is the armed one */
-	uint64_t left_cpu; /* what the CPU-time timer had left when disarmed */
+	uint64_t left_cpu;          /* what the CPU-time timer had left when disarmed */
 	unsigned open_regions;      /* API and OpenMP regions open on the thread */
 	uint64_t rng;
 	uint64_t last_cpu_ns;

@@ -366,7 +366,8 @@ static int time_configure(void)
 		if (v && *v && !strcmp(v, "wall"))
 			outside_cpu = 0;
 		else if (v && *v && strcmp(v, "cpu"))
-			fold__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu", v);
+			fold__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu",
+			           v);
 		fold__proc_info("sample.outside", outside_cpu ? "cpu" : "wall");
 	}
 	return 0;
@@ -437,7 +438,8 @@ void fold__sampling_region(fold_thread *t, int inside)
 static uint64_t time_missed(fold_thread *t)
 {
 	struct itimerspec cur;
-	if (timer_gettime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, &cur) || cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
+	if (timer_gettime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, &cur) ||
+	    cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
 		return 0;
 	uint64_t now = fold__ns(thread_clock(t));
 	uint64_t fired = t->armed_at + t->armed_for;

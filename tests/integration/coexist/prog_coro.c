@@ -109,7 +109,9 @@ static void plain_handler(int sig)
 static void show(const char *what, const stack_t *s)
 {
 	printf("%s: flags=%d size=%zu sp=%s\n", what, s->ss_flags, s->ss_size,
-	       s->ss_sp == my_stack ? "mine" : s->ss_sp ? "other" : "null");
+	       s->ss_sp == my_stack ? "mine"
+	       : s->ss_sp           ? "other"
+	                            : "null");
 }
 
 static void test_altstack(void)

@@ -125,7 +125,8 @@ static void test_mask(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN + 4);
 	pthread_sigmask(SIG_UNBLOCK, &set, &cur);
-	printf("unblock old: %d, SIGRTMIN+4 %s\n", count(&cur), sigismember(&cur, SIGRTMIN + 4) ? "blocked" : "not");
+	printf("unblock old: %d, SIGRTMIN+4 %s\n", count(&cur),
+	       sigismember(&cur, SIGRTMIN + 4) ? "blocked" : "not");
 	pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	printf("now: %d, SIGRTMIN+4 %s\n", count(&cur), sigismember(&cur, SIGRTMIN + 4) ? "blocked" : "not");
 	sigprocmask(SIG_SETMASK, &set, &cur);
@@ -195,7 +196,8 @@ static void test_longjmp(void)
 	printf("longjmp: done (%s)\n", jumps > 100 ? "many jumps" : "few jumps");
 	struct timespec cpu;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-	fprintf(stderr, "%ld jumps\ncpu_ms %ld\n", (long)jumps, (long)cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000);
+	fprintf(stderr, "%ld jumps\ncpu_ms %ld\n", (long)jumps,
+	        (long)cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000);
 }
 
 static void test_rawblock(void)

@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 					n += samples_outside[k];
 			unsigned long long lo = 0, hi = 0;
 			if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || n < lo || n > hi)
-				FAIL("%llu samples outside regions in threads other than the first, expected %s",
+				FAIL("%llu samples outside regions (threads but the first), expected %s",
 				     (unsigned long long)n, v);
 		} else if (!strcmp(a, "--max-samples")) {
 			if (nsamples > strtoull(v, NULL, 10))
