@@ -5,7 +5,7 @@
  * thread that blocks everything is silently never sampled and a thread that
  * waits for everything receives our ticks. So every call that takes a mask
  * is wrapped here (sigprocmask, pthread_sigmask, sigwait, signalfd, sighold,
- * sigrelse, sigignore) or in rt_wait.c (sigsuspend, sigwaitinfo,
+ * sigrelse, sigignore, sigpause) or in rt_wait.c (sigsuspend, sigwaitinfo,
  * sigtimedwait, ppoll, pselect, epoll_pwait*) and in rt_signal.c (a handler's
  * sa_mask): the kernel gets the mask without our signals.
  *
@@ -242,4 +242,29 @@ FOLD_EXPORT int sigignore(int sig)
 	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
 	return sigaction(sig, &sa, NULL);
+}
+
+/* sigpause: glibc builds both forms on its internal sigsuspend, which our
+ * signal would end early with EINTR; rebuilt on our sigsuspend (rt_wait.c,
+ * restarted when only ours interrupted). Defined under their symbol names:
+ * <signal.h> maps the C name sigpause to __xpg_sigpause. */
+int fold_xpg_sigpause(int sig) __asm__("__xpg_sigpause");
+int fold_bsd_sigpause(int mask) __asm__("sigpause");
+
+FOLD_EXPORT int fold_xpg_sigpause(int sig)
+{
+	sigset_t set;
+	if (sigprocmask(SIG_BLOCK, NULL, &set) < 0 || sigdelset(&set, sig) < 0)
+		return -1;
+	return sigsuspend(&set);
+}
+
+FOLD_EXPORT int fold_bsd_sigpause(int mask)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (int sig = 1; sig < 32; sig++)
+		if ((unsigned)mask & (1u << (sig - 1)))
+			sigaddset(&set, sig);
+	return sigsuspend(&set);
 }

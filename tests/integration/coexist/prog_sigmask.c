@@ -17,6 +17,8 @@
  *                           (prints its CPU time, "cpu_ms N", on stderr)
  *   prog_sigmask rawblock   blocks every signal with the raw system call and
  *                           works 300 ms: the lost samples are reported
+ *   prog_sigmask sigpause   sigpause(SIGUSR1) until another thread sends
+ *                           SIGUSR2 after 300 ms: it must last that long
  * Prints what the program saw; run.sh compares it with a run without fold.
  */
 #define _GNU_SOURCE
@@ -209,6 +211,32 @@ static void test_rawblock(void)
 	printf("rawblock: done\n");
 }
 
+static void on_usr2(int sig) { (void)sig; }
+
+static void *send_usr2(void *arg)
+{
+	struct timespec ts = {0, 300000000};
+	nanosleep(&ts, NULL);
+	pthread_kill(*(pthread_t *)arg, SIGUSR2);
+	return NULL;
+}
+
+static void test_sigpause(void)
+{
+	signal(SIGUSR2, on_usr2);
+	pthread_t self = pthread_self(), th;
+	pthread_create(&th, NULL, send_usr2, &self);
+	double t0 = now_ms();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	int rc = sigpause(SIGUSR1);
+#pragma GCC diagnostic pop
+	int err = errno;
+	double took = now_ms() - t0;
+	pthread_join(th, NULL);
+	printf("sigpause rc=%d errno=%s full=%d\n", rc, strerror(err), took >= 250);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -223,6 +251,8 @@ int main(int argc, char **argv)
 		test_longjmp();
 	else if (!strcmp(mode, "rawblock"))
 		test_rawblock();
+	else if (!strcmp(mode, "sigpause"))
+		test_sigpause();
 	else {
 		fprintf(stderr, "usage: prog_sigmask sigwait|signalfd|mask|longjmp|rawblock\n");
 		return 2;

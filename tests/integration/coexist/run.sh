@@ -70,6 +70,11 @@ sigmask)
 	grep -q '^all: .* SIGRTMIN+4 blocked$' fold.out || fail "$(cat fold.out)"
 	check "$(only_trace)" --min-samples 150 --stack-in-exe 0.8
 	;;
+sig_pause)
+	FOLD_SAMPLE=time@1ms both "$PROGS/prog_sigmask" sigpause
+	same
+	grep -q '^sigpause rc=-1 errno=Interrupted system call full=1$' fold.out || fail "$(cat fold.out)"
+	;;
 sig_longjmp)
 	# The program's SIGALRM handler siglongjmps out every 200 us: sampling
 	# must go on for the whole 1.5 s (a one-shot timer re-armed after the
