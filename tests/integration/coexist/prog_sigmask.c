@@ -211,7 +211,10 @@ static void test_rawblock(void)
 	printf("rawblock: done\n");
 }
 
-static void on_usr2(int sig) { (void)sig; }
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
 
 static void *send_usr2(void *arg)
 {
