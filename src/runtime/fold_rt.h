@@ -179,6 +179,7 @@ enum fold_drop_reason {
 	FOLD_DROP_UNWIND_FAILED,
 	FOLD_DROP_PAUSED,
 	FOLD_DROP_STOPPED, /* exit / exec / fork in progress */
+	FOLD_DROP_BLOCKED, /* the thread kept our signal blocked (raw system call) */
 	FOLD_DROP_NREASONS
 };
 extern const char *const fold__drop_names[FOLD_DROP_NREASONS];
@@ -201,6 +202,13 @@ typedef struct fold_thread {
 	/* sampling */
 	int timer_ok;
 	timer_t timer;
+	/* time source, threads other than main: a CPU-time timer outside any
+	 * region (idle threads are never woken), the wall one inside */
+	int timer_cpu_ok;
+	timer_t timer_cpu;
+	volatile sig_atomic_t wall; /* 1: the wall-clock timer is the armed one */
+	uint64_t left_cpu;          /* what the CPU-time timer had left when disarmed */
+	unsigned open_regions;      /* API and OpenMP regions open on the thread */
 	uint64_t rng;
 	uint64_t last_cpu_ns;
 	int papi_eventset; /* -1 if none */
@@ -229,9 +237,12 @@ typedef struct fold_thread {
 	uint64_t dropped[FOLD_DROP_NREASONS];
 	uint64_t unbalanced;
 
-	/* sigaltstack for the crash handler (NULL if the thread has its own) */
+	/* fold's alternate signal stack (rt_altstack.c), kept with the state */
 	void *altstack;
 	int altstack_on;
+	/* the one-shot sampling timer: when it was last armed and for how long,
+	 * on its clock, to count the samples a thread blocking our signal loses */
+	uint64_t armed_at, armed_for;
 	unsigned slot; /* index in the state table */
 	uint64_t generation;
 } fold_thread;
@@ -331,6 +342,9 @@ uint64_t fold__next_period(fold_thread *t);
 int fold__signals_init(void);
 void fold__sampling_thread_start(fold_thread *t);
 void fold__sampling_thread_stop(fold_thread *t);
+/* The thread entered its first region (inside = 1) or left its last one:
+ * the time source moves it to the wall-clock timer or back (guard held). */
+void fold__sampling_region(fold_thread *t, int inside);
 /* Records one sample on t from a signal handler context (uc may be NULL). */
 void fold__sample(fold_thread *t, void *uc);
 /* Initialises libunwind's process-wide state (at start, outside handlers). */
@@ -340,6 +354,22 @@ void fold__unwind_warm(void);
  * by the trampoline in front of every handler of the program's own. */
 extern FOLD_TLS volatile unsigned fold__tls_sig_ours;
 extern FOLD_TLS volatile unsigned fold__tls_sig_app;
+/* rt_sigmask.c: fold's signals are taken out of every mask the program
+ * passes; fold__tls_vmask keeps the program's view of them. */
+extern FOLD_TLS uint64_t fold__tls_vmask;
+void fold__sigmask_init(int sample_signo, int extra_signo);
+const sigset_t *fold__strip_mask(const sigset_t *in, sigset_t *out);
+uint64_t fold__mask_bits(const sigset_t *set);
+int fold__is_fold_signal(int sig);
+void fold__sigmask_for_exec(void);
+/* pthread_sigmask without our wrapper, for fold's own use. */
+int fold__real_sigmask(int how, const sigset_t *set, sigset_t *old);
+/* rt_altstack.c: fold's alternate signal stack per thread. */
+void fold__altstack_start(fold_thread *t, int fresh_thread);
+void fold__altstack_stop(fold_thread *t);
+/* Calls the program's handler as the kernel would have (on the program's
+ * alternate stack for SA_ONSTACK). */
+void fold__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void fold__wait_init(void);
 /* Blocks and drains the sampling signal in this thread (before exec). */

@@ -15,6 +15,12 @@ void fold__region_event(fold_thread *t, enum fold_event ev, uint32_t region, int
 		if (!t->cur)
 			return;
 	}
+	if (ev == FOLD_EV_ENTER) {
+		if (t->open_regions++ == 0)
+			fold__sampling_region(t, 1);
+	} else if (t->open_regions && --t->open_regions == 0) {
+		fold__sampling_region(t, 0);
+	}
 	fold__counter_set_refresh(t);
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	const uint64_t *cp = NULL;

@@ -2,8 +2,9 @@
  *
  * Owns the OpenMP front end of libfold.so: every execution of a parallel
  * region by a thread is a region of kind TRACE_REGION_OPENMP on that thread,
- * with counter values at its boundaries, so fold sees each thread's share of
- * each parallel region (and their imbalance). The first time a thread works
+ * with counter values at its boundaries when they are cheap to read (rdpmc;
+ * FOLD_OPENMP_COUNTERS), so fold sees each thread's share of each parallel
+ * region (and their imbalance). The first time a thread works
  * for OpenMP it gets a MARKER "openmp thread N" (N = omp_get_thread_num()).
  * FOLD_OPENMP=0 turns this off.
  *
@@ -36,6 +37,7 @@
 #include "rt_regions.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- shared */
@@ -51,6 +53,21 @@ static int omp_on(void)
 }
 
 static FOLD_TLS int omp_marked;
+
+/* Counter values at parallel-region boundaries: a read(2) per boundary and
+ * thread costs an OpenMP code with thousands of regions per second 20% and
+ * more, so by default only when they are read in user space (rdpmc);
+ * FOLD_OPENMP_COUNTERS=1 always, 0 never. Samples carry counters anyway. */
+static int omp_counters_mode = -2;
+
+static int omp_counters(const fold_thread *t)
+{
+	if (FOLD_UNLIKELY(omp_counters_mode == -2)) {
+		const char *v = getenv("FOLD_OPENMP_COUNTERS");
+		omp_counters_mode = v && *v ? fold__env_flag("FOLD_OPENMP_COUNTERS", 0) : -1;
+	}
+	return omp_counters_mode < 0 ? t->rdpmc : omp_counters_mode;
+}
 
 static void thread_marker(fold_thread *t)
 {
@@ -77,7 +94,7 @@ static void region_event(enum fold_event ev, uint32_t region)
 		return;
 	if (!omp_marked && ev == FOLD_EV_ENTER)
 		thread_marker(t);
-	fold__region_event(t, ev, region, 1);
+	fold__region_event(t, ev, region, omp_counters(t));
 	fold__leave_runtime(t);
 }
 

@@ -190,9 +190,7 @@ static void write_batch(fold_buf *b)
 static void *flusher_main(void *arg)
 {
 	(void)arg;
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* Every signal is blocked (fold__flusher_start). */
 	/* The reserve the program's threads claim from, grown here rather than
 	 * at start (fresh buffers cost page faults). */
 	fold__pool_reserve(8);
@@ -226,7 +224,15 @@ int fold__flusher_start(void)
 	create_fn real_create = (create_fn)fold__real("pthread_create");
 	if (!real_create)
 		return -ENOSYS;
+	/* Created with every signal blocked, so it starts that way: blocking
+	 * them from inside the thread leaves a window in which a signal of
+	 * the program's (an ITIMER_REAL tick) runs the program's handler here,
+	 * and a handler that siglongjmps then runs the program in this thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	fold__real_sigmask(SIG_BLOCK, &all, &old);
 	int rc = real_create(&flusher, NULL, flusher_main, NULL);
+	fold__real_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;
 	flusher_running = 1;

@@ -33,7 +33,7 @@
 fold_rt fold__rt = {.fd = -1, .rank = -1, .size = -1, .proc_lock = PTHREAD_MUTEX_INITIALIZER};
 
 const char *const fold__drop_names[FOLD_DROP_NREASONS] = {
-    "in_runtime", "in_dlopen", "buffer_full", "unwind_failed", "paused", "stopped",
+    "in_runtime", "in_dlopen", "buffer_full", "unwind_failed", "paused", "stopped", "signal_blocked",
 };
 
 /* ---------------------------------------------------------------- process stream */

@@ -42,13 +42,38 @@
  *     sigaction/signal wrappers, behind the on_program_signal trampoline,
  *     with the program's own mask and flags; the program reads back exactly
  *     what it installed). The blocking calls Linux never restarts (rt_wait.c)
- *     are restarted with the time left when they fail with EINTR and only
- *     ours moved, so sleep/poll/select/epoll/sigtimedwait/pause... last as
- *     long and return what they would without fold, while a signal of the
- *     program's own still interrupts them. Not covered: handlers installed
- *     with the raw rt_sigaction system call (never counted: a call our signal
- *     also interrupted is then restarted), and calls made with syscall(2) or
- *     with a socket timeout (SO_RCVTIMEO/SO_SNDTIMEO), which still see EINTR.
+ *     are restarted towards their absolute deadline when they fail with
+ *     EINTR and only ours moved, so sleep/poll/select/epoll/sigtimedwait/
+ *     pause/sem_timedwait... last as long and return what they would without
+ *     fold, while a signal of the program's own still interrupts them. Not
+ *     covered: handlers installed with the raw rt_sigaction system call
+ *     (never counted: a call our signal also interrupted is then restarted),
+ *     and calls made with syscall(2) or with a socket timeout
+ *     (SO_RCVTIMEO/SO_SNDTIMEO), which still see EINTR.
+ * 10. Our signals are never blocked, waited for or read by the program
+ *     (rt_sigmask.c strips them from every mask and set it passes, a
+ *     program handler's sa_mask included) and the program reads its masks
+ *     back as it set them (fold__tls_vmask). A thread that blocks them
+ *     anyway (raw system call) loses samples: counted at timer deletion
+ *     (signal_blocked) and said once on stderr.
+ * 11. Our handlers run on fold's own alternate stack (rt_altstack.c,
+ *     SA_ONSTACK), never on the program's stack (a 4 KiB coroutine stack
+ *     has no room for a sample); the program's sigaltstack settings are
+ *     virtual and its SA_ONSTACK handlers are moved onto its own stack.
+ * 12. The sample handler runs with every asynchronous signal blocked, so no
+ *     program handler can interrupt it (and siglongjmp out with t->busy
+ *     raised), and re-arms the one-shot timer before it records anything:
+ *     nothing a sample does can end the thread's sampling. The synchronous
+ *     faults stay unblocked so a fault in the handler reaches on_fatal.
+ * 13. Fatal signals: a default we took over at start stays ours when the
+ *     program sets SIG_DFL again (libgfortran's re-raise); a handler of the
+ *     program's for a kernel-raised fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL)
+ *     or for SIGABRT runs after the trace is flushed (crash_flush), so
+ *     whatever it does next (_exit, SA_RESETHAND re-fault) loses nothing.
+ *     Asynchronous fatal signals (SIGTERM, SIGINT...) go to the program's
+ *     handler first: it may survive them; its exit or SIG_DFL re-raise
+ *     reaches our flush. A program that recovers from a fault it handles
+ *     (a GC write barrier) stops recording at the first fault.
  *
  * tests/integration/runtime/test_nomalloc.c checks invariant 1 for malloc
  * with an interposed allocator.
@@ -58,6 +83,7 @@
 #include <errno.h>
 #define UNW_LOCAL_ONLY /* the _UL entry points of libunwind.so */
 #include <libunwind.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -230,26 +256,49 @@ static int is_function(const struct sigaction *a)
 
 static void chain_to_program(int sig, siginfo_t *si, void *uc)
 {
-	const struct sigaction *a = &app_action[sig];
-	if (!is_function(a)) {
+	struct sigaction a = app_action[sig];
+	if (!is_function(&a)) {
 		/* SIG_DFL/SIG_IGN for a signal we use: swallowed (documented), so
 		 * for the program nothing happened: it counts as ours. */
 		fold__tls_sig_ours++;
 		return;
 	}
 	fold__tls_sig_app++;
-	if (a->sa_flags & SA_SIGINFO)
-		a->sa_sigaction(sig, si, uc);
-	else
-		a->sa_handler(sig);
+	/* Our handler runs with every signal blocked; the program's runs with
+	 * the mask the kernel would have given it. */
+	sigset_t m, k;
+	m = ((ucontext_t *)uc)->uc_sigmask;
+	for (int i = 1; i < NSIG; i++)
+		if (sigismember(&a.sa_mask, i) == 1)
+			sigaddset(&m, i);
+	if (!(a.sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	fold__real_sigmask(SIG_SETMASK, fold__strip_mask(&m, &k), NULL);
+	fold__call_program_handler(&a, sig, si, uc);
 }
 
 /* The kernel's handler for every signal the program handles itself: counts
  * the run (invariant 9) and calls the program's handler as the kernel would. */
+/* A fault the kernel raised (or an abort): the program's handler may end
+ * the process in ways we never see (_exit, a re-raise with SA_RESETHAND),
+ * so the trace is flushed first. Asynchronous signals (SIGTERM, SIGINT...)
+ * are often handled and survived: their handlers run first, and an exit
+ * or a re-raise with SIG_DFL reaches our flush later. */
+static int flush_before(int sig, const siginfo_t *si)
+{
+	if (sig == SIGABRT)
+		return 1;
+	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) && si && si->si_code > 0;
+}
+
+static void crash_flush(int sig);
+
 static void on_program_signal(int sig, siginfo_t *si, void *uc)
 {
 	fold__tls_sig_app++;
 	struct sigaction a = app_action[sig];
+	if (flush_before(sig, si))
+		crash_flush(sig);
 	if (a.sa_flags & SA_RESETHAND) {
 		/* The kernel has reset the disposition to SIG_DFL already. */
 		wrapped[sig] = 0;
@@ -258,10 +307,12 @@ static void on_program_signal(int sig, siginfo_t *si, void *uc)
 	}
 	if (!is_function(&a))
 		return; /* changed to SIG_DFL/SIG_IGN while this one was in flight */
-	if (a.sa_flags & SA_SIGINFO)
-		a.sa_sigaction(sig, si, uc);
-	else
-		a.sa_handler(sig);
+	/* While it runs, the program believes blocked what its sa_mask says
+	 * (the kernel's mask has our signals taken out). */
+	uint64_t vmask = fold__tls_vmask;
+	fold__tls_vmask = vmask | fold__mask_bits(&a.sa_mask);
+	fold__call_program_handler(&a, sig, si, uc);
+	fold__tls_vmask = vmask;
 }
 
 static void on_sample(int sig, siginfo_t *si, void *uc)
@@ -272,9 +323,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 && si->si_fd == t->sample_fd))) {
 		fold__tls_sig_ours++;
-		fold__sample(t, uc);
+		/* Re-armed first: nothing the sample does can cost the thread
+		 * its sampling. */
 		if (atomic_load_explicit(&fold__rt.phase, memory_order_relaxed) == FOLD_RUNNING)
 			fold__rt.source->rearm(t);
+		fold__sample(t, uc);
 	} else if (si && si->si_code == SI_TIMER && !t && si->si_value.sival_ptr &&
 	           app_action[sig].sa_handler == SIG_DFL) {
 		/* A late tick of a thread that has just ended: ignore it. */
@@ -287,21 +340,114 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 
 /* ---------------------------------------------------------------- time source */
 
+/* time@: one-shot POSIX timers per thread, re-armed from the handler. With
+ * FOLD_SAMPLE_OUTSIDE=cpu (the default) a thread other than main has two:
+ * the wall-clock one (t->wall = 1) while it is inside an API/OpenMP region
+ * and until its next tick after it left the last one, the CPU-time one
+ * otherwise, so a blocked thread outside regions is never woken (256 idle
+ * threads cost a core with wall time everywhere). Invariants: exactly one of
+ * the two is armed while sampling runs; only the thread itself switches
+ * (fold__sampling_region with its guard up, or its handler), and t->wall is
+ * written before the timers, so a tick that lands in between re-arms the
+ * timer the flag names. */
+
 static clockid_t time_clock;
+/* 1: threads other than main are sampled on CPU time outside regions
+ * (FOLD_SAMPLE_OUTSIDE=cpu, the default with time@). */
+static int outside_cpu;
 
 static int time_configure(void)
 {
 	time_clock = fold__rt.cfg.source == FOLD_SOURCE_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	outside_cpu = 0;
+	if (fold__rt.cfg.source == FOLD_SOURCE_TIME) {
+		const char *v = getenv("FOLD_SAMPLE_OUTSIDE");
+		outside_cpu = 1;
+		if (v && *v && !strcmp(v, "wall"))
+			outside_cpu = 0;
+		else if (v && *v && strcmp(v, "cpu"))
+			fold__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu",
+			           v);
+		fold__proc_info("sample.outside", outside_cpu ? "cpu" : "wall");
+	}
 	return 0;
 }
 
+/* The clock t's timer runs on, read from any thread of the process. */
+static clockid_t thread_clock(const fold_thread *t)
+{
+	if (time_clock != CLOCK_THREAD_CPUTIME_ID && (t->wall || !t->timer_cpu_ok))
+		return time_clock;
+	return (clockid_t)((~(unsigned)t->tid << 3) | 6); /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
+}
+
+static void time_arm(fold_thread *t, uint64_t p)
+{
+	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
+	t->armed_at = fold__ns(thread_clock(t));
+	t->armed_for = p;
+	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
+}
+
+/* A random phase of a period, for a clock that starts counting afresh: a
+ * region entered from idle is sampled at the right rate from its start. */
+static uint64_t phase_of_period(fold_thread *t)
+{
+	uint64_t p = fold__next_period(t);
+	return 1 + (uint64_t)((double)p * (double)(next_rand(t) >> 11) * (1.0 / 9007199254740992.0));
+}
+
+/* From the handler, before the sample. The switch back to CPU time is lazy:
+ * leaving the last region costs nothing; the wall-clock timer's next tick
+ * outside any region (sampled: it is a genuine wall-time sample) moves the
+ * thread to its CPU-time timer. */
 static void time_rearm(fold_thread *t)
 {
 	if (!t->timer_ok)
 		return;
-	uint64_t p = fold__next_period(t);
-	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
-	timer_settime(t->timer, 0, &its, NULL);
+	if (t->wall && t->timer_cpu_ok && !t->open_regions) {
+		t->wall = 0;
+		uint64_t left = t->left_cpu;
+		t->left_cpu = 0;
+		time_arm(t, left ? left : phase_of_period(t));
+		return;
+	}
+	time_arm(t, fold__next_period(t));
+}
+
+/* Entering the first region: wall time from now on (two timer_settime calls,
+ * only when the thread had moved to CPU time). The CPU-time clock keeps
+ * what was left of its period for the next time outside. */
+void fold__sampling_region(fold_thread *t, int inside)
+{
+	if (!inside || t->wall || !t->timer_cpu_ok || !t->timer_ok || fold__rt.source != &fold__source_time)
+		return;
+	/* The flag first: a tick arriving meanwhile re-arms the wall timer. */
+	t->wall = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	struct itimerspec off = {{0, 0}, {0, 0}}, old;
+	if (timer_settime(t->timer_cpu, 0, &off, &old))
+		memset(&old, 0, sizeof old);
+	t->left_cpu = (uint64_t)old.it_value.tv_sec * 1000000000ull + (uint64_t)old.it_value.tv_nsec;
+	time_arm(t, phase_of_period(t));
+}
+
+/* Samples t lost because its timer fired and the signal was never taken:
+ * the thread keeps it blocked (a raw rt_sigprocmask, or a mask glibc set
+ * behind our wrappers). Called when the timer is deleted. */
+static uint64_t time_missed(fold_thread *t)
+{
+	struct itimerspec cur;
+	if (timer_gettime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, &cur) ||
+	    cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
+		return 0;
+	uint64_t now = fold__ns(thread_clock(t));
+	uint64_t fired = t->armed_at + t->armed_for;
+	if (now <= fired)
+		return 0;
+	/* One late signal may be in flight; beyond two periods it is blocked. */
+	uint64_t missed = (now - fired) / t->armed_for;
+	return missed >= 2 ? missed : 0;
 }
 
 static int time_thread_start(fold_thread *t)
@@ -319,6 +465,16 @@ static int time_thread_start(fold_thread *t)
 		return -errno;
 	}
 	t->timer_ok = 1;
+	t->wall = 1;
+	/* Not the main thread: a single-threaded program is sampled on wall
+	 * time everywhere, and one thread that sleeps costs nothing much. */
+	if (outside_cpu && t->tid != getpid()) {
+		sev.sigev_value.sival_ptr = t;
+		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer_cpu) == 0) {
+			t->timer_cpu_ok = 1;
+			t->wall = t->open_regions > 0;
+		}
+	}
 	time_rearm(t);
 	return 0;
 }
@@ -328,7 +484,21 @@ static void time_thread_stop(fold_thread *t)
 	if (!t->timer_ok)
 		return;
 	t->timer_ok = 0;
+	uint64_t missed = time_missed(t);
+	if (missed) {
+		t->dropped[FOLD_DROP_BLOCKED] += missed;
+		static _Atomic int warned;
+		if (!atomic_exchange(&warned, 1))
+			fold__warn(
+			    "thread %d kept the sampling signal blocked (outside fold's wrappers): %llu "
+			    "sample(s) lost, counted as dropped (signal_blocked)",
+			    (int)t->tid, (unsigned long long)missed);
+	}
 	timer_delete(t->timer);
+	if (t->timer_cpu_ok) {
+		t->timer_cpu_ok = 0;
+		timer_delete(t->timer_cpu);
+	}
 }
 
 const fold_sample_source fold__source_time = {
@@ -499,13 +669,27 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 
 /* ---------------------------------------------------------------- install */
 
-static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
+static volatile sig_atomic_t fatal_taken[NSIG]; /* default action taken over at start */
+
+/* full_mask: every signal blocked while fn runs, so no program handler can
+ * interrupt it (and siglongjmp out of it, leaving the guard raised). */
+static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int full_mask)
 {
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = fn;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
-	sigemptyset(&sa.sa_mask);
+	if (full_mask) {
+		/* Not the synchronous faults: one in our handler must reach the
+		 * crash path, not kill the process outright. */
+		sigfillset(&sa.sa_mask);
+		sigdelset(&sa.sa_mask, SIGSEGV);
+		sigdelset(&sa.sa_mask, SIGBUS);
+		sigdelset(&sa.sa_mask, SIGFPE);
+		sigdelset(&sa.sa_mask, SIGILL);
+		sigdelset(&sa.sa_mask, SIGTRAP);
+	} else
+		sigemptyset(&sa.sa_mask);
 	if (call_real_sigaction(sig, &sa, &old))
 		return -errno;
 	if (!wrapped[sig]) /* else the kernel's old one is our trampoline */
@@ -519,6 +703,8 @@ int fold__signals_init(void)
 {
 	fold__wait_init();
 	sample_signo = fold__rt.cfg.signo;
+	fold__sigmask_init(fold__rt.cfg.source == FOLD_SOURCE_OFF ? 0 : sample_signo,
+	                   fold__rt.cfg.source == FOLD_SOURCE_PAPI ? SIGRTMIN + 2 : 0);
 	switch (fold__rt.cfg.source) {
 	case FOLD_SOURCE_TIME:
 	case FOLD_SOURCE_CPUTIME: fold__rt.source = &fold__source_time; break;
@@ -546,10 +732,11 @@ int fold__signals_init(void)
 		struct sigaction cur;
 		call_real_sigaction(sample_signo, NULL, &cur);
 		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler != SIG_DFL)
-			fold__warn("signal %d already has a handler; it still receives signals not sent by fold "
-			           "(set FOLD_SIGNAL to use another signal)",
-			           sample_signo);
-		install(sample_signo, on_sample, 0);
+			fold__warn(
+			    "signal %d already has a handler; it still receives signals not sent by fold "
+			    "(set FOLD_SIGNAL to use another signal)",
+			    sample_signo);
+		install(sample_signo, on_sample, SA_ONSTACK, 1);
 	}
 	/* With fd-driven signals, a full RT signal queue makes the kernel fall
 	 * back to SIGIO, whose default action kills: never let it. */
@@ -557,7 +744,7 @@ int fold__signals_init(void)
 		struct sigaction cur;
 		if (call_real_sigaction(SIGIO, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
 		    cur.sa_handler == SIG_DFL)
-			install(SIGIO, on_sample, 0);
+			install(SIGIO, on_sample, SA_ONSTACK, 1);
 	}
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		int sig = fatal_signals[i];
@@ -566,8 +753,9 @@ int fold__signals_init(void)
 			continue;
 		/* Only take over defaults: an ignored SIGHUP (nohup) or SIGINT (a
 		 * background job) stays ignored, the program's handlers stay. */
-		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
-			install(sig, on_fatal, SA_ONSTACK);
+		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
+		    install(sig, on_fatal, SA_ONSTACK, 0) == 0)
+			fatal_taken[sig] = 1;
 	}
 	return 0;
 }
@@ -583,13 +771,19 @@ void fold__signals_before_exec(void)
 	sigaddset(&set, sample_signo);
 	if (fold__rt.source == &fold__source_papi)
 		sigaddset(&set, SIGRTMIN + 2); /* PAPI's overflow signal (perf_event) */
-	pthread_sigmask(SIG_BLOCK, &set, &old);
+	fold__real_sigmask(SIG_BLOCK, &set, &old);
 	if (t)
 		fold__sampling_thread_stop(t);
 	struct timespec zero = {0, 0};
-	while (sigtimedwait(&set, NULL, &zero) > 0)
+	static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
+	if (!real_sigtimedwait)
+		real_sigtimedwait = (int (*)(const sigset_t *, siginfo_t *,
+		                             const struct timespec *))fold__real("sigtimedwait");
+	while (real_sigtimedwait && real_sigtimedwait(&set, NULL, &zero) > 0)
 		;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fold__real_sigmask(SIG_SETMASK, &old, NULL);
+	/* The new image inherits the mask the program believes it has. */
+	fold__sigmask_for_exec();
 	/* Restore the program's own dispositions for the new image's sake (the
 	 * kernel resets handlers to default at exec anyway; ignored stays ignored). */
 }
@@ -597,6 +791,10 @@ void fold__signals_before_exec(void)
 void fold__signals_after_exec_failed(void)
 {
 	fold_thread *t = fold__tls_thread;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sample_signo);
+	fold__real_sigmask(SIG_UNBLOCK, &set, NULL);
 	if (t)
 		fold__sampling_thread_start(t);
 }
@@ -631,18 +829,27 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 	if (is_function(act)) {
 		/* Published before the kernel can call the trampoline for it. */
 		app_action[sig] = *act;
+		/* As the kernel keeps it: SIGKILL and SIGSTOP cannot be blocked. */
+		sigdelset(&app_action[sig].sa_mask, SIGKILL);
+		sigdelset(&app_action[sig].sa_mask, SIGSTOP);
 		struct sigaction k = *act;
 		k.sa_sigaction = on_program_signal;
 		k.sa_flags |= SA_SIGINFO;
+		sigset_t stripped;
+		k.sa_mask = *fold__strip_mask(&act->sa_mask, &stripped);
 		if (call_real_sigaction(sig, &k, &kold)) {
 			app_action[sig] = prev;
 			return -1;
 		}
 		wrapped[sig] = 1;
 		ours[sig] = 0;
-	} else if (ours[sig] && act->sa_handler == SIG_DFL) {
+	} else if ((ours[sig] || fatal_taken[sig]) && !(act->sa_flags & SA_SIGINFO) &&
+	           act->sa_handler == SIG_DFL) {
 		/* A fatal signal whose default we took over: SIG_DFL keeps our
-		 * flush in front of the default action. */
+		 * flush in front of the default action (also when the program
+		 * restores it after a handler of its own: libgfortran's re-raise). */
+		if (!ours[sig] && install(sig, on_fatal, SA_ONSTACK, 0))
+			return -1;
 		app_action[sig] = *act;
 		kold = prev;
 	} else {

@@ -79,38 +79,6 @@ static void recycle_state(fold_thread *t)
 	pthread_mutex_unlock(&fold__threads_lock);
 }
 
-/* The crash handler runs on an alternate stack, so a stack overflow's
- * SIGSEGV can still flush. Only when the thread has none of its own. */
-#define ALTSTACK_BYTES (64u * 1024u)
-static void altstack_start(fold_thread *t, int fresh_thread)
-{
-	/* A thread from pthread_create has none (not inherited): no need to ask. */
-	stack_t cur;
-	if (!fresh_thread && (sigaltstack(NULL, &cur) || !(cur.ss_flags & SS_DISABLE)))
-		return;
-	if (!t->altstack) {
-		void *mem = mmap(NULL, ALTSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED)
-			return;
-		t->altstack = mem;
-	}
-	stack_t ss = {.ss_sp = t->altstack, .ss_size = ALTSTACK_BYTES, .ss_flags = 0};
-	if (sigaltstack(&ss, NULL) == 0)
-		t->altstack_on = 1;
-}
-
-static void altstack_stop(fold_thread *t)
-{
-	if (!t->altstack_on)
-		return;
-	/* The thread is ending: whoever's it is now, it must not point into
-	 * memory the next user of this state gets (fails harmlessly, EPERM,
-	 * while on it). */
-	stack_t off = {.ss_flags = SS_DISABLE};
-	sigaltstack(&off, NULL);
-	t->altstack_on = 0;
-}
-
 static int start_buffer(fold_thread *t)
 {
 	fold__pool_reserve(4);
@@ -210,7 +178,7 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	fold__counters_thread_start(t);
 	fold__counter_set_refresh(t);
 	t->last_cpu_ns = fold__cpu_base(t);
-	altstack_start(t, created);
+	fold__altstack_start(t, created);
 	atomic_store(&t->alive, 1);
 	atomic_fetch_add(&fold__rt.threads_total, 1);
 	fold__tls_thread = t;
@@ -268,7 +236,7 @@ void fold__thread_end(fold_thread *t)
 		t->cur = NULL;
 	}
 	fold__counters_thread_stop(t);
-	altstack_stop(t);
+	fold__altstack_stop(t);
 	add_totals(t);
 	fold__tls_thread = NULL;
 	atomic_store(&t->alive, 0);
@@ -327,6 +295,7 @@ struct start_arg {
 	void *(*fn)(void *);
 	void *arg;
 	uint32_t parent;
+	uint64_t vmask; /* the creator's view of fold's signals (rt_sigmask.c) */
 };
 
 static void trampoline_cleanup(void *arg)
@@ -340,6 +309,7 @@ static void *trampoline(void *p)
 {
 	struct start_arg sa = *(struct start_arg *)p;
 	free(p);
+	fold__tls_vmask = sa.vmask; /* the kernel's mask is inherited, so is the view */
 	fold_thread *t = thread_begin(sa.parent, "", 1);
 	void *ret;
 	pthread_cleanup_push(trampoline_cleanup, t);
@@ -368,6 +338,7 @@ FOLD_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 	sa->fn = fn;
 	sa->arg = arg;
 	sa->parent = self ? self->stream : 0;
+	sa->vmask = fold__tls_vmask;
 	int rc = real(th, attr, trampoline, sa);
 	if (rc)
 		free(sa);

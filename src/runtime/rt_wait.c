@@ -26,11 +26,19 @@
  * in, recorded with the stack inside the blocking call, and the call is
  * resumed. The cost when nothing interrupts is two thread-local reads.
  *
- * Remaining time: nanosleep/clock_nanosleep resume from the kernel's `rem`
- * (TIMER_ABSTIME: the same deadline); poll/epoll/select and the others from
- * a CLOCK_MONOTONIC deadline taken at entry (the clock these timeouts run
- * on), rounded up so a call never ends before its timeout. errno is what
- * the program would have seen: restored before each retry.
+ * Remaining time: every restart aims at an absolute deadline taken at entry,
+ * never at the kernel's `rem` (which loses the handler's time and rounds,
+ * so a 2 s sleep lasted 2.17 s at 1 ms sampling): nanosleep and relative
+ * clock_nanosleep resume with TIMER_ABSTIME sleeps on their clock (relative
+ * CLOCK_REALTIME sleeps on CLOCK_MONOTONIC, as the kernel runs them);
+ * poll/epoll/select and the others from a CLOCK_MONOTONIC deadline (the
+ * clock these timeouts run on), rounded up so a call never ends before its
+ * timeout; sem_timedwait/sem_clockwait carry their own absolute deadline.
+ * errno is what the program would have seen: restored before each retry.
+ *
+ * Masks: the calls that take a signal mask or set (sigsuspend, ppoll,
+ * pselect, epoll_pwait*, sigwaitinfo, sigtimedwait) get it without fold's
+ * signals (rt_sigmask.c), so our signal is never blocked or waited for.
  *
  * The real functions are resolved once by fold__wait_init (from init, before
  * any sampling signal can arrive), so the wrappers are async-signal-safe
@@ -43,6 +51,7 @@
 #include <sys/epoll.h>
 #include <sys/msg.h>
 #include <sys/select.h>
+#include <semaphore.h>
 #include <sys/sem.h>
 #include <threads.h>
 #include <time.h>
@@ -77,7 +86,10 @@ int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const 
 	X(msgrcv, ssize_t, (int, void *, size_t, long, int))                                                 \
 	X(msgsnd, int, (int, const void *, size_t, int))                                                     \
 	X(semop, int, (int, struct sembuf *, size_t))                                                        \
-	X(semtimedop, int, (int, struct sembuf *, size_t, const struct timespec *))
+	X(semtimedop, int, (int, struct sembuf *, size_t, const struct timespec *))                          \
+	X(sem_wait, int, (sem_t *))                                                                          \
+	X(sem_timedwait, int, (sem_t *, const struct timespec *))                                            \
+	X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *))
 
 #define DECLARE_REAL(name, ret, args) static ret(*real_##name) args;
 WAIT_FUNCS(DECLARE_REAL)
@@ -165,23 +177,47 @@ static inline uint64_t deadline_of(const struct timespec *ts)
 
 /* ---------------------------------------------------------------- sleeping */
 
+/* After a first interruption by our signal alone, a sleep resumes towards
+ * its absolute deadline on `clk` (relative sleeps: the deadline is taken
+ * before the first attempt, so the sleep never ends early), never from the
+ * kernel's `rem`, which loses the time spent in the handler and rounds: at
+ * 1 ms sampling a 2 s sleep would last 2.17 s. Returns 0 or an errno value;
+ * *left gets the time left when the program's own signal interrupts. */
+static int sleep_until(clockid_t clk, uint64_t deadline, struct timespec *left)
+{
+	struct timespec dl = ns_ts(deadline);
+	for (;;) {
+		sig_snap s = snap();
+		int e = real_clock_nanosleep(clk, TIMER_ABSTIME, &dl, NULL);
+		if (e == EINTR && only_ours(s))
+			continue;
+		if (e == EINTR && left) {
+			uint64_t now = fold__ns(clk);
+			*left = ns_ts(now >= deadline ? 0 : deadline - now);
+		}
+		return e;
+	}
+}
+
 /* nanosleep with restarts; rem (may be NULL) gets what is left when the
- * program's own signal interrupts. */
+ * program's own signal interrupts. Linux's nanosleep runs on
+ * CLOCK_MONOTONIC. */
 static int sleep_rel(const struct timespec *req, struct timespec *rem)
 {
 	int saved = errno;
-	struct timespec left, cur;
+	/* Before the call: req and rem may be the same object (sleep()). */
+	uint64_t deadline = mono_ns() + ts_ns(req);
 	sig_snap s = snap();
-	int rc = real_nanosleep(req, &left);
-	while (rc == -1 && errno == EINTR && only_ours(s)) {
+	int rc = real_nanosleep(req, rem);
+	if (!(rc == -1 && errno == EINTR && only_ours(s)) || !real_clock_nanosleep)
+		return rc;
+	int e = sleep_until(CLOCK_MONOTONIC, deadline, rem);
+	if (!e) {
 		errno = saved;
-		cur = left;
-		s = snap();
-		rc = real_nanosleep(&cur, &left);
+		return 0;
 	}
-	if (rc == -1 && errno == EINTR && rem)
-		*rem = left;
-	return rc;
+	errno = e;
+	return -1;
 }
 
 FOLD_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
@@ -194,22 +230,23 @@ FOLD_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec 
 {
 	if (!REAL(clock_nanosleep))
 		return ENOSYS;
-	struct timespec left, cur;
-	sig_snap s = snap();
 	int abs = flags & TIMER_ABSTIME;
-	int rc = real_clock_nanosleep(clk, flags, req, abs ? NULL : &left);
-	while (rc == EINTR && only_ours(s)) {
-		s = snap();
-		if (abs) {
+	/* A relative CLOCK_REALTIME sleep is not moved by clock changes: its
+	 * deadline is kept on CLOCK_MONOTONIC. */
+	clockid_t base = clk == CLOCK_REALTIME && !abs ? CLOCK_MONOTONIC : clk;
+	uint64_t deadline = abs ? 0 : fold__ns(base) + ts_ns(req); /* req may alias rem */
+	sig_snap s = snap();
+	int rc = real_clock_nanosleep(clk, flags, req, rem);
+	if (!(rc == EINTR && only_ours(s)))
+		return rc;
+	if (abs) {
+		do {
+			s = snap();
 			rc = real_clock_nanosleep(clk, flags, req, NULL);
-		} else {
-			cur = left;
-			rc = real_clock_nanosleep(clk, flags, &cur, &left);
-		}
+		} while (rc == EINTR && only_ours(s));
+		return rc;
 	}
-	if (rc == EINTR && rem && !abs)
-		*rem = left;
-	return rc;
+	return sleep_until(base, deadline, rem);
 }
 
 /* glibc's sleep and usleep call its internal nanosleep, which we cannot
@@ -256,11 +293,12 @@ FOLD_EXPORT int sigsuspend(const sigset_t *mask)
 {
 	NO_REAL(sigsuspend);
 	int saved = errno, rc;
+	sigset_t k;
 	sig_snap s;
 	do {
 		errno = saved;
 		s = snap();
-		rc = real_sigsuspend(mask);
+		rc = real_sigsuspend(fold__strip_mask(mask, &k));
 	} while (rc == -1 && errno == EINTR && only_ours(s));
 	return rc;
 }
@@ -319,14 +357,18 @@ FOLD_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fds
 FOLD_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask)
 {
 	NO_REAL(ppoll);
-	RESTART_TS(real_ppoll(fds, n, tsp, mask), tmo);
+	sigset_t k;
+	const sigset_t *km = fold__strip_mask(mask, &k);
+	RESTART_TS(real_ppoll(fds, n, tsp, km), tmo);
 }
 
 FOLD_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask,
                             size_t fdslen)
 {
 	NO_REAL(__ppoll_chk);
-	RESTART_TS(real___ppoll_chk(fds, n, tsp, mask, fdslen), tmo);
+	sigset_t k;
+	const sigset_t *km = fold__strip_mask(mask, &k);
+	RESTART_TS(real___ppoll_chk(fds, n, tsp, km, fdslen), tmo);
 }
 
 FOLD_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
@@ -357,7 +399,9 @@ FOLD_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct tim
                         const sigset_t *mask)
 {
 	NO_REAL(pselect);
-	RESTART_TS(real_pselect(n, r, w, e, tsp, mask), ts);
+	sigset_t k;
+	const sigset_t *km = fold__strip_mask(mask, &k);
+	RESTART_TS(real_pselect(n, r, w, e, tsp, km), ts);
 }
 
 FOLD_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
@@ -369,14 +413,18 @@ FOLD_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeou
 FOLD_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
 	NO_REAL(epoll_pwait);
-	RESTART_MS(real_epoll_pwait(epfd, ev, max, t, mask), timeout);
+	sigset_t k;
+	const sigset_t *km = fold__strip_mask(mask, &k);
+	RESTART_MS(real_epoll_pwait(epfd, ev, max, t, km), timeout);
 }
 
 FOLD_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *tmo,
                              const sigset_t *mask)
 {
 	NO_REAL(epoll_pwait2);
-	RESTART_TS(real_epoll_pwait2(epfd, ev, max, tsp, mask), tmo);
+	sigset_t k;
+	const sigset_t *km = fold__strip_mask(mask, &k);
+	RESTART_TS(real_epoll_pwait2(epfd, ev, max, tsp, km), tmo);
 }
 
 /* ---------------------------------------------------------------- signals, System V IPC */
@@ -384,13 +432,17 @@ FOLD_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const st
 FOLD_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
 {
 	NO_REAL(sigtimedwait);
-	RESTART_TS(real_sigtimedwait(set, info, tsp), ts);
+	sigset_t k;
+	const sigset_t *ks = fold__strip_mask(set, &k);
+	RESTART_TS(real_sigtimedwait(ks, info, tsp), ts);
 }
 
 FOLD_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	NO_REAL(sigwaitinfo);
-	RESTART_MS(real_sigwaitinfo(set, info), -1);
+	sigset_t k;
+	const sigset_t *ks = fold__strip_mask(set, &k);
+	RESTART_MS(real_sigwaitinfo(ks, info), -1);
 }
 
 FOLD_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
@@ -423,4 +475,38 @@ FOLD_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct ti
 {
 	NO_REAL(semtimedop);
 	RESTART_TS(real_semtimedop(id, ops, n, tsp), ts);
+}
+
+/* ---------------------------------------------------------------- POSIX semaphores */
+
+/* glibc's semaphore waits fail with EINTR on any handler, SA_RESTART or
+ * not; their timeouts are absolute already, so a restart is the same call. */
+#define RESTART_SAME(call)                                                                                   \
+	do {                                                                                                 \
+		int saved = errno, rc;                                                                       \
+		sig_snap s;                                                                                  \
+		do {                                                                                         \
+			errno = saved;                                                                       \
+			s = snap();                                                                          \
+			rc = (call);                                                                         \
+		} while (rc == -1 && errno == EINTR && only_ours(s));                                        \
+		return rc;                                                                                   \
+	} while (0)
+
+FOLD_EXPORT int sem_wait(sem_t *sem)
+{
+	NO_REAL(sem_wait);
+	RESTART_SAME(real_sem_wait(sem));
+}
+
+FOLD_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
+	NO_REAL(sem_timedwait);
+	RESTART_SAME(real_sem_timedwait(sem, abstime));
+}
+
+FOLD_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *abstime)
+{
+	NO_REAL(sem_clockwait);
+	RESTART_SAME(real_sem_clockwait(sem, clk, abstime));
 }

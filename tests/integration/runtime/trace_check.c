@@ -9,6 +9,9 @@
  *   --regions NAME=N        exactly N enter/exit pairs of region NAME in total
  *   --min-samples N         at least N samples (--max-samples N: at most)
  *   --cpu-ms MIN:MAX        the samples' cpu_ns add up to MIN..MAX ms
+ *   --samples-in-region N   at least N samples were taken inside a region
+ *   --samples-outside MIN:MAX  samples taken outside any region by threads
+ *                           other than the first one: MIN..MAX
  *   --app-counter NAME=V    sum over threads of the counter's final value is V
  *   --counter-in-samples NAME  the counter appears in samples' counter sets
  *   --threads N             exactly N thread streams (--min-threads N)
@@ -83,7 +86,9 @@ static uint64_t counter_final[MAXSTREAMS][MAXN / 16]; /* by id < 256 */
 static int counter_in_samples[256];
 static int thread_seen[MAXSTREAMS];
 static unsigned nthreads;
-static uint64_t nsamples, samples_in_exe, samples_cpu_ns;
+static uint64_t nsamples, samples_in_exe, samples_cpu_ns, samples_in_region;
+static uint64_t samples_outside[MAXSTREAMS];
+static uint32_t first_thread_stream = UINT32_MAX;
 
 static char *sdup(const char *s) { return strdup(s ? s : ""); }
 
@@ -181,6 +186,8 @@ static void record(const trace_record *r)
 			markers[nmarkers++] = sdup(r->u.marker.text);
 		break;
 	case TRACE_REC_THREAD_START:
+		if (s < first_thread_stream)
+			first_thread_stream = s;
 		if (!thread_seen[s]) {
 			thread_seen[s] = 1;
 			nthreads++;
@@ -209,6 +216,10 @@ static void record(const trace_record *r)
 		break;
 	case TRACE_REC_SAMPLE: {
 		nsamples++;
+		if (region_depth[s])
+			samples_in_region++;
+		else
+			samples_outside[s]++;
 		samples_cpu_ns += r->u.sample.cpu_ns;
 		const module *exe = exe_module();
 		int hit = 0;
@@ -348,6 +359,19 @@ int main(int argc, char **argv)
 				FAIL("--cpu-ms expects MIN:MAX (ms)");
 			else if (got < lo || got > hi)
 				FAIL("samples carry %.1f ms of CPU time, expected %s", got, v);
+		} else if (!strcmp(a, "--samples-in-region")) {
+			if (samples_in_region < strtoull(v, NULL, 10))
+				FAIL("%llu samples inside regions, expected at least %s",
+				     (unsigned long long)samples_in_region, v);
+		} else if (!strcmp(a, "--samples-outside")) {
+			uint64_t n = 0;
+			for (uint32_t k = 0; k < MAXSTREAMS; k++)
+				if (k != first_thread_stream)
+					n += samples_outside[k];
+			unsigned long long lo = 0, hi = 0;
+			if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || n < lo || n > hi)
+				FAIL("%llu samples outside regions (threads but the first), expected %s",
+				     (unsigned long long)n, v);
 		} else if (!strcmp(a, "--max-samples")) {
 			if (nsamples > strtoull(v, NULL, 10))
 				FAIL("%llu samples, expected at most %s", (unsigned long long)nsamples, v);
