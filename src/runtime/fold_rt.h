@@ -333,8 +333,15 @@ void fold__sampling_thread_start(fold_thread *t);
 void fold__sampling_thread_stop(fold_thread *t);
 /* Records one sample on t from a signal handler context (uc may be NULL). */
 void fold__sample(fold_thread *t, void *uc);
-/* Initialises libunwind's process-wide state (at start, outside handlers). */
+/* Loads libunwind privately and initialises its process-wide state (at
+ * start, outside handlers); rt_unwind.c. */
 void fold__unwind_warm(void);
+/* Allocates this thread's block of libunwind's TLS (not in a handler). */
+void fold__unwind_thread_start(void);
+/* unw_backtrace of the private libunwind; 0 frames without it. Signal-safe. */
+int fold__unwind_backtrace(void **frames, int max);
+/* > 0 while libunwind runs on this thread (rt_fd.c moves its descriptors). */
+extern FOLD_TLS volatile int fold__tls_unwinding;
 /* Per-thread counts of handler runs, for the blocking-call wrappers
  * (rt_wait.c): bumped by our sampling handler for every sampling signal, and
  * by the trampoline in front of every handler of the program's own. */

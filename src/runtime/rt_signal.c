@@ -56,8 +56,6 @@
 #include "fold_rt.h"
 
 #include <errno.h>
-#define UNW_LOCAL_ONLY /* the _UL entry points of libunwind.so */
-#include <libunwind.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -136,7 +134,7 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 	if (ucv)
 		pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
 #endif
-	int n = unw_backtrace(raw, (int)(max + 8));
+	int n = fold__unwind_backtrace(raw, (int)(max + 8));
 	if (n <= 0) {
 		if (!pc)
 			return 0;
@@ -355,18 +353,6 @@ static const fold_sample_source source_off = {
 };
 
 const fold_sample_source *fold__source(void) { return fold__rt.source; }
-
-void fold__unwind_warm(void)
-{
-	/* libunwind's process-wide initialisation (its locks, the local
-	 * address space, the pipe it validates memory with) runs on the first
-	 * unw_init_local: here, at start, before main, so the two descriptors
-	 * it opens are never opened behind the program's back. */
-	unw_context_t uc;
-	unw_cursor_t cursor;
-	unw_getcontext(&uc);
-	unw_init_local(&cursor, &uc);
-}
 
 void fold__sampling_thread_start(fold_thread *t)
 {

@@ -210,6 +210,7 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	fold__counters_thread_start(t);
 	fold__counter_set_refresh(t);
 	t->last_cpu_ns = fold__cpu_base(t);
+	fold__unwind_thread_start();
 	altstack_start(t, created);
 	atomic_store(&t->alive, 1);
 	atomic_fetch_add(&fold__rt.threads_total, 1);
