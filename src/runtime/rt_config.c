@@ -30,6 +30,27 @@ void fold__warn_raw(const char *msg)
 	}
 }
 
+void fold__str_put(char *buf, size_t cap, size_t *o, const char *s)
+{
+	while (*s && *o + 1 < cap)
+		buf[(*o)++] = *s++;
+	if (*o < cap)
+		buf[*o] = 0;
+}
+
+void fold__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < 23);
+	while (n && *o + 1 < cap)
+		buf[(*o)++] = tmp[--n];
+	if (*o < cap)
+		buf[*o] = 0;
+}
+
 void fold__warn(const char *fmt, ...)
 {
 	char line[1024];
@@ -291,6 +312,15 @@ void fold__config_load(fold_config *cfg)
 			bad_value("FOLD_ZLIB_LEVEL", v, "expected 0 (store) to 9", "1");
 		else
 			cfg->zlib_level = (int)l;
+	}
+
+	cfg->flush_interval_ns = FOLD_DEFAULT_FLUSH_INTERVAL_NS;
+	if ((v = getenv("FOLD_FLUSH_INTERVAL")) && *v) {
+		uint64_t ns;
+		if (fold__parse_duration(v, &ns) || ns < FOLD_MIN_FLUSH_INTERVAL_NS)
+			bad_value("FOLD_FLUSH_INTERVAL", v, "expected a duration of at least 10ms (e.g. 500ms, 2s)", "1s");
+		else
+			cfg->flush_interval_ns = ns;
 	}
 
 	cfg->clock_tsc = 1;

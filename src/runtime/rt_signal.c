@@ -214,6 +214,7 @@ void fold__sample(fold_thread *t, void *uc)
 	}
 	t->samples_taken++;
 	t->handler_ticks += fold__tick() - tick;
+	fold__flush_due(t, tick);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;

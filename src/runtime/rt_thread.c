@@ -129,6 +129,9 @@ void fold__thread_seal(fold_thread *t)
 	t->cur = NULL;
 	b->len = (uint32_t)trace_enc_len(&t->enc);
 	b->stream = t->stream;
+	b->nsamples = (uint32_t)(t->samples_taken - t->sealed_samples);
+	t->sealed_samples = t->samples_taken;
+	t->flush_tick = 0;
 	t->enc.base = t->enc.pos = t->enc.end = NULL;
 	if (!b->len) { /* keep the sequence gap-free */
 		fold__buf_release(b);
@@ -239,6 +242,7 @@ static void add_totals(fold_thread *t)
 		atomic_fetch_add(&fold__rt.dropped[i], t->dropped[i]);
 	atomic_fetch_add(&fold__rt.unbalanced, t->unbalanced);
 	t->samples_taken = 0;
+	t->sealed_samples = 0;
 	memset(t->dropped, 0, sizeof t->dropped);
 	t->unbalanced = 0;
 }
@@ -315,6 +319,11 @@ void fold__threads_after_fork(fold_thread *self)
 		if (t->cur) { /* the parent writes those; here they are stale */
 			fold__buf_release(t->cur);
 			t->cur = NULL;
+		}
+		if (atomic_load(&t->alive)) { /* the child's copies of that thread's descriptors */
+			fold__counters_thread_stop(t);
+			fold__fd_after_fork_forget(t->sample_fd);
+			t->sample_fd = -1;
 		}
 		atomic_store(&t->alive, 0);
 		free_list[nfree++] = t;
