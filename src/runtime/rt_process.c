@@ -695,7 +695,8 @@ static void summary(void)
 		         (unsigned long long)lost, (unsigned long long)lost_chunks, strerror(fold__rt.write_errno));
 	char unmeasured[160] = "";
 	if (atomic_load(&fold__rt.threads_unmeasured))
-		snprintf(unmeasured, sizeof unmeasured, ", %llu more not measured (over %u threads alive at once)",
+		snprintf(unmeasured, sizeof unmeasured,
+		         ", %llu more not measured (no free trace buffer: over %u threads alive at once)",
 		         (unsigned long long)atomic_load(&fold__rt.threads_unmeasured), FOLD_MAX_BUFS - 1);
 	/* Only what reached the file counts as written. */
 	fold__warn("wrote %s (%s): %llu samples, %llu dropped%s; %llu thread(s)%s%s", fold__rt.path, size,

@@ -205,7 +205,9 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	trace_enc_init(&t->enc, NULL);
 	t->enc.stacks = st;
 	if (start_buffer(t)) {
-		fold__warn("no memory for a trace buffer: thread %d is not measured", (int)t->tid);
+		/* Counted, and said once in the summary (over 4095 threads alive
+		 * at once would otherwise print a line per thread). */
+		atomic_fetch_add(&fold__rt.threads_unmeasured, 1);
 		recycle_state(t);
 		goto fail;
 	}
