@@ -113,8 +113,11 @@ static void altstack_stop(fold_thread *t)
 
 static int start_buffer(fold_thread *t)
 {
-	fold__pool_reserve(4);
-	t->cur = fold__buf_claim();
+	/* Threads starting together race for the reserve: grow and retry. */
+	for (unsigned i = 0; i < 4 && !t->cur; i++) {
+		fold__pool_reserve(4 + 8 * i);
+		t->cur = fold__buf_claim();
+	}
 	if (!t->cur)
 		return -ENOMEM;
 	t->cur->stream = t->stream;
