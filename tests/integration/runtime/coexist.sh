@@ -54,6 +54,13 @@ cxx_throw)
 	rm -f ./*.trace
 	FOLD_SAMPLE=off same unsampled "$PROGS/prog_throw" 20000
 	;;
+dlopen_origin)
+	# A library's dlopen("$ORIGIN/plugin.so") finds the plugin next to that
+	# library, as without fold (whose wrapper calls the real dlopen).
+	FOLD_SAMPLE=time@1ms same origin "$PROGS/prog_origin"
+	grep -q "plugin answers 42" origin.fold || fail "$(cat origin.fold origin.err)"
+	check "$(only_trace)" --module liborigin_plugin.so --module-unloaded liborigin_plugin.so
+	;;
 fd_closeall)
 	# A daemon-like program closes 3..1023, then opens a pipe and a file at
 	# the numbers it always gets; fold's handler (1 ms samples) must neither
