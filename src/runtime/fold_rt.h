@@ -457,7 +457,12 @@ void fold__proc_seal(void);
 int fold__fork_lock_register(pthread_mutex_t *lock);
 extern pthread_mutex_t fold__threads_lock, fold__app_lock, fold__mod_lock, fold__grow_lock;
 
-/* Output file naming (rt_output.c). */
+/* Output file naming (rt_output.c). The working directory at start makes
+ * relative patterns absolute; fold__output_pattern gives the absolute
+ * pattern for FOLD_OUTPUT (output, "" for the default) and whether the
+ * default name applies (then it gains %r once the rank is known). */
+void fold__output_remember_cwd(void);
+int fold__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default);
 int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
 int fold__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
                         int *has_rank);

@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ int fold__parse_duration(const char *s, uint64_t *ns)
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || errno || v <= 0)
+	if (end == s || errno || !(v > 0) || isinf(v)) /* also nan, inf */
 		return -EINVAL;
 	double mul;
 	if (!strcmp(end, "ns"))
@@ -251,7 +252,7 @@ void fold__config_load(fold_config *cfg)
 		char *end;
 		errno = 0;
 		double j = strtod(v, &end);
-		if (errno || end == v || *end || j < 0 || j > 0.5)
+		if (errno || end == v || *end || !(j >= 0 && j <= 0.5)) /* also nan */
 			bad_value("FOLD_JITTER", v, "expected a fraction of the period from 0 to 0.5", "0.1");
 		else
 			cfg->jitter = j;

@@ -34,7 +34,9 @@
  * kernel withdraws user reading) that read falls back to read(2).
  * The trace says which in counters.read ("rdpmc" or "read").
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -171,6 +173,52 @@ static void emit_definitions(void)
 	fold__proc_info("counters.mode", mode_name);
 }
 
+/* The counter notices are said once per run, not by every process of it:
+ * not by a later exec generation, nor by a process whose parent runs under
+ * fold too (it said the same; its environment is ours). */
+static int parent_under_fold(void)
+{
+	Dl_info di;
+	if (!dladdr((void *)parent_under_fold, &di) || !di.dli_fname || !*di.dli_fname)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* Lines of the maps file end with the mapped file's path. */
+	size_t want = strlen(di.dli_fname);
+	char buf[8192];
+	size_t have = 0;
+	int found = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		if (strstr(buf, di.dli_fname)) {
+			found = 1;
+			break;
+		}
+		/* Keep the tail that could start a match. */
+		if (have > want) {
+			memmove(buf, buf + have - want, want);
+			have = want;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static int notice_wanted(void)
+{
+	static int wanted = -1;
+	if (wanted < 0)
+		wanted = fold__rt.cfg.exec_generation == 0 && !parent_under_fold();
+	return wanted;
+}
+
 static void decide(void)
 {
 	const fold_config *cfg = &fold__rt.cfg;
@@ -190,18 +238,19 @@ static void decide(void)
 			mode_name = "software";
 			/* The default falling back on a machine without a PMU is expected;
 			 * an explicit request that could not be met is worth a line. */
-			if (!cfg->counters_default || !cfg->quiet)
+			if ((!cfg->counters_default || !cfg->quiet) && notice_wanted())
 				fold__warn("no requested counter can be counted here (%s: %s); recording software "
 				           "counters %s",
 				           missing[0].name, missing[0].reason, DEFAULT_SOFTWARE);
 		} else {
 			mode_name = "none";
-			fold__warn("no counters can be counted here (%s: %s); sampling with time only",
+			if (notice_wanted())
+				fold__warn("no counters can be counted here (%s: %s); sampling with time only",
 			           nmissing ? missing[0].name : "?", nmissing ? missing[0].reason : "?");
 		}
 	} else {
 		mode_name = any_hw ? "hardware" : "software";
-		if (nmissing)
+		if (nmissing && notice_wanted())
 			fold__warn("counter %s is not recorded: %s%s", missing[0].name, missing[0].reason,
 			           nmissing > 1 ? " (and others: see the trace's COUNTER_MISSING records)" : "");
 	}

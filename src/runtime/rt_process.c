@@ -440,7 +440,10 @@ void fold__rank_known(int rank, int size)
 		return;
 	/* The name was made before the rank was known: give the file its real name
 	 * (link + unlink never overwrites an existing file). */
-	const char *pattern = fold__rt.cfg.output[0] ? fold__rt.cfg.output : "fold.%e.%r.%p.trace";
+	char pattern[sizeof fold__rt.path];
+	int is_default;
+	if (fold__output_pattern(fold__rt.cfg.output, 1, pattern, sizeof pattern, &is_default))
+		return;
 	char path[sizeof fold__rt.path];
 	for (unsigned gen = 0; gen < 1000; gen++) {
 		int has_gen, has_rank;
@@ -462,18 +465,41 @@ static void fold_atfork_prepare(void);
 static void fold_atfork_parent(void);
 static void fold_atfork_child(void);
 
+/* A relative FOLD_OUTPUT is made absolute in the environment too, so the
+ * processes this one starts (exec, system, posix_spawn) write where it was
+ * meant even after a chdir. Only while the process starts (the main thread,
+ * from our constructor), when no other thread can be reading the
+ * environment. */
+static void absolute_output_env(void)
+{
+	const char *v = getenv("FOLD_OUTPUT");
+	if (!v || !*v || v[0] == '/' || fold__rt.init_tid != getpid())
+		return;
+	char abs_pattern[1600];
+	int is_default;
+	if (fold__output_pattern(v, 0, abs_pattern, sizeof abs_pattern, &is_default))
+		return;
+	if (is_default) { /* a directory: keep it one, absolute */
+		char *slash = strrchr(abs_pattern, '/');
+		if (slash)
+			slash[1] = 0;
+	}
+	setenv("FOLD_OUTPUT", abs_pattern, 1);
+}
+
 static int open_output(void)
 {
-	const char *pattern = fold__rt.cfg.output;
-	if (!pattern[0])
-		pattern = fold__rt.rank >= 0 ? "fold.%e.%r.%p.trace" : "fold.%e.%p.trace";
-	int fd = fold__output_open(pattern, fold__rt.path, sizeof fold__rt.path, &fold__rt.path_has_rank);
+	char pattern[sizeof fold__rt.path];
+	int is_default;
+	int fd = fold__output_pattern(fold__rt.cfg.output, fold__rt.rank >= 0, pattern, sizeof pattern, &is_default);
+	if (fd == 0)
+		fd = fold__output_open(pattern, fold__rt.path, sizeof fold__rt.path, &fold__rt.path_has_rank);
 	if (fd < 0) {
 		fold__warn("cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
 		           pattern, strerror(-fd));
 		return fd;
 	}
-	if (!fold__rt.cfg.output[0] && fold__rt.rank < 0)
+	if (is_default && fold__rt.rank < 0)
 		fold__rt.path_has_rank = 1; /* the default gains the rank once MPI_Init tells it */
 	fold__fd_move(fd, &fold__rt.fd);
 	fd = fold__rt.fd;
@@ -503,6 +529,8 @@ int fold__init(void)
 	fold__rt.init_tid = me;
 	fold__rt.pid = getpid();
 	fold__config_load(&fold__rt.cfg);
+	fold__output_remember_cwd();
+	absolute_output_env();
 	rank_from_env();
 	fold__clock_init(&fold__rt.clock, fold__rt.cfg.clock_tsc);
 	fold__flush_init();

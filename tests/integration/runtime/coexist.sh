@@ -176,6 +176,58 @@ enospc)
 		{ $umount_cmd; fail "summary does not count the loss: $(cat enospc.err)"; }
 	$umount_cmd
 	;;
+output_paths)
+	# A relative FOLD_OUTPUT is made absolute at start, for this process and
+	# the ones it starts: a shell that changes directory and then runs a
+	# program still has both traces written where it started, and says so.
+	mkdir sub
+	FOLD_OUTPUT=rel.trace LD_PRELOAD="$LIBFOLD" sh -c 'cd sub && "$1" single >/dev/null' sh "$PROGS/prog_coexist" \
+		2>err.txt || true
+	[ -z "$(ls sub)" ] || fail "a trace went into the new directory: $(ls sub)"
+	n=$(ls rel*.trace | wc -l)
+	[ "$n" = 2 ] || fail "expected 2 traces here, found: $(ls)"
+	for f in $(sed -n 's/^fold: wrote \([^ ]*\) .*/\1/p' err.txt); do
+		case $f in /*) ;; *) fail "summary names a relative path: $f" ;; esac
+		[ -f "$f" ] || fail "summary names a file that does not exist: $f"
+	done
+	# FOLD_OUTPUT=dir/ and an existing directory: the default name inside it.
+	mkdir out1 out2
+	FOLD_OUTPUT=out1/ LD_PRELOAD="$LIBFOLD" "$PROGS/prog_coexist" single >/dev/null 2>err.txt
+	ls out1/fold.prog_coexist.*.trace >/dev/null 2>&1 || fail "FOLD_OUTPUT=out1/: $(ls -R) $(cat err.txt)"
+	FOLD_OUTPUT=out2 LD_PRELOAD="$LIBFOLD" "$PROGS/prog_coexist" single >/dev/null 2>err.txt
+	ls out2/fold.prog_coexist.*.trace >/dev/null 2>&1 || fail "FOLD_OUTPUT=out2 (a directory): $(ls -R)"
+	[ ! -e out2.1 ] || fail "FOLD_OUTPUT=out2 wrote out2.1"
+	;;
+bad_numbers)
+	# nan, inf and negative periods and jitter: one clear line each, the
+	# default used, the program unaffected.
+	for v in 'FOLD_SAMPLE=time@nanms' 'FOLD_SAMPLE=time@infs' 'FOLD_SAMPLE=cputime@-5ms' \
+		'FOLD_SAMPLE=time@NaNus' 'FOLD_JITTER=nan' 'FOLD_JITTER=-0.1' 'FOLD_JITTER=inf' \
+		'FOLD_FLUSH_INTERVAL=nanms' 'FOLD_FLUSH_INTERVAL=1ms'; do
+		var=${v%%=*}
+		val=${v#*=}
+		env "$v" LD_PRELOAD="$LIBFOLD" "$PROGS/prog_coexist" single >out.txt 2>err.txt || fail "$v: program failed"
+		n=$(grep -c "^fold: $var=\"$val\" is not valid: .*; using " err.txt || true)
+		[ "$n" = 1 ] || fail "expected one line for $v, got $n: $(cat err.txt)"
+		t=$(only_trace)
+		case $var in
+		FOLD_SAMPLE) check "$t" --info sample.period=10000000 ;;
+		FOLD_JITTER) check "$t" --info sample.jitter=0.1 ;;
+		esac
+		rm -f ./*.trace
+	done
+	;;
+notice_once)
+	# The counter notice is said once per run, not by every process: a
+	# shell under fold runs two programs (each measured).
+	FOLD_COUNTERS='bogus::EVENT,perf::PAGE-FAULTS' LD_PRELOAD="$LIBFOLD" \
+		sh -c '"$1" single >/dev/null; "$1" single >/dev/null' sh "$PROGS/prog_coexist" 2>err.txt ||
+		fail "program failed: $(cat err.txt)"
+	n=$(grep -c "^fold: counter bogus::EVENT is not recorded" err.txt || true)
+	[ "$n" = 1 ] || fail "expected the notice once, got $n: $(cat err.txt)"
+	[ "$(ls ./*.trace | wc -l)" = 3 ] || fail "expected 3 traces: $(ls)"
+	for f in ./*.trace; do check "$f" --counter-missing bogus::EVENT; done
+	;;
 *)
 	fail "unknown case"
 	;;

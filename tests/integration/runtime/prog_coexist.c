@@ -105,8 +105,8 @@ static int dup2_mode(void)
 	printf("F_DUPFD from %d: %s\n", top - 100, d == top - 100 ? "that number" : "another number");
 	close(d);
 	d = fcntl(p[0], F_DUPFD_CLOEXEC, top - 50);
-	printf("F_DUPFD_CLOEXEC from %d: %s, cloexec %d\n", top - 50, d == top - 50 ? "that number" : "another",
-	       (fcntl(d, F_GETFD) & FD_CLOEXEC) != 0);
+	printf("F_DUPFD_CLOEXEC from %d: %s, cloexec %d\n", top - 50,
+	       d == top - 50 ? "that number" : "another", (fcntl(d, F_GETFD) & FD_CLOEXEC) != 0);
 	close(d);
 	close_range(3, ~0u, 0);
 	printf("after close_range(3, ~0): fd 3 %s\n", fcntl(3, F_GETFD) == -1 ? "closed" : "open");
