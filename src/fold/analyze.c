@@ -168,6 +168,21 @@ static int fill_processes(ctx *c)
 			if (!strncmp(t->stats[k].key, "samples.dropped.", 16) && t->stats[k].value)
 				warn(c, "%s: %llu samples dropped (%s)", t->path,
 				     (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
+		uint64_t sv;
+		/* The runtime writes these statistics in its final flush (and the
+		 * crash path "threads"): without them the process never got there. */
+		if (!fold__trace_stat(t, "threads", &sv))
+			warn(c,
+			     "%s: the run was cut: no end records (the process was killed, by SIGKILL or the "
+			     "OOM killer, before fold's final flush); it holds what was flushed until then "
+			     "(FOLD_FLUSH_INTERVAL)",
+			     t->path);
+		if (fold__trace_stat(t, "chunks.lost", &sv) && sv) {
+			uint64_t ls = 0;
+			fold__trace_stat(t, "samples.lost_writing", &ls);
+			warn(c, "%s: %llu chunk(s) with %llu samples could not be written (disk full or write error)",
+			     t->path, (unsigned long long)sv, (unsigned long long)ls);
+		}
 		if (t->nsalvage)
 			warn(c,
 			     "%s: the trace was damaged; %zu problem(s) while reading it (see the run "

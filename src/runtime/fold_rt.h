@@ -70,6 +70,7 @@ typedef struct fold_config {
 	int quiet;
 	int zlib_level;
 	int clock_tsc; /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */
+	uint64_t flush_interval_ns; /* FOLD_FLUSH_INTERVAL */
 	unsigned exec_generation;
 } fold_config;
 
@@ -87,6 +88,8 @@ int fold__parse_signal(const char *s);
 #define FOLD_MIN_PERIOD_NS 100000ull   /* 100 us: below this the VM livelocks */
 #define FOLD_MIN_PAPI_PERIOD 10000ull  /* events */
 #define FOLD_DEFAULT_STACK_DEPTH 64u
+#define FOLD_DEFAULT_FLUSH_INTERVAL_NS 1000000000ull
+#define FOLD_MIN_FLUSH_INTERVAL_NS 10000000ull /* 10 ms */
 
 /* ---------------------------------------------------------------- logging */
 
@@ -94,6 +97,9 @@ int fold__parse_signal(const char *s);
 void fold__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Async-signal-safe: writes the literal string to stderr. */
 void fold__warn_raw(const char *msg);
+/* Async-signal-safe string building: appends s (or v) at *o, NUL-terminated. */
+void fold__str_put(char *buf, size_t cap, size_t *o, const char *s);
+void fold__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v);
 
 /* ---------------------------------------------------------------- clock */
 
@@ -140,31 +146,29 @@ typedef struct fold_buf {
 	uint32_t stream;
 	uint32_t seq;
 	uint32_t len;
-	struct fold_buf *next; /* flusher queue link */
+	uint32_t nsamples;     /* samples encoded in it (counted as lost if it cannot be written) */
+	struct fold_buf *next; /* write queue link */
 	uint8_t data[FOLD_BUF_BYTES];
 } fold_buf;
 
 /* Pool of chunk buffers: claim/release/submit are async-signal-safe
- * (lock-free bitmap and a push-only queue drained whole by the flusher). */
+ * (lock-free bitmap and a push-only queue, written by whoever submits). */
 int fold__pool_init(unsigned initial);
 fold_buf *fold__buf_claim(void);
 void fold__buf_release(fold_buf *b);
 /* Keeps at least `want` buffers free (mmap). Not signal-safe. */
 void fold__pool_reserve(unsigned want);
-/* Hands a filled buffer to the flusher (async-signal-safe). */
+/* Queues a sealed buffer and writes the queue unless another thread is
+ * writing it already (async-signal-safe). */
 void fold__buf_submit(fold_buf *b);
+/* Writes every queued chunk; wait = 0 returns at once if another thread is
+ * writing (it takes ours too), else waits for the queue to empty. wait = 0
+ * is async-signal-safe. */
+void fold__pool_drain(int wait);
 unsigned fold__pool_count(void);
 fold_buf *fold__pool_get(unsigned index);
 
-/* The background flusher: deflates and writes queued chunks. */
-int fold__flusher_start(void);
-/* Stops it after it wrote everything queued (joins). */
-void fold__flusher_stop(void);
-/* Waits until every chunk submitted so far is written. */
-void fold__flusher_drain(void);
-/* Writes every queued chunk in the calling thread (flusher stopped). */
-void fold__flush_queue_sync(void);
-/* In a fork child: forgets the parent's queue and flusher; buffers that are
+/* In a fork child: forgets the parent's queue and writer; buffers that are
  * not some thread's CURRENT one become free. */
 void fold__pool_after_fork(void);
 /* Crash path: writes queued buffers raw. Async-signal-safe. */
@@ -245,6 +249,10 @@ typedef struct fold_thread {
 	uint64_t armed_at, armed_for;
 	unsigned slot; /* index in the state table */
 	uint64_t generation;
+
+	/* periodic flush (rt_flush.c) */
+	uint64_t flush_tick;     /* when the current buffer got its first record since the last seal */
+	uint64_t sealed_samples; /* samples_taken at the last seal */
 } fold_thread;
 
 extern FOLD_TLS fold_thread *fold__tls_thread;
@@ -271,6 +279,19 @@ static inline void fold__leave_runtime(fold_thread *t);
 int fold__thread_swap_buffer(fold_thread *t);
 /* Seals t's current buffer without claiming a new one. */
 void fold__thread_seal(fold_thread *t);
+/* Periodic flush (rt_flush.c): called with t's guard held after t recorded
+ * something at `tick` (a sample, a region event). Seals t's buffer when its
+ * data is older than FOLD_FLUSH_INTERVAL and the process stream when it has
+ * unwritten definitions that old. Async-signal-safe. */
+void fold__flush_due(fold_thread *t, uint64_t tick);
+/* Converts FOLD_FLUSH_INTERVAL to ticks (after the clock is calibrated). */
+void fold__flush_init(void);
+/* The process stream has records not yet sealed (set by its writers);
+ * fold__proc_clean when it is sealed. */
+void fold__proc_dirty(void);
+void fold__proc_clean(void);
+/* Seals the process stream if nobody holds it; signal-safe (trylock). */
+void fold__proc_seal_try(void);
 /* Gives t a fresh current buffer if it has none (t not running, or t itself). */
 void fold__thread_fresh_buffer(fold_thread *t);
 
@@ -296,6 +317,8 @@ void fold__counters_init(void);
 /* Opens this thread's counters; returns 0 even if none could be opened. */
 void fold__counters_thread_start(fold_thread *t);
 void fold__counters_thread_stop(fold_thread *t);
+/* Threads that got no counters because the descriptor budget was used up. */
+uint64_t fold__counters_threads_over_budget(void);
 /* Fills values[] with the thread's counter set (hw/sw then app counters) and
  * returns how many. Async-signal-safe: one read(2) on a perf group fd. */
 unsigned fold__read_counters(fold_thread *t, uint64_t *values);
@@ -347,8 +370,15 @@ void fold__sampling_thread_stop(fold_thread *t);
 void fold__sampling_region(fold_thread *t, int inside);
 /* Records one sample on t from a signal handler context (uc may be NULL). */
 void fold__sample(fold_thread *t, void *uc);
-/* Initialises libunwind's process-wide state (at start, outside handlers). */
+/* Loads libunwind privately and initialises its process-wide state (at
+ * start, outside handlers); rt_unwind.c. */
 void fold__unwind_warm(void);
+/* Allocates this thread's block of libunwind's TLS (not in a handler). */
+void fold__unwind_thread_start(void);
+/* unw_backtrace of the private libunwind; 0 frames without it. Signal-safe. */
+int fold__unwind_backtrace(void **frames, int max);
+/* > 0 while libunwind runs on this thread (rt_fd.c moves its descriptors). */
+extern FOLD_TLS volatile int fold__tls_unwinding;
 /* Per-thread counts of handler runs, for the blocking-call wrappers
  * (rt_wait.c): bumped by our sampling handler for every sampling signal, and
  * by the trampoline in front of every handler of the program's own. */
@@ -409,7 +439,12 @@ typedef struct fold_rt {
 	_Atomic uint64_t handler_ticks;
 	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
 	_Atomic uint64_t unbalanced;
-	_Atomic uint64_t bytes_raw, bytes_written, chunks_written, write_errors;
+	_Atomic uint64_t bytes_raw, bytes_written, chunks_written;
+	/* chunks that could not be written, and the samples they held */
+	_Atomic uint64_t chunks_lost, samples_lost;
+	int write_errno; /* of the first failed write */
+	/* threads that got no state (buffer table full) */
+	_Atomic uint64_t threads_unmeasured;
 	/* sampling */
 	const fold_sample_source *source;
 	int counters_mode; /* 0 none, 1 software, 2 hardware */
@@ -452,10 +487,27 @@ void fold__proc_seal(void);
 int fold__fork_lock_register(pthread_mutex_t *lock);
 extern pthread_mutex_t fold__threads_lock, fold__app_lock, fold__mod_lock, fold__grow_lock;
 
-/* Output file naming (rt_output.c). */
+/* Output file naming (rt_output.c). The working directory at start makes
+ * relative patterns absolute; fold__output_pattern gives the absolute
+ * pattern for FOLD_OUTPUT (output, "" for the default) and whether the
+ * default name applies (then it gains %r once the rank is known). */
+void fold__output_remember_cwd(void);
+int fold__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default);
 int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
 int fold__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
                         int *has_rank);
+
+/* fold's descriptors (rt_fd.c). fold__fd_move moves fd into fold's range
+ * near RLIMIT_NOFILE (close-on-exec), registers it and stores the new
+ * number in *slot (which the registry updates if the program ever claims
+ * that number); returns it. fold__fd_close unregisters and closes *slot. */
+int fold__fd_move(int fd, int *slot);
+void fold__fd_close(int *slot);
+int fold__fd_is_ours(int fd); /* async-signal-safe */
+/* How many counter descriptors fold may hold at once. */
+unsigned fold__fd_budget(void);
+/* In a fork child: closes a descriptor of ours whose thread is gone. */
+void fold__fd_after_fork_forget(int fd);
 
 /* Real libc functions behind our interpositions. */
 void *fold__real(const char *name);

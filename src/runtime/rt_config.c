@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,27 @@ void fold__warn_raw(const char *msg)
 		msg += w;
 		n -= (size_t)w;
 	}
+}
+
+void fold__str_put(char *buf, size_t cap, size_t *o, const char *s)
+{
+	while (*s && *o + 1 < cap)
+		buf[(*o)++] = *s++;
+	if (*o < cap)
+		buf[*o] = 0;
+}
+
+void fold__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < 23);
+	while (n && *o + 1 < cap)
+		buf[(*o)++] = tmp[--n];
+	if (*o < cap)
+		buf[*o] = 0;
 }
 
 void fold__warn(const char *fmt, ...)
@@ -51,7 +73,7 @@ int fold__parse_duration(const char *s, uint64_t *ns)
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || errno || v <= 0)
+	if (end == s || errno || !(v > 0) || isinf(v)) /* also nan, inf */
 		return -EINVAL;
 	double mul;
 	if (!strcmp(end, "ns"))
@@ -230,7 +252,7 @@ void fold__config_load(fold_config *cfg)
 		char *end;
 		errno = 0;
 		double j = strtod(v, &end);
-		if (errno || end == v || *end || j < 0 || j > 0.5)
+		if (errno || end == v || *end || !(j >= 0 && j <= 0.5)) /* also nan */
 			bad_value("FOLD_JITTER", v, "expected a fraction of the period from 0 to 0.5", "0.1");
 		else
 			cfg->jitter = j;
@@ -291,6 +313,15 @@ void fold__config_load(fold_config *cfg)
 			bad_value("FOLD_ZLIB_LEVEL", v, "expected 0 (store) to 9", "1");
 		else
 			cfg->zlib_level = (int)l;
+	}
+
+	cfg->flush_interval_ns = FOLD_DEFAULT_FLUSH_INTERVAL_NS;
+	if ((v = getenv("FOLD_FLUSH_INTERVAL")) && *v) {
+		uint64_t ns;
+		if (fold__parse_duration(v, &ns) || ns < FOLD_MIN_FLUSH_INTERVAL_NS)
+			bad_value("FOLD_FLUSH_INTERVAL", v, "expected a duration of at least 10ms (e.g. 500ms, 2s)", "1s");
+		else
+			cfg->flush_interval_ns = ns;
 	}
 
 	cfg->clock_tsc = 1;

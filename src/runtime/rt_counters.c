@@ -34,7 +34,9 @@
  * kernel withdraws user reading) that read falls back to read(2).
  * The trace says which in counters.read ("rdpmc" or "read").
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -171,6 +173,52 @@ static void emit_definitions(void)
 	fold__proc_info("counters.mode", mode_name);
 }
 
+/* The counter notices are said once per run, not by every process of it:
+ * not by a later exec generation, nor by a process whose parent runs under
+ * fold too (it said the same; its environment is ours). */
+static int parent_under_fold(void)
+{
+	Dl_info di;
+	if (!dladdr((void *)parent_under_fold, &di) || !di.dli_fname || !*di.dli_fname)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* Lines of the maps file end with the mapped file's path. */
+	size_t want = strlen(di.dli_fname);
+	char buf[8192];
+	size_t have = 0;
+	int found = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		if (strstr(buf, di.dli_fname)) {
+			found = 1;
+			break;
+		}
+		/* Keep the tail that could start a match. */
+		if (have > want) {
+			memmove(buf, buf + have - want, want);
+			have = want;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static int notice_wanted(void)
+{
+	static int wanted = -1;
+	if (wanted < 0)
+		wanted = fold__rt.cfg.exec_generation == 0 && !parent_under_fold();
+	return wanted;
+}
+
 static void decide(void)
 {
 	const fold_config *cfg = &fold__rt.cfg;
@@ -190,18 +238,19 @@ static void decide(void)
 			mode_name = "software";
 			/* The default falling back on a machine without a PMU is expected;
 			 * an explicit request that could not be met is worth a line. */
-			if (!cfg->counters_default || !cfg->quiet)
+			if ((!cfg->counters_default || !cfg->quiet) && notice_wanted())
 				fold__warn("no requested counter can be counted here (%s: %s); recording software "
 				           "counters %s",
 				           missing[0].name, missing[0].reason, DEFAULT_SOFTWARE);
 		} else {
 			mode_name = "none";
-			fold__warn("no counters can be counted here (%s: %s); sampling with time only",
+			if (notice_wanted())
+				fold__warn("no counters can be counted here (%s: %s); sampling with time only",
 			           nmissing ? missing[0].name : "?", nmissing ? missing[0].reason : "?");
 		}
 	} else {
 		mode_name = any_hw ? "hardware" : "software";
-		if (nmissing)
+		if (nmissing && notice_wanted())
 			fold__warn("counter %s is not recorded: %s%s", missing[0].name, missing[0].reason,
 			           nmissing > 1 ? " (and others: see the trace's COUNTER_MISSING records)" : "");
 	}
@@ -233,41 +282,57 @@ static void unmap_pages(fold_thread *t)
 	t->rdpmc = 0;
 }
 
+/* Counter descriptors held now (group leaders, and members whose page
+ * could not be mapped), against fold__fd_budget(). */
+static _Atomic unsigned fds_in_use;
+static _Atomic uint64_t threads_over_budget;
+
+uint64_t fold__counters_threads_over_budget(void) { return atomic_load(&threads_over_budget); }
+
 void fold__counters_thread_stop(fold_thread *t)
 {
 	unmap_pages(t);
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		if (t->perf_fd[i] >= 0) {
-			close(t->perf_fd[i]);
-			t->perf_fd[i] = -1;
+			fold__fd_close(&t->perf_fd[i]);
+			atomic_fetch_sub(&fds_in_use, 1);
 		}
 	t->nhw = 0;
 	t->cpu_known = 0;
 }
 
-/* User-space reading (rdpmc) needs every member to be a PMU counter whose
+/* Takes one descriptor of the budget; 0 if there is none left. */
+static int budget_take(void)
+{
+	if (atomic_fetch_add(&fds_in_use, 1) < fold__fd_budget())
+		return 1;
+	atomic_fetch_sub(&fds_in_use, 1);
+	return 0;
+}
+
+/* Every member's page is mapped: it keeps the member alive once its
+ * descriptor is closed (a mapping holds the event's file), so a thread
+ * costs one descriptor, its group leader, however many counters it has.
+ * User-space reading (rdpmc) needs every member to be a PMU counter whose
  * page offers rdpmc, and the leader's page the TSC conversion that turns its
  * enabled time into the thread's CPU time. Checked once per thread; whether
  * a member is on the PMU right now is checked at every read. */
-static int try_rdpmc(fold_thread *t)
+static int map_pages(fold_thread *t, int *fds)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int rdpmc = 1;
 	for (unsigned i = 0; i < t->nhw; i++) {
-		if (!active[i].hardware)
-			return 0;
-		void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, t->perf_fd[i], 0);
+		void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, fds[i], 0);
 		if (p == MAP_FAILED) {
-			unmap_pages(t);
-			return 0;
+			rdpmc = 0;
+			continue;
 		}
 		t->perf_page[i] = p;
-		if (!t->perf_page[i]->cap_user_rdpmc || (i == 0 && !t->perf_page[0]->cap_user_time)) {
-			unmap_pages(t);
-			return 0;
-		}
+		if (!active[i].hardware || !t->perf_page[i]->cap_user_rdpmc ||
+		    (i == 0 && !t->perf_page[0]->cap_user_time))
+			rdpmc = 0;
 	}
-	t->rdpmc = 1;
-	return 1;
+	return rdpmc;
 }
 
 void fold__counters_thread_start(fold_thread *t)
@@ -277,24 +342,45 @@ void fold__counters_thread_start(fold_thread *t)
 	memset(t->hw_last, 0, sizeof t->hw_last);
 	if (!nhw)
 		return;
-	int leader = -1;
+	if (!budget_take()) {
+		if (atomic_fetch_add(&threads_over_budget, 1) == 0)
+			fold__warn("more than %u threads alive at once: the threads beyond that record no counters "
+			           "(fold keeps its descriptors to 1/8 of RLIMIT_NOFILE)",
+			           fold__fd_budget());
+		return;
+	}
+	int fds[FOLD_MAX_HW_COUNTERS];
 	for (unsigned i = 0; i < nhw; i++) {
-		int fd = perf_open(&active[i], leader);
-		if (fd < 0) {
+		fds[i] = perf_open(&active[i], i ? fds[0] : -1);
+		if (fds[i] < 0) {
 			static int warned;
 			if (!warned++)
 				fold__warn("perf_event_open(%s) failed in thread %d (%s): that thread records no "
 				           "hardware/software counters",
 				           active[i].name, (int)t->tid, strerror(errno));
+			for (unsigned k = 0; k < i; k++)
+				close(fds[k]);
+			atomic_fetch_sub(&fds_in_use, 1);
+			return;
+		}
+	}
+	t->nhw = nhw;
+	int rdpmc = map_pages(t, fds);
+	fold__fd_move(fds[0], &t->perf_fd[0]);
+	for (unsigned i = 1; i < nhw; i++) {
+		if (t->perf_page[i]) {
+			close(fds[i]); /* alive through its page */
+		} else if (budget_take()) {
+			fold__fd_move(fds[i], &t->perf_fd[i]);
+		} else {
+			/* Neither a page nor a descriptor: no counters for this thread. */
+			for (unsigned k = i; k < nhw; k++)
+				close(fds[k]);
 			fold__counters_thread_stop(t);
 			return;
 		}
-		if (leader < 0)
-			leader = fd;
-		t->perf_fd[i] = fd;
 	}
-	t->nhw = nhw;
-	try_rdpmc(t);
+	t->rdpmc = rdpmc;
 	static int said;
 	if (!said++)
 		fold__proc_info("counters.read", t->rdpmc ? "rdpmc" : "read");

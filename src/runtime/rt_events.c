@@ -37,6 +37,7 @@ void fold__region_event(fold_thread *t, enum fold_event ev, uint32_t region, int
 			(void)(ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
 			                           : trace_enc_exit(&t->enc, tick, region, cp));
 	}
+	fold__flush_due(t, tick);
 }
 
 void fold__marker(fold_thread *t, const char *text)

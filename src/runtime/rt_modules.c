@@ -6,10 +6,13 @@
  * file_vaddr = address - load_bias. Rescanned after every dlopen/dlclose.
  *
  * Our dlopen wrapper calls the real dlopen from inside libfold.so, and glibc
- * searches the *caller's* DT_RUNPATH/DT_RPATH for a bare name. So for a name
- * without '/' we search the calling object's RUNPATH/RPATH ($ORIGIN expanded)
- * ourselves first and pass the path we find; otherwise the normal search
- * (LD_LIBRARY_PATH, cache, system directories) applies unchanged.
+ * searches the *caller's* DT_RUNPATH/DT_RPATH for a bare name and expands
+ * $ORIGIN in the name relative to the caller. So for a name without '/' we
+ * search the calling object's RUNPATH/RPATH ($ORIGIN expanded) ourselves
+ * first and pass the path we find; otherwise the normal search
+ * (LD_LIBRARY_PATH, cache, system directories) applies unchanged. A name
+ * with $ORIGIN (or ${ORIGIN}) gets the calling object's directory put in;
+ * $LIB and $PLATFORM do not depend on the caller and are left to glibc.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -173,13 +176,75 @@ void fold__modules_reset_after_fork(void)
 
 /* ---------------------------------------------------------------- dlopen */
 
+/* The directory of the object whose link map is lm, as glibc's $ORIGIN:
+ * the directory of the name it was loaded by, the executable's for the
+ * main program. Returns 0 or -ENOENT. */
+static int origin_of(const struct link_map *lm, char *origin, size_t len)
+{
+	const char *objpath = lm->l_name && *lm->l_name ? lm->l_name : NULL;
+	char exe[1024];
+	if (!objpath) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return -ENOENT;
+		exe[n] = 0;
+		objpath = exe;
+	}
+	snprintf(origin, len, "%s", objpath);
+	char *slash = strrchr(origin, '/');
+	if (slash == origin)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(origin, len, ".");
+	return 0;
+}
+
+static struct link_map *caller_map(const void *caller)
+{
+	Dl_info di;
+	struct link_map *lm = NULL;
+	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP))
+		return NULL;
+	return lm;
+}
+
+/* file with every $ORIGIN / ${ORIGIN} replaced by the caller's directory
+ * (malloc'ed), or NULL when it has none or the caller is unknown. */
+static char *expand_origin(const char *file, const void *caller)
+{
+	if (!strstr(file, "$ORIGIN") && !strstr(file, "${ORIGIN}"))
+		return NULL;
+	struct link_map *lm = caller_map(caller);
+	char origin[1024];
+	if (!lm || origin_of(lm, origin, sizeof origin))
+		return NULL;
+	size_t cap = strlen(file) * (strlen(origin) + 1) + 1;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (const char *p = file; *p;) {
+		size_t skip = !strncmp(p, "${ORIGIN}", 9) ? 9 : !strncmp(p, "$ORIGIN", 7) ? 7 : 0;
+		if (skip) {
+			memcpy(out + o, origin, strlen(origin));
+			o += strlen(origin);
+			p += skip;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
 /* Searches the RUNPATH (or RPATH) of the object containing `caller` for a
  * bare library name, as glibc would have had the caller called dlopen. */
 static char *search_caller_paths(const char *file, const void *caller)
 {
-	Dl_info di;
-	struct link_map *lm = NULL;
-	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_ld)
+	struct link_map *lm = caller_map(caller);
+	if (!lm || !lm->l_ld)
 		return NULL;
 	const char *strtab = NULL;
 	ElfW(Xword) runpath = 0, rpath = 0;
@@ -199,21 +264,8 @@ static char *search_caller_paths(const char *file, const void *caller)
 		return NULL;
 	const char *list = strtab + (have_runpath ? runpath : rpath);
 	char origin[1024];
-	const char *objpath = lm->l_name && *lm->l_name ? lm->l_name : NULL;
-	char exe[1024];
-	if (!objpath) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n <= 0)
-			return NULL;
-		exe[n] = 0;
-		objpath = exe;
-	}
-	snprintf(origin, sizeof origin, "%s", objpath);
-	char *slash = strrchr(origin, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(origin, sizeof origin, ".");
+	if (origin_of(lm, origin, sizeof origin))
+		return NULL;
 	char dir[2048];
 	while (*list) {
 		size_t len = strcspn(list, ":");
@@ -289,11 +341,16 @@ static void *dlopen_as(const void *caller, const char *file, int mode)
 		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
 	if (!real)
 		return NULL;
+	/* $ORIGIN is the caller's, measuring or not (the real dlopen would
+	 * take libfold.so's directory). */
+	char *resolved = file ? expand_origin(file, caller) : NULL;
 	fold_thread *t = fold__tls_thread;
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING || !t)
-		return real(file, mode);
-	char *resolved = NULL;
-	if (file && !strchr(file, '/'))
+	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING || !t) {
+		void *h = real(resolved ? resolved : file, mode);
+		free(resolved);
+		return h;
+	}
+	if (file && !resolved && !strchr(file, '/'))
 		resolved = search_caller_paths(file, caller);
 	t->in_dlopen++;
 	void *h = real(resolved ? resolved : file, mode);

@@ -11,6 +11,11 @@
  * the file is created with O_EXCL and never overwrites anything: on a
  * collision the generation is bumped, either where %n stands or, without %n,
  * as ".N" before the last extension ("trace.bin" -> "trace.1.bin").
+ *
+ * The pattern is made absolute at start (relative to the working directory
+ * then): a process that changes directory still writes where it was told
+ * and names a file that exists. FOLD_OUTPUT ending in '/' or naming an
+ * existing directory means the default name inside that directory.
  */
 #include "fold_rt.h"
 
@@ -19,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void exe_name(char *out, size_t len)
@@ -105,6 +111,38 @@ int fold__output_expand(const char *pattern, unsigned generation, char *out, siz
 		return -ENAMETOOLONG;
 	sprintf(dot, "%s%s", tmp, suffix);
 	return 0;
+}
+
+static char start_cwd[1024];
+
+void fold__output_remember_cwd(void)
+{
+	if (!start_cwd[0] && !getcwd(start_cwd, sizeof start_cwd))
+		start_cwd[0] = 0;
+}
+
+int fold__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default)
+{
+	const char *name = with_rank ? "fold.%e.%r.%p.trace" : "fold.%e.%p.trace";
+	size_t n = strlen(output);
+	int dir = 0;
+	struct stat st;
+	if (n && (output[n - 1] == '/' || (!strchr(output, '%') && stat(output, &st) == 0 && S_ISDIR(st.st_mode))))
+		dir = 1;
+	*is_default = !n || dir;
+	char rel[1600];
+	if (!n)
+		snprintf(rel, sizeof rel, "%s", name);
+	else if (dir)
+		snprintf(rel, sizeof rel, "%s%s%s", output, output[n - 1] == '/' ? "" : "/", name);
+	else
+		snprintf(rel, sizeof rel, "%s", output);
+	int w;
+	if (rel[0] == '/' || !start_cwd[0])
+		w = snprintf(out, len, "%s", rel);
+	else
+		w = snprintf(out, len, "%s%s%s", start_cwd, strcmp(start_cwd, "/") ? "/" : "", rel);
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
 }
 
 int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank)

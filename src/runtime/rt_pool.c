@@ -1,20 +1,34 @@
-/* rt_pool.c: chunk buffers and the background flusher.
+/* rt_pool.c: chunk buffers and how they reach the file.
  *
  * Owns the life of a chunk buffer: FREE -> CURRENT (a thread encodes into it)
- * -> QUEUED (sealed, waiting) -> WRITING (the flusher deflates and writes it)
- * -> FREE. Buffers are mmap'ed in batches and never unmapped, so 1000
- * short-lived threads recycle the same few buffers.
+ * -> QUEUED (sealed) -> WRITING (deflated and written) -> FREE. Buffers are
+ * mmap'ed in batches and never unmapped, so 1000 short-lived threads recycle
+ * the same few buffers.
+ *
+ * There is no thread of fold's own (it would keep a process whose main
+ * calls pthread_exit alive, and make every program multithreaded, so
+ * unshare(CLONE_NEWUSER) would fail): whoever seals a chunk writes it, at
+ * once, in its own context, which may be the sample handler. A thread
+ * seals its buffer when it is full and, from fold__flush_due, when its
+ * oldest unwritten record is older than FOLD_FLUSH_INTERVAL, so a SIGKILL
+ * loses at most about one interval of a running thread's data.
  *
  * Invariants:
- *  - fold__buf_claim, fold__buf_release and fold__buf_submit are
- *    async-signal-safe: a lock-free bitmap (a bit is taken with a CAS, so
- *    there is no ABA) and a push-only stack that the flusher empties whole
- *    with one exchange, then sem_post (async-signal-safe by POSIX).
- *  - Only the flusher deflates (zlib state is its own). The crash path writes
- *    raw chunks and takes a QUEUED buffer only by CAS QUEUED -> WRITING, so a
+ *  - fold__buf_claim, fold__buf_release, fold__buf_submit and
+ *    fold__pool_drain(0) are async-signal-safe: a lock-free bitmap (a bit is
+ *    taken with a CAS, so there is no ABA), a push-only stack emptied whole
+ *    with one exchange, and one writer at a time (a CAS flag, never waited
+ *    for in a handler: the holder re-checks the stack after letting go, so
+ *    no chunk is left behind). Writing deflates with a zlib state whose
+ *    memory comes from a static arena (no malloc) and calls writev(2).
+ *  - Only the writer deflates (one zlib state). The crash path writes raw
+ *    chunks and takes a QUEUED buffer only by CAS QUEUED -> WRITING, so a
  *    chunk is never written twice.
+ *  - A chunk that cannot be written (ENOSPC, EIO, ...) is counted with the
+ *    samples it held (fold__rt.chunks_lost, samples_lost); the first
+ *    failure gets one line on stderr and the summary says what was lost.
  *  - Growth (mmap) happens outside signal handlers: at thread start and in
- *    the flusher, which keeps a reserve of free buffers.
+ *    fold__pool_reserve callers.
  */
 #include "fold_rt.h"
 
@@ -35,14 +49,27 @@ pthread_mutex_t fold__grow_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork
 #define grow_lock fold__grow_lock
 
 static _Atomic(fold_buf *) queue_head;
-static sem_t queue_sem;
-static _Atomic uint64_t submitted, written;
-
-static pthread_t flusher;
-static int flusher_running;
-static _Atomic int flusher_exit;
+static _Atomic int writer_busy;
 static trace_chunk_writer zwriter;
-static int zwriter_ok;
+static _Atomic int zwriter_ok;
+
+/* zlib's memory: a bump allocator over zero-filled static memory, so the
+ * deflate state can be set up inside a signal handler (page faults only,
+ * and only in a process that writes a chunk worth compressing). */
+#define ARENA_BYTES (640u * 1024u)
+static _Alignas(64) uint8_t arena[ARENA_BYTES];
+static size_t arena_used;
+
+static void *arena_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	n = (n + 63) & ~(size_t)63;
+	if (arena_used + n > sizeof arena)
+		return NULL;
+	void *p = arena + arena_used;
+	arena_used += n;
+	return p;
+}
 
 static int grow(unsigned n)
 {
@@ -74,8 +101,6 @@ static int grow(unsigned n)
 int fold__pool_init(unsigned initial)
 {
 	atomic_store(&queue_head, NULL);
-	if (sem_init(&queue_sem, 0, 0))
-		return -errno;
 	if (atomic_load(&nbufs) >= initial)
 		return 0;
 	return grow(initial - atomic_load(&nbufs));
@@ -126,12 +151,11 @@ void fold__buf_release(fold_buf *b)
 void fold__buf_submit(fold_buf *b)
 {
 	atomic_store(&b->state, FOLD_BUF_QUEUED);
-	atomic_fetch_add(&submitted, 1);
 	fold_buf *old = atomic_load(&queue_head);
 	do
 		b->next = old;
 	while (!atomic_compare_exchange_weak(&queue_head, &old, b));
-	sem_post(&queue_sem);
+	fold__pool_drain(0);
 }
 
 /* Takes the whole queue, oldest first (the stack is newest first). */
@@ -148,12 +172,19 @@ static fold_buf *take_all(void)
 }
 
 /* Chunks smaller than this are written raw: deflating a few hundred bytes
- * (a short thread's start and end, a short process's header) saves little,
- * and the deflate state costs ~0.4 ms of page faults to set up here, which a
- * short-lived process then never pays. */
+ * (a short thread's start and end, a short process's header, the periodic
+ * flush of a quiet thread) saves little, and the deflate state costs ~0.4 ms
+ * of page faults to set up, which a short-lived process then never pays. */
 #define RAW_BELOW 4096u
 
-static int ensure_zwriter(void);
+static void ensure_zwriter(void)
+{
+	if (atomic_load(&zwriter_ok) || fold__rt.cfg.zlib_level <= 0)
+		return;
+	if (trace_chunk_writer_init_alloc(&zwriter, fold__rt.cfg.zlib_level, FOLD_BUF_BYTES, arena_alloc, NULL) ==
+	    0)
+		atomic_store(&zwriter_ok, 1);
+}
 
 static void write_one(fold_buf *b)
 {
@@ -162,20 +193,30 @@ static void write_one(fold_buf *b)
 		return; /* the crash path took it */
 	int rc;
 	if (b->len >= RAW_BELOW)
-		ensure_zwriter(); /* by whoever writes: the flusher, or the caller once it stopped */
-	if (zwriter_ok && b->len >= RAW_BELOW)
+		ensure_zwriter();
+	if (atomic_load(&zwriter_ok) && b->len >= RAW_BELOW)
 		rc = trace_chunk_write(&zwriter, fold__rt.fd, b->stream, b->seq, b->data, b->len);
 	else
 		rc = trace_chunk_write_raw(fold__rt.fd, b->stream, b->seq, b->data, b->len);
 	if (rc) {
-		if (atomic_fetch_add(&fold__rt.write_errors, 1) == 0)
-			fold__warn("writing %s failed: %s; later chunks may be lost", fold__rt.path, strerror(-rc));
+		atomic_fetch_add(&fold__rt.samples_lost, b->nsamples);
+		if (atomic_fetch_add(&fold__rt.chunks_lost, 1) == 0) {
+			fold__rt.write_errno = -rc;
+			/* Not vsnprintf (maybe in a handler): the message is built by hand. */
+			char line[1200];
+			size_t o = 0;
+			fold__str_put(line, sizeof line, &o, "fold: writing ");
+			fold__str_put(line, sizeof line, &o, fold__rt.path);
+			fold__str_put(line, sizeof line, &o, " failed: ");
+			fold__str_put(line, sizeof line, &o, strerrordesc_np(-rc) ? strerrordesc_np(-rc) : "error");
+			fold__str_put(line, sizeof line, &o, "; the data that cannot be written is counted\n");
+			fold__warn_raw(line);
+		}
 	} else {
 		atomic_fetch_add(&fold__rt.chunks_written, 1);
 		atomic_fetch_add(&fold__rt.bytes_raw, b->len);
 	}
 	fold__buf_release(b);
-	atomic_fetch_add(&written, 1);
 }
 
 static void write_batch(fold_buf *b)
@@ -187,99 +228,33 @@ static void write_batch(fold_buf *b)
 	}
 }
 
-static void *flusher_main(void *arg)
+void fold__pool_drain(int wait)
 {
-	(void)arg;
-	/* Every signal is blocked (fold__flusher_start). */
-	/* The reserve the program's threads claim from, grown here rather than
-	 * at start (fresh buffers cost page faults). */
-	fold__pool_reserve(8);
 	for (;;) {
-		while (sem_wait(&queue_sem) && errno == EINTR)
-			;
-		write_batch(take_all());
-		/* Keep a reserve so threads' handlers rarely find the pool empty. */
-		fold__pool_reserve(8);
-		if (atomic_load(&flusher_exit) && !atomic_load(&queue_head))
-			break;
-	}
-	return NULL;
-}
-
-static int ensure_zwriter(void)
-{
-	if (zwriter_ok || fold__rt.cfg.zlib_level <= 0)
-		return 0;
-	if (trace_chunk_writer_init(&zwriter, fold__rt.cfg.zlib_level, FOLD_BUF_BYTES) == 0)
-		zwriter_ok = 1;
-	return 0;
-}
-
-int fold__flusher_start(void)
-{
-	if (flusher_running)
-		return 0;
-	atomic_store(&flusher_exit, 0);
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	create_fn real_create = (create_fn)fold__real("pthread_create");
-	if (!real_create)
-		return -ENOSYS;
-	/* Created with every signal blocked, so it starts that way: blocking
-	 * them from inside the thread leaves a window in which a signal of
-	 * the program's (an ITIMER_REAL tick) runs the program's handler here,
-	 * and a handler that siglongjmps then runs the program in this thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	fold__real_sigmask(SIG_BLOCK, &all, &old);
-	int rc = real_create(&flusher, NULL, flusher_main, NULL);
-	fold__real_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
-		return -rc;
-	flusher_running = 1;
-	return 0;
-}
-
-void fold__flusher_stop(void)
-{
-	if (!flusher_running)
-		return;
-	atomic_store(&flusher_exit, 1);
-	sem_post(&queue_sem);
-	pthread_join(flusher, NULL);
-	flusher_running = 0;
-}
-
-void fold__flusher_drain(void)
-{
-	uint64_t target = atomic_load(&submitted);
-	if (!flusher_running) {
-		fold__flush_queue_sync();
-		return;
-	}
-	sem_post(&queue_sem);
-	while (atomic_load(&written) < target) {
+		if (!atomic_load(&queue_head))
+			return;
+		int expect = 0;
+		if (atomic_compare_exchange_strong(&writer_busy, &expect, 1)) {
+			write_batch(take_all());
+			atomic_store(&writer_busy, 0);
+			continue; /* a chunk pushed while we wrote: its pusher saw us busy */
+		}
+		if (!wait)
+			return; /* the writer picks it up before letting go */
 		struct timespec ts = {0, 50000};
 		nanosleep(&ts, NULL);
 	}
-}
-
-void fold__flush_queue_sync(void)
-{
-	write_batch(take_all());
 }
 
 /* After fork in the child: the parent's queue and flusher do not exist here. */
 void fold__pool_after_fork(void)
 {
 	atomic_store(&queue_head, NULL);
-	sem_destroy(&queue_sem);
-	sem_init(&queue_sem, 0, 0);
-	flusher_running = 0;
-	atomic_store(&submitted, 0);
-	atomic_store(&written, 0);
-	/* The zlib state may have been mid-deflate in the parent's flusher. */
-	zwriter_ok = 0;
+	atomic_store(&writer_busy, 0);
+	/* The zlib state may have been mid-deflate in another thread of the parent. */
+	atomic_store(&zwriter_ok, 0);
 	memset(&zwriter, 0, sizeof zwriter);
+	arena_used = 0;
 	unsigned n = atomic_load(&nbufs);
 	int nf = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -320,8 +295,8 @@ void fold__flush_queue_raw(void)
 			atomic_store(&next->state, FOLD_BUF_FREE); /* the process is dying: no reuse */
 		}
 	}
-	/* Give a write the flusher has in progress a moment to complete. */
-	for (int spin = 0; spin < 100 && flusher_running; spin++) {
+	/* Give a write another thread has in progress a moment to complete. */
+	for (int spin = 0; spin < 100 && atomic_load(&writer_busy); spin++) {
 		int busy = 0;
 		for (unsigned i = 0; i < n && !busy; i++)
 			busy = atomic_load(&bufs[i]->state) == FOLD_BUF_WRITING;

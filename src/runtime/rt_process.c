@@ -45,16 +45,17 @@ const char *const fold__drop_names[FOLD_DROP_NREASONS] = {
 		trace_enc *enc = &fold__rt.proc_enc;                                                       \
 		if (!fold__rt.proc_buf)                                                                    \
 			break;                                                                             \
+		fold__proc_dirty();                                                                        \
 		if ((call) == -ENOSPC) {                                                                   \
 			proc_swap();                                                                       \
 			(void)(call);                                                                      \
 		}                                                                                          \
 	} while (0)
 
-static int proc_begin(void)
+static int proc_begin_buf(int may_grow)
 {
 	fold__rt.proc_buf = fold__buf_claim();
-	if (!fold__rt.proc_buf) {
+	if (!fold__rt.proc_buf && may_grow) {
 		fold__pool_reserve(4);
 		fold__rt.proc_buf = fold__buf_claim();
 	}
@@ -64,14 +65,18 @@ static int proc_begin(void)
 	return trace_enc_begin(&fold__rt.proc_enc, fold__rt.proc_buf->data, FOLD_BUF_BYTES);
 }
 
+static int proc_begin(void) { return proc_begin_buf(1); }
+
 static void proc_seal_locked(void)
 {
 	fold_buf *b = fold__rt.proc_buf;
 	if (!b)
 		return;
 	fold__rt.proc_buf = NULL;
+	fold__proc_clean();
 	b->len = (uint32_t)trace_enc_len(&fold__rt.proc_enc);
 	b->stream = TRACE_PROCESS_STREAM;
+	b->nsamples = 0;
 	if (!b->len) { /* nothing to say: keep the sequence gap-free */
 		fold__buf_release(b);
 		return;
@@ -88,9 +93,28 @@ static void proc_swap(void)
 
 void fold__proc_seal(void)
 {
+	fold_thread *t = fold__tls_thread;
+	if (t)
+		t->busy++;
 	pthread_mutex_lock(&fold__rt.proc_lock);
 	proc_seal_locked();
 	proc_begin();
+	pthread_mutex_unlock(&fold__rt.proc_lock);
+	if (t)
+		t->busy--;
+}
+
+/* From the periodic flush, maybe in a signal handler: a trylock (one CAS on
+ * a default mutex; never waits), no pool growth. The interrupted code of
+ * this thread does not hold proc_lock: its guard would be up. */
+void fold__proc_seal_try(void)
+{
+	if (pthread_mutex_trylock(&fold__rt.proc_lock))
+		return;
+	if (fold__rt.proc_buf) {
+		proc_seal_locked();
+		proc_begin_buf(0);
+	}
 	pthread_mutex_unlock(&fold__rt.proc_lock);
 }
 
@@ -416,7 +440,10 @@ void fold__rank_known(int rank, int size)
 		return;
 	/* The name was made before the rank was known: give the file its real name
 	 * (link + unlink never overwrites an existing file). */
-	const char *pattern = fold__rt.cfg.output[0] ? fold__rt.cfg.output : "fold.%e.%r.%p.trace";
+	char pattern[sizeof fold__rt.path];
+	int is_default;
+	if (fold__output_pattern(fold__rt.cfg.output, 1, pattern, sizeof pattern, &is_default))
+		return;
 	char path[sizeof fold__rt.path];
 	for (unsigned gen = 0; gen < 1000; gen++) {
 		int has_gen, has_rank;
@@ -438,20 +465,44 @@ static void fold_atfork_prepare(void);
 static void fold_atfork_parent(void);
 static void fold_atfork_child(void);
 
+/* A relative FOLD_OUTPUT is made absolute in the environment too, so the
+ * processes this one starts (exec, system, posix_spawn) write where it was
+ * meant even after a chdir. Only while the process starts (the main thread,
+ * from our constructor), when no other thread can be reading the
+ * environment. */
+static void absolute_output_env(void)
+{
+	const char *v = getenv("FOLD_OUTPUT");
+	if (!v || !*v || v[0] == '/' || fold__rt.init_tid != getpid())
+		return;
+	char abs_pattern[1600];
+	int is_default;
+	if (fold__output_pattern(v, 0, abs_pattern, sizeof abs_pattern, &is_default))
+		return;
+	if (is_default) { /* a directory: keep it one, absolute */
+		char *slash = strrchr(abs_pattern, '/');
+		if (slash)
+			slash[1] = 0;
+	}
+	setenv("FOLD_OUTPUT", abs_pattern, 1);
+}
+
 static int open_output(void)
 {
-	const char *pattern = fold__rt.cfg.output;
-	if (!pattern[0])
-		pattern = fold__rt.rank >= 0 ? "fold.%e.%r.%p.trace" : "fold.%e.%p.trace";
-	int fd = fold__output_open(pattern, fold__rt.path, sizeof fold__rt.path, &fold__rt.path_has_rank);
+	char pattern[sizeof fold__rt.path];
+	int is_default;
+	int fd = fold__output_pattern(fold__rt.cfg.output, fold__rt.rank >= 0, pattern, sizeof pattern, &is_default);
+	if (fd == 0)
+		fd = fold__output_open(pattern, fold__rt.path, sizeof fold__rt.path, &fold__rt.path_has_rank);
 	if (fd < 0) {
 		fold__warn("cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
 		           pattern, strerror(-fd));
 		return fd;
 	}
-	if (!fold__rt.cfg.output[0] && fold__rt.rank < 0)
+	if (is_default && fold__rt.rank < 0)
 		fold__rt.path_has_rank = 1; /* the default gains the rank once MPI_Init tells it */
-	fold__rt.fd = fd;
+	fold__fd_move(fd, &fold__rt.fd);
+	fd = fold__rt.fd;
 	return trace_file_write_header(fd);
 }
 
@@ -478,8 +529,11 @@ int fold__init(void)
 	fold__rt.init_tid = me;
 	fold__rt.pid = getpid();
 	fold__config_load(&fold__rt.cfg);
+	fold__output_remember_cwd();
+	absolute_output_env();
 	rank_from_env();
 	fold__clock_init(&fold__rt.clock, fold__rt.cfg.clock_tsc);
+	fold__flush_init();
 	if (fold__pool_init(4) || open_output()) {
 		atomic_store(&fold__rt.phase, FOLD_FINISHED);
 		return 0;
@@ -497,7 +551,9 @@ int fold__init(void)
 		pthread_atfork(fold_atfork_prepare, fold_atfork_parent, fold_atfork_child);
 		atfork_done = 1;
 	}
-	fold__flusher_start();
+	/* Metadata on disk from the start: a SIGKILL keeps the clock, the
+	 * module map and the definitions. */
+	fold__proc_seal();
 	atomic_store(&fold__rt.phase, FOLD_RUNNING);
 	fold__thread_begin(0, getpid() == me ? "main" : "adopted");
 	return 1;
@@ -618,6 +674,13 @@ static void write_end_records(void)
 	fold__proc_stat("threads", atomic_load(&fold__rt.threads_total));
 	fold__proc_stat("bytes.raw", atomic_load(&fold__rt.bytes_raw));
 	fold__proc_stat("chunks.written", atomic_load(&fold__rt.chunks_written));
+	/* Losses so far (a later failure cannot be recorded in the file it hits). */
+	if (atomic_load(&fold__rt.chunks_lost)) {
+		fold__proc_stat("chunks.lost", atomic_load(&fold__rt.chunks_lost));
+		fold__proc_stat("samples.lost_writing", atomic_load(&fold__rt.samples_lost));
+	}
+	if (atomic_load(&fold__rt.threads_unmeasured))
+		fold__proc_stat("threads.unmeasured", atomic_load(&fold__rt.threads_unmeasured));
 	struct stat st;
 	if (fstat(fold__rt.fd, &st) == 0)
 		fold__proc_stat("bytes.written", (uint64_t)st.st_size);
@@ -653,9 +716,20 @@ static void summary(void)
 	char size[32] = "?";
 	if (stat(fold__rt.path, &st) == 0)
 		human_bytes((uint64_t)st.st_size, size, sizeof size);
-	fold__warn("wrote %s (%s): %llu samples, %llu dropped%s; %llu thread(s)", fold__rt.path, size,
-	           (unsigned long long)taken, (unsigned long long)ndrop, why,
-	           (unsigned long long)atomic_load(&fold__rt.threads_total));
+	uint64_t lost = atomic_load(&fold__rt.samples_lost), lost_chunks = atomic_load(&fold__rt.chunks_lost);
+	char lost_txt[300] = "";
+	if (lost_chunks)
+		snprintf(lost_txt, sizeof lost_txt, "; %llu more samples in %llu chunk(s) could not be written (%s)",
+		         (unsigned long long)lost, (unsigned long long)lost_chunks, strerror(fold__rt.write_errno));
+	char unmeasured[160] = "";
+	if (atomic_load(&fold__rt.threads_unmeasured))
+		snprintf(unmeasured, sizeof unmeasured,
+		         ", %llu more not measured (no free trace buffer: over %u threads alive at once)",
+		         (unsigned long long)atomic_load(&fold__rt.threads_unmeasured), FOLD_MAX_BUFS - 1);
+	/* Only what reached the file counts as written. */
+	fold__warn("wrote %s (%s): %llu samples, %llu dropped%s; %llu thread(s)%s%s", fold__rt.path, size,
+	           (unsigned long long)(taken >= lost ? taken - lost : 0), (unsigned long long)ndrop, why,
+	           (unsigned long long)atomic_load(&fold__rt.threads_total), unmeasured, lost_txt);
 }
 
 void fold__finish(const char *why)
@@ -683,12 +757,11 @@ void fold__finish(const char *why)
 	}
 	seal_all_threads();
 	/* Threads' data first, so the statistics count it. */
-	fold__flusher_drain();
+	fold__pool_drain(1);
 	write_end_records();
 	fold__proc_seal();
-	fold__flusher_stop();
-	fold__flush_queue_sync();
-	close(fold__rt.fd);
+	fold__pool_drain(1);
+	fold__fd_close(&fold__rt.fd);
 	summary();
 	pthread_mutex_unlock(&fold__threads_lock);
 }
@@ -707,7 +780,7 @@ void fold__checkpoint(int for_exec)
 			fold__thread_fresh_buffer(self);
 		}
 		fold__proc_seal();
-		fold__flusher_drain();
+		fold__pool_drain(1);
 		return;
 	}
 	fold__quiesce();
@@ -719,11 +792,10 @@ void fold__checkpoint(int for_exec)
 			trace_enc_marker(&self->enc, tick, text);
 	}
 	seal_all_threads();
-	fold__flusher_drain();
+	fold__pool_drain(1);
 	write_end_records();
 	fold__proc_seal();
-	fold__flusher_stop();
-	fold__flush_queue_sync();
+	fold__pool_drain(1);
 	fold__signals_before_exec();
 }
 
@@ -733,7 +805,6 @@ void fold__checkpoint_done(int for_exec)
 	if (for_exec) {
 		/* The exec failed: we are still this program. */
 		fold__signals_after_exec_failed();
-		fold__flusher_start();
 		fold__unquiesce();
 	}
 	if (self)
@@ -852,8 +923,7 @@ static void fold_atfork_child(void)
 		return;
 	}
 	/* Fresh state: the parent owns everything recorded so far. */
-	close(fold__rt.fd);
-	fold__rt.fd = -1;
+	fold__fd_close(&fold__rt.fd);
 	if (fold__rt.proc_buf)
 		fold__buf_release(fold__rt.proc_buf);
 	fold__rt.proc_buf = NULL;
@@ -867,7 +937,10 @@ static void fold_atfork_child(void)
 		atomic_store(&fold__rt.dropped[r], 0);
 	atomic_store(&fold__rt.bytes_raw, 0);
 	atomic_store(&fold__rt.chunks_written, 0);
-	atomic_store(&fold__rt.write_errors, 0);
+	atomic_store(&fold__rt.chunks_lost, 0);
+	atomic_store(&fold__rt.samples_lost, 0);
+	atomic_store(&fold__rt.threads_unmeasured, 0);
+	fold__rt.write_errno = 0;
 	fold__clock_now(&fold__rt.clock.tick0, &fold__rt.clock.mono0, &fold__rt.clock.real0);
 	if (open_output()) {
 		atomic_store(&fold__rt.phase, FOLD_FINISHED);
@@ -884,7 +957,7 @@ static void fold_atfork_child(void)
 	fold__modules_reset_after_fork();
 	fold__modules_scan();
 	reemit_regions();
-	fold__flusher_start();
+	fold__proc_seal();
 	if (self) {
 		/* The forking thread continues as stream 1 of the new file. */
 		if (self->cur)
@@ -905,10 +978,8 @@ static void fold_atfork_child(void)
 		atomic_store(&fold__rt.threads_total, 1);
 		self->timer_ok = 0; /* POSIX timers are not inherited */
 		self->papi_eventset = -1;
-		if (self->sample_fd >= 0) { /* the parent thread's event */
-			close(self->sample_fd);
-			self->sample_fd = -1;
-		}
+		if (self->sample_fd >= 0) /* the parent thread's event */
+			fold__fd_close(&self->sample_fd);
 		if (fold__rt.source == &fold__source_papi) {
 			fold__papi_after_fork();
 			if (fold__rt.source->configure()) {

@@ -31,7 +31,8 @@
  *  6. Counter values come from one read(2) of the thread's perf group fd (no
  *     PAPI call), app counters from the thread's own array: nothing that
  *     another thread may be changing.
- *  7. Compression and file writes happen in the flusher thread, except on
+ *  7. Compression and file writes happen in whichever thread seals a chunk
+ *     (one writer at a time, zlib on a static buffer: rt_pool.c), except on
  *     the crash path, which writes raw chunks (trace_chunk_write_raw) and
  *     then re-raises the signal with the default action.
  *  8. A signal that is not ours (another sender of the sampling signal) goes
@@ -81,8 +82,6 @@
 #include "fold_rt.h"
 
 #include <errno.h>
-#define UNW_LOCAL_ONLY /* the _UL entry points of libunwind.so */
-#include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -162,7 +161,7 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 	if (ucv)
 		pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
 #endif
-	int n = unw_backtrace(raw, (int)(max + 8));
+	int n = fold__unwind_backtrace(raw, (int)(max + 8));
 	if (n <= 0) {
 		if (!pc)
 			return 0;
@@ -242,6 +241,7 @@ void fold__sample(fold_thread *t, void *uc)
 	}
 	t->samples_taken++;
 	t->handler_ticks += fold__tick() - tick;
+	fold__flush_due(t, tick);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
@@ -525,18 +525,6 @@ static const fold_sample_source source_off = {
 };
 
 const fold_sample_source *fold__source(void) { return fold__rt.source; }
-
-void fold__unwind_warm(void)
-{
-	/* libunwind's process-wide initialisation (its locks, the local
-	 * address space, the pipe it validates memory with) runs on the first
-	 * unw_init_local: here, at start, before main, so the two descriptors
-	 * it opens are never opened behind the program's back. */
-	unw_context_t uc;
-	unw_cursor_t cursor;
-	unw_getcontext(&uc);
-	unw_init_local(&cursor, &uc);
-}
 
 void fold__sampling_thread_start(fold_thread *t)
 {

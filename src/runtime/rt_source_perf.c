@@ -75,13 +75,16 @@ static int perf_thread_start(fold_thread *t)
 	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		goto fail;
+	/* Into fold's range first: the signal's si_fd is the number O_ASYNC
+	 * was set through. */
+	fd = fold__fd_move(fd, &t->sample_fd);
 	struct f_owner_ex owner = {F_OWNER_TID, t->tid};
-	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) || fcntl(fd, F_SETSIG, fold__rt.cfg.signo) ||
-	    fcntl(fd, F_SETOWN_EX, &owner)) {
-		close(fd);
+	/* The system call: our own fcntl wrapper refuses fold's descriptors. */
+	if (syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC | O_NONBLOCK) ||
+	    syscall(SYS_fcntl, fd, F_SETSIG, fold__rt.cfg.signo) || syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner)) {
+		fold__fd_close(&t->sample_fd);
 		goto fail;
 	}
-	t->sample_fd = fd;
 	ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
 	return 0;
 fail : {
@@ -98,9 +101,8 @@ static void perf_thread_stop(fold_thread *t)
 	int fd = t->sample_fd;
 	if (fd < 0)
 		return;
-	t->sample_fd = -1;
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	close(fd);
+	fold__fd_close(&t->sample_fd);
 }
 
 const fold_sample_source fold__source_perf = {

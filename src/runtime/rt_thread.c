@@ -81,8 +81,11 @@ static void recycle_state(fold_thread *t)
 
 static int start_buffer(fold_thread *t)
 {
-	fold__pool_reserve(4);
-	t->cur = fold__buf_claim();
+	/* Threads starting together race for the reserve: grow and retry. */
+	for (unsigned i = 0; i < 4 && !t->cur; i++) {
+		fold__pool_reserve(4 + 8 * i);
+		t->cur = fold__buf_claim();
+	}
 	if (!t->cur)
 		return -ENOMEM;
 	t->cur->stream = t->stream;
@@ -97,6 +100,9 @@ void fold__thread_seal(fold_thread *t)
 	t->cur = NULL;
 	b->len = (uint32_t)trace_enc_len(&t->enc);
 	b->stream = t->stream;
+	b->nsamples = (uint32_t)(t->samples_taken - t->sealed_samples);
+	t->sealed_samples = t->samples_taken;
+	t->flush_tick = 0;
 	t->enc.base = t->enc.pos = t->enc.end = NULL;
 	if (!b->len) { /* keep the sequence gap-free */
 		fold__buf_release(b);
@@ -170,7 +176,9 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	trace_enc_init(&t->enc, NULL);
 	t->enc.stacks = st;
 	if (start_buffer(t)) {
-		fold__warn("no memory for a trace buffer: thread %d is not measured", (int)t->tid);
+		/* Counted, and said once in the summary (over 4095 threads alive
+		 * at once would otherwise print a line per thread). */
+		atomic_fetch_add(&fold__rt.threads_unmeasured, 1);
 		recycle_state(t);
 		goto fail;
 	}
@@ -178,6 +186,7 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	fold__counters_thread_start(t);
 	fold__counter_set_refresh(t);
 	t->last_cpu_ns = fold__cpu_base(t);
+	fold__unwind_thread_start();
 	fold__altstack_start(t, created);
 	atomic_store(&t->alive, 1);
 	atomic_fetch_add(&fold__rt.threads_total, 1);
@@ -206,6 +215,7 @@ static void add_totals(fold_thread *t)
 		atomic_fetch_add(&fold__rt.dropped[i], t->dropped[i]);
 	atomic_fetch_add(&fold__rt.unbalanced, t->unbalanced);
 	t->samples_taken = 0;
+	t->sealed_samples = 0;
 	memset(t->dropped, 0, sizeof t->dropped);
 	t->unbalanced = 0;
 }
@@ -282,6 +292,11 @@ void fold__threads_after_fork(fold_thread *self)
 		if (t->cur) { /* the parent writes those; here they are stale */
 			fold__buf_release(t->cur);
 			t->cur = NULL;
+		}
+		if (atomic_load(&t->alive)) { /* the child's copies of that thread's descriptors */
+			fold__counters_thread_stop(t);
+			fold__fd_after_fork_forget(t->sample_fd);
+			t->sample_fd = -1;
 		}
 		atomic_store(&t->alive, 0);
 		free_list[nfree++] = t;

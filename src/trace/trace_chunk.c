@@ -123,17 +123,37 @@ int trace_chunk_header_decode(const uint8_t in[TRACE_CHUNK_HEADER_SIZE], trace_c
 	return 0;
 }
 
-int trace_chunk_writer_init(trace_chunk_writer *w, int level, size_t max_raw)
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+	trace_chunk_writer *w = opaque;
+	return w->alloc(w->alloc_opaque, (size_t)items * size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	(void)p;
+}
+
+int trace_chunk_writer_init_alloc(trace_chunk_writer *w, int level, size_t max_raw, trace_alloc_fn alloc,
+                                  void *opaque)
 {
 	memset(w, 0, sizeof *w);
 	w->level = level;
 	w->max_raw = max_raw;
+	w->alloc = alloc;
+	w->alloc_opaque = opaque;
 	if (level <= 0)
 		return 0;
+	if (alloc) {
+		w->zs.zalloc = z_alloc;
+		w->zs.zfree = z_free;
+		w->zs.opaque = w;
+	}
 	if (deflateInit2(&w->zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	w->out_cap = deflateBound(&w->zs, (uLong)max_raw);
-	w->out = malloc(w->out_cap);
+	w->out = alloc ? alloc(opaque, w->out_cap) : malloc(w->out_cap);
 	if (!w->out) {
 		deflateEnd(&w->zs);
 		return -ENOMEM;
@@ -141,11 +161,17 @@ int trace_chunk_writer_init(trace_chunk_writer *w, int level, size_t max_raw)
 	return 0;
 }
 
+int trace_chunk_writer_init(trace_chunk_writer *w, int level, size_t max_raw)
+{
+	return trace_chunk_writer_init_alloc(w, level, max_raw, NULL, NULL);
+}
+
 void trace_chunk_writer_destroy(trace_chunk_writer *w)
 {
 	if (w->out) {
 		deflateEnd(&w->zs);
-		free(w->out);
+		if (!w->alloc)
+			free(w->out);
 	}
 	memset(w, 0, sizeof *w);
 }

@@ -8,6 +8,9 @@
  * Invariants:
  *  - trace_chunk_writer_init() is the only allocating call; after it,
  *    trace_chunk_write() allocates nothing (deflateReset, not deflateInit).
+ *    trace_chunk_writer_init_alloc() takes its memory from the caller's
+ *    allocator instead of malloc (the runtime's static arena, so even the
+ *    set-up may run in a signal handler).
  *  - trace_chunk_write_raw() is async-signal-safe (crash path): no zlib.
  */
 #ifndef FOLD_TRACE_CHUNK_H
@@ -31,8 +34,11 @@ typedef struct trace_chunk_header {
 	uint32_t header_crc;  /* crc32 of the 28 bytes before it */
 } trace_chunk_header;
 
+typedef void *(*trace_alloc_fn)(void *opaque, size_t n);
 typedef struct trace_chunk_writer {
 	z_stream zs;
+	trace_alloc_fn alloc; /* NULL: malloc/free */
+	void *alloc_opaque;
 	int level; /* 0 = store raw */
 	uint8_t *out;
 	size_t out_cap;
@@ -47,6 +53,9 @@ void trace_file_header_encode(uint8_t out[TRACE_FILE_HEADER_SIZE]);
 int trace_file_header_decode(const uint8_t in[TRACE_FILE_HEADER_SIZE], unsigned *major, unsigned *minor);
 
 int trace_chunk_writer_init(trace_chunk_writer *w, int level, size_t max_raw);
+/* Same with memory from alloc (never freed: destroy just forgets it). */
+int trace_chunk_writer_init_alloc(trace_chunk_writer *w, int level, size_t max_raw, trace_alloc_fn alloc,
+                                  void *opaque);
 void trace_chunk_writer_destroy(trace_chunk_writer *w);
 /* Compresses raw[0..len) (len <= max_raw) and appends one chunk to fd. */
 int trace_chunk_write(trace_chunk_writer *w, int fd, uint32_t stream, uint32_t seq, const void *raw,

@@ -29,7 +29,7 @@ case $case_name in
 regions)
 	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_regions" 200 >/dev/null || fail "program failed"
 	t=$(only_trace)
-	grep -q "^fold: wrote $t" err.txt || fail "no exit summary naming $t: $(cat err.txt)"
+	grep -q "^fold: wrote $PWD/$t" err.txt || fail "no exit summary naming $PWD/$t: $(cat err.txt)"
 	check "$t" --regions outer=200 --regions inner=600 --app-counter items=4200 \
 		--counter-in-samples items --min-samples 50 --stack-in-exe 0.9 --threads 1 \
 		--info sample.source=time --info sample.period=1000000 --info-present clock.tick_hz \
@@ -114,7 +114,7 @@ crash_segv)
 	s=$(FOLD_SAMPLE=time@1ms status "$PROGS/prog_crash" segv)
 	[ "$s" = 139 ] || fail "exit status $s, expected 139 (SIGSEGV)"
 	t=$(only_trace)
-	grep -q "fold: signal 11: trace flushed to $t" err.txt || fail "no crash line: $(cat err.txt)"
+	grep -q "fold: signal 11: trace flushed to $PWD/$t" err.txt || fail "no crash line: $(cat err.txt)"
 	check "$t" --regions it=50 --min-samples 30 --stack-in-exe 0.9 --stat exit.signal=11
 	;;
 crash_abort)
@@ -204,9 +204,10 @@ bad_config)
 	;;
 output_naming)
 	FOLD_OUTPUT=trace.bin preload "$PROGS/prog_regions" 2 >/dev/null || fail "program failed"
-	grep -q "^fold: wrote trace.bin " err.txt || fail "$(cat err.txt)"
+	# Reported (and written) as an absolute path: the directory at start.
+	grep -q "^fold: wrote $PWD/trace.bin " err.txt || fail "$(cat err.txt)"
 	FOLD_OUTPUT=trace.bin preload "$PROGS/prog_regions" 2 >/dev/null || fail "program failed"
-	grep -q "^fold: wrote trace.1.bin " err.txt || fail "collision: $(cat err.txt)"
+	grep -q "^fold: wrote $PWD/trace.1.bin " err.txt || fail "collision: $(cat err.txt)"
 	check trace.bin --regions outer=2
 	check trace.1.bin --regions outer=2
 	FOLD_OUTPUT='x-%e-%h-%n.t' preload "$PROGS/prog_regions" 1 >/dev/null || fail "program failed"
