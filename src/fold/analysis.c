@@ -58,7 +58,7 @@ static void free_region(fold_region_result *r)
 	}
 	free(r->series);
 	for (size_t i = 0; i < r->nphases; i++) {
-		fold_phase *p = &r->phases[i];
+		fold_phase_result *p = &r->phases[i];
 		for (size_t k = 0; k < p->nrates; k++)
 			free(p->rate_names[k]);
 		free(p->rate_names);

@@ -54,7 +54,7 @@ typedef struct gregion {
 
 typedef struct ctx {
 	const fold_options *opt;
-	fold__trace **tr;
+	ingest__trace **tr;
 	size_t ntr;
 	fold_analysis *a;
 	gregion *reg;
@@ -89,7 +89,6 @@ static char *xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
-
 
 static void warn(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(ctx *c, const char *fmt, ...)
@@ -127,7 +126,7 @@ static int fill_processes(ctx *c)
 		return -ENOMEM;
 	a->nprocs = c->ntr;
 	for (size_t i = 0; i < c->ntr; i++) {
-		const fold__trace *t = c->tr[i];
+		const ingest__trace *t = c->tr[i];
 		fold_process *p = &a->procs[i];
 		p->trace_path = xstrdup(t->path);
 		p->info = calloc(t->ninfo + 1, sizeof *p->info);
@@ -157,11 +156,11 @@ static int fill_processes(ctx *c)
 				p->cmdline = p->info[k].value;
 		}
 		const char *v;
-		p->pid = (v = fold__trace_info(t, "pid")) ? strtol(v, NULL, 10) : -1;
-		p->rank = (v = fold__trace_info(t, "mpi.rank")) ? strtol(v, NULL, 10) : -1;
-		p->size = (v = fold__trace_info(t, "mpi.size")) ? strtol(v, NULL, 10) : -1;
+		p->pid = (v = ingest__trace_info(t, "pid")) ? strtol(v, NULL, 10) : -1;
+		p->rank = (v = ingest__trace_info(t, "mpi.rank")) ? strtol(v, NULL, 10) : -1;
+		p->size = (v = ingest__trace_info(t, "mpi.size")) ? strtol(v, NULL, 10) : -1;
 		p->nthreads = (unsigned)t->nthreads;
-		p->duration_ns = fold__tick_ns(t, t->max_tick);
+		p->duration_ns = ingest__tick_ns(t, t->max_tick);
 		if (p->duration_ns < 0)
 			p->duration_ns = 0;
 		for (size_t k = 0; k < t->nstats; k++)
@@ -173,7 +172,7 @@ static int fill_processes(ctx *c)
 			     "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
 			     "section)",
 			     t->path, t->nsalvage);
-		if (t->nclock < 2 && !fold__trace_info(t, "clock.tick_hz") && t->nthreads)
+		if (t->nclock < 2 && !ingest__trace_info(t, "clock.tick_hz") && t->nthreads)
 			warn(c,
 			     "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
 			     "nanoseconds",
@@ -181,13 +180,13 @@ static int fill_processes(ctx *c)
 	}
 	/* Sampling configuration, from the first trace that says. */
 	for (size_t i = 0; i < c->ntr && !a->sample_config; i++) {
-		const fold__trace *t = c->tr[i];
-		const char *src = fold__trace_info(t, "sample.source");
+		const ingest__trace *t = c->tr[i];
+		const char *src = ingest__trace_info(t, "sample.source");
 		if (!src)
 			continue;
-		const char *ev = fold__trace_info(t, "sample.event"),
-		           *per = fold__trace_info(t, "sample.period"),
-		           *jit = fold__trace_info(t, "sample.jitter");
+		const char *ev = ingest__trace_info(t, "sample.event"),
+		           *per = ingest__trace_info(t, "sample.period"),
+		           *jit = ingest__trace_info(t, "sample.jitter");
 		a->sample_config =
 		    xasprintf("%s%s%s%s%s%s%s", src, ev ? " " : "", ev ? ev : "", per ? " period " : "",
 		              per ? per : "", jit ? " jitter " : "", jit ? jit : "");
@@ -200,7 +199,7 @@ static int fill_counters(ctx *c)
 	fold_analysis *a = c->a;
 	size_t cap = 0, capm = 0;
 	for (size_t i = 0; i < c->ntr; i++) {
-		const fold__trace *t = c->tr[i];
+		const ingest__trace *t = c->tr[i];
 		for (size_t k = 0; k < t->nctr; k++) {
 			size_t j;
 			for (j = 0; j < a->ncounters; j++)
@@ -258,7 +257,7 @@ static int map_regions(ctx *c)
 	if (!c->map || !c->nmap)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->ntr; i++) {
-		const fold__trace *t = c->tr[i];
+		const ingest__trace *t = c->tr[i];
 		uint32_t maxid = 0;
 		for (size_t k = 0; k < t->nreg; k++)
 			if (t->reg[k].id > maxid)
@@ -275,7 +274,7 @@ static int map_regions(ctx *c)
 		for (size_t k = 0; k < c->nmap[i]; k++)
 			c->map[i][k] = UINT32_MAX;
 		for (size_t k = 0; k < t->nreg; k++) {
-			const fold__region_def *d = &t->reg[k];
+			const ingest__region_def *d = &t->reg[k];
 			char buf[64];
 			const char *name = d->name;
 			if (!name || !*name)
@@ -305,13 +304,13 @@ static int map_regions(ctx *c)
 }
 
 /* A calibration value from an INFO (decimal) or STAT (integer) key; 0 if absent. */
-static double calibration(const fold__trace *t, const char *const *keys, size_t nkeys)
+static double calibration(const ingest__trace *t, const char *const *keys, size_t nkeys)
 {
 	for (size_t k = 0; k < nkeys; k++) {
 		uint64_t v;
-		if (fold__trace_stat(t, keys[k], &v))
+		if (ingest__trace_stat(t, keys[k], &v))
 			return (double)v;
-		const char *s = fold__trace_info(t, keys[k]);
+		const char *s = ingest__trace_info(t, keys[k]);
 		if (s)
 			return strtod(s, NULL);
 	}
@@ -319,7 +318,7 @@ static double calibration(const fold__trace *t, const char *const *keys, size_t 
 }
 
 /* The compiler hooks' calibrated cost (docs/trace-format.md, overhead.*). */
-static fold__hook_cost hook_cost(const fold__trace *t)
+static fold__hook_cost hook_cost(const ingest__trace *t)
 {
 	static const char *const pair_keys[] = {"overhead.hook_ns", "calibration.hook_ns"};
 	static const char *const inner_keys[] = {"overhead.hook_inner_ns"};
@@ -426,7 +425,7 @@ static int build_profile(ctx *c, fold__callpairs *pairs)
 	}
 	for (size_t i = 0; i < c->ntr; i++)
 		for (size_t k = 0; k < c->tr[i]->nthr; k++) {
-			const fold__throttle *th = &c->tr[i]->thr[k];
+			const ingest__throttle *th = &c->tr[i]->thr[k];
 			const char *name = "?";
 			if (th->region < c->nmap[i] && c->map[i][th->region] != UINT32_MAX)
 				name = c->reg[c->map[i][th->region]].name;
@@ -434,7 +433,7 @@ static int build_profile(ctx *c, fold__callpairs *pairs)
 			     "function %s was throttled at %.3f s after %llu calls (mean %llu ns): later "
 			     "calls are not "
 			     "recorded",
-			     name, fold__tick_ns(c->tr[i], th->tick) / 1e9, (unsigned long long)th->calls,
+			     name, ingest__tick_ns(c->tr[i], th->tick) / 1e9, (unsigned long long)th->calls,
 			     (unsigned long long)th->mean_ns);
 		}
 	return 0;
@@ -564,10 +563,10 @@ static int curve_alloc(fold_curve *cv, size_t n, int band)
 
 /* Share of its duration instance in spent on the CPU (from the samples'
  * CPU time), or -1 when unknown. */
-static double cpu_utilisation(fold__trace *const *tr, const fold__instance *in)
+static double cpu_utilisation(ingest__trace *const *tr, const fold__instance *in)
 {
-	const fold__trace *t = tr[in->proc];
-	const fold__thread *th = &t->threads[in->thread];
+	const ingest__trace *t = tr[in->proc];
+	const ingest__thread *th = &t->threads[in->thread];
 	double v0, v1;
 	if (!th->cpu_cum || !(in->dur_ns > 0) ||
 	    fold__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
@@ -638,7 +637,7 @@ static size_t choose_group(ctx *c, fold_region_result *r, const fold__instance *
 	return sel;
 }
 
-static int fold_region(ctx *c, size_t g, fold_region_result *r)
+static int analyze_region(ctx *c, size_t g, fold_region_result *r)
 {
 	const fold_options *opt = c->opt;
 	fold__region_acc *A = &c->acc[g];
@@ -945,7 +944,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		goto out;
 	r->nphases = pr.nseg;
 	for (size_t p = 0; p < pr.nseg; p++) {
-		fold_phase *ph = &r->phases[p];
+		fold_phase_result *ph = &r->phases[p];
 		ph->start = pr.bounds[p];
 		ph->end = pr.bounds[p + 1];
 		ph->rate_names =
@@ -967,7 +966,7 @@ static int fold_region(ctx *c, size_t g, fold_region_result *r)
 		const fold__instance *in = &pieces[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
-		const fold__thread *th = &c->tr[in->proc]->threads[in->thread];
+		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
 			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
@@ -1063,7 +1062,7 @@ static void *fold_worker(void *arg)
 			return NULL;
 		size_t g = c->todo[i];
 		fold_region_result *r = &c->a->regions[i];
-		int rc = fold_region(c, g, r);
+		int rc = analyze_region(c, g, r);
 		if (rc) {
 			pthread_mutex_lock(&c->q_lock);
 			if (!c->rc)
@@ -1190,7 +1189,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail;
 	}
 	progress(&c, 0.0, "reading traces");
-	rc = fold__trace_load_many(paths, npaths, worker_count(opt), &c.tr, diag, opt->diag_arg, err, errlen);
+	rc = ingest__trace_load_many(paths, npaths, worker_count(opt), &c.tr, diag, opt->diag_arg, err,
+	                             errlen);
 	if (rc)
 		goto fail;
 	c.ntr = npaths;
@@ -1244,7 +1244,7 @@ fail:
 cleanup:
 	if (c.tr)
 		for (size_t i = 0; i < c.ntr; i++)
-			fold__trace_free(c.tr[i]);
+			ingest__trace_free(c.tr[i]);
 	free(c.tr);
 	if (c.map)
 		for (size_t i = 0; i < c.ntr; i++)

@@ -15,7 +15,6 @@ typedef struct frame {
 	uint64_t nchild; /* direct children */
 } frame;
 
-
 static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, double incl)
 {
 	uint64_t key = ((uint64_t)(caller + 1) << 32) | (uint64_t)(callee + 1);
@@ -107,22 +106,22 @@ typedef struct thread_prof {
 	double incl, excl, min, max;
 } thread_prof;
 
-static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
+static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
                        fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs,
                        thread_prof *tp, uint32_t *active, uint32_t *touched, size_t *ntouched)
 {
-	const fold__thread *th = &t->threads[ti];
+	const ingest__thread *th = &t->threads[ti];
 	frame *stk = NULL;
 	size_t nstk = 0, cap = 0;
 	int rc = 0;
 	for (size_t e = 0; e < th->nev; e++) {
-		const fold__event *ev = &th->ev[e];
+		const ingest__event *ev = &th->ev[e];
 		if (ev->region >= nmap)
 			continue;
 		uint32_t g = map[ev->region];
 		if (g >= nacc)
 			continue;
-		if (ev->kind == FOLD__EV_ENTER) {
+		if (ev->kind == INGEST__EV_ENTER) {
 			if (fold__grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
 				rc = -ENOMEM;
 				goto out;
@@ -147,7 +146,7 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		}
 		frame f = stk[--nstk];
 		active[g]--;
-		const fold__event *en = &th->ev[f.ev];
+		const ingest__event *en = &th->ev[f.ev];
 		double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
 		if (ev->tick < en->tick)
 			dur = 0;
@@ -160,7 +159,7 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		memset(in, 0, sizeof *in);
 		in->t0 = en->tick;
 		in->t1 = ev->tick;
-		in->start_ns = fold__tick_ns(t, en->tick);
+		in->start_ns = ingest__tick_ns(t, en->tick);
 		in->dur_ns = dur;
 		in->proc = proc;
 		in->thread = ti;
@@ -175,7 +174,8 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 
 		/* see "Overhead compensation" in instances.h */
 		double incl = dur - hook.inner_ns - hook.pair_ns * (double)f.desc;
-		double excl = dur - f.child_ns - hook.inner_ns - (hook.pair_ns - hook.inner_ns) * (double)f.nchild;
+		double excl =
+		    dur - f.child_ns - hook.inner_ns - (hook.pair_ns - hook.inner_ns) * (double)f.nchild;
 		if (incl < 0)
 			incl = 0;
 		if (excl < 0)
@@ -214,7 +214,7 @@ out:
 	return rc;
 }
 
-int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                           fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs)
 {
 	int rc = 0;

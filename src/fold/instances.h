@@ -93,7 +93,7 @@ typedef struct fold__hook_cost {
 	double inner_ns; /* the part between the call's own two timestamps */
 } fold__hook_cost;
 
-int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                           fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs);
 
 /* Pieces of the instances inst[0..n) of one region, sorted by (process,

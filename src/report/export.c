@@ -15,7 +15,7 @@ static int cmp_u32_pair(const void *a, const void *b)
 
 static int load_regions(export_ctx *c, size_t p)
 {
-	const fold__trace *t = c->tr[p];
+	const ingest__trace *t = c->tr[p];
 	struct export_regions *r = &c->regions[p];
 	r->n = t->nreg;
 	r->ids = calloc(t->nreg ? t->nreg : 1, sizeof *r->ids);
@@ -32,7 +32,7 @@ static int load_regions(export_ctx *c, size_t p)
 	}
 	qsort(pairs, t->nreg, 2 * sizeof *pairs, cmp_u32_pair);
 	for (size_t k = 0; k < t->nreg; k++) {
-		const fold__region_def *d = &t->reg[pairs[2 * k + 1]];
+		const ingest__region_def *d = &t->reg[pairs[2 * k + 1]];
 		r->ids[k] = d->id;
 		const char *name = d->name;
 		if ((!name || !*name) && d->address) {
@@ -72,7 +72,7 @@ const char *export_region_name(const export_ctx *c, size_t proc, uint32_t id)
 
 double export_time_ns(const export_ctx *c, size_t proc, uint64_t tick)
 {
-	return c->offset_ns[proc] + fold__tick_ns(c->tr[proc], tick);
+	return c->offset_ns[proc] + ingest__tick_ns(c->tr[proc], tick);
 }
 
 int export_in_window(const export_ctx *c, double t_ns)
@@ -87,7 +87,7 @@ int export_ctx_open(export_ctx *c, const char *const *paths, size_t n, const exp
 {
 	memset(c, 0, sizeof *c);
 	c->opt = opt;
-	int rc = fold__trace_load_many(paths, n, 0, &c->tr, diag, diag_arg, err, errlen);
+	int rc = ingest__trace_load_many(paths, n, 0, &c->tr, diag, diag_arg, err, errlen);
 	if (rc)
 		return rc;
 	c->ntr = n;
@@ -104,7 +104,7 @@ int export_ctx_open(export_ctx *c, const char *const *paths, size_t n, const exp
 	double min_start = 0;
 	int aligned = 1;
 	for (size_t p = 0; p < n; p++) {
-		const char *s = fold__trace_info(c->tr[p], "start.realtime_ns");
+		const char *s = ingest__trace_info(c->tr[p], "start.realtime_ns");
 		if (!s) {
 			aligned = 0;
 			break;
@@ -116,9 +116,9 @@ int export_ctx_open(export_ctx *c, const char *const *paths, size_t n, const exp
 	for (size_t p = 0; p < n; p++)
 		c->offset_ns[p] = aligned ? c->offset_ns[p] - min_start : 0;
 	for (size_t p = 0; p < n; p++) {
-		const fold__trace *t = c->tr[p];
+		const ingest__trace *t = c->tr[p];
 		for (size_t m = 0; m < t->nmod; m++) {
-			const fold__module *mod = &t->mod[m];
+			const ingest__module *mod = &t->mod[m];
 			rc = symtab_add_module(c->sym, (unsigned)p, mod->id, mod->path, mod->build_id,
 			                       mod->build_id_len, mod->load_bias, mod->segs, mod->nseg);
 			if (rc) {
@@ -154,7 +154,7 @@ void export_ctx_close(export_ctx *c)
 	}
 	free(c->regions);
 	for (size_t p = 0; c->tr && p < c->ntr; p++)
-		fold__trace_free(c->tr[p]);
+		ingest__trace_free(c->tr[p]);
 	free(c->tr);
 	free(c->offset_ns);
 	if (c->sym)
@@ -163,12 +163,12 @@ void export_ctx_close(export_ctx *c)
 }
 
 /* Depth of the --region filter after event e (recursion counts). */
-static long filter_step(const export_ctx *c, size_t p, const fold__event *e, long depth)
+static long filter_step(const export_ctx *c, size_t p, const ingest__event *e, long depth)
 {
 	long i = export_region_index(c, p, e->region);
 	if (i < 0 || !c->regions[p].match[i])
 		return depth;
-	if (e->kind == FOLD__EV_ENTER)
+	if (e->kind == INGEST__EV_ENTER)
 		return depth + 1;
 	return depth > 0 ? depth - 1 : 0;
 }
@@ -176,9 +176,9 @@ static long filter_step(const export_ctx *c, size_t p, const fold__event *e, lon
 int export_each_sample(export_ctx *c, export_sample_fn fn, void *arg)
 {
 	for (size_t p = 0; p < c->ntr; p++) {
-		const fold__trace *t = c->tr[p];
+		const ingest__trace *t = c->tr[p];
 		for (size_t ti = 0; ti < t->nthreads; ti++) {
-			const fold__thread *th = &t->threads[ti];
+			const ingest__thread *th = &t->threads[ti];
 			long depth = 0;
 			size_t k = 0;
 			for (size_t s = 0; s < th->nsmp; s++) {
@@ -229,7 +229,7 @@ static void put_frame_name(report_buf *b, const char *s)
 
 int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, report_buf *out, char sep)
 {
-	const fold__trace *t = c->tr[proc];
+	const ingest__trace *t = c->tr[proc];
 	if (!stack || stack > t->nstacks) {
 		report_buf_puts(out, "[no stack]");
 		return 0;
@@ -256,7 +256,7 @@ int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, report_buf *
 
 const char *export_stack_leaf(export_ctx *c, size_t proc, uint32_t stack)
 {
-	const fold__trace *t = c->tr[proc];
+	const ingest__trace *t = c->tr[proc];
 	if (!stack || stack > t->nstacks || !t->stk_depth[stack])
 		return "[no stack]";
 	const symtab_result *r = NULL;

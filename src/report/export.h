@@ -17,27 +17,13 @@
 #include <stdint.h>
 
 #include "ingest.h"
+#include "report_export.h"
 #include "report_text.h"
 #include "symbols.h"
 
-typedef enum export_format { EXPORT_PPROF, EXPORT_CHROME, EXPORT_FOLDED } export_format;
-
-typedef struct export_options {
-	export_format format;
-	const char *region;  /* only samples/events inside instances of this region (NULL: all) */
-	double from_s, to_s; /* window on the common timeline; to_s < 0: to the end */
-	int with_samples;    /* chrome: emit sample instant events (default 1) */
-} export_options;
-
-typedef struct export_stats {
-	unsigned long samples; /* samples exported */
-	unsigned long events;  /* chrome: region begin/end events written */
-	unsigned long stacks;  /* distinct stacks */
-} export_stats;
-
 typedef struct export_ctx {
 	const export_options *opt;
-	fold__trace **tr;
+	ingest__trace **tr;
 	size_t ntr;
 	double *offset_ns; /* per process: its origin on the common timeline */
 	symtab *sym;
@@ -64,7 +50,7 @@ double export_time_ns(const export_ctx *c, size_t proc, uint64_t tick);
 int export_in_window(const export_ctx *c, double t_ns);
 
 /* Calls fn for every sample passing the filters, in file and stream order. */
-typedef int (*export_sample_fn)(void *arg, size_t proc, const fold__thread *th, const fold__sample *s,
+typedef int (*export_sample_fn)(void *arg, size_t proc, const ingest__thread *th, const ingest__sample *s,
                                 double t_ns);
 int export_each_sample(export_ctx *c, export_sample_fn fn, void *arg);
 

@@ -139,7 +139,7 @@ static const char *stack_string(chrome_state *s, uint32_t stack)
 	return s->strings[*v - 1];
 }
 
-static int emit_sample(chrome_state *s, const fold__sample *smp, double t_ns)
+static int emit_sample(chrome_state *s, const ingest__sample *smp, double t_ns)
 {
 	const char *stack = stack_string(s, smp->stack);
 	if (!stack)
@@ -166,7 +166,7 @@ static int push(chrome_state *s, uint32_t region)
 	return 0;
 }
 
-static int thread_events(chrome_state *s, const fold__thread *th)
+static int thread_events(chrome_state *s, const ingest__thread *th)
 {
 	s->depth = 0;
 	s->active = 0;
@@ -177,8 +177,8 @@ static int thread_events(chrome_state *s, const fold__thread *th)
 		uint64_t tick = take_event ? th->ev[k].tick : th->smp[n].tick;
 		double t_ns = export_time_ns(s->c, s->proc, tick);
 		if (take_event) {
-			const fold__event *e = &th->ev[k++];
-			if (e->kind == FOLD__EV_ENTER) {
+			const ingest__event *e = &th->ev[k++];
+			if (e->kind == INGEST__EV_ENTER) {
 				if (push(s, e->region))
 					return -ENOMEM;
 				if (wanted(s, t_ns)) {
@@ -208,7 +208,7 @@ static int thread_events(chrome_state *s, const fold__thread *th)
 					deactivate(s, t_ns);
 			}
 		} else {
-			const fold__sample *smp = &th->smp[n++];
+			const ingest__sample *smp = &th->smp[n++];
 			if (wanted(s, t_ns)) {
 				activate(s, t_ns);
 				if (s->c->opt->with_samples && emit_sample(s, smp, t_ns))
@@ -236,9 +236,9 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 	report_buf_puts(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"fold export\"},"
 	                     "\"traceEvents\":[");
 	for (size_t p = 0; p < c->ntr && !rc; p++) {
-		const fold__trace *t = c->tr[p];
-		const char *pid = fold__trace_info(t, "pid"), *host = fold__trace_info(t, "host");
-		const char *rank = fold__trace_info(t, "mpi.rank"), *exe = fold__trace_info(t, "exe");
+		const ingest__trace *t = c->tr[p];
+		const char *pid = ingest__trace_info(t, "pid"), *host = ingest__trace_info(t, "host");
+		const char *rank = ingest__trace_info(t, "mpi.rank"), *exe = ingest__trace_info(t, "exe");
 		s.proc = p;
 		s.pid = pid ? strtol(pid, NULL, 10) : (long)p + 1;
 		s.tid = 0;
@@ -255,7 +255,7 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 		report_buf_puts(out, "}}");
 		report_buf_free(&name);
 		for (size_t ti = 0; ti < t->nthreads && !rc; ti++) {
-			const fold__thread *th = &t->threads[ti];
+			const ingest__thread *th = &t->threads[ti];
 			s.tid = th->os_tid ? (long)th->os_tid : (long)th->stream;
 			event_head(&s, "thread_name", "__metadata", "M", 0);
 			report_buf_puts(out, ",\"args\":{\"name\":");

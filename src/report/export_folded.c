@@ -22,7 +22,7 @@ typedef struct folded_state {
 	unsigned long samples;
 } folded_state;
 
-static int on_sample(void *arg, size_t proc, const fold__thread *th, const fold__sample *s, double t_ns)
+static int on_sample(void *arg, size_t proc, const ingest__thread *th, const ingest__sample *s, double t_ns)
 {
 	(void)th;
 	(void)t_ns;

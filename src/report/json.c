@@ -321,7 +321,7 @@ static void write_region(jw *w, const fold_region_result *r)
 	close_(w, ']');
 	karr(w, "phases");
 	for (size_t i = 0; i < r->nphases; i++) {
-		const fold_phase *p = &r->phases[i];
+		const fold_phase_result *p = &r->phases[i];
 		eobj(w);
 		knum(w, "start", p->start);
 		knum(w, "end", p->end);
@@ -405,7 +405,8 @@ static size_t lower(const fold_callpair *p, const size_t *idx, size_t n, const c
 
 static void write_profile(jw *w, const fold_analysis *a)
 {
-	size_t *byc = malloc((a->ncallpairs + 1) * sizeof *byc), *bye = malloc((a->ncallpairs + 1) * sizeof *bye);
+	size_t *byc = malloc((a->ncallpairs + 1) * sizeof *byc),
+	       *bye = malloc((a->ncallpairs + 1) * sizeof *bye);
 	if (byc && bye) {
 		for (size_t i = 0; i < a->ncallpairs; i++)
 			byc[i] = bye[i] = i;
@@ -444,7 +445,8 @@ static void write_profile(jw *w, const fold_analysis *a)
 		for (int dir = 0; dir < 2 && byc && bye; dir++) {
 			const size_t *idx = dir ? bye : byc;
 			karr(w, dir ? "callers" : "callees");
-			for (size_t k = lower(a->callpairs, idx, a->ncallpairs, p->name, !dir); k < a->ncallpairs; k++) {
+			for (size_t k = lower(a->callpairs, idx, a->ncallpairs, p->name, !dir);
+			     k < a->ncallpairs; k++) {
 				const fold_callpair *cp = &a->callpairs[idx[k]];
 				if (strcmp(dir ? cp->callee : cp->caller, p->name))
 					break;
@@ -587,7 +589,8 @@ int report_json_write(const fold_analysis *a, const char *path, char *err, size_
 	}
 	if (rename(tmp, path)) {
 		e = errno;
-		snprintf(err, errlen, "%s: cannot rename the temporary file into place: %s", path, strerror(e));
+		snprintf(err, errlen, "%s: cannot rename the temporary file into place: %s", path,
+		         strerror(e));
 		unlink(tmp);
 		free(tmp);
 		return -e;

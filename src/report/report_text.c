@@ -317,33 +317,35 @@ unsigned report_term_width(const char *s)
 	return w;
 }
 
-void report_fmt_ns(char *out, size_t n, double ns)
+void report_ns_scale(double ns, double *v, const char **unit)
 {
 	static const struct {
 		double scale;
 		const char *unit;
 	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+	double a = fabs(ns);
+	size_t i = 0;
+	while (i + 1 < sizeof units / sizeof units[0] && a < units[i].scale)
+		i++;
+	*v = ns / units[i].scale;
+	*unit = units[i].unit;
+}
+
+void report_fmt_ns(char *out, size_t n, double ns)
+{
 	if (!isfinite(ns)) {
 		snprintf(out, n, "-");
 		return;
 	}
-	double a = fabs(ns);
-	if (a >= 1e9 * 1000) {
+	if (fabs(ns) >= 1e9 * 1000) {
 		snprintf(out, n, "%.0f s", ns / 1e9);
 		return;
 	}
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (a >= units[i].scale || i + 1 == sizeof units / sizeof units[0]) {
-			double v = ns / units[i].scale;
-			double av = fabs(v);
-			snprintf(out, n,
-			         av >= 100 || v == 0 ? "%.0f %s"
-			         : av >= 10          ? "%.1f %s"
-			                             : "%.2f %s",
-			         v, units[i].unit);
-			return;
-		}
-	}
+	double v;
+	const char *unit;
+	report_ns_scale(ns, &v, &unit);
+	double av = fabs(v);
+	snprintf(out, n, av >= 100 || v == 0 ? "%.0f %s" : av >= 10 ? "%.1f %s" : "%.2f %s", v, unit);
 }
 
 void report_fmt_si(char *out, size_t n, double v)

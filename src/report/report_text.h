@@ -56,6 +56,8 @@ unsigned report_term_width(const char *s);
 
 /* "1.23 ms", "850 ns", "2.4 s": 3 significant digits. */
 void report_fmt_ns(char *out, size_t n, double ns);
+/* The unit report_fmt_ns picks for ns (s, ms, us or ns) and ns in it. */
+void report_ns_scale(double ns, double *v, const char **unit);
 /* "1.23 G", "512 k", "0.75": SI prefix, 3 significant digits. */
 void report_fmt_si(char *out, size_t n, double v);
 /* Shortest round-trip-safe enough number for data (%.6g), never nan/inf

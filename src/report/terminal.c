@@ -251,7 +251,7 @@ static void top_line(term *t, const fold_attribution *at)
 	put(t, loc);
 }
 
-static void rate(term *t, const fold_region_result *r, const fold_phase *p, size_t i, unsigned width)
+static void rate(term *t, const fold_region_result *r, const fold_phase_result *p, size_t i, unsigned width)
 {
 	char v[64];
 	report_fmt_si(v, sizeof v, p->rates[i]);
@@ -272,7 +272,7 @@ static void region_phases_narrow(term *t, const fold_region_result *r)
 {
 	char d[32];
 	for (size_t k = 0; k < r->nphases; k++) {
-		const fold_phase *p = &r->phases[k];
+		const fold_phase_result *p = &r->phases[k];
 		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
 		putf(t, "  P%zu  %.3f-%.3f  %s  %lu samples", k + 1, p->start, p->end, d, p->samples);
 		newline(t);
@@ -298,8 +298,8 @@ static void region_phases(term *t, const fold_region_result *r)
 	sgr(t, "0");
 	report_fmt_ns(m, sizeof m, r->folded_mean_duration_ns);
 	newline(t);
-	putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used, r->instances, m,
-	     r->samples_folded);
+	putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used, r->instances,
+	     m, r->samples_folded);
 	if (r->fit_method)
 		putf(t, ", %s fit", r->fit_method);
 	newline(t);
@@ -323,7 +323,7 @@ static void region_phases(term *t, const fold_region_result *r)
 	sgr(t, "0");
 	newline(t);
 	for (size_t k = 0; k < r->nphases; k++) {
-		const fold_phase *p = &r->phases[k];
+		const fold_phase_result *p = &r->phases[k];
 		size_t lines = p->nrates > p->ntop ? p->nrates : p->ntop;
 		if (lines > 3)
 			lines = 3;

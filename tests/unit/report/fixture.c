@@ -159,9 +159,9 @@ static void fill_phases(fold_region_result *r, const shape *s, const char *const
                         const char *const *files, double mean_ns)
 {
 	r->nphases = s->n;
-	r->phases = xcalloc(s->n, sizeof(fold_phase));
+	r->phases = xcalloc(s->n, sizeof(fold_phase_result));
 	for (size_t i = 0; i < s->n; i++) {
-		fold_phase *p = &r->phases[i];
+		fold_phase_result *p = &r->phases[i];
 		p->start = s->bounds[i];
 		p->end = s->bounds[i + 1];
 		p->nrates = 2;
