@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
-#include "fold_util.h"
+#include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define GROW(arr, n, cap, need) fold__grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW(arr, n, cap, need) util_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* The large per-thread arrays (samples, counter values, CPU prefix sums) are
  * anonymous mappings, grown with mremap (no copy) and populated in bulk with
@@ -293,8 +293,8 @@ static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint3
 	}
 	size_t cap_off = t->cap_stacks, cap_depth = t->cap_stacks;
 	uint32_t id = (uint32_t)t->nstacks + 1;
-	if (fold__grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
-	    fold__grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
+	if (util_grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
+	    util_grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
 	    GROW(t->frames, t->nframes, t->cap_frames, t->nframes + depth))
 		return -ENOMEM;
 	t->cap_stacks = cap_off < cap_depth ? cap_off : cap_depth;
@@ -455,7 +455,7 @@ static int on_record(loader *L, const trace_record *r)
 		int rc = intern_stack(L, r->u.stack_def.frames, r->u.stack_def.depth, &id);
 		if (rc)
 			return rc;
-		if (fold__grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
+		if (util_grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
 			return -ENOMEM;
 		L->ref_map[ref] = id;
 		return 0;

@@ -1,7 +1,7 @@
 /* instances.c: region instances and exact profile from enter/exit events
  * (see instances.h). One stack walk per thread. */
 #include "instances.h"
-#include "fold_util.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -122,7 +122,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		if (g >= nacc)
 			continue;
 		if (ev->kind == INGEST__EV_ENTER) {
-			if (fold__grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
+			if (util_grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -151,7 +151,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		if (ev->tick < en->tick)
 			dur = 0;
 		fold__region_acc *A = &acc[g];
-		if (fold__grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
+		if (util_grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -232,7 +232,7 @@ int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t 
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			fold__region_acc *A = &acc[g];
-			if (fold__grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
+			if (util_grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
 				rc = -ENOMEM;
 				break;
 			}
