@@ -119,6 +119,11 @@ void fold_analysis_free(fold_analysis *a)
 		free(a->cct[i].file);
 	}
 	free(a->cct);
+	for (size_t i = 0; i < a->nbottom_up; i++) {
+		free(a->bottom_up[i].function);
+		free(a->bottom_up[i].file);
+	}
+	free(a->bottom_up);
 	free_attributions(a->lines, a->nlines);
 	for (size_t i = 0; i < a->nwarnings; i++)
 		free(a->warnings[i].what);

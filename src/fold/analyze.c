@@ -141,7 +141,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	analyze__progress(&c, 0.5, "folding");
 	if ((rc = analyze__fold_regions(&c)))
 		goto fail_nomem;
-	if ((rc = fold__attrib_global(c.attrib, c.tr, c.ntr, c.a)))
+	if ((rc = fold__attrib_global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)))
 		goto fail_nomem;
 	analyze__progress(&c, 1.0, "done");
 	*out = c.a;

@@ -203,6 +203,9 @@ typedef struct fold_cct_node {
 	size_t first_child, next_sibling; /* SIZE_MAX = none */
 } fold_cct_node;
 
+/* Callers followed from a sample's function in the bottom-up tree at most. */
+#define FOLD_BOTTOM_UP_DEPTH 24
+
 typedef struct fold_warning {
 	char *what;
 } fold_warning;
@@ -222,6 +225,13 @@ typedef struct fold_analysis {
 	size_t ncallpairs;
 	fold_cct_node *cct;
 	size_t ncct;
+	/* The same samples bottom-up: roots are the functions where samples
+	 * landed (self), children their callers, each path weighted by the self
+	 * samples at its leaf, at most FOLD_BOTTOM_UP_DEPTH deep. Roots are
+	 * chained from bottom_up_root through next_sibling (SIZE_MAX: none). */
+	fold_cct_node *bottom_up;
+	size_t nbottom_up;
+	size_t bottom_up_root;
 	/* Sampled flat profile by source line (the interrupted line of every
 	 * sample, with its inline chain), largest first; share of all samples. */
 	fold_attribution *lines;
@@ -238,5 +248,9 @@ typedef struct fold_analysis {
 } fold_analysis;
 
 void fold_analysis_free(fold_analysis *a);
+
+/* Builds a->bottom_up from a->cct (fold_analyze does; a hand-made analysis,
+ * as in tests, calls it after filling cct). 0 or -ENOMEM. */
+int fold_analysis_bottom_up(fold_analysis *a);
 
 #endif

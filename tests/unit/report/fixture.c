@@ -510,6 +510,8 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 
 	fill_profile(a);
 	fill_cct(a);
+	if (fold_analysis_bottom_up(a))
+		abort();
 	a->total_samples = 0;
 	for (size_t i = 0; i < a->ncct; i++)
 		a->total_samples += a->cct[i].self_samples;
