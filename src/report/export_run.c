@@ -24,8 +24,9 @@ static int write_out(const report_buf *out, const char *out_path, char *err, siz
 int report_export(const char *const *paths, size_t n, const export_options *opt, const char *out_path,
                   trace_diag_fn diag, void *diag_arg, export_stats *st, char *err, size_t errlen)
 {
-	export_ctx ctx;
-	int rc = export_ctx_open(&ctx, paths, n, opt, diag, diag_arg, err, errlen);
+	export_ctx ctx = {opt, NULL};
+	fold_export_filter filter = {opt->region, opt->from_s, opt->to_s};
+	int rc = fold_export_open(&ctx.x, paths, n, &filter, diag, diag_arg, err, errlen);
 	if (rc)
 		return rc;
 	report_buf out;
@@ -39,7 +40,7 @@ int report_export(const char *const *paths, size_t n, const export_options *opt,
 		snprintf(err, errlen, "export: unknown format %d", (int)opt->format);
 		break;
 	}
-	export_ctx_close(&ctx);
+	fold_export_close(ctx.x);
 	if (!rc)
 		rc = write_out(&out, out_path, err, errlen);
 	report_buf_free(&out);
