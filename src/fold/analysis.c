@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "trace_format.h"
+
 static void free_kvs(fold_kv *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -134,4 +136,16 @@ void fold_analysis_free(fold_analysis *a)
 		free(a->models_used[i]);
 	free(a->models_used);
 	free(a);
+}
+
+const char *fold_region_kind_label(unsigned kind)
+{
+	switch (kind) {
+	case TRACE_REGION_API: return "region";
+	case TRACE_REGION_FUNCTION: return "function";
+	case TRACE_REGION_MPI: return "MPI";
+	case TRACE_REGION_OPENMP: return "OpenMP";
+	case TRACE_REGION_BURST: return "burst";
+	default: return "other";
+	}
 }

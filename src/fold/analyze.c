@@ -37,10 +37,8 @@ void fold_options_init(fold_options *opt)
 void analyze__warn(analyze_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	char *s = util_vasprintf(fmt, ap);
 	va_end(ap);
 	if (!s)
 		return;

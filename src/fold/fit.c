@@ -1,6 +1,7 @@
 /* fit.c: the table of curve fits (fit.h) and their parameter records. */
 #define _GNU_SOURCE
 #include "fit.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,10 +22,8 @@ const fit_method *fit_find(const char *name)
 int fit_param(const fit_params *p, const char *key, const char *fmt, ...)
 {
 	va_list ap;
-	char *value = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&value, fmt, ap) < 0)
-		value = NULL;
+	char *value = util_vasprintf(fmt, ap);
 	va_end(ap);
 	char *k = strdup(key);
 	fold_kv *kv = value && k ? realloc(*p->kv, (*p->n + 1) * sizeof **p->kv) : NULL;

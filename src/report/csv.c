@@ -141,7 +141,7 @@ static void phases_table(report_buf *b, const fold_analysis *a)
 			sep(b);
 			num(b, p->end);
 			sep(b);
-			num(b, (p->end - p->start) * a->regions[i].folded_mean_duration_ns);
+			num(b, fold_phase_duration_ns(&a->regions[i], p));
 			report_buf_printf(b, ",%lu", p->samples);
 			eol(b);
 		}

@@ -115,7 +115,7 @@ static void profile_table(html_ctx *h)
 		const fold_profile_entry *e = &a->profile[i];
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, e->name);
-		report_buf_printf(h->b, "</td><td>%s</td>", report_region_kind_label(e->kind));
+		report_buf_printf(h->b, "</td><td>%s</td>", fold_region_kind_label(e->kind));
 		snprintf(buf, sizeof buf, "%lu", e->calls);
 		report_html_num_cell(h, (double)e->calls, buf);
 		report_fmt_ns(buf, sizeof buf, e->inclusive_ns);

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "html.h"
-#include "trace_format.h"
 
 typedef struct frame {
 	double w, h;   /* viewBox */
@@ -141,7 +140,7 @@ static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
 {
 	const fold_phase_result *p = &r->phases[k];
 	char d[32];
-	report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
+	report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
 	report_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end,
 	                  d, p->samples);
 	for (size_t i = 0; i < p->ntop && i < 3; i++) {
@@ -468,7 +467,7 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	                "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase_result *p = &r->phases[k];
-		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
+		report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
 		report_buf_printf(
 		    h->b,
 		    "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f</td><td class=\"n\">%s</td>"
@@ -687,7 +686,7 @@ void report_html_region(html_ctx *h, size_t ri)
 	    ri);
 	report_html_text(h, r->name);
 	report_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
-	                  report_region_kind_label(r->kind),
+	                  fold_region_kind_label(r->kind),
 	                  r->folded ? "<span class=\"pill ok\">folded</span>"
 	                            : "<span class=\"pill no\">not folded</span>");
 	report_buf_printf(

@@ -78,13 +78,19 @@ char *util_strdup(const char *s)
 	return strdup(s ? s : "");
 }
 
+char *util_vasprintf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	return s;
+}
+
 char *util_asprintf(const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	char *s = util_vasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }

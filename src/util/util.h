@@ -11,6 +11,7 @@
 #define FOLD_UTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,5 +75,6 @@ uint64_t util_hash_mix(uint64_t a, uint64_t b);
 char *util_strdup(const char *s);
 /* vasprintf into a fresh string, NULL when memory runs out. */
 char *util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *util_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

@@ -249,6 +249,17 @@ typedef struct fold_analysis {
 
 void fold_analysis_free(fold_analysis *a);
 
+/* "region", "function", "MPI", "OpenMP", "burst" or "other": how every
+ * writer names a region's kind (TRACE_REGION_*). */
+const char *fold_region_kind_label(unsigned kind);
+
+/* A phase's duration in the folded instance: its share of the folded
+ * instances' mean duration. */
+static inline double fold_phase_duration_ns(const fold_region_result *r, const fold_phase_result *p)
+{
+	return (p->end - p->start) * r->folded_mean_duration_ns;
+}
+
 /* Builds a->bottom_up from a->cct (fold_analyze does; a hand-made analysis,
  * as in tests, calls it after filling cct). 0 or -ENOMEM. */
 int fold_analysis_bottom_up(fold_analysis *a);
