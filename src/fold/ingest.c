@@ -149,7 +149,7 @@ void ingest__trace_free(ingest__trace *t)
 	free(t->frames);
 	free(t->stk_off);
 	free(t->stk_depth);
-	free(t->stk_hash);
+	util_hmap_free(&t->stk_by_frames);
 	free(t);
 }
 
@@ -247,7 +247,7 @@ static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out
 	return 0;
 }
 
-static uint32_t hash_frames(const uint64_t *f, unsigned depth)
+static uint64_t hash_frames(const uint64_t *f, unsigned depth)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ depth;
 	for (unsigned i = 0; i < depth; i++) {
@@ -255,41 +255,32 @@ static uint32_t hash_frames(const uint64_t *f, unsigned depth)
 		h *= 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
-	return (uint32_t)h | 1u;
+	return h;
+}
+
+typedef struct stack_probe {
+	const ingest__trace *t;
+	const uint64_t *frames;
+	unsigned depth;
+} stack_probe;
+
+static int same_stack(const void *arg, size_t id)
+{
+	const stack_probe *q = arg;
+	const ingest__trace *t = q->t;
+	return t->stk_depth[id] == q->depth &&
+	       !memcmp(t->frames + t->stk_off[id], q->frames, q->depth * sizeof *q->frames);
 }
 
 static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint32_t *id_out)
 {
 	ingest__trace *t = L->t;
-	if (t->nstacks * 2 + 2 >= t->hash_cap) {
-		size_t ncap = t->hash_cap ? t->hash_cap * 2 : 1024;
-		uint32_t *nh = calloc(ncap, sizeof *nh);
-		if (!nh)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->hash_cap; i++) {
-			uint32_t id = t->stk_hash[i];
-			if (!id)
-				continue;
-			uint32_t h = hash_frames(t->frames + t->stk_off[id], t->stk_depth[id]);
-			size_t j = h & (ncap - 1);
-			while (nh[j])
-				j = (j + 1) & (ncap - 1);
-			nh[j] = id;
-		}
-		free(t->stk_hash);
-		t->stk_hash = nh;
-		t->hash_cap = ncap;
-	}
-	uint32_t h = hash_frames(frames, depth);
-	size_t j = h & (t->hash_cap - 1);
-	while (t->stk_hash[j]) {
-		uint32_t id = t->stk_hash[j];
-		if (t->stk_depth[id] == depth &&
-		    !memcmp(t->frames + t->stk_off[id], frames, depth * sizeof *frames)) {
-			*id_out = id;
-			return 0;
-		}
-		j = (j + 1) & (t->hash_cap - 1);
+	uint64_t h = hash_frames(frames, depth);
+	stack_probe probe = {t, frames, depth};
+	const size_t *found = util_hmap_find(&t->stk_by_frames, h, same_stack, &probe);
+	if (found) {
+		*id_out = (uint32_t)*found;
+		return 0;
 	}
 	size_t cap_off = t->cap_stacks, cap_depth = t->cap_stacks;
 	uint32_t id = (uint32_t)t->nstacks + 1;
@@ -303,7 +294,8 @@ static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint3
 	t->stk_depth[id] = depth;
 	t->nframes += depth;
 	t->nstacks++;
-	t->stk_hash[j] = id;
+	if (util_hmap_insert(&t->stk_by_frames, h, id))
+		return -ENOMEM;
 	*id_out = id;
 	return 0;
 }

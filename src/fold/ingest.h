@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "trace_reader.h"
+#include "util.h"
 
 enum { INGEST__EV_ENTER = 0, INGEST__EV_EXIT = 1 };
 
@@ -137,8 +138,7 @@ typedef struct ingest__trace {
 	size_t nframes, cap_frames;
 	uint32_t *stk_off, *stk_depth; /* indexed by stack id (1-based; [0] unused) */
 	size_t nstacks, cap_stacks;
-	uint32_t *stk_hash; /* open addressing, value = stack id */
-	size_t hash_cap;
+	util_hmap stk_by_frames; /* hash of the frames -> stack id */
 	uint64_t min_tick, max_tick;
 } ingest__trace;
 

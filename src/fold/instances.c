@@ -15,35 +15,32 @@ typedef struct frame {
 	uint64_t nchild; /* direct children */
 } frame;
 
+typedef struct pair_probe {
+	const fold__callpairs *p;
+	uint64_t key;
+} pair_probe;
+
+static int same_key(const void *arg, size_t value)
+{
+	const pair_probe *q = arg;
+	return q->p->e[value].key == q->key;
+}
+
 static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, double incl)
 {
 	uint64_t key = ((uint64_t)(caller + 1) << 32) | (uint64_t)(callee + 1);
-	if (p->n * 2 + 2 >= p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 256;
-		fold__callpair_acc *ns = calloc(ncap, sizeof *ns);
-		if (!ns)
+	uint64_t h = util_hash_mix(key, 0);
+	pair_probe probe = {p, key};
+	size_t *found = util_hmap_find(&p->by_key, h, same_key, &probe);
+	size_t i = found ? *found : p->n;
+	if (!found) {
+		if (util_grow((void **)&p->e, &p->cap, p->n + 1, sizeof *p->e) ||
+		    util_hmap_insert(&p->by_key, h, p->n))
 			return -ENOMEM;
-		for (size_t i = 0; i < p->cap; i++) {
-			if (!p->slot[i].key)
-				continue;
-			size_t j = (p->slot[i].key * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
-			while (ns[j].key)
-				j = (j + 1) & (ncap - 1);
-			ns[j] = p->slot[i];
-		}
-		free(p->slot);
-		p->slot = ns;
-		p->cap = ncap;
+		p->e[p->n++] = (fold__callpair_acc){key, 0, 0};
 	}
-	size_t j = (key * 0x9e3779b97f4a7c15ull >> 20) & (p->cap - 1);
-	while (p->slot[j].key && p->slot[j].key != key)
-		j = (j + 1) & (p->cap - 1);
-	if (!p->slot[j].key) {
-		p->slot[j].key = key;
-		p->n++;
-	}
-	p->slot[j].calls++;
-	p->slot[j].incl += incl;
+	p->e[i].calls++;
+	p->e[i].incl += incl;
 	return 0;
 }
 
@@ -97,7 +94,8 @@ void fold__region_acc_free(fold__region_acc *a)
 
 void fold__callpairs_free(fold__callpairs *p)
 {
-	free(p->slot);
+	free(p->e);
+	util_hmap_free(&p->by_key);
 	memset(p, 0, sizeof *p);
 }
 

@@ -106,10 +106,8 @@ int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs)
 	a->callpairs = calloc(pairs->n + 1, sizeof *a->callpairs);
 	if (!a->callpairs)
 		return -ENOMEM;
-	for (size_t i = 0; i < pairs->cap; i++) {
-		const fold__callpair_acc *s = &pairs->slot[i];
-		if (!s->key)
-			continue;
+	for (size_t i = 0; i < pairs->n; i++) {
+		const fold__callpair_acc *s = &pairs->e[i];
 		uint32_t caller = (uint32_t)(s->key >> 32) - 1, callee = (uint32_t)s->key - 1;
 		fold_callpair *o = &a->callpairs[a->ncallpairs++];
 		o->caller = util_strdup(c->reg[caller].name);

@@ -69,51 +69,36 @@ const char *export_stack_leaf(export_ctx *c, size_t proc, uint32_t stack)
 	return n ? f[0].function : "[unknown]";
 }
 
-static uint64_t mix(uint64_t a, uint64_t b)
+typedef struct pair_probe {
+	const export_map *m;
+	uint64_t a, b;
+} pair_probe;
+
+static int same_pair(const void *arg, size_t i)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
+	const pair_probe *q = arg;
+	return q->m->e[i].a == q->a && q->m->e[i].b == q->b;
 }
 
 uint64_t *export_map_get(export_map *m, uint64_t a, uint64_t b, uint64_t init, int *added)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct export_map_slot *s = calloc(cap, sizeof *s);
-		if (!s)
-			return NULL;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->slot[i].used)
-				continue;
-			size_t j = mix(m->slot[i].a, m->slot[i].b) & (cap - 1);
-			while (s[j].used)
-				j = (j + 1) & (cap - 1);
-			s[j] = m->slot[i];
-		}
-		free(m->slot);
-		m->slot = s;
-		m->cap = cap;
-	}
-	size_t j = mix(a, b) & (m->cap - 1);
-	while (m->slot[j].used) {
-		if (m->slot[j].a == a && m->slot[j].b == b) {
-			if (added)
-				*added = 0;
-			return &m->slot[j].v;
-		}
-		j = (j + 1) & (m->cap - 1);
-	}
-	m->slot[j] = (struct export_map_slot){a, b, init, 1};
-	m->n++;
+	uint64_t h = util_hash_mix(a, b);
+	pair_probe probe = {m, a, b};
+	const size_t *i = util_hmap_find(&m->index, h, same_pair, &probe);
 	if (added)
-		*added = 1;
-	return &m->slot[j].v;
+		*added = !i;
+	if (i)
+		return &m->e[*i].v;
+	if (util_grow((void **)&m->e, &m->cap, m->n + 1, sizeof *m->e) ||
+	    util_hmap_insert(&m->index, h, m->n))
+		return NULL;
+	m->e[m->n] = (struct export_map_entry){a, b, init};
+	return &m->e[m->n++].v;
 }
 
 void export_map_free(export_map *m)
 {
-	free(m->slot);
+	free(m->e);
+	util_hmap_free(&m->index);
 	memset(m, 0, sizeof *m);
 }

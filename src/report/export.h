@@ -15,6 +15,7 @@
 #include "export_data.h"
 #include "report_export.h"
 #include "report_text.h"
+#include "util.h"
 
 typedef struct export_ctx {
 	const export_options *opt;
@@ -28,15 +29,17 @@ int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, report_buf *
 /* Leaf function name of a stack (innermost inlined frame). */
 const char *export_stack_leaf(export_ctx *c, size_t proc, uint32_t stack);
 
-/* A hash map from a pair of 64-bit keys to a 64-bit value. */
+/* A map from a pair of 64-bit keys to a 64-bit value (entries in order of
+ * insertion, indexed by a util_hmap). */
 typedef struct export_map {
-	struct export_map_slot {
+	struct export_map_entry {
 		uint64_t a, b, v;
-		int used;
-	} * slot;
-	size_t cap, n;
+	} * e;
+	size_t n, cap;
+	util_hmap index;
 } export_map;
-/* Returns a pointer to the value of (a, b), inserting init if absent (*added set); NULL on ENOMEM. */
+/* Returns a pointer to the value of (a, b), inserting init if absent (*added
+ * set); NULL on ENOMEM. The pointer is valid until the next call on m. */
 uint64_t *export_map_get(export_map *m, uint64_t a, uint64_t b, uint64_t init, int *added);
 void export_map_free(export_map *m);
 

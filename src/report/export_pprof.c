@@ -72,14 +72,6 @@ typedef struct strtab {
 	size_t n, cap;
 } strtab;
 
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 /* Index of s (UTF-8-sanitised) in the table; -1 on ENOMEM. */
 static int64_t str_index(strtab *t, const char *raw)
 {
@@ -90,7 +82,7 @@ static int64_t str_index(strtab *t, const char *raw)
 		return -1;
 	const char *s = clean.data ? clean.data : "";
 	size_t len = clean.len;
-	uint64_t h = fnv(s, len);
+	uint64_t h = util_hash_bytes(s, len);
 	/* Open chain on the hash: probe (h, len), (h+1, len)... until the text matches or a new slot. */
 	for (uint64_t probe = 0;; probe++) {
 		int added;
