@@ -40,7 +40,7 @@ static void quiet(void *arg, const char *msg)
 	(void)msg;
 }
 
-static unsigned long count_samples(fold__trace *t)
+static unsigned long count_samples(ingest__trace *t)
 {
 	unsigned long n = 0;
 	for (size_t i = 0; i < t->nthreads; i++)
@@ -69,18 +69,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot write %s\n", big);
 		return 1;
 	}
-	fold__trace *t = NULL;
+	ingest__trace *t = NULL;
 	double best = 1e30, best_wall = 1e30;
 	unsigned long ns = 0;
 	for (int rep = 0; rep < 3; rep++) {
 		double t0 = cpu(), w0 = now();
-		if (fold__trace_load(big, &t, quiet, NULL, err, sizeof err)) {
+		if (ingest__trace_load(big, &t, quiet, NULL, err, sizeof err)) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
 		double dt = cpu() - t0, dw = now() - w0;
 		ns = count_samples(t);
-		fold__trace_free(t);
+		ingest__trace_free(t);
 		if (dt < best)
 			best = dt;
 		if (dw < best_wall)
@@ -90,17 +90,17 @@ int main(int argc, char **argv)
 	       "samples/s (inflating on a second thread)\n",
 	       ns, best, ns / best / 1e6, best_wall, ns / best_wall / 1e6);
 	const char *two[2] = {big, big2};
-	fold__trace **tt = NULL;
+	ingest__trace **tt = NULL;
 	best = 1e30;
 	for (int rep = 0; rep < 3; rep++) {
 		double t0 = now();
-		if (fold__trace_load_many(two, 2, 2, &tt, quiet, NULL, err, sizeof err)) {
+		if (ingest__trace_load_many(two, 2, 2, &tt, quiet, NULL, err, sizeof err)) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
 		double dt = now() - t0;
-		fold__trace_free(tt[0]);
-		fold__trace_free(tt[1]);
+		ingest__trace_free(tt[0]);
+		ingest__trace_free(tt[1]);
 		free(tt);
 		if (dt < best)
 			best = dt;
@@ -123,10 +123,10 @@ int main(int argc, char **argv)
 	double tload = 1e30, tall = 1e30;
 	for (int rep = 0; rep < 3; rep++) {
 		double t0 = now();
-		if (fold__trace_load(mid, &t, quiet, NULL, err, sizeof err))
+		if (ingest__trace_load(mid, &t, quiet, NULL, err, sizeof err))
 			return 1;
 		double t1 = now();
-		fold__trace_free(t);
+		ingest__trace_free(t);
 		fold_analysis *a;
 		double t2 = now();
 		if (fold_analyze(paths, 1, &o, &a, err, sizeof err)) {

@@ -14,7 +14,7 @@ cc -O2 -g "$src" -o "$tmp/plain"
 cc -O2 -g -finstrument-functions "$src" -o "$tmp/instr"
 cd "$tmp"
 FOLD_OUTPUT=$tmp/calls.trace FOLD_THROTTLE=off FOLD_QUIET=1 LD_PRELOAD=$lib ./instr ${STEPS:-300} >/dev/null
-echo "function calls with throttling off: $("$build/src/fold/fold" dump calls.trace | grep -c ' enter ')"
+echo "function calls with throttling off: $("$build/src/cli/fold" dump calls.trace | grep -c ' enter ')"
 rm -f calls.trace
 steps=${STEPS:-300}
 hyperfine -N -w 1 -r ${RUNS:-5} --export-markdown "$tmp/table.md" \

@@ -9,7 +9,7 @@
 set -eu
 build=$(cd "${1:-build}" && pwd)
 fixture=$build/tests/integration/report/write_fixture_report
-fold=$build/src/fold/fold
+fold=$build/src/cli/fold
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

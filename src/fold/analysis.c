@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "trace_format.h"
+
 static void free_kvs(fold_kv *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -58,7 +60,7 @@ static void free_region(fold_region_result *r)
 	}
 	free(r->series);
 	for (size_t i = 0; i < r->nphases; i++) {
-		fold_phase *p = &r->phases[i];
+		fold_phase_result *p = &r->phases[i];
 		for (size_t k = 0; k < p->nrates; k++)
 			free(p->rate_names[k]);
 		free(p->rate_names);
@@ -119,6 +121,11 @@ void fold_analysis_free(fold_analysis *a)
 		free(a->cct[i].file);
 	}
 	free(a->cct);
+	for (size_t i = 0; i < a->nbottom_up; i++) {
+		free(a->bottom_up[i].function);
+		free(a->bottom_up[i].file);
+	}
+	free(a->bottom_up);
 	free_attributions(a->lines, a->nlines);
 	for (size_t i = 0; i < a->nwarnings; i++)
 		free(a->warnings[i].what);
@@ -129,4 +136,16 @@ void fold_analysis_free(fold_analysis *a)
 		free(a->models_used[i]);
 	free(a->models_used);
 	free(a);
+}
+
+const char *fold_region_kind_label(unsigned kind)
+{
+	switch (kind) {
+	case TRACE_REGION_API: return "region";
+	case TRACE_REGION_FUNCTION: return "function";
+	case TRACE_REGION_MPI: return "MPI";
+	case TRACE_REGION_OPENMP: return "OpenMP";
+	case TRACE_REGION_BURST: return "burst";
+	default: return "other";
+	}
 }

@@ -8,10 +8,9 @@
  *
  * Timeline (a simplified multiple-sequence alignment): the common outer
  * frames are the longest prefix of logical frames shared by >= 97% of the
- * folded samples (ending at the region's own function when it has one); below it, at each of up to FOLD__TIMELINE_LEVELS depths,
- * the normalised time axis is cut into bins, each bin takes the function
- * most of its samples run at that depth, and equal neighbours merge into
- * spans.
+ * folded samples (ending at the region's own function when it has one); below it, at each of up to
+ * FOLD__TIMELINE_LEVELS depths, the normalised time axis is cut into bins, each bin takes the function most
+ * of its samples run at that depth, and equal neighbours merge into spans.
  */
 #define _GNU_SOURCE
 #include "attribution.h"
@@ -36,7 +35,7 @@ typedef struct lframe {
 typedef struct stk_info {
 	int done;
 	unsigned nlog;
-	lframe *log; /* outermost first */
+	lframe *log;               /* outermost first */
 	const symtab_result *leaf; /* symbolisation of the interrupted PC (may be NULL) */
 } stk_info;
 
@@ -48,7 +47,7 @@ typedef struct proc_cache {
 struct fold__attrib {
 	symtab *st;
 	pthread_mutex_t lock;
-	fold__trace *const *tr;
+	ingest__trace *const *tr;
 	proc_cache *pc;
 	size_t ntr;
 	char **owned; /* fallback names */
@@ -73,7 +72,8 @@ static const char *own(fold__attrib *a, char *s)
 	return s;
 }
 
-int fold__attrib_new(fold__attrib **out, fold__trace *const *tr, size_t ntr, trace_diag_fn diag, void *diag_arg)
+int fold__attrib_new(fold__attrib **out, ingest__trace *const *tr, size_t ntr, trace_diag_fn diag,
+                     void *diag_arg)
 {
 	fold__attrib *a = calloc(1, sizeof *a);
 	if (!a)
@@ -101,9 +101,10 @@ int fold__attrib_new(fold__attrib **out, fold__trace *const *tr, size_t ntr, tra
 	}
 	for (size_t i = 0; i < ntr; i++)
 		for (size_t k = 0; k < tr[i]->nmod; k++) {
-			const fold__module *m = &tr[i]->mod[k];
-			symtab_add_module(a->st, (unsigned)i, m->id, m->path, m->build_id_len ? m->build_id : NULL,
-			                  m->build_id_len, m->load_bias, m->segs, m->nseg);
+			const ingest__module *m = &tr[i]->mod[k];
+			symtab_add_module(a->st, (unsigned)i, m->id, m->path,
+			                  m->build_id_len ? m->build_id : NULL, m->build_id_len, m->load_bias,
+			                  m->segs, m->nseg);
 		}
 	*out = a;
 	return 0;
@@ -128,7 +129,8 @@ void fold__attrib_free(fold__attrib *a)
 	free(a);
 }
 
-const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t address, char *buf, size_t len)
+const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t address, char *buf,
+                                       size_t len)
 {
 	snprintf(buf, len, "0x%" PRIx64, address);
 	if (!a || !a->st)
@@ -153,7 +155,7 @@ static stk_info *resolve_stack(fold__attrib *a, unsigned proc, uint32_t id)
 	if (si->done)
 		return si;
 	si->done = 1;
-	const fold__trace *t = a->tr[proc];
+	const ingest__trace *t = a->tr[proc];
 	unsigned depth = t->stk_depth[id];
 	const uint64_t *fr = t->frames + t->stk_off[id];
 	size_t cap = (size_t)depth * 2 + 4, n = 0;
@@ -185,7 +187,8 @@ static stk_info *resolve_stack(fold__attrib *a, unsigned proc, uint32_t id)
 				log = nl;
 				cap = nc;
 			}
-			log[n++] = (lframe){res->frames[k].function, res->frames[k].file, res->frames[k].line};
+			log[n++] =
+			    (lframe){res->frames[k].function, res->frames[k].file, res->frames[k].line};
 		}
 	}
 	si->log = log;
@@ -210,7 +213,10 @@ static int same_str(const char *x, const char *y)
 	return !strcmp(x, y);
 }
 
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
 
 /* --- per-phase tops --- */
 
@@ -309,7 +315,7 @@ static int phase_tops(hit *h, size_t n, fold_region_result *r)
 			j = k;
 		}
 		qsort(runs, nr, sizeof *runs, cmp_run);
-		fold_phase *ph = &r->phases[p];
+		fold_phase_result *ph = &r->phases[p];
 		size_t keep = nr < FOLD__TOP_PER_PHASE ? nr : FOLD__TOP_PER_PHASE;
 		ph->top = calloc(keep + 1, sizeof *ph->top);
 		if (!ph->top) {
@@ -487,7 +493,8 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 				unsigned *lines = malloc((edge[e] - edge[b] + 1) * sizeof *lines);
 				if (lines) {
 					for (size_t i = edge[b]; i < edge[e]; i++)
-						if (h[i].si->nlog > d && same_str(h[i].si->log[d].function, binfn[b]))
+						if (h[i].si->nlog > d &&
+						    same_str(h[i].si->log[d].function, binfn[b]))
 							lines[nt++] = h[i].si->log[d].line;
 					for (size_t i = 0; i < nt; i++) {
 						size_t c = 0;
@@ -521,7 +528,7 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 	return rc;
 }
 
-int fold__attrib_region(fold__attrib *a, fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                         fold_region_result *r)
 {
 	if (!a || !r->nphases)
@@ -540,7 +547,7 @@ int fold__attrib_region(fold__attrib *a, fold__trace *const *tr, const fold__ins
 		const fold__instance *in = &inst[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
-		const fold__thread *th = &tr[in->proc]->threads[in->thread];
+		const ingest__thread *th = &tr[in->proc]->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
 			if (!th->smp[k].stack)
@@ -678,7 +685,7 @@ static int flat_lines(leaf_count *lc, size_t n, fold_analysis *an)
 	return 0;
 }
 
-int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fold_analysis *an)
+int fold__attrib_global(fold__attrib *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an)
 {
 	if (!a)
 		return 0;
@@ -687,7 +694,7 @@ int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fol
 	leaf_count *leaves = NULL;
 	size_t nleaves = 0, cap_leaves = 0;
 	for (size_t p = 0; p < ntr && !rc; p++) {
-		const fold__trace *t = tr[p];
+		const ingest__trace *t = tr[p];
 		unsigned long *count = calloc(t->nstacks + 1, sizeof *count);
 		if (!count)
 			return -ENOMEM;

@@ -20,18 +20,20 @@
 
 typedef struct fold__attrib fold__attrib;
 
-int fold__attrib_new(fold__attrib **out, fold__trace *const *tr, size_t ntr, trace_diag_fn diag, void *diag_arg);
+int fold__attrib_new(fold__attrib **out, ingest__trace *const *tr, size_t ntr, trace_diag_fn diag,
+                     void *diag_arg);
 void fold__attrib_free(fold__attrib *a);
 
 /* Name of the function at a region's entry address; buf holds a fallback
  * ("0x..."). The result stays valid until fold__attrib_free. */
-const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t address, char *buf, size_t len);
+const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t address, char *buf,
+                                       size_t len);
 
 /* Fills r->phases[].top and r->timeline from the samples of the used instances. */
-int fold__attrib_region(fold__attrib *a, fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                         fold_region_result *r);
 
 /* Fills the sampled call tree (an->cct) from every sample of every trace. */
-int fold__attrib_global(fold__attrib *a, fold__trace *const *tr, size_t ntr, fold_analysis *an);
+int fold__attrib_global(fold__attrib *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an);
 
 #endif

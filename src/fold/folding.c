@@ -10,19 +10,20 @@
 /* Fewest samples in an instance for boundary extrapolation from inside it. */
 #define FOLD__EXTRAPOLATE_MIN 8
 
-int fold__sample_value(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, double *v)
+int fold__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v)
 {
-	const fold__sample *s = &th->smp[k];
+	const ingest__sample *s = &th->smp[k];
 	if (!s->cset)
 		return -1;
-	int j = fold__cset_find(&t->csets[s->cset], id);
+	int j = ingest__cset_find(&t->csets[s->cset], id);
 	if (j < 0)
 		return -1;
 	*v = (double)th->vals[s->voff + (unsigned)j];
 	return 0;
 }
 
-static int value_at(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, int cpu, double *v)
+static int value_at(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, int cpu,
+                    double *v)
 {
 	if (cpu) {
 		if (!th->cpu_cum)
@@ -35,7 +36,7 @@ static int value_at(const fold__trace *t, const fold__thread *th, size_t k, uint
 
 /* Linear interpolation between the nearest samples carrying the counter on
  * either side of the event. */
-static int interpolate(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id,
+static int interpolate(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev, uint32_t id,
                        int cpu, double *v)
 {
 	size_t k = ev->nsamples;
@@ -67,11 +68,11 @@ static int interpolate(const fold__trace *t, const fold__thread *th, const fold_
 	return -ENOENT;
 }
 
-int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id,
-                         int cpu, size_t sb, size_t se, int is_exit, double *v)
+int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                         uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v)
 {
 	if (!cpu && ev->cset) {
-		int j = fold__cset_find(&t->csets[ev->cset], id);
+		int j = ingest__cset_find(&t->csets[ev->cset], id);
 		if (j >= 0) {
 			*v = (double)th->vals[ev->voff + (unsigned)j];
 			return 0;
@@ -134,9 +135,9 @@ int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fol
 }
 
 /* Does the event record counter id itself (an exact boundary value)? */
-static int exact_at(const fold__trace *t, const fold__event *ev, uint32_t id)
+static int exact_at(const ingest__trace *t, const ingest__event *ev, uint32_t id)
 {
-	return ev->cset && fold__cset_find(&t->csets[ev->cset], id) >= 0;
+	return ev->cset && ingest__cset_find(&t->csets[ev->cset], id) >= 0;
 }
 
 static int push(fold__folded *f, double x, double y, size_t inst)
@@ -172,7 +173,7 @@ void fold__folded_free(fold__folded *f)
 	memset(f, 0, sizeof *f);
 }
 
-static int fold_instances(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                           const fold__fold_spec *spec, int cpu, fold__folded *out, double *irate);
 
 static int cmp_double(const void *a, const void *b)
@@ -181,7 +182,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+int fold__fold_series(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                       const fold__fold_spec *spec, fold__folded *out)
 {
 	memset(out, 0, sizeof *out);
@@ -199,15 +200,15 @@ int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t
 	return rc;
 }
 
-static int fold_instances(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                           const fold__fold_spec *spec, int cpu, fold__folded *out, double *irate)
 {
 	for (size_t i = 0; i < ninst; i++) {
 		const fold__instance *in = &inst[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
-		const fold__trace *t = tr[in->proc];
-		const fold__thread *th = &t->threads[in->thread];
+		const ingest__trace *t = tr[in->proc];
+		const ingest__thread *th = &t->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		if (spec->kind == FOLD__SER_WALL) {
 			if (!in->cont) {
@@ -237,8 +238,8 @@ static int fold_instances(fold__trace *const *tr, const fold__instance *inst, si
 		for (size_t k = in->isb; k < in->ise && !carries; k++)
 			carries = cpu || fold__sample_value(t, th, k, id, &v) == 0;
 		if (!carries && !cpu) {
-			const fold__event *e = &th->ev[in->ev_enter];
-			carries = e->cset && fold__cset_find(&t->csets[e->cset], id) >= 0;
+			const ingest__event *e = &th->ev[in->ev_enter];
+			carries = e->cset && ingest__cset_find(&t->csets[e->cset], id) >= 0;
 		}
 		if (!carries)
 			continue;

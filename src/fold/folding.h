@@ -53,19 +53,19 @@ typedef struct fold__folded {
  * with used != 0: points from each piece's own samples; boundary values,
  * totals and counts once per instance (its first piece). Point i's instance
  * is inst[].id. */
-int fold__fold_series(fold__trace *const *tr, const fold__instance *inst, size_t ninst,
+int fold__fold_series(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                       const fold__fold_spec *spec, fold__folded *out);
 void fold__folded_free(fold__folded *f);
 
 /* Value of counter id at sample k of thread th, or -1 when absent. */
-int fold__sample_value(const fold__trace *t, const fold__thread *th, size_t k, uint32_t id, double *v);
+int fold__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v);
 
 /* Counter value at an instance boundary (ev = its enter or exit event,
  * [sb, se) its samples). Exact when the event carries the counter; else
  * extrapolated from the instance's first (last) two samples carrying it;
  * else interpolated between the nearest samples on either side. Returns 0
  * or -ENOENT when no sample nor event carries the counter near it. */
-int fold__boundary_value(const fold__trace *t, const fold__thread *th, const fold__event *ev, uint32_t id,
-                         int cpu, size_t sb, size_t se, int is_exit, double *v);
+int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                         uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v);
 
 #endif

@@ -1,4 +1,4 @@
-/* ingest.c: loads trace files into fold__trace (see ingest.h).
+/* ingest.c: loads trace files into ingest__trace (see ingest.h).
  *
  * One pass over the file with the streaming reader. Process-stream records
  * fill the metadata; thread-stream records are appended to their thread's
@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
-#include "fold_util.h"
+#include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,8 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-
-#define GROW(arr, n, cap, need) fold__grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW(arr, n, cap, need) util_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* The large per-thread arrays (samples, counter values, CPU prefix sums) are
  * anonymous mappings, grown with mremap (no copy) and populated in bulk with
@@ -70,7 +69,7 @@ static char *dup_str(const char *s)
 	return strdup(s ? s : "");
 }
 
-const char *fold__trace_info(const fold__trace *t, const char *key)
+const char *ingest__trace_info(const ingest__trace *t, const char *key)
 {
 	for (size_t i = t->ninfo; i-- > 0;)
 		if (!strcmp(t->info[i].key, key))
@@ -78,7 +77,7 @@ const char *fold__trace_info(const fold__trace *t, const char *key)
 	return NULL;
 }
 
-int fold__trace_stat(const fold__trace *t, const char *key, uint64_t *value)
+int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value)
 {
 	for (size_t i = t->nstats; i-- > 0;)
 		if (!strcmp(t->stats[i].key, key)) {
@@ -88,7 +87,7 @@ int fold__trace_stat(const fold__trace *t, const char *key, uint64_t *value)
 	return 0;
 }
 
-const fold__region_def *fold__trace_region(const fold__trace *t, uint32_t id)
+const ingest__region_def *ingest__trace_region(const ingest__trace *t, uint32_t id)
 {
 	for (size_t i = 0; i < t->nreg; i++)
 		if (t->reg[i].id == id)
@@ -96,7 +95,7 @@ const fold__region_def *fold__trace_region(const fold__trace *t, uint32_t id)
 	return NULL;
 }
 
-const fold__counter_def *fold__trace_counter(const fold__trace *t, uint32_t id)
+const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_t id)
 {
 	for (size_t i = 0; i < t->nctr; i++)
 		if (t->ctr[i].id == id)
@@ -104,7 +103,7 @@ const fold__counter_def *fold__trace_counter(const fold__trace *t, uint32_t id)
 	return NULL;
 }
 
-void fold__trace_free(fold__trace *t)
+void ingest__trace_free(ingest__trace *t)
 {
 	if (!t)
 		return;
@@ -150,14 +149,14 @@ void fold__trace_free(fold__trace *t)
 	free(t->frames);
 	free(t->stk_off);
 	free(t->stk_depth);
-	free(t->stk_hash);
+	util_hmap_free(&t->stk_by_frames);
 	free(t);
 }
 
 /* --- loading state --- */
 
 typedef struct loader {
-	fold__trace *t;
+	ingest__trace *t;
 	size_t cap_info, cap_stats, cap_salvage, cap_ctr, cap_missing, cap_reg, cap_mod, cap_thr, cap_csets,
 	    cap_threads;
 	int32_t *stream_thread; /* stream id -> thread index, -1 = none */
@@ -170,7 +169,7 @@ typedef struct loader {
 
 static int add_salvage(loader *L, const char *msg)
 {
-	fold__trace *t = L->t;
+	ingest__trace *t = L->t;
 	if (GROW(t->salvage, t->nsalvage, L->cap_salvage, t->nsalvage + 1))
 		return -ENOMEM;
 	t->salvage[t->nsalvage] = dup_str(msg);
@@ -199,9 +198,9 @@ static void diag_tee(void *arg, const char *message)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static fold__thread *thread_of(loader *L, uint32_t stream)
+static ingest__thread *thread_of(loader *L, uint32_t stream)
 {
-	fold__trace *t = L->t;
+	ingest__trace *t = L->t;
 	if (stream >= L->cap_stream) {
 		size_t old = L->cap_stream;
 		if (GROW(L->stream_thread, L->cap_stream, L->cap_stream, stream + 1))
@@ -219,7 +218,7 @@ static fold__thread *thread_of(loader *L, uint32_t stream)
 		return NULL;
 	for (size_t i = old; i < L->cap_cur; i++)
 		L->cur_cset[i] = 0;
-	fold__thread *th = &t->threads[t->nthreads];
+	ingest__thread *th = &t->threads[t->nthreads];
 	memset(th, 0, sizeof *th);
 	th->stream = stream;
 	L->stream_thread[stream] = (int32_t)t->nthreads;
@@ -229,7 +228,7 @@ static fold__thread *thread_of(loader *L, uint32_t stream)
 
 static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out)
 {
-	fold__trace *t = L->t;
+	ingest__trace *t = L->t;
 	for (size_t i = 0; i < t->ncsets; i++)
 		if (t->csets[i].n == n && !memcmp(t->csets[i].ids, ids, n * sizeof *ids)) {
 			*out = (uint16_t)i;
@@ -239,7 +238,7 @@ static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out
 		return -E2BIG;
 	if (GROW(t->csets, t->ncsets, L->cap_csets, t->ncsets + 1))
 		return -ENOMEM;
-	fold__cset *c = &t->csets[t->ncsets];
+	ingest__cset *c = &t->csets[t->ncsets];
 	memset(c, 0, sizeof *c);
 	c->n = n > 32 ? 32 : n;
 	if (c->n) /* an empty set may come with ids == NULL */
@@ -248,7 +247,7 @@ static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out
 	return 0;
 }
 
-static uint32_t hash_frames(const uint64_t *f, unsigned depth)
+static uint64_t hash_frames(const uint64_t *f, unsigned depth)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ depth;
 	for (unsigned i = 0; i < depth; i++) {
@@ -256,46 +255,37 @@ static uint32_t hash_frames(const uint64_t *f, unsigned depth)
 		h *= 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
-	return (uint32_t)h | 1u;
+	return h;
+}
+
+typedef struct stack_probe {
+	const ingest__trace *t;
+	const uint64_t *frames;
+	unsigned depth;
+} stack_probe;
+
+static int same_stack(const void *arg, size_t id)
+{
+	const stack_probe *q = arg;
+	const ingest__trace *t = q->t;
+	return t->stk_depth[id] == q->depth &&
+	       !memcmp(t->frames + t->stk_off[id], q->frames, q->depth * sizeof *q->frames);
 }
 
 static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint32_t *id_out)
 {
-	fold__trace *t = L->t;
-	if (t->nstacks * 2 + 2 >= t->hash_cap) {
-		size_t ncap = t->hash_cap ? t->hash_cap * 2 : 1024;
-		uint32_t *nh = calloc(ncap, sizeof *nh);
-		if (!nh)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->hash_cap; i++) {
-			uint32_t id = t->stk_hash[i];
-			if (!id)
-				continue;
-			uint32_t h = hash_frames(t->frames + t->stk_off[id], t->stk_depth[id]);
-			size_t j = h & (ncap - 1);
-			while (nh[j])
-				j = (j + 1) & (ncap - 1);
-			nh[j] = id;
-		}
-		free(t->stk_hash);
-		t->stk_hash = nh;
-		t->hash_cap = ncap;
-	}
-	uint32_t h = hash_frames(frames, depth);
-	size_t j = h & (t->hash_cap - 1);
-	while (t->stk_hash[j]) {
-		uint32_t id = t->stk_hash[j];
-		if (t->stk_depth[id] == depth &&
-		    !memcmp(t->frames + t->stk_off[id], frames, depth * sizeof *frames)) {
-			*id_out = id;
-			return 0;
-		}
-		j = (j + 1) & (t->hash_cap - 1);
+	ingest__trace *t = L->t;
+	uint64_t h = hash_frames(frames, depth);
+	stack_probe probe = {t, frames, depth};
+	const size_t *found = util_hmap_find(&t->stk_by_frames, h, same_stack, &probe);
+	if (found) {
+		*id_out = (uint32_t)*found;
+		return 0;
 	}
 	size_t cap_off = t->cap_stacks, cap_depth = t->cap_stacks;
 	uint32_t id = (uint32_t)t->nstacks + 1;
-	if (fold__grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
-	    fold__grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
+	if (util_grow((void **)&t->stk_off, &cap_off, id + 1, sizeof *t->stk_off) ||
+	    util_grow((void **)&t->stk_depth, &cap_depth, id + 1, sizeof *t->stk_depth) ||
 	    GROW(t->frames, t->nframes, t->cap_frames, t->nframes + depth))
 		return -ENOMEM;
 	t->cap_stacks = cap_off < cap_depth ? cap_off : cap_depth;
@@ -304,12 +294,13 @@ static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint3
 	t->stk_depth[id] = depth;
 	t->nframes += depth;
 	t->nstacks++;
-	t->stk_hash[j] = id;
+	if (util_hmap_insert(&t->stk_by_frames, h, id))
+		return -ENOMEM;
 	*id_out = id;
 	return 0;
 }
 
-static int put_vals(fold__thread *th, const uint64_t *v, unsigned n, uint32_t *off)
+static int put_vals(ingest__thread *th, const uint64_t *v, unsigned n, uint32_t *off)
 {
 	if (th->nvals + n > UINT32_MAX)
 		return -E2BIG; /* > 4 G counter values in one thread */
@@ -321,7 +312,7 @@ static int put_vals(fold__thread *th, const uint64_t *v, unsigned n, uint32_t *o
 	return 0;
 }
 
-static void see_tick(fold__trace *t, uint64_t tick)
+static void see_tick(ingest__trace *t, uint64_t tick)
 {
 	if (tick < t->min_tick)
 		t->min_tick = tick;
@@ -331,8 +322,8 @@ static void see_tick(fold__trace *t, uint64_t tick)
 
 static int on_record(loader *L, const trace_record *r)
 {
-	fold__trace *t = L->t;
-	fold__thread *th;
+	ingest__trace *t = L->t;
+	ingest__thread *th;
 	switch (r->kind) {
 	case TRACE_REC_INFO:
 		if (GROW(t->info, t->ninfo, L->cap_info, t->ninfo + 1))
@@ -374,7 +365,7 @@ static int on_record(loader *L, const trace_record *r)
 		return 0;
 	case TRACE_REC_REGION_DEF: {
 		/* A later definition of the same id replaces the earlier one. */
-		fold__region_def *d = (fold__region_def *)fold__trace_region(t, r->u.region_def.id);
+		ingest__region_def *d = (ingest__region_def *)ingest__trace_region(t, r->u.region_def.id);
 		if (!d) {
 			if (GROW(t->reg, t->nreg, L->cap_reg, t->nreg + 1))
 				return -ENOMEM;
@@ -391,7 +382,7 @@ static int on_record(loader *L, const trace_record *r)
 	case TRACE_REC_MODULE_LOAD: {
 		if (GROW(t->mod, t->nmod, L->cap_mod, t->nmod + 1))
 			return -ENOMEM;
-		fold__module *m = &t->mod[t->nmod];
+		ingest__module *m = &t->mod[t->nmod];
 		memset(m, 0, sizeof *m);
 		m->id = r->u.module_load.id;
 		m->load_bias = r->u.module_load.load_bias;
@@ -456,7 +447,7 @@ static int on_record(loader *L, const trace_record *r)
 		int rc = intern_stack(L, r->u.stack_def.frames, r->u.stack_def.depth, &id);
 		if (rc)
 			return rc;
-		if (fold__grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
+		if (util_grow((void **)&L->ref_map, &L->cap_ref, (size_t)ref + 1, sizeof *L->ref_map))
 			return -ENOMEM;
 		L->ref_map[ref] = id;
 		return 0;
@@ -467,11 +458,11 @@ static int on_record(loader *L, const trace_record *r)
 			return -ENOMEM;
 		if (GROW(th->ev, th->nev, th->cap_ev, th->nev + 1))
 			return -ENOMEM;
-		fold__event *e = &th->ev[th->nev];
+		ingest__event *e = &th->ev[th->nev];
 		e->tick = r->tick;
 		e->region = r->u.region.region;
 		e->nsamples = (uint32_t)th->nsmp;
-		e->kind = r->kind == TRACE_REC_ENTER ? FOLD__EV_ENTER : FOLD__EV_EXIT;
+		e->kind = r->kind == TRACE_REC_ENTER ? INGEST__EV_ENTER : INGEST__EV_EXIT;
 		e->cset = 0;
 		e->voff = 0;
 		if (r->u.region.nctr) {
@@ -491,7 +482,7 @@ static int on_record(loader *L, const trace_record *r)
 		if (th->nsmp == th->cap_smp &&
 		    big_grow((void **)&th->smp, &th->cap_smp, th->nsmp + 1, sizeof *th->smp))
 			return -ENOMEM;
-		fold__sample *s = &th->smp[th->nsmp];
+		ingest__sample *s = &th->smp[th->nsmp];
 		s->tick = r->tick;
 		s->cpu_ns = r->u.sample.cpu_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)r->u.sample.cpu_ns;
 		s->stack = 0;
@@ -515,9 +506,9 @@ static int on_record(loader *L, const trace_record *r)
 	}
 }
 
-static void finish_clock(fold__trace *t)
+static void finish_clock(ingest__trace *t)
 {
-	const char *hz = fold__trace_info(t, "clock.tick_hz");
+	const char *hz = ingest__trace_info(t, "clock.tick_hz");
 	double tick_hz = hz ? strtod(hz, NULL) : 0;
 	if (t->nclock >= 2 && t->clk_tick1 > t->clk_tick0 && t->clk_mono1 > t->clk_mono0)
 		t->ns_per_tick =
@@ -536,10 +527,10 @@ static void finish_clock(fold__trace *t)
 
 /* Prefix sums of per-sample CPU time, so any instance boundary can be
  * interpolated in O(1). */
-static int finish_cpu(fold__trace *t)
+static int finish_cpu(ingest__trace *t)
 {
 	for (size_t i = 0; i < t->nthreads; i++) {
-		fold__thread *th = &t->threads[i];
+		ingest__thread *th = &t->threads[i];
 		int any = 0;
 		for (size_t k = 0; k < th->nsmp && !any; k++)
 			any = th->smp[k].cpu_ns != 0;
@@ -709,17 +700,17 @@ static int read_pipelined(loader *L, trace_reader *r, diag_ctx *dc, const char *
 	return rc;
 }
 
-static int load_one(const char *path, fold__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
+static int load_one(const char *path, ingest__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
                     size_t errlen, int pipelined);
 
-int fold__trace_load(const char *path, fold__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
-                     size_t errlen)
+int ingest__trace_load(const char *path, ingest__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
+                       size_t errlen)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	return load_one(path, out, diag, diag_arg, err, errlen, cores > 1);
 }
 
-static int load_one(const char *path, fold__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
+static int load_one(const char *path, ingest__trace **out, trace_diag_fn diag, void *diag_arg, char *err,
                     size_t errlen, int pipelined)
 {
 	int rc;
@@ -727,7 +718,7 @@ static int load_one(const char *path, fold__trace **out, trace_diag_fn diag, voi
 	memset(&L, 0, sizeof L);
 	diag_ctx dc = {&L, diag, diag_arg, PTHREAD_MUTEX_INITIALIZER};
 	trace_reader *r = NULL;
-	fold__trace *t = calloc(1, sizeof *t);
+	ingest__trace *t = calloc(1, sizeof *t);
 	if (!t)
 		return -ENOMEM;
 	L.t = t;
@@ -767,7 +758,7 @@ fail:
 	free(L.stream_thread);
 	free(L.cur_cset);
 	free(L.ref_map);
-	fold__trace_free(t);
+	ingest__trace_free(t);
 	return rc;
 }
 
@@ -776,7 +767,7 @@ fail:
 typedef struct load_job {
 	const char *const *paths;
 	size_t n;
-	fold__trace **traces;
+	ingest__trace **traces;
 	int *rcs;
 	char (*errs)[512];
 	size_t next;
@@ -810,8 +801,8 @@ static void *load_worker(void *arg)
 	}
 }
 
-int fold__trace_load_many(const char *const *paths, size_t n, unsigned nthreads, fold__trace ***out,
-                          trace_diag_fn diag, void *diag_arg, char *err, size_t errlen)
+int ingest__trace_load_many(const char *const *paths, size_t n, unsigned nthreads, ingest__trace ***out,
+                            trace_diag_fn diag, void *diag_arg, char *err, size_t errlen)
 {
 	int rc = -ENOMEM;
 	load_job j;
@@ -852,7 +843,7 @@ int fold__trace_load_many(const char *const *paths, size_t n, unsigned nthreads,
 		}
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
-			fold__trace_free(j.traces[i]);
+			ingest__trace_free(j.traces[i]);
 		free(j.traces);
 		j.traces = NULL;
 	}

@@ -1,7 +1,7 @@
 /* instances.c: region instances and exact profile from enter/exit events
  * (see instances.h). One stack walk per thread. */
 #include "instances.h"
-#include "fold_util.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,36 +15,32 @@ typedef struct frame {
 	uint64_t nchild; /* direct children */
 } frame;
 
+typedef struct pair_probe {
+	const fold__callpairs *p;
+	uint64_t key;
+} pair_probe;
+
+static int same_key(const void *arg, size_t value)
+{
+	const pair_probe *q = arg;
+	return q->p->e[value].key == q->key;
+}
 
 static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, double incl)
 {
 	uint64_t key = ((uint64_t)(caller + 1) << 32) | (uint64_t)(callee + 1);
-	if (p->n * 2 + 2 >= p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 256;
-		fold__callpair_acc *ns = calloc(ncap, sizeof *ns);
-		if (!ns)
+	uint64_t h = util_hash_mix(key, 0);
+	pair_probe probe = {p, key};
+	size_t *found = util_hmap_find(&p->by_key, h, same_key, &probe);
+	size_t i = found ? *found : p->n;
+	if (!found) {
+		if (util_grow((void **)&p->e, &p->cap, p->n + 1, sizeof *p->e) ||
+		    util_hmap_insert(&p->by_key, h, p->n))
 			return -ENOMEM;
-		for (size_t i = 0; i < p->cap; i++) {
-			if (!p->slot[i].key)
-				continue;
-			size_t j = (p->slot[i].key * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
-			while (ns[j].key)
-				j = (j + 1) & (ncap - 1);
-			ns[j] = p->slot[i];
-		}
-		free(p->slot);
-		p->slot = ns;
-		p->cap = ncap;
+		p->e[p->n++] = (fold__callpair_acc){key, 0, 0};
 	}
-	size_t j = (key * 0x9e3779b97f4a7c15ull >> 20) & (p->cap - 1);
-	while (p->slot[j].key && p->slot[j].key != key)
-		j = (j + 1) & (p->cap - 1);
-	if (!p->slot[j].key) {
-		p->slot[j].key = key;
-		p->n++;
-	}
-	p->slot[j].calls++;
-	p->slot[j].incl += incl;
+	p->e[i].calls++;
+	p->e[i].incl += incl;
 	return 0;
 }
 
@@ -98,7 +94,8 @@ void fold__region_acc_free(fold__region_acc *a)
 
 void fold__callpairs_free(fold__callpairs *p)
 {
-	free(p->slot);
+	free(p->e);
+	util_hmap_free(&p->by_key);
 	memset(p, 0, sizeof *p);
 }
 
@@ -107,23 +104,23 @@ typedef struct thread_prof {
 	double incl, excl, min, max;
 } thread_prof;
 
-static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
+static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
                        fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs,
                        thread_prof *tp, uint32_t *active, uint32_t *touched, size_t *ntouched)
 {
-	const fold__thread *th = &t->threads[ti];
+	const ingest__thread *th = &t->threads[ti];
 	frame *stk = NULL;
 	size_t nstk = 0, cap = 0;
 	int rc = 0;
 	for (size_t e = 0; e < th->nev; e++) {
-		const fold__event *ev = &th->ev[e];
+		const ingest__event *ev = &th->ev[e];
 		if (ev->region >= nmap)
 			continue;
 		uint32_t g = map[ev->region];
 		if (g >= nacc)
 			continue;
-		if (ev->kind == FOLD__EV_ENTER) {
-			if (fold__grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
+		if (ev->kind == INGEST__EV_ENTER) {
+			if (util_grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -147,12 +144,12 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		}
 		frame f = stk[--nstk];
 		active[g]--;
-		const fold__event *en = &th->ev[f.ev];
+		const ingest__event *en = &th->ev[f.ev];
 		double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
 		if (ev->tick < en->tick)
 			dur = 0;
 		fold__region_acc *A = &acc[g];
-		if (fold__grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
+		if (util_grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -160,7 +157,7 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 		memset(in, 0, sizeof *in);
 		in->t0 = en->tick;
 		in->t1 = ev->tick;
-		in->start_ns = fold__tick_ns(t, en->tick);
+		in->start_ns = ingest__tick_ns(t, en->tick);
 		in->dur_ns = dur;
 		in->proc = proc;
 		in->thread = ti;
@@ -175,7 +172,8 @@ static int walk_thread(const fold__trace *t, unsigned proc, unsigned ti, const u
 
 		/* see "Overhead compensation" in instances.h */
 		double incl = dur - hook.inner_ns - hook.pair_ns * (double)f.desc;
-		double excl = dur - f.child_ns - hook.inner_ns - (hook.pair_ns - hook.inner_ns) * (double)f.nchild;
+		double excl =
+		    dur - f.child_ns - hook.inner_ns - (hook.pair_ns - hook.inner_ns) * (double)f.nchild;
 		if (incl < 0)
 			incl = 0;
 		if (excl < 0)
@@ -214,7 +212,7 @@ out:
 	return rc;
 }
 
-int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                           fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs)
 {
 	int rc = 0;
@@ -232,7 +230,7 @@ int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *m
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			fold__region_acc *A = &acc[g];
-			if (fold__grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
+			if (util_grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
 				rc = -ENOMEM;
 				break;
 			}

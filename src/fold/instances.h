@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "ingest.h"
+#include "util.h"
 
 typedef struct fold__instance {
 	uint64_t t0, t1; /* ticks */
@@ -74,13 +75,14 @@ typedef struct fold__region_acc {
 } fold__region_acc;
 
 typedef struct fold__callpair_acc {
-	uint64_t key; /* caller << 32 | callee, global region indices; 0 = empty slot */
+	uint64_t key; /* (caller + 1) << 32 | (callee + 1), global region indices */
 	uint64_t calls;
 	double incl;
 } fold__callpair_acc;
 
 typedef struct fold__callpairs {
-	fold__callpair_acc *slot;
+	fold__callpair_acc *e; /* e[0..n): the pairs in order of first call */
+	util_hmap by_key;      /* key -> index into e */
 	size_t cap, n;
 } fold__callpairs;
 
@@ -93,7 +95,7 @@ typedef struct fold__hook_cost {
 	double inner_ns; /* the part between the call's own two timestamps */
 } fold__hook_cost;
 
-int fold__instances_build(const fold__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                           fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs);
 
 /* Pieces of the instances inst[0..n) of one region, sorted by (process,

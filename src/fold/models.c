@@ -55,7 +55,10 @@ struct fold__models {
 	size_t n;
 };
 
-fold__models *fold__models_new(void) { return calloc(1, sizeof(fold__models)); }
+fold__models *fold__models_new(void)
+{
+	return calloc(1, sizeof(fold__models));
+}
 
 static void model_free(model *m)
 {
@@ -87,7 +90,10 @@ void fold__models_free(fold__models *m)
 	free(m);
 }
 
-size_t fold__models_count(const fold__models *m) { return m ? m->n : 0; }
+size_t fold__models_count(const fold__models *m)
+{
+	return m ? m->n : 0;
+}
 
 size_t fold__models_max_metrics(const fold__models *m)
 {
@@ -198,8 +204,9 @@ static int parse_primary(parser *P)
 		for (size_t i = 0; i < P->md->nal; i++)
 			if (strlen(P->md->al[i].name) == len && !strncmp(P->md->al[i].name, s, len))
 				return new_node(P, (node){N_VAR, 0, (int)i, -1, -1});
-		snprintf(P->err, P->errlen, "unknown counter alias \"%.*s\" (declare it with a counter line first)",
-		         (int)len, s);
+		snprintf(P->err, P->errlen,
+		         "unknown counter alias \"%.*s\" (declare it with a counter line first)", (int)len,
+		         s);
 		return -1;
 	}
 	snprintf(P->err, P->errlen, "unexpected \"%.20s\"", s);
@@ -337,7 +344,8 @@ int fold__models_parse(fold__models *ms, const char *text, const char *origin, c
 		if (!strcmp(kw, "model")) {
 			char *id = token(&s);
 			if (!id || md.id) {
-				snprintf(msg, sizeof msg, "%s", id ? "a second model line" : "model needs a name");
+				snprintf(msg, sizeof msg, "%s",
+				         id ? "a second model line" : "model needs a name");
 				goto bad;
 			}
 			md.id = strdup(id);
@@ -397,12 +405,14 @@ int fold__models_parse(fold__models *ms, const char *text, const char *origin, c
 				goto bad;
 			}
 		} else {
-			snprintf(msg, sizeof msg, "unknown keyword \"%s\" (expected model, title, counter or metric)", kw);
+			snprintf(msg, sizeof msg,
+			         "unknown keyword \"%s\" (expected model, title, counter or metric)", kw);
 			goto bad;
 		}
 	}
 	if (!md.id || !md.nmt) {
-		snprintf(err, errlen, "%s: a model needs a model line and at least one metric line", md.origin);
+		snprintf(err, errlen, "%s: a model needs a model line and at least one metric line",
+		         md.origin);
 		goto fail;
 	}
 	model *nmv = realloc(ms->m, (ms->n + 1) * sizeof *nmv);
@@ -430,7 +440,10 @@ static int try_dir(const char *share, char *out, size_t len)
 	return n > 0 && (size_t)n < len && access(out, R_OK | X_OK) == 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 int fold__models_load(const char *dir, fold__models **out, trace_diag_fn diag, void *diag_arg)
 {
@@ -572,8 +585,8 @@ int fold__models_classify(const fold__models *m, fold_analysis *a)
 	return 0;
 }
 
-int fold__models_eval(const fold__models *m, size_t mi, size_t k, const char *const *names, const double *rates,
-                      size_t n, double *out)
+int fold__models_eval(const fold__models *m, size_t mi, size_t k, const char *const *names,
+                      const double *rates, size_t n, double *out)
 {
 	if (!m || mi >= m->n || k >= m->m[mi].nmt)
 		return -EINVAL;
@@ -649,7 +662,7 @@ int fold__models_apply(const fold__models *m, fold_region_result *r)
 				vals[k] = r->series[ix[k]].mean_rate;
 			s->mean_rate = eval_node(mt, mt->root, vals);
 			for (size_t p = 0; p < r->nphases; p++) {
-				fold_phase *ph = &r->phases[p];
+				fold_phase_result *ph = &r->phases[p];
 				for (size_t k = 0; k < md->nal; k++) {
 					vals[k] = NAN;
 					for (size_t t = 0; t < ph->nrates; t++)

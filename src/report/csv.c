@@ -134,14 +134,14 @@ static void phases_table(report_buf *b, const fold_analysis *a)
 	report_buf_puts(b, "region,phase,start,end,duration_ns,samples\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].nphases; k++) {
-			const fold_phase *p = &a->regions[i].phases[k];
+			const fold_phase_result *p = &a->regions[i].phases[k];
 			str(b, a->regions[i].name);
 			report_buf_printf(b, ",%zu,", k + 1);
 			num(b, p->start);
 			sep(b);
 			num(b, p->end);
 			sep(b);
-			num(b, (p->end - p->start) * a->regions[i].folded_mean_duration_ns);
+			num(b, fold_phase_duration_ns(&a->regions[i], p));
 			report_buf_printf(b, ",%lu", p->samples);
 			eol(b);
 		}
@@ -152,7 +152,7 @@ static void phase_rates_table(report_buf *b, const fold_analysis *a)
 	report_buf_puts(b, "region,phase,metric,rate\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].nphases; k++) {
-			const fold_phase *p = &a->regions[i].phases[k];
+			const fold_phase_result *p = &a->regions[i].phases[k];
 			for (size_t m = 0; m < p->nrates; m++) {
 				str(b, a->regions[i].name);
 				report_buf_printf(b, ",%zu,", k + 1);
@@ -169,7 +169,7 @@ static void phase_sources_table(report_buf *b, const fold_analysis *a)
 	report_buf_puts(b, "region,phase,rank,function,file,line,module,share,samples,inlined_in\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].nphases; k++) {
-			const fold_phase *p = &a->regions[i].phases[k];
+			const fold_phase_result *p = &a->regions[i].phases[k];
 			for (size_t t = 0; t < p->ntop; t++) {
 				const fold_attribution *at = &p->top[t];
 				str(b, a->regions[i].name);

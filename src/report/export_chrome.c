@@ -51,7 +51,7 @@ static void event_head(chrome_state *s, const char *name, const char *cat, const
 
 static void emit_begin(chrome_state *s, open_region *o, double t_ns, int clipped)
 {
-	const char *name = export_region_name(s->c, s->proc, o->region);
+	const char *name = fold_export_region_name(s->c->x, s->proc, o->region);
 	event_head(s, name, "region", "B", t_ns);
 	report_buf_puts(s->out, clipped ? ",\"args\":{\"clipped\":true}}" : "}");
 	o->emitted = 1;
@@ -60,7 +60,7 @@ static void emit_begin(chrome_state *s, open_region *o, double t_ns, int clipped
 
 static void emit_end(chrome_state *s, open_region *o, double t_ns)
 {
-	event_head(s, export_region_name(s->c, s->proc, o->region), "region", "E", t_ns);
+	event_head(s, fold_export_region_name(s->c->x, s->proc, o->region), "region", "E", t_ns);
 	report_buf_puts(s->out, "}");
 	o->emitted = 0;
 	s->st->events++;
@@ -92,8 +92,7 @@ static void deactivate(chrome_state *s, double t_ns)
 
 static int region_matches(const chrome_state *s, uint32_t region)
 {
-	long i = export_region_index(s->c, s->proc, region);
-	return i >= 0 && s->c->regions[s->proc].match[i];
+	return fold_export_region_selected(s->c->x, s->proc, region);
 }
 
 static int filter_depth(const chrome_state *s)
@@ -107,7 +106,7 @@ static int filter_depth(const chrome_state *s)
 /* Should output be on at time t with the current stack? */
 static int wanted(const chrome_state *s, double t_ns)
 {
-	if (!export_in_window(s->c, t_ns))
+	if (!fold_export_in_window(s->c->x, t_ns))
 		return 0;
 	return !s->c->opt->region || filter_depth(s) > 0;
 }
@@ -139,7 +138,7 @@ static const char *stack_string(chrome_state *s, uint32_t stack)
 	return s->strings[*v - 1];
 }
 
-static int emit_sample(chrome_state *s, const fold__sample *smp, double t_ns)
+static int emit_sample(chrome_state *s, const fold_export_sample *smp, double t_ns)
 {
 	const char *stack = stack_string(s, smp->stack);
 	if (!stack)
@@ -166,62 +165,70 @@ static int push(chrome_state *s, uint32_t region)
 	return 0;
 }
 
-static int thread_events(chrome_state *s, const fold__thread *th)
+static int on_enter(chrome_state *s, uint32_t region, double t_ns)
+{
+	if (push(s, region))
+		return -ENOMEM;
+	if (wanted(s, t_ns)) {
+		open_region *top = &s->stack[s->depth - 1];
+		top->emitted = 1; /* opened below, not as clipped */
+		activate(s, t_ns);
+		emit_begin(s, top, t_ns, 0);
+	} else if (s->active) {
+		deactivate(s, t_ns);
+	}
+	return 0;
+}
+
+static void on_exit_event(chrome_state *s, uint32_t region, double t_ns)
+{
+	size_t i = s->depth;
+	while (i > 0 && s->stack[i - 1].region != region)
+		i--;
+	if (i == 0)
+		return; /* exit without enter */
+	if (s->active && !fold_export_in_window(s->c->x, t_ns))
+		deactivate(s, t_ns); /* the window ended before this exit */
+	/* Close the matching region and anything left open inside it. */
+	while (s->depth >= i) {
+		open_region *o = &s->stack[s->depth - 1];
+		if (o->emitted)
+			emit_end(s, o, t_ns);
+		s->depth--;
+	}
+	if (s->active && !wanted(s, t_ns))
+		deactivate(s, t_ns);
+}
+
+static int on_item(void *arg, const fold_export_item *it)
+{
+	chrome_state *s = arg;
+	switch (it->kind) {
+	case FOLD_EXPORT_ENTER: return on_enter(s, it->region, it->t_ns);
+	case FOLD_EXPORT_EXIT: on_exit_event(s, it->region, it->t_ns); return 0;
+	case FOLD_EXPORT_SAMPLE:
+		if (wanted(s, it->t_ns)) {
+			activate(s, it->t_ns);
+			if (s->c->opt->with_samples && emit_sample(s, &it->sample, it->t_ns))
+				return -ENOMEM;
+		} else if (s->active) {
+			deactivate(s, it->t_ns);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* A thread's regions and samples; it ends with regions open (crash, exit
+ * inside a region): close them there. */
+static int thread_events(chrome_state *s, size_t t, double end_ns)
 {
 	s->depth = 0;
 	s->active = 0;
-	size_t k = 0, n = 0;
-	/* Merge events and samples in stream order: event k precedes sample n when ev[k].nsamples <= n. */
-	while (k < th->nev || n < th->nsmp) {
-		int take_event = k < th->nev && (n >= th->nsmp || th->ev[k].nsamples <= n);
-		uint64_t tick = take_event ? th->ev[k].tick : th->smp[n].tick;
-		double t_ns = export_time_ns(s->c, s->proc, tick);
-		if (take_event) {
-			const fold__event *e = &th->ev[k++];
-			if (e->kind == FOLD__EV_ENTER) {
-				if (push(s, e->region))
-					return -ENOMEM;
-				if (wanted(s, t_ns)) {
-					open_region *top = &s->stack[s->depth - 1];
-					top->emitted = 1; /* opened below, not as clipped */
-					activate(s, t_ns);
-					emit_begin(s, top, t_ns, 0);
-				} else if (s->active) {
-					deactivate(s, t_ns);
-				}
-			} else {
-				size_t i = s->depth;
-				while (i > 0 && s->stack[i - 1].region != e->region)
-					i--;
-				if (i == 0)
-					continue; /* exit without enter */
-				if (s->active && !export_in_window(s->c, t_ns))
-					deactivate(s, t_ns); /* the window ended before this exit */
-				/* Close the matching region and anything left open inside it. */
-				while (s->depth >= i) {
-					open_region *o = &s->stack[s->depth - 1];
-					if (o->emitted)
-						emit_end(s, o, t_ns);
-					s->depth--;
-				}
-				if (s->active && !wanted(s, t_ns))
-					deactivate(s, t_ns);
-			}
-		} else {
-			const fold__sample *smp = &th->smp[n++];
-			if (wanted(s, t_ns)) {
-				activate(s, t_ns);
-				if (s->c->opt->with_samples && emit_sample(s, smp, t_ns))
-					return -ENOMEM;
-			} else if (s->active) {
-				deactivate(s, t_ns);
-			}
-		}
-	}
-	/* The thread ends with regions open (crash, exit inside a region): close them there. */
-	uint64_t end = th->end_tick > th->last_tick ? th->end_tick : th->last_tick;
-	deactivate(s, export_time_ns(s->c, s->proc, end));
-	return 0;
+	int rc = fold_export_thread_each(s->c->x, s->proc, t, on_item, s);
+	if (!rc)
+		deactivate(s, end_ns);
+	return rc;
 }
 
 int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
@@ -235,10 +242,10 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 	int rc = 0;
 	report_buf_puts(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"fold export\"},"
 	                     "\"traceEvents\":[");
-	for (size_t p = 0; p < c->ntr && !rc; p++) {
-		const fold__trace *t = c->tr[p];
-		const char *pid = fold__trace_info(t, "pid"), *host = fold__trace_info(t, "host");
-		const char *rank = fold__trace_info(t, "mpi.rank"), *exe = fold__trace_info(t, "exe");
+	for (size_t p = 0; p < fold_export_nprocs(c->x) && !rc; p++) {
+		const char *pid = fold_export_info(c->x, p, "pid"), *host = fold_export_info(c->x, p, "host");
+		const char *rank = fold_export_info(c->x, p, "mpi.rank"),
+		           *exe = fold_export_info(c->x, p, "exe");
 		s.proc = p;
 		s.pid = pid ? strtol(pid, NULL, 10) : (long)p + 1;
 		s.tid = 0;
@@ -254,8 +261,9 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 		report_esc_json(out, name.data);
 		report_buf_puts(out, "}}");
 		report_buf_free(&name);
-		for (size_t ti = 0; ti < t->nthreads && !rc; ti++) {
-			const fold__thread *th = &t->threads[ti];
+		for (size_t ti = 0; ti < fold_export_nthreads(c->x, p) && !rc; ti++) {
+			fold_export_thread thread, *th = &thread;
+			fold_export_thread_get(c->x, p, ti, th);
 			s.tid = th->os_tid ? (long)th->os_tid : (long)th->stream;
 			event_head(&s, "thread_name", "__metadata", "M", 0);
 			report_buf_puts(out, ",\"args\":{\"name\":");
@@ -269,7 +277,7 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 			report_buf_puts(out, "}}");
 			event_head(&s, "thread_sort_index", "__metadata", "M", 0);
 			report_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->stream);
-			rc = thread_events(&s, th);
+			rc = thread_events(&s, ti, th->end_ns);
 		}
 	}
 	report_buf_puts(out, "\n]}\n");

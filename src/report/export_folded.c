@@ -22,11 +22,10 @@ typedef struct folded_state {
 	unsigned long samples;
 } folded_state;
 
-static int on_sample(void *arg, size_t proc, const fold__thread *th, const fold__sample *s, double t_ns)
+static int on_sample(void *arg, const fold_export_sample *s)
 {
-	(void)th;
-	(void)t_ns;
 	folded_state *f = arg;
+	size_t proc = s->proc;
 	int added;
 	uint64_t *v = export_map_get(&f->by_stack, proc, s->stack, 0, &added);
 	if (!v)
@@ -63,7 +62,7 @@ static int cmp_line(const void *a, const void *b)
 int export_folded(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
 {
 	folded_state f = {.c = c};
-	int rc = export_each_sample(c, on_sample, &f);
+	int rc = fold_export_each_sample(c->x, on_sample, &f);
 	if (rc) {
 		snprintf(err, errlen, "folded export: %s", strerror(-rc));
 		goto out;

@@ -72,14 +72,6 @@ typedef struct strtab {
 	size_t n, cap;
 } strtab;
 
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 /* Index of s (UTF-8-sanitised) in the table; -1 on ENOMEM. */
 static int64_t str_index(strtab *t, const char *raw)
 {
@@ -90,7 +82,7 @@ static int64_t str_index(strtab *t, const char *raw)
 		return -1;
 	const char *s = clean.data ? clean.data : "";
 	size_t len = clean.len;
-	uint64_t h = fnv(s, len);
+	uint64_t h = util_hash_bytes(s, len);
 	/* Open chain on the hash: probe (h, len), (h+1, len)... until the text matches or a new slot. */
 	for (uint64_t probe = 0;; probe++) {
 		int added;
@@ -145,19 +137,14 @@ typedef struct pprof_state {
 
 static uint64_t mapping_of(pprof_state *ps, size_t proc, uint64_t addr)
 {
-	const fold__trace *t = ps->c->tr[proc];
-	for (size_t m = 0; m < t->nmod; m++)
-		for (unsigned s = 0; s < t->mod[m].nseg; s++) {
-			uint64_t lo = t->mod[m].load_bias + t->mod[m].segs[s].vaddr;
-			if (addr >= lo && addr < lo + t->mod[m].segs[s].memsz) {
-				ps->map_used[ps->map_base[proc] + m + 1] = 1;
-				return ps->map_base[proc] + m + 1;
-			}
-		}
-	return 0;
+	long m = fold_export_module_of(ps->c->x, proc, addr);
+	if (m < 0)
+		return 0;
+	ps->map_used[ps->map_base[proc] + (size_t)m + 1] = 1;
+	return ps->map_base[proc] + (size_t)m + 1;
 }
 
-static uint64_t function_id(pprof_state *ps, const symtab_frame *f)
+static uint64_t function_id(pprof_state *ps, const fold_export_frame *f)
 {
 	int64_t name = str_index(&ps->st, f->function);
 	int64_t file = str_index(&ps->st, f->file ? f->file : "");
@@ -192,17 +179,18 @@ static uint64_t location_id(pprof_state *ps, size_t proc, uint64_t addr, int is_
 		return *v;
 	uint64_t id = *v;
 	ps->nloc++;
-	const symtab_result *r = NULL;
-	symtab_lookup(ps->c->sym, (unsigned)proc, addr, is_return, &r);
+	const fold_export_frame *fr = NULL;
+	unsigned nfr = 0;
+	fold_export_frames(ps->c->x, proc, addr, is_return, &fr, &nfr);
 	report_buf m, line;
 	report_buf_init(&m);
 	report_buf_init(&line);
 	pb_uint(&m, 1, id);
 	pb_uint(&m, 2, mapping_of(ps, proc, addr));
 	pb_uint(&m, 3, addr);
-	for (unsigned j = 0; r && j < r->nframes; j++) {
-		pb_uint(&line, 1, function_id(ps, &r->frames[j]));
-		pb_int(&line, 2, r->frames[j].line);
+	for (unsigned j = 0; j < nfr; j++) {
+		pb_uint(&line, 1, function_id(ps, &fr[j]));
+		pb_int(&line, 2, fr[j].line);
 		pb_msg(&m, 4, &line);
 	}
 	pb_msg(&ps->locs, 4, &m);
@@ -211,13 +199,13 @@ static uint64_t location_id(pprof_state *ps, size_t proc, uint64_t addr, int is_
 	return id;
 }
 
-static int on_sample(void *arg, size_t proc, const fold__thread *th, const fold__sample *s, double t_ns)
+static int on_sample(void *arg, const fold_export_sample *s)
 {
-	(void)t_ns;
 	pprof_state *ps = arg;
+	size_t proc = s->proc;
 	int added;
 	uint64_t *v =
-	    export_map_get(&ps->agg, (uint64_t)proc << 32 | th->stream, s->stack, ps->nsamples + 1, &added);
+	    export_map_get(&ps->agg, (uint64_t)proc << 32 | s->stream, s->stack, ps->nsamples + 1, &added);
 	if (!v)
 		return -ENOMEM;
 	if (added) {
@@ -229,7 +217,7 @@ static int on_sample(void *arg, size_t proc, const fold__thread *th, const fold_
 			ps->samples = n;
 			ps->cap = cap;
 		}
-		ps->samples[ps->nsamples++] = (struct agg_sample){(uint32_t)proc, th->stream, s->stack, 0, 0};
+		ps->samples[ps->nsamples++] = (struct agg_sample){(uint32_t)proc, s->stream, s->stack, 0, 0};
 	}
 	ps->samples[*v - 1].count++;
 	ps->samples[*v - 1].cpu_ns += s->cpu_ns;
@@ -274,13 +262,14 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 	value_type(ps, prof, 1, "samples", "count");
 	value_type(ps, prof, 1, "cpu", "nanoseconds");
 	/* Mapping ids: every module of every process, numbered in order. */
-	ps->map_base = calloc(c->ntr ? c->ntr : 1, sizeof *ps->map_base);
+	size_t nprocs = fold_export_nprocs(c->x);
+	ps->map_base = calloc(nprocs ? nprocs : 1, sizeof *ps->map_base);
 	if (!ps->map_base)
 		return -ENOMEM;
 	size_t nmaps = 0;
-	for (size_t p = 0; p < c->ntr; p++) {
+	for (size_t p = 0; p < nprocs; p++) {
 		ps->map_base[p] = nmaps;
-		nmaps += c->tr[p]->nmod;
+		nmaps += fold_export_nmodules(c->x, p);
 	}
 	ps->map_used = calloc(nmaps + 1, 1);
 	if (!ps->map_used)
@@ -291,12 +280,10 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 	report_buf_init(&ids);
 	for (size_t i = 0; i < ps->nsamples; i++) {
 		const struct agg_sample *a = &ps->samples[i];
-		const fold__trace *t = c->tr[a->proc];
-		if (a->stack && a->stack <= t->nstacks) {
-			const uint64_t *fr = t->frames + t->stk_off[a->stack];
-			for (unsigned d = 0; d < t->stk_depth[a->stack]; d++)
-				pb_varint(&ids, location_id(ps, a->proc, fr[d], d > 0));
-		}
+		const uint64_t *fr;
+		unsigned depth = fold_export_stack(c->x, a->proc, a->stack, &fr);
+		for (unsigned d = 0; d < depth; d++)
+			pb_varint(&ids, location_id(ps, a->proc, fr[d], d > 0));
 		if (ids.len)
 			pb_bytes(&sm, 1, ids.data, ids.len);
 		ids.len = 0;
@@ -304,7 +291,8 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 		pb_varint(&ids, a->cpu_ns);
 		pb_bytes(&sm, 2, ids.data, ids.len);
 		ids.len = 0;
-		const char *pid = fold__trace_info(t, "pid"), *rank = fold__trace_info(t, "mpi.rank");
+		const char *pid = fold_export_info(c->x, a->proc, "pid");
+		const char *rank = fold_export_info(c->x, a->proc, "mpi.rank");
 		label(ps, &sm, "pid", pid ? strtoll(pid, NULL, 10) : (int64_t)a->proc);
 		label(ps, &sm, "thread", a->stream);
 		if (rank)
@@ -315,35 +303,27 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 	report_buf_free(&ids);
 	/* Mappings; the symbol flags only for modules samples fell in (asking
 	 * about the others would index them, and say they lack DWARF, for nothing). */
-	for (size_t p = 0; p < c->ntr; p++) {
-		const fold__trace *t = c->tr[p];
-		for (size_t m = 0; m < t->nmod; m++) {
-			const fold__module *mod = &t->mod[m];
-			uint64_t id = ps->map_base[p] + m + 1;
-			uint64_t lo = UINT64_MAX, hi = 0;
-			for (unsigned s = 0; s < mod->nseg; s++) {
-				uint64_t a = mod->load_bias + mod->segs[s].vaddr;
-				lo = a < lo ? a : lo;
-				hi = a + mod->segs[s].memsz > hi ? a + mod->segs[s].memsz : hi;
-			}
-			if (lo == UINT64_MAX)
-				lo = hi = mod->load_bias;
+	for (size_t p = 0; p < nprocs; p++) {
+		for (size_t m = 0; m < fold_export_nmodules(c->x, p); m++) {
+			fold_export_module mod;
+			fold_export_module_get(c->x, p, m, &mod);
+			uint64_t id = ps->map_base[p] + m + 1, lo = mod.lo, hi = mod.hi;
 			char bid[2 * 64 + 1] = "";
-			hex(bid, mod->build_id, mod->build_id_len < 64 ? mod->build_id_len : 64);
-			symtab_module_info info = {0};
+			hex(bid, mod.build_id, mod.build_id_len < 64 ? mod.build_id_len : 64);
+			int opened = 0, has_dwarf = 0;
 			if (ps->map_used[id])
-				symtab_module_info_get(c->sym, (unsigned)p, mod->id, &info);
+				fold_export_module_symbols(c->x, p, m, &opened, &has_dwarf);
 			report_buf mm;
 			report_buf_init(&mm);
 			pb_uint(&mm, 1, id);
 			pb_uint(&mm, 2, lo);
 			pb_uint(&mm, 3, hi);
-			pb_int(&mm, 5, str_index(&ps->st, mod->path));
+			pb_int(&mm, 5, str_index(&ps->st, mod.path));
 			pb_int(&mm, 6, str_index(&ps->st, bid));
-			pb_uint(&mm, 7, info.opened);
-			pb_uint(&mm, 8, info.has_dwarf);
-			pb_uint(&mm, 9, info.has_dwarf);
-			pb_uint(&mm, 10, info.has_dwarf);
+			pb_uint(&mm, 7, (uint64_t)opened);
+			pb_uint(&mm, 8, (uint64_t)has_dwarf);
+			pb_uint(&mm, 9, (uint64_t)has_dwarf);
+			pb_uint(&mm, 10, (uint64_t)has_dwarf);
 			pb_msg(prof, 3, &mm);
 			report_buf_free(&mm);
 		}
@@ -353,16 +333,16 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 	/* Time of the earliest process and the span of the run. */
 	double end = 0;
 	int64_t start_ns = 0;
-	for (size_t p = 0; p < c->ntr; p++) {
-		double e = export_time_ns(c, p, c->tr[p]->max_tick);
+	for (size_t p = 0; p < nprocs; p++) {
+		double e = fold_export_end_ns(c->x, p);
 		end = e > end ? e : end;
-		const char *rt = fold__trace_info(c->tr[p], "start.realtime_ns");
-		if (rt && c->offset_ns[p] == 0)
+		const char *rt = fold_export_info(c->x, p, "start.realtime_ns");
+		if (rt && fold_export_origin_ns(c->x, p) == 0)
 			start_ns = strtoll(rt, NULL, 10);
 	}
 	/* period_type/period: the sampling period when it is a time. */
-	const char *src = c->ntr ? fold__trace_info(c->tr[0], "sample.source") : NULL;
-	const char *per = c->ntr ? fold__trace_info(c->tr[0], "sample.period") : NULL;
+	const char *src = nprocs ? fold_export_info(c->x, 0, "sample.source") : NULL;
+	const char *per = nprocs ? fold_export_info(c->x, 0, "sample.period") : NULL;
 	/* The string table goes after every other field has interned its strings. */
 	int64_t comment = str_index(&ps->st, "generated by fold export");
 	pb_int(prof, 9, start_ns);
@@ -410,7 +390,7 @@ int export_pprof(export_ctx *c, report_buf *out, export_stats *st, char *err, si
 	ps.c = c;
 	report_buf prof;
 	report_buf_init(&prof);
-	int rc = export_each_sample(c, on_sample, &ps);
+	int rc = fold_export_each_sample(c->x, on_sample, &ps);
 	if (!rc)
 		rc = encode_profile(&ps, &prof);
 	if (!rc)

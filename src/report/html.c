@@ -76,18 +76,6 @@ void report_html_num_cell(html_ctx *h, double v, const char *shown)
 	report_buf_puts(h->b, "</td>");
 }
 
-const char *report_region_kind_label(unsigned kind)
-{
-	switch (kind) {
-	case TRACE_REGION_API: return "region";
-	case TRACE_REGION_FUNCTION: return "function";
-	case TRACE_REGION_MPI: return "MPI";
-	case TRACE_REGION_OPENMP: return "OpenMP";
-	case TRACE_REGION_BURST: return "burst";
-	default: return "other";
-	}
-}
-
 const char *report_html_color(const char *name)
 {
 	static const char *const palette[] = {"#93c5fd", "#fdba74", "#86efac", "#f9a8d4", "#c4b5fd",
@@ -257,10 +245,11 @@ static void overview_counters(html_ctx *h)
 		}
 		report_buf_puts(h->b, "</p>");
 		if (a->nmodels_skipped) {
-			report_buf_printf(h->b,
-			                  "<details id=\"models-skipped\"><summary>%zu model(s) skipped</summary>"
-			                  "<table><thead><tr><th>model</th><th>why</th></tr></thead><tbody>\n",
-			                  a->nmodels_skipped);
+			report_buf_printf(
+			    h->b,
+			    "<details id=\"models-skipped\"><summary>%zu model(s) skipped</summary>"
+			    "<table><thead><tr><th>model</th><th>why</th></tr></thead><tbody>\n",
+			    a->nmodels_skipped);
 			for (size_t i = 0; i < a->nmodels_skipped; i++) {
 				report_buf_puts(h->b, "<tr><td class=\"fn\">");
 				report_html_text(h, a->models_skipped[i].key);
@@ -318,7 +307,7 @@ static void overview_ranking(html_ctx *h)
 		report_html_num_cell(h, (double)i + 1, buf);
 		report_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
 		report_html_text(h, r->name);
-		report_buf_printf(h->b, "</a></td><td>%s</td>", report_region_kind_label(r->kind));
+		report_buf_printf(h->b, "</a></td><td>%s</td>", fold_region_kind_label(r->kind));
 		report_fmt_ns(buf, sizeof buf, r->total_ns);
 		report_html_num_cell(h, r->total_ns, buf);
 		report_buf_printf(

@@ -39,7 +39,6 @@ void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp); /* cut at
 void report_html_loc(html_ctx *h, const char *file,
                      unsigned line); /* "file:line", basename shown, full in title */
 void report_html_num_cell(html_ctx *h, double v, const char *shown); /* <td class=n data-v=..>shown</td> */
-const char *report_region_kind_label(unsigned kind);
 /* Stable palette colour for a function name. */
 const char *report_html_color(const char *name);
 

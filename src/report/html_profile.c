@@ -5,7 +5,8 @@
  * Trees are nested <details> elements so they fold open without a script.
  * Nodes under REPORT_TREE_MIN_SHARE of all samples are left out (the tree
  * says how many) to keep big programs' reports small; the top-down tree
- * comes from fold_analysis.cct, the bottom-up tree is derived from it here.
+ * comes from fold_analysis.cct, the bottom-up tree from fold_analysis.bottom_up
+ * (both built by the analysis; this file only lays them out).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <math.h>
@@ -18,7 +19,6 @@
 
 #define REPORT_TREE_MIN_SHARE 0.001
 #define REPORT_TREE_OPEN_SHARE 0.05
-#define REPORT_BOTTOM_UP_DEPTH 24
 
 /* Rows of the per-thread table at most: a run with thousands of threads
  * must not turn the report into megabytes of table. */
@@ -36,13 +36,14 @@ static void profile_thread_table(html_ctx *h)
 			rows += a->profile[i].nper_thread;
 	if (!rows)
 		return;
-	report_buf_printf(h->b,
-	                  "<details id=\"profile-threads\"><summary>Per thread (%zu rows)</summary>"
-	                  "<div class=\"tablewrap\"><table class=\"sortable\"><thead><tr><th>region</th>"
-	                  "<th class=\"n\">rank</th><th class=\"n\">thread</th><th class=\"n\">calls</th>"
-	                  "<th class=\"n\">inclusive</th><th class=\"n\">exclusive</th><th class=\"n\">min</th>"
-	                  "<th class=\"n\">max</th></tr></thead><tbody>\n",
-	                  rows);
+	report_buf_printf(
+	    h->b,
+	    "<details id=\"profile-threads\"><summary>Per thread (%zu rows)</summary>"
+	    "<div class=\"tablewrap\"><table class=\"sortable\"><thead><tr><th>region</th>"
+	    "<th class=\"n\">rank</th><th class=\"n\">thread</th><th class=\"n\">calls</th>"
+	    "<th class=\"n\">inclusive</th><th class=\"n\">exclusive</th><th class=\"n\">min</th>"
+	    "<th class=\"n\">max</th></tr></thead><tbody>\n",
+	    rows);
 	for (size_t i = 0; i < a->nprofile && shown < REPORT_PROFILE_THREAD_ROWS; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		if (e->nper_thread < 2)
@@ -74,7 +75,8 @@ static void profile_thread_table(html_ctx *h)
 	}
 	report_buf_puts(h->b, "</tbody></table></div>");
 	if (shown < rows)
-		report_buf_printf(h->b, "<p class=\"note\">%zu more rows not shown; fold --csv has them all.</p>",
+		report_buf_printf(h->b,
+		                  "<p class=\"note\">%zu more rows not shown; fold --csv has them all.</p>",
 		                  rows - shown);
 	report_buf_puts(h->b, "</details>\n");
 }
@@ -95,10 +97,11 @@ static void profile_table(html_ctx *h)
 		unbalanced += a->profile[i].unbalanced;
 	}
 	if (a->hook_overhead_ns > 0)
-		report_buf_printf(h->b,
-		                  "<p class=\"note\" id=\"hook-overhead\">The hooks' own cost, %.1f ns per call "
-		                  "(calibrated when the run started), is subtracted from these times.</p>",
-		                  a->hook_overhead_ns);
+		report_buf_printf(
+		    h->b,
+		    "<p class=\"note\" id=\"hook-overhead\">The hooks' own cost, %.1f ns per call "
+		    "(calibrated when the run started), is subtracted from these times.</p>",
+		    a->hook_overhead_ns);
 	report_buf_puts(h->b,
 	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
 	                "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
@@ -112,7 +115,7 @@ static void profile_table(html_ctx *h)
 		const fold_profile_entry *e = &a->profile[i];
 		report_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, e->name);
-		report_buf_printf(h->b, "</td><td>%s</td>", report_region_kind_label(e->kind));
+		report_buf_printf(h->b, "</td><td>%s</td>", fold_region_kind_label(e->kind));
 		snprintf(buf, sizeof buf, "%lu", e->calls);
 		report_html_num_cell(h, (double)e->calls, buf);
 		report_fmt_ns(buf, sizeof buf, e->inclusive_ns);
@@ -278,8 +281,9 @@ static void line_table(html_ctx *h)
 	}
 	report_buf_puts(h->b, "</tbody></table></div>\n");
 	if (a->nlines > shown)
-		report_buf_printf(h->b, "<p class=\"note\">%zu of %zu lines shown; fold --json has them all.</p>", shown,
-		                  a->nlines);
+		report_buf_printf(h->b,
+		                  "<p class=\"note\">%zu of %zu lines shown; fold --json has them all.</p>",
+		                  shown, a->nlines);
 }
 
 static int cmp_index_by_total(const void *a, const void *b, void *arg)
@@ -348,95 +352,58 @@ static void tree_section(html_ctx *h, const char *id, const char *title, const c
 	report_buf_puts(h->b, "</div></div>\n");
 }
 
-/* Bottom-up: roots are the functions where samples landed (self), children
- * their callers, each path weighted by the self samples at its leaf. */
-typedef struct bu_tree {
-	tree_node *n;
-	size_t len, cap;
-	size_t first_root;
-} bu_tree;
-
-static size_t bu_child(bu_tree *t, size_t parent, const fold_cct_node *src)
+/* The analysis' tree as the renderer's nodes; roots of the top-down tree
+ * (not linked by the contract) are chained from *first_root. */
+static tree_node *tree_nodes(const fold_cct_node *n, size_t len, int chain_roots, size_t *first_root,
+                             unsigned long *grand)
 {
-	size_t *head = parent == SIZE_MAX ? &t->first_root : &t->n[parent].first_child;
-	for (size_t c = *head; c != SIZE_MAX; c = t->n[c].next_sibling)
-		if (same_name(t->n[c].function, src->function))
-			return c;
-	if (t->len == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		tree_node *nn = realloc(t->n, cap * sizeof *nn);
-		if (!nn)
-			return SIZE_MAX;
-		t->n = nn;
-		t->cap = cap;
-		head = parent == SIZE_MAX ? &t->first_root : &t->n[parent].first_child;
+	tree_node *t = calloc(len ? len : 1, sizeof *t);
+	size_t last_root = SIZE_MAX;
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		const fold_cct_node *c = &n[i];
+		t[i] = (tree_node){c->function,      c->file,        c->line,        c->self_samples,
+		                   c->total_samples, c->first_child, c->next_sibling};
+		if (chain_roots && c->parent == SIZE_MAX) {
+			*grand += c->total_samples;
+			t[i].next_sibling = SIZE_MAX;
+			if (last_root == SIZE_MAX)
+				*first_root = i;
+			else
+				t[last_root].next_sibling = i;
+			last_root = i;
+		}
 	}
-	size_t id = t->len++;
-	t->n[id] = (tree_node){src->function, src->file, src->line, 0, 0, SIZE_MAX, *head};
-	*head = id;
-	return id;
+	return t;
 }
 
 static void call_trees(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
-	unsigned long grand = 0;
-	size_t first_root = SIZE_MAX, last_root = SIZE_MAX;
-	tree_node *td = calloc(a->ncct ? a->ncct : 1, sizeof *td);
-	bu_tree bu = {NULL, 0, 0, SIZE_MAX};
-	if (!td) {
+	unsigned long grand = 0, unused = 0;
+	size_t first_root = SIZE_MAX, bu_root = a->nbottom_up ? a->bottom_up_root : SIZE_MAX;
+	tree_node *td = tree_nodes(a->cct, a->ncct, 1, &first_root, &grand);
+	tree_node *bu = tree_nodes(a->bottom_up, a->nbottom_up, 0, NULL, &unused);
+	if (!td || !bu) {
 		h->b->oom = 1;
-		return;
-	}
-	for (size_t i = 0; i < a->ncct; i++) {
-		const fold_cct_node *c = &a->cct[i];
-		td[i] = (tree_node){c->function,      c->file,        c->line,        c->self_samples,
-		                    c->total_samples, c->first_child, c->next_sibling};
-		if (c->parent == SIZE_MAX) {
-			grand += c->total_samples;
-			/* Roots are not linked by the contract; chain them here. */
-			td[i].next_sibling = SIZE_MAX;
-			if (last_root == SIZE_MAX)
-				first_root = i;
-			else
-				td[last_root].next_sibling = i;
-			last_root = i;
-		}
+		goto out;
 	}
 	report_buf_puts(h->b, "<section id=\"calltree\"><h2>Sampled call tree</h2>");
 	if (!a->ncct) {
 		report_buf_puts(h->b, "<p class=\"note\">No call stacks were sampled.</p></section>\n");
-		free(td);
-		return;
-	}
-	for (size_t i = 0; i < a->ncct; i++) {
-		const fold_cct_node *c = &a->cct[i];
-		if (!c->self_samples)
-			continue;
-		size_t at = SIZE_MAX;
-		unsigned depth = 0;
-		for (size_t p = i; p != SIZE_MAX && p < a->ncct && depth < REPORT_BOTTOM_UP_DEPTH;
-		     p = a->cct[p].parent, depth++) {
-			at = bu_child(&bu, at, &a->cct[p]);
-			if (at == SIZE_MAX) {
-				h->b->oom = 1;
-				goto out;
-			}
-			bu.n[at].total += c->self_samples;
-			if (p == i)
-				bu.n[at].self += c->self_samples;
-		}
+		goto out;
 	}
 	report_buf_puts(h->b, "<div class=\"trees\">");
 	tree_section(h, "topdown", "Top-down", "callers above callees", td, first_root, grand);
-	tree_section(h, "bottomup", "Bottom-up", "where samples landed, then their callers", bu.n,
-	             bu.first_root, grand);
+	tree_section(h, "bottomup", "Bottom-up", "where samples landed, then their callers", bu, bu_root,
+	             grand);
 	report_buf_puts(h->b, "</div>");
 	flat_table(h, grand);
 	line_table(h);
-out:
 	report_buf_puts(h->b, "</section>\n");
-	free(bu.n);
+out:
+	free(bu);
 	free(td);
 }
 

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "html.h"
-#include "trace_format.h"
 
 typedef struct frame {
 	double w, h;   /* viewBox */
@@ -35,14 +34,17 @@ static frame make_frame(double w, double h, double l, double r, double t, double
 static void ns_axis(html_ctx *h, const frame *f, double mn, double mx, int ticks)
 {
 	double y = f->t + f->ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
-	                  f->l + f->pw, y, y);
+	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+	                  f->l, f->l + f->pw, y, y);
 	for (int i = 0; i <= ticks; i++) {
 		char lab[32];
 		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / ticks);
 		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
 		                  f->l + f->pw * i / ticks, y + 14,
-		                  i == 0 ? "start" : i == ticks ? "end" : "middle", lab);
+		                  i == 0       ? "start"
+		                  : i == ticks ? "end"
+		                               : "middle",
+		                  lab);
 	}
 }
 
@@ -68,7 +70,7 @@ static double nice_max(double v)
 	return ceil(v / st - 1e-9) * st;
 }
 
-static const char *phase_top_function(const fold_phase *p)
+static const char *phase_top_function(const fold_phase_result *p)
 {
 	return p->ntop ? p->top[0].function : NULL;
 }
@@ -136,9 +138,9 @@ static void y_axis(html_ctx *h, const frame *f, double max, int right, int perce
 
 static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
 {
-	const fold_phase *p = &r->phases[k];
+	const fold_phase_result *p = &r->phases[k];
 	char d[32];
-	report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
+	report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
 	report_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end,
 	                  d, p->samples);
 	for (size_t i = 0; i < p->ntop && i < 3; i++) {
@@ -156,7 +158,7 @@ static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
 static void phase_bands(html_ctx *h, const fold_region_result *r, const frame *f, int labels)
 {
 	for (size_t k = 0; k < r->nphases; k++) {
-		const fold_phase *p = &r->phases[k];
+		const fold_phase_result *p = &r->phases[k];
 		report_buf_printf(
 		    h->b, "<rect class=\"ph%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
 		    k % 2, fx(f, p->start), f->t, (p->end - p->start) * f->pw, f->ph);
@@ -464,8 +466,8 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	                "<th class=\"n\">span</th><th class=\"n\">duration</th><th class=\"n\">samples</th>"
 	                "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
 	for (size_t k = 0; k < r->nphases; k++) {
-		const fold_phase *p = &r->phases[k];
-		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
+		const fold_phase_result *p = &r->phases[k];
+		report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
 		report_buf_printf(
 		    h->b,
 		    "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f</td><td class=\"n\">%s</td>"
@@ -684,7 +686,7 @@ void report_html_region(html_ctx *h, size_t ri)
 	    ri);
 	report_html_text(h, r->name);
 	report_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
-	                  report_region_kind_label(r->kind),
+	                  fold_region_kind_label(r->kind),
 	                  r->folded ? "<span class=\"pill ok\">folded</span>"
 	                            : "<span class=\"pill no\">not folded</span>");
 	report_buf_printf(
@@ -760,7 +762,7 @@ void report_html_region_data(html_ctx *h)
 		report_fmt_num(num, sizeof num, r->folded_mean_duration_ns);
 		report_buf_printf(b, ",\"mean_ns\":%s,\"phases\":[", num);
 		for (size_t k = 0; k < r->nphases; k++) {
-			const fold_phase *p = &r->phases[k];
+			const fold_phase_result *p = &r->phases[k];
 			report_buf_printf(b, "%s[%.6g,%.6g,", k ? "," : "", p->start, p->end);
 			report_esc_json(b, phase_top_function(p));
 			report_buf_putc(b, ',');

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "json.h"
+#include "report_text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -54,37 +55,16 @@ void report_json_string(FILE *f, const char *s, size_t len)
 			p++;
 			continue;
 		}
-		/* Validate one UTF-8 sequence (no overlongs, no surrogates, <= U+10FFFF). */
-		size_t n = 0;
-		unsigned lo = 0x80, hi = 0xbf;
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			if (c == 0xe0)
-				lo = 0xa0;
-			if (c == 0xed)
-				hi = 0x9f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			if (c == 0xf0)
-				lo = 0x90;
-			if (c == 0xf4)
-				hi = 0x8f;
-		}
-		int ok = n > 0 && (size_t)(end - p) > n;
-		for (size_t k = 1; ok && k <= n; k++) {
-			unsigned b = p[k];
-			if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf))
-				ok = 0;
-		}
-		if (!ok) {
+		/* Valid UTF-8 is copied, anything else is U+FFFD (report_utf8_decode). */
+		uint32_t cp;
+		size_t n = report_utf8_decode((const char *)p, (size_t)(end - p), &cp);
+		if (n == 1) {
 			fputs("\\ufffd", f);
 			p++;
 			continue;
 		}
-		fwrite(p, 1, n + 1, f);
-		p += n + 1;
+		fwrite(p, 1, n, f);
+		p += n;
 	}
 	fputc('"', f);
 }
@@ -321,7 +301,7 @@ static void write_region(jw *w, const fold_region_result *r)
 	close_(w, ']');
 	karr(w, "phases");
 	for (size_t i = 0; i < r->nphases; i++) {
-		const fold_phase *p = &r->phases[i];
+		const fold_phase_result *p = &r->phases[i];
 		eobj(w);
 		knum(w, "start", p->start);
 		knum(w, "end", p->end);
@@ -405,7 +385,8 @@ static size_t lower(const fold_callpair *p, const size_t *idx, size_t n, const c
 
 static void write_profile(jw *w, const fold_analysis *a)
 {
-	size_t *byc = malloc((a->ncallpairs + 1) * sizeof *byc), *bye = malloc((a->ncallpairs + 1) * sizeof *bye);
+	size_t *byc = malloc((a->ncallpairs + 1) * sizeof *byc),
+	       *bye = malloc((a->ncallpairs + 1) * sizeof *bye);
 	if (byc && bye) {
 		for (size_t i = 0; i < a->ncallpairs; i++)
 			byc[i] = bye[i] = i;
@@ -444,7 +425,8 @@ static void write_profile(jw *w, const fold_analysis *a)
 		for (int dir = 0; dir < 2 && byc && bye; dir++) {
 			const size_t *idx = dir ? bye : byc;
 			karr(w, dir ? "callers" : "callees");
-			for (size_t k = lower(a->callpairs, idx, a->ncallpairs, p->name, !dir); k < a->ncallpairs; k++) {
+			for (size_t k = lower(a->callpairs, idx, a->ncallpairs, p->name, !dir);
+			     k < a->ncallpairs; k++) {
 				const fold_callpair *cp = &a->callpairs[idx[k]];
 				if (strcmp(dir ? cp->callee : cp->caller, p->name))
 					break;
@@ -563,35 +545,11 @@ int report_json_write(const fold_analysis *a, const char *path, char *err, size_
 		}
 		return 0;
 	}
-	char *tmp = NULL;
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	w.f = fopen(tmp, "w");
-	if (!w.f) {
-		int e = errno;
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
-		free(tmp);
-		return -e;
-	}
+	char *tmp;
+	w.f = report_atomic_open(path, &tmp, err, errlen);
+	if (!w.f)
+		return -errno;
+	errno = 0;
 	write_document(&w, a);
-	int bad = ferror(w.f);
-	int e = errno;
-	if (fclose(w.f) || bad) {
-		e = errno ? errno : EIO;
-		snprintf(err, errlen, "%s: write error: %s", path, strerror(e));
-		unlink(tmp);
-		free(tmp);
-		return -e;
-	}
-	if (rename(tmp, path)) {
-		e = errno;
-		snprintf(err, errlen, "%s: cannot rename the temporary file into place: %s", path, strerror(e));
-		unlink(tmp);
-		free(tmp);
-		return -e;
-	}
-	free(tmp);
-	return 0;
+	return report_atomic_commit(w.f, tmp, path, err, errlen);
 }

@@ -4,7 +4,8 @@
  * documented in docs/json.md. Keys are only ever added within a version.
  * Strings are escaped for JSON: quotes, backslashes and control characters,
  * and invalid UTF-8 bytes are replaced by U+FFFD, so the output always
- * parses. Non-finite numbers are written as null.
+ * parses. Non-finite numbers are written as null. report_json_write is
+ * declared in report.h; this header is private to src/report.
  */
 #ifndef FOLD_REPORT_JSON_H
 #define FOLD_REPORT_JSON_H
@@ -12,14 +13,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis.h"
+#include "report.h"
 
 #define REPORT_JSON_VERSION 1
-
-/* Writes the analysis to path ("-" = stdout); a file is written to a
- * temporary name next to it and renamed. Returns 0 or a negative errno with
- * a one-line message in err. */
-int report_json_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
 
 /* Writes s (len bytes) as a JSON string literal, quotes included. */
 void report_json_string(FILE *f, const char *s, size_t len);

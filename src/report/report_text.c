@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
+
 void report_buf_init(report_buf *b)
 {
 	memset(b, 0, sizeof *b);
@@ -86,62 +88,69 @@ void report_buf_printf(report_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen)
+{
+	*tmp = util_asprintf("%s.tmp.%ld", path, (long)getpid());
+	if (!*tmp) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		errno = ENOMEM;
+		return NULL;
+	}
+	int fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(*tmp);
+		}
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+	}
+	return f;
+}
+
+int report_atomic_commit(FILE *f, char *tmp, const char *path, char *err, size_t errlen)
+{
+	int bad = ferror(f);
+	int rc = 0;
+	if (fclose(f) != 0 || bad) {
+		rc = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
+	} else if (rename(tmp, path) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot rename %s into place: %s", path, tmp, strerror(-rc));
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen)
 {
 	if (b->oom) {
 		snprintf(err, errlen, "%s: out of memory while building the output", path);
 		return -ENOMEM;
 	}
-	size_t plen = strlen(path) + 32;
-	char *tmp = malloc(plen);
-	if (!tmp) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
-	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		goto out_free;
-	}
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t w = write(fd, b->data + off, b->len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
-			goto out_close;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		rc = -errno;
-		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot rename %s into place: %s", path, tmp, strerror(-rc));
-		goto out_unlink;
-	}
-	free(tmp);
-	return 0;
-out_close:
-	close(fd);
-out_unlink:
-	unlink(tmp);
-out_free:
-	free(tmp);
-	return rc;
+	char *tmp;
+	FILE *f = report_atomic_open(path, &tmp, err, errlen);
+	if (!f)
+		return -errno;
+	errno = 0;
+	if (b->len)
+		fwrite(b->data, 1, b->len, f);
+	return report_atomic_commit(f, tmp, path, err, errlen);
 }
 
 size_t report_utf8_next(const char *str, uint32_t *cp)
+{
+	return report_utf8_decode(str, SIZE_MAX, cp);
+}
+
+size_t report_utf8_decode(const char *str, size_t avail, uint32_t *cp)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	unsigned c = s[0];
@@ -162,7 +171,7 @@ size_t report_utf8_next(const char *str, uint32_t *cp)
 		return 1;
 	}
 	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80) { /* also catches the terminating NUL */
+		if (i >= avail || (s[i] & 0xc0) != 0x80) { /* also catches a terminating NUL */
 			*cp = 0xfffd;
 			return 1;
 		}
@@ -317,33 +326,35 @@ unsigned report_term_width(const char *s)
 	return w;
 }
 
-void report_fmt_ns(char *out, size_t n, double ns)
+void report_ns_scale(double ns, double *v, const char **unit)
 {
 	static const struct {
 		double scale;
 		const char *unit;
 	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+	double a = fabs(ns);
+	size_t i = 0;
+	while (i + 1 < sizeof units / sizeof units[0] && a < units[i].scale)
+		i++;
+	*v = ns / units[i].scale;
+	*unit = units[i].unit;
+}
+
+void report_fmt_ns(char *out, size_t n, double ns)
+{
 	if (!isfinite(ns)) {
 		snprintf(out, n, "-");
 		return;
 	}
-	double a = fabs(ns);
-	if (a >= 1e9 * 1000) {
+	if (fabs(ns) >= 1e9 * 1000) {
 		snprintf(out, n, "%.0f s", ns / 1e9);
 		return;
 	}
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (a >= units[i].scale || i + 1 == sizeof units / sizeof units[0]) {
-			double v = ns / units[i].scale;
-			double av = fabs(v);
-			snprintf(out, n,
-			         av >= 100 || v == 0 ? "%.0f %s"
-			         : av >= 10          ? "%.1f %s"
-			                             : "%.2f %s",
-			         v, units[i].unit);
-			return;
-		}
-	}
+	double v;
+	const char *unit;
+	report_ns_scale(ns, &v, &unit);
+	double av = fabs(v);
+	snprintf(out, n, av >= 100 || v == 0 ? "%.0f %s" : av >= 10 ? "%.1f %s" : "%.2f %s", v, unit);
 }
 
 void report_fmt_si(char *out, size_t n, double v)

@@ -11,6 +11,7 @@
 #define FOLD_REPORT_TEXT_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,10 +30,21 @@ void report_buf_printf(report_buf *b, const char *fmt, ...) __attribute__((forma
 void report_buf_vprintf(report_buf *b, const char *fmt, va_list ap);
 /* Writes b to path through path.tmp.<pid> + rename. */
 int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen);
+/* Atomic file output, for writers that stream: report_atomic_open creates
+ * a temporary file next to path (*tmp, its name); report_atomic_commit
+ * closes it and renames it over path, or removes it when a write failed.
+ * Both leave a one-line message in err on failure; open returns NULL with
+ * errno set, commit 0 or a negative errno. */
+FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen);
+int report_atomic_commit(FILE *f, char *tmp, const char *path, char *err, size_t errlen);
 
 /* Decodes one code point at s (s[0] != 0); returns bytes consumed (>= 1) and
  * sets *cp, U+FFFD for an invalid, overlong, surrogate or truncated sequence. */
 size_t report_utf8_next(const char *s, uint32_t *cp);
+/* The same for a sequence of at most avail bytes (s need not end in NUL):
+ * the one UTF-8 validator of the writers (no overlong forms, surrogates or
+ * code points above U+10FFFF; anything else is one byte of U+FFFD). */
+size_t report_utf8_decode(const char *s, size_t avail, uint32_t *cp);
 void report_buf_put_cp(report_buf *b, uint32_t cp);
 
 /* HTML text and attribute values (quoted with "): & < > " ' escaped, control
@@ -56,6 +68,8 @@ unsigned report_term_width(const char *s);
 
 /* "1.23 ms", "850 ns", "2.4 s": 3 significant digits. */
 void report_fmt_ns(char *out, size_t n, double ns);
+/* The unit report_fmt_ns picks for ns (s, ms, us or ns) and ns in it. */
+void report_ns_scale(double ns, double *v, const char **unit);
 /* "1.23 G", "512 k", "0.75": SI prefix, 3 significant digits. */
 void report_fmt_si(char *out, size_t n, double v);
 /* Shortest round-trip-safe enough number for data (%.6g), never nan/inf

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "report_text.h"
-#include "trace_format.h"
 
 typedef struct term {
 	report_buf *b;
@@ -87,18 +86,6 @@ static void heading(term *t, const char *s)
 	put(t, s);
 	sgr(t, "0");
 	newline(t);
-}
-
-static const char *kind_label(unsigned kind)
-{
-	switch (kind) {
-	case TRACE_REGION_API: return "region";
-	case TRACE_REGION_FUNCTION: return "function";
-	case TRACE_REGION_MPI: return "MPI";
-	case TRACE_REGION_OPENMP: return "OpenMP";
-	case TRACE_REGION_BURST: return "burst";
-	default: return "other";
-	}
 }
 
 static void run_summary(term *t, const fold_analysis *a)
@@ -187,7 +174,7 @@ static void region_table(term *t, const fold_analysis *a)
 		putf(t, "%4zu ", i + 1);
 		cell(t, r->name, namew, 0);
 		put(t, " ");
-		cell(t, kind_label(r->kind), 9, 0);
+		cell(t, fold_region_kind_label(r->kind), 9, 0);
 		report_fmt_ns(d, sizeof d, r->total_ns);
 		cell(t, d, 10, 1);
 		snprintf(n, sizeof n, "%lu", r->instances);
@@ -251,7 +238,7 @@ static void top_line(term *t, const fold_attribution *at)
 	put(t, loc);
 }
 
-static void rate(term *t, const fold_region_result *r, const fold_phase *p, size_t i, unsigned width)
+static void rate(term *t, const fold_region_result *r, const fold_phase_result *p, size_t i, unsigned width)
 {
 	char v[64];
 	report_fmt_si(v, sizeof v, p->rates[i]);
@@ -272,8 +259,8 @@ static void region_phases_narrow(term *t, const fold_region_result *r)
 {
 	char d[32];
 	for (size_t k = 0; k < r->nphases; k++) {
-		const fold_phase *p = &r->phases[k];
-		report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
+		const fold_phase_result *p = &r->phases[k];
+		report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
 		putf(t, "  P%zu  %.3f-%.3f  %s  %lu samples", k + 1, p->start, p->end, d, p->samples);
 		newline(t);
 		for (size_t i = 0; i < p->nrates && i < 4; i++) {
@@ -298,8 +285,8 @@ static void region_phases(term *t, const fold_region_result *r)
 	sgr(t, "0");
 	report_fmt_ns(m, sizeof m, r->folded_mean_duration_ns);
 	newline(t);
-	putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used, r->instances, m,
-	     r->samples_folded);
+	putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used, r->instances,
+	     m, r->samples_folded);
 	if (r->fit_method)
 		putf(t, ", %s fit", r->fit_method);
 	newline(t);
@@ -323,7 +310,7 @@ static void region_phases(term *t, const fold_region_result *r)
 	sgr(t, "0");
 	newline(t);
 	for (size_t k = 0; k < r->nphases; k++) {
-		const fold_phase *p = &r->phases[k];
+		const fold_phase_result *p = &r->phases[k];
 		size_t lines = p->nrates > p->ntop ? p->nrates : p->ntop;
 		if (lines > 3)
 			lines = 3;
@@ -337,7 +324,7 @@ static void region_phases(term *t, const fold_region_result *r)
 				snprintf(span, sizeof span, "%.2f-%.2f", p->start, p->end);
 				cell(t, ph, 4, 0);
 				cell(t, span, 10, 0);
-				report_fmt_ns(d, sizeof d, (p->end - p->start) * r->folded_mean_duration_ns);
+				report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
 				cell(t, d, 10, 1);
 				snprintf(v, sizeof v, "%lu", p->samples);
 				cell(t, v, 8, 1);

@@ -49,7 +49,7 @@ static const fold_region_result *region(const fold_analysis *a, const char *name
 	return NULL;
 }
 
-static double rate_of(const fold_phase *p, const char *name)
+static double rate_of(const fold_phase_result *p, const char *name)
 {
 	for (size_t k = 0; k < p->nrates; k++)
 		if (!strcmp(p->rate_names[k], name))
@@ -392,7 +392,11 @@ static void profile_by_name(const fold_analysis *a, const fold_profile_entry *p[
 {
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const char *n = a->profile[i].name;
-		int k = !strcmp(n, "main") ? 1 : !strcmp(n, "A") ? 2 : !strcmp(n, "B") ? 3 : !strcmp(n, "R") ? 4 : 0;
+		int k = !strcmp(n, "main") ? 1
+		        : !strcmp(n, "A")  ? 2
+		        : !strcmp(n, "B")  ? 3
+		        : !strcmp(n, "R")  ? 4
+		                           : 0;
 		if (k)
 			p[k] = &a->profile[i];
 	}

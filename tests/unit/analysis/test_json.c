@@ -34,11 +34,12 @@ static void test_escaping(void **state)
 	    {"\n\t\r\b\f", 5, "\"\\n\\t\\r\\b\\f\""},
 	    {"\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\""},
 	    {"a\0b", 3, "\"a\\u0000b\""},
-	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14,
+	     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
 	    {"bad\xff", 4, "\"bad\\ufffd\""},
-	    {"\xc3", 1, "\"\\ufffd\""},                 /* truncated sequence */
-	    {"\xc0\xaf", 2, "\"\\ufffd\\ufffd\""},       /* overlong '/' */
-	    {"\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\""}, /* UTF-16 surrogate */
+	    {"\xc3", 1, "\"\\ufffd\""},                                  /* truncated sequence */
+	    {"\xc0\xaf", 2, "\"\\ufffd\\ufffd\""},                       /* overlong '/' */
+	    {"\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\""},            /* UTF-16 surrogate */
 	    {"\xf4\x90\x80\x80", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\""}, /* > U+10FFFF */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -65,7 +66,7 @@ static void test_document_with_hostile_strings_is_valid(void **state)
 	a->regions = calloc(1, sizeof *a->regions);
 	a->nregions = 1;
 	a->regions[0].name = strdup("region \"q\"\t");
-	a->regions[0].phases = calloc(1, sizeof(fold_phase));
+	a->regions[0].phases = calloc(1, sizeof(fold_phase_result));
 	a->regions[0].nphases = 1;
 	a->regions[0].phases[0].end = 1;
 	a->regions[0].phases[0].nrates = 1;

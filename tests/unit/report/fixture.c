@@ -159,9 +159,9 @@ static void fill_phases(fold_region_result *r, const shape *s, const char *const
                         const char *const *files, double mean_ns)
 {
 	r->nphases = s->n;
-	r->phases = xcalloc(s->n, sizeof(fold_phase));
+	r->phases = xcalloc(s->n, sizeof(fold_phase_result));
 	for (size_t i = 0; i < s->n; i++) {
-		fold_phase *p = &r->phases[i];
+		fold_phase_result *p = &r->phases[i];
 		p->start = s->bounds[i];
 		p->end = s->bounds[i + 1];
 		p->nrates = 2;
@@ -510,6 +510,8 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 
 	fill_profile(a);
 	fill_cct(a);
+	if (fold_analysis_bottom_up(a))
+		abort();
 	a->total_samples = 0;
 	for (size_t i = 0; i < a->ncct; i++)
 		a->total_samples += a->cct[i].self_samples;

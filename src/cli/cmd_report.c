@@ -1,14 +1,6 @@
-/* main.c: the fold command line: option parsing and subcommand dispatch.
- *
- *   fold [OPTIONS] TRACE...           analyse; terminal summary, or -o/--json/--csv
- *   fold profile TRACE...             the exact region profile
- *   fold dump [--stats] TRACE         every record, one per line
- *   fold export --format=F TRACE...   pprof, chrome, folded (cmd_export.c)
- *
- * coreutils ships fold(1) and scripts call it. When this fold is invoked the
- * way coreutils' would be (coreutils_handoff.c decides), it hands over to the
- * next fold on PATH, so installing fold never breaks `fold -w 80`.
- */
+/* cmd_report.c: `fold [OPTIONS] TRACE...`: the analysis options, then the
+ * outputs asked for (HTML, JSON, CSV) or the terminal summary. `fold
+ * profile` (cmd_profile.c) shares the option parsing and the analysis. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -21,42 +13,7 @@
 #include "analyze.h"
 #include "cli.h"
 #include "fold_version.h"
-#include "json.h"
 #include "report.h"
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-	        "Usage: fold [OPTIONS] TRACE...\n"
-	        "       fold profile [OPTIONS] TRACE...\n"
-	        "       fold dump [--stats] TRACE\n"
-	        "       fold export --format=pprof|chrome|folded [-o FILE] TRACE...\n"
-	        "\n"
-	        "Folds the samples of repetitive regions recorded by libfold.so into one\n"
-	        "synthetic instance, fits counter rates, finds phases and attributes them\n"
-	        "to source lines. Without an output option it prints a summary.\n"
-	        "\n"
-	        "Options:\n"
-	        "  -o, --output FILE     write the self-contained HTML report to FILE\n"
-	        "      --json FILE       write the analysis as JSON (\"-\" for stdout)\n"
-	        "      --csv DIR         write tidy CSV tables into DIR\n"
-	        "      --fit METHOD      kriging (default) or pwlr (piecewise-linear)\n"
-	        "      --region NAME     fold only the region NAME\n"
-	        "      --group N         fold instance group N of the region (default: automatic)\n"
-	        "      --outlier-k K     drop instances outside median +- K*MAD (default 3)\n"
-	        "      --grid N          points on fitted curves (default 200)\n"
-	        "      --min-instances N regions with fewer instances are listed, not folded\n"
-	        "      --seed N          seed of any randomness (default 1)\n"
-	        "      --threads N       worker threads (default: one per core)\n"
-	        "  -q, --quiet           no progress bar, no diagnostics but errors\n"
-	        "  -h, --help            this help\n"
-	        "  -V, --version         the version\n"
-	        "\n"
-	        "TRACE files are written by libfold.so (run a program under foldrun, or with\n"
-	        "LD_PRELOAD=libfold.so); one file per process, all given together for an MPI run.\n"
-	        "Invoked as coreutils fold(1) would be (-w N, -b, -s, or text input), fold hands\n"
-	        "over to the fold(1) that comes next on PATH. See fold(1).\n");
-}
 
 enum {
 	OPT_JSON = 256,
@@ -109,7 +66,7 @@ static void progress_cb(void *arg, double fraction, const char *what)
 }
 
 /* The analysis commands: default (report) and profile. */
-static int cmd_analyze(int argc, char **argv, int profile_only)
+int cli__run_analysis(int argc, char **argv, int profile_only)
 {
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -140,7 +97,8 @@ static int cmd_analyze(int argc, char **argv, int profile_only)
 		case OPT_CSV: csv = optarg; break;
 		case OPT_FIT:
 			if (strcmp(optarg, "kriging") && strcmp(optarg, "pwlr")) {
-				fprintf(stderr, "fold: --fit expects 'kriging' or 'pwlr', got '%s'\n", optarg);
+				fprintf(stderr, "fold: --fit expects 'kriging' or 'pwlr', got '%s'\n",
+				        optarg);
 				return 2;
 			}
 			opt.fit = optarg;
@@ -159,7 +117,8 @@ static int cmd_analyze(int argc, char **argv, int profile_only)
 			if (parse_uint("--grid", optarg, 100000, &v))
 				return 2;
 			if (v < 10) {
-				fprintf(stderr, "fold: --grid expects at least 10 points, got '%s'\n", optarg);
+				fprintf(stderr, "fold: --grid expects at least 10 points, got '%s'\n",
+				        optarg);
 				return 2;
 			}
 			opt.grid = (unsigned)v;
@@ -180,14 +139,15 @@ static int cmd_analyze(int argc, char **argv, int profile_only)
 			opt.threads = (unsigned)v;
 			break;
 		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return 0;
+		case 'h': cli__usage(stdout); return 0;
 		case 'V': printf("fold %s\n", FOLD_VERSION); return 0;
 		default: fprintf(stderr, "Try 'fold --help'.\n"); return 2;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "fold: no trace given (expected one or more trace files written by libfold.so)\n"
-		                "Try 'fold --help'.\n");
+		fprintf(stderr,
+		        "fold: no trace given (expected one or more trace files written by libfold.so)\n"
+		        "Try 'fold --help'.\n");
 		return 2;
 	}
 	if (quiet) {
@@ -199,7 +159,8 @@ static int cmd_analyze(int argc, char **argv, int profile_only)
 
 	fold_analysis *a = NULL;
 	char err[512] = "";
-	int rc = fold_analyze((const char *const *)argv + optind, (size_t)(argc - optind), &opt, &a, err, sizeof err);
+	int rc = fold_analyze((const char *const *)argv + optind, (size_t)(argc - optind), &opt, &a, err,
+	                      sizeof err);
 	report_progress_done(prog);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
@@ -223,7 +184,10 @@ static int cmd_analyze(int argc, char **argv, int profile_only)
 		}
 	}
 	if (profile_only) {
-		fold__print_profile(a, stdout);
+		if (report_profile_table(a, stdout)) {
+			fprintf(stderr, "fold: standard output: write failed\n");
+			status = 1;
+		}
 	} else if (!html && !json && !csv) {
 		report_terminal(a, stdout, 100, isatty(STDOUT_FILENO));
 	}
@@ -231,22 +195,7 @@ static int cmd_analyze(int argc, char **argv, int profile_only)
 	return status;
 }
 
-int main(int argc, char **argv)
+int cli__cmd_report(int argc, char **argv)
 {
-	if (fold__coreutils_handoff(argc, argv))
-		return 127; /* only reached when the hand-over exec failed (already reported) */
-	if (argc > 1) {
-		const char *sub = argv[1];
-		if (!strcmp(sub, "dump"))
-			return fold__cmd_dump(argc - 1, argv + 1);
-		if (!strcmp(sub, "export"))
-			return cmd_export(argc - 1, argv + 1);
-		if (!strcmp(sub, "profile"))
-			return cmd_analyze(argc - 1, argv + 1, 1);
-		if (!strcmp(sub, "help")) {
-			usage(stdout);
-			return 0;
-		}
-	}
-	return cmd_analyze(argc, argv, 0);
+	return cli__run_analysis(argc, argv, 0);
 }

@@ -69,17 +69,17 @@ typedef struct fold_attribution {
 /* A curve on a regular grid over the normalised instance time [0,1]. */
 typedef struct fold_curve {
 	size_t n;
-	double *x;      /* grid positions */
-	double *cum;    /* fitted cumulative share in [0,1], monotone (may be NULL for derived metrics) */
-	double *value;  /* rate (events/s) or ratio at x */
+	double *x;       /* grid positions */
+	double *cum;     /* fitted cumulative share in [0,1], monotone (may be NULL for derived metrics) */
+	double *value;   /* rate (events/s) or ratio at x */
 	double *lo, *hi; /* optional uncertainty band of value (NULL if none) */
 } fold_curve;
 
 /* One counter or derived metric folded over a region group. */
 typedef struct fold_series {
-	char *name;   /* counter name or metric name */
-	char *unit;   /* "events/s", "ratio", ... */
-	int derived;  /* 1 for metrics computed from a model */
+	char *name;            /* counter name or metric name */
+	char *unit;            /* "events/s", "ratio", ... */
+	int derived;           /* 1 for metrics computed from a model */
 	unsigned counter_kind; /* for counters: enum trace_counter_kind */
 	/* The folded samples: x in [0,1], y = cumulative share at x. */
 	size_t npoints;
@@ -90,7 +90,7 @@ typedef struct fold_series {
 	double fit_error;          /* RMS residual of the fit on cumulative share */
 } fold_series;
 
-typedef struct fold_phase {
+typedef struct fold_phase_result {
 	double start, end; /* in [0,1] */
 	size_t nrates;
 	char **rate_names;
@@ -98,7 +98,7 @@ typedef struct fold_phase {
 	fold_attribution *top; /* functions/lines by share, largest first */
 	size_t ntop;
 	unsigned long samples;
-} fold_phase;
+} fold_phase_result;
 
 typedef struct fold_group {
 	unsigned id;
@@ -106,7 +106,7 @@ typedef struct fold_group {
 	unsigned long used;
 	unsigned long excluded_outliers;
 	unsigned long excluded_other; /* e.g. unbalanced, no samples */
-	double median_duration_ns; /* the group's centre (median, or mode of a skewed group) */
+	double median_duration_ns;    /* the group's centre (median, or mode of a skewed group) */
 	double mad_duration_ns;
 	double mean_duration_ns; /* mean over its used instances */
 	double min_duration_ns, max_duration_ns;
@@ -142,24 +142,24 @@ typedef struct fold_region_result {
 	unsigned long instances_used;
 	unsigned long samples; /* samples inside instances of this region */
 	unsigned long samples_folded;
-	double total_ns;       /* summed inclusive duration of all instances (outermost, for recursion) */
+	double total_ns;         /* summed inclusive duration of all instances (outermost, for recursion) */
 	double mean_duration_ns; /* total_ns over those instances: the region's mean, outliers included */
 	double folded_mean_duration_ns; /* mean duration of the folded (used) instances: the instance that
 	                                   phases are shares of, and rates refer to (0 when none is used) */
-	int folded;            /* 0: too few instances/samples; reason says why */
+	int folded;                     /* 0: too few instances/samples; reason says why */
 	char *reason;
 	unsigned selected_group; /* the group that was folded */
 	fold_group *groups;
 	size_t ngroups;
 	fold_series *series; /* counters first, then derived metrics */
 	size_t nseries;
-	fold_phase *phases;
+	fold_phase_result *phases;
 	size_t nphases;
 	fold_timeline_level *timeline;
 	size_t ntimeline;
 	fold_instance_info *inst; /* every instance, for the duration distribution */
 	size_t ninst;
-	char *fit_method; /* "kriging" or "pwlr" */
+	char *fit_method;    /* "kriging" or "pwlr" */
 	fold_kv *fit_params; /* hyper-parameters chosen, seeds, approximation notes */
 	size_t nfit_params;
 } fold_region_result;
@@ -199,9 +199,12 @@ typedef struct fold_cct_node {
 	char *file;
 	unsigned line;
 	unsigned long self_samples, total_samples;
-	size_t parent; /* SIZE_MAX for roots */
+	size_t parent;                    /* SIZE_MAX for roots */
 	size_t first_child, next_sibling; /* SIZE_MAX = none */
 } fold_cct_node;
+
+/* Callers followed from a sample's function in the bottom-up tree at most. */
+#define FOLD_BOTTOM_UP_DEPTH 24
 
 typedef struct fold_warning {
 	char *what;
@@ -222,6 +225,13 @@ typedef struct fold_analysis {
 	size_t ncallpairs;
 	fold_cct_node *cct;
 	size_t ncct;
+	/* The same samples bottom-up: roots are the functions where samples
+	 * landed (self), children their callers, each path weighted by the self
+	 * samples at its leaf, at most FOLD_BOTTOM_UP_DEPTH deep. Roots are
+	 * chained from bottom_up_root through next_sibling (SIZE_MAX: none). */
+	fold_cct_node *bottom_up;
+	size_t nbottom_up;
+	size_t bottom_up_root;
 	/* Sampled flat profile by source line (the interrupted line of every
 	 * sample, with its inline chain), largest first; share of all samples. */
 	fold_attribution *lines;
@@ -229,7 +239,7 @@ typedef struct fold_analysis {
 	unsigned long total_samples;
 	fold_warning *warnings;
 	size_t nwarnings;
-	char *sample_config; /* e.g. "time@10ms jitter 10%" */
+	char *sample_config;     /* e.g. "time@10ms jitter 10%" */
 	double hook_overhead_ns; /* per enter+exit pair, subtracted from the profile (0: none) */
 	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
 	size_t nmodels_skipped;
@@ -238,5 +248,20 @@ typedef struct fold_analysis {
 } fold_analysis;
 
 void fold_analysis_free(fold_analysis *a);
+
+/* "region", "function", "MPI", "OpenMP", "burst" or "other": how every
+ * writer names a region's kind (TRACE_REGION_*). */
+const char *fold_region_kind_label(unsigned kind);
+
+/* A phase's duration in the folded instance: its share of the folded
+ * instances' mean duration. */
+static inline double fold_phase_duration_ns(const fold_region_result *r, const fold_phase_result *p)
+{
+	return (p->end - p->start) * r->folded_mean_duration_ns;
+}
+
+/* Builds a->bottom_up from a->cct (fold_analyze does; a hand-made analysis,
+ * as in tests, calls it after filling cct). 0 or -ENOMEM. */
+int fold_analysis_bottom_up(fold_analysis *a);
 
 #endif

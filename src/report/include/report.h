@@ -1,6 +1,8 @@
 /* report.h: fold's human-facing outputs, read-only consumers of a fold_analysis.
  *
- * The CLI (src/fold/main.c) calls exactly these. Every writer treats the
+ * The CLI (src/cli) calls exactly these (and report_export.h for `fold
+ * export`). This is the writers' published header: src/report's other
+ * headers are private to it. Every writer treats the
  * strings of the analysis (symbol names, file names, command lines, INFO
  * values) as untrusted text: they may hold markup, quotes, control characters
  * or invalid UTF-8, and are escaped for the target format.
@@ -21,6 +23,14 @@
  * sees half a report. */
 int report_html_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
 
+/* The analysis as JSON (docs/report.md): to path, "-" for standard output.
+ * A file is written to a temporary name next to it and renamed. */
+int report_json_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
+
+/* The table of `fold profile`: the exact profile, one region per line,
+ * region names escaped for a terminal. Returns 0, -EIO or -ENOMEM. */
+int report_profile_table(const fold_analysis *a, FILE *out);
+
 /* Plain-text summary for a terminal: run, regions, phases with rates and top
  * source lines, warnings. No line is longer than width columns (minimum 60).
  * color != 0 adds ANSI colours; pass isatty(fileno(out)) && !NO_COLOR. */
@@ -39,10 +49,5 @@ typedef struct report_progress report_progress;
 report_progress *report_progress_new(int quiet);
 void report_progress_update(report_progress *p, double fraction, const char *what);
 void report_progress_done(report_progress *p);
-
-/* `fold export --format=pprof|chrome|folded [-o FILE] [--region NAME]
- * [--from S --to S] TRACE...` (src/fold/cmd_export.c); argv[0] is "export".
- * Returns the process exit status. */
-int cmd_export(int argc, char **argv);
 
 #endif

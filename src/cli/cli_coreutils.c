@@ -61,8 +61,8 @@ static int is_fold_trace(const char *path)
 static int looks_like_coreutils(int argc, char **argv)
 {
 	int operands = 0, text_files = 0;
-	if (argc > 1 && (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") || !strcmp(argv[1], "profile") ||
-	                 !strcmp(argv[1], "help")))
+	if (argc > 1 && (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") ||
+	                 !strcmp(argv[1], "profile") || !strcmp(argv[1], "help")))
 		return 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -102,7 +102,7 @@ static int in_skip_list(const char *skip, const char *real)
 	return 0;
 }
 
-int fold__coreutils_handoff(int argc, char **argv)
+int cli__coreutils_handoff(int argc, char **argv)
 {
 	if (!looks_like_coreutils(argc, argv))
 		return 0;
@@ -131,7 +131,8 @@ int fold__coreutils_handoff(int argc, char **argv)
 		setenv("FOLD_HANDOFF_SKIP", skip, 1);
 		argv[0] = cand;
 		execv(cand, argv);
-		fprintf(stderr, "fold: cannot run %s for the coreutils-style invocation: %s\n", cand, strerror(errno));
+		fprintf(stderr, "fold: cannot run %s for the coreutils-style invocation: %s\n", cand,
+		        strerror(errno));
 		free(dirs);
 		free(skip);
 		return 1;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "report.h"
+#include "cli.h"
+#include "report_export.h"
 
 static void usage(FILE *out)
 {
@@ -49,7 +49,7 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
-int cmd_export(int argc, char **argv)
+int cli__cmd_export(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_REGION, OPT_FROM, OPT_TO, OPT_NO_SAMPLES, OPT_HELP };
 	static const struct option longopts[] = {
@@ -121,35 +121,9 @@ int cmd_export(int argc, char **argv)
 	}
 
 	char err[512] = "";
-	export_ctx ctx;
-	int rc = export_ctx_open(&ctx, (const char *const *)argv + optind, (size_t)(argc - optind), &opt,
-	                         quiet ? diag_quiet : NULL, NULL, err, sizeof err);
-	if (rc) {
-		fprintf(stderr, "fold: %s\n", err);
-		return 1;
-	}
-	report_buf out;
-	report_buf_init(&out);
 	export_stats st = {0};
-	switch (opt.format) {
-	case EXPORT_PPROF: rc = export_pprof(&ctx, &out, &st, err, sizeof err); break;
-	case EXPORT_CHROME: rc = export_chrome(&ctx, &out, &st, err, sizeof err); break;
-	case EXPORT_FOLDED: rc = export_folded(&ctx, &out, &st, err, sizeof err); break;
-	}
-	export_ctx_close(&ctx);
-	if (!rc) {
-		if (out_path) {
-			rc = report_buf_write_file(&out, out_path, err, sizeof err);
-		} else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) {
-			rc = -EIO;
-			snprintf(err, sizeof err, "standard output: write failed");
-		}
-		if (!rc && !out_path && fflush(stdout)) {
-			rc = -EIO;
-			snprintf(err, sizeof err, "standard output: write failed");
-		}
-	}
-	report_buf_free(&out);
+	int rc = report_export((const char *const *)argv + optind, (size_t)(argc - optind), &opt, out_path,
+	                       quiet ? diag_quiet : NULL, NULL, &st, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err);
 		return 1;

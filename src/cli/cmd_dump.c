@@ -43,8 +43,8 @@ static void dump_record(FILE *o, const trace_record *r)
 		put_str(o, r->u.info.value);
 		break;
 	case TRACE_REC_CLOCK:
-		fprintf(o, " tick=%" PRIu64 " mono_ns=%" PRIu64 " real_ns=%" PRIu64, r->tick, r->u.clock.mono_ns,
-		        r->u.clock.real_ns);
+		fprintf(o, " tick=%" PRIu64 " mono_ns=%" PRIu64 " real_ns=%" PRIu64, r->tick,
+		        r->u.clock.mono_ns, r->u.clock.real_ns);
 		break;
 	case TRACE_REC_COUNTER_DEF:
 		fprintf(o, " id=%" PRIu32 " kind=%s name=", r->u.counter_def.id,
@@ -63,8 +63,9 @@ static void dump_record(FILE *o, const trace_record *r)
 		put_str(o, r->u.region_def.name);
 		break;
 	case TRACE_REC_MODULE_LOAD:
-		fprintf(o, " id=%" PRIu32 " tick=%" PRIu64 " bias=0x%" PRIx64 " build_id=", r->u.module_load.id, r->tick,
-		        r->u.module_load.load_bias);
+		fprintf(o,
+		        " id=%" PRIu32 " tick=%" PRIu64 " bias=0x%" PRIx64 " build_id=", r->u.module_load.id,
+		        r->tick, r->u.module_load.load_bias);
 		for (size_t i = 0; i < r->u.module_load.build_id_len; i++)
 			fprintf(o, "%02x", r->u.module_load.build_id[i]);
 		fputs(" path=", o);
@@ -72,7 +73,8 @@ static void dump_record(FILE *o, const trace_record *r)
 		for (unsigned i = 0; i < r->u.module_load.nseg; i++)
 			fprintf(o, " seg=0x%" PRIx64 "+0x%" PRIx64 ":%c%c%c", r->u.module_load.segs[i].vaddr,
 			        r->u.module_load.segs[i].memsz, r->u.module_load.segs[i].prot & 4 ? 'r' : '-',
-			        r->u.module_load.segs[i].prot & 2 ? 'w' : '-', r->u.module_load.segs[i].prot & 1 ? 'x' : '-');
+			        r->u.module_load.segs[i].prot & 2 ? 'w' : '-',
+			        r->u.module_load.segs[i].prot & 1 ? 'x' : '-');
 		break;
 	case TRACE_REC_MODULE_UNLOAD:
 		fprintf(o, " id=%" PRIu32 " tick=%" PRIu64, r->u.module_unload.id, r->tick);
@@ -83,17 +85,15 @@ static void dump_record(FILE *o, const trace_record *r)
 		fprintf(o, "=%" PRIu64, r->u.stat.value);
 		break;
 	case TRACE_REC_THROTTLE:
-		fprintf(o, " region=%" PRIu32 " tick=%" PRIu64 " calls=%" PRIu64 " mean_ns=%" PRIu64, r->u.throttle.region,
-		        r->tick, r->u.throttle.calls, r->u.throttle.mean_ns);
+		fprintf(o, " region=%" PRIu32 " tick=%" PRIu64 " calls=%" PRIu64 " mean_ns=%" PRIu64,
+		        r->u.throttle.region, r->tick, r->u.throttle.calls, r->u.throttle.mean_ns);
 		break;
 	case TRACE_REC_THREAD_START:
 		fprintf(o, " tick=%" PRIu64 " os_tid=%" PRIu64 " parent=%" PRIu32 " name=", r->tick,
 		        r->u.thread_start.os_tid, r->u.thread_start.parent_stream);
 		put_str(o, r->u.thread_start.name);
 		break;
-	case TRACE_REC_THREAD_END:
-		fprintf(o, " tick=%" PRIu64, r->tick);
-		break;
+	case TRACE_REC_THREAD_END: fprintf(o, " tick=%" PRIu64, r->tick); break;
 	case TRACE_REC_COUNTER_SET:
 		fputs(" ids=", o);
 		for (unsigned i = 0; i < r->u.counter_set.n; i++)
@@ -119,14 +119,12 @@ static void dump_record(FILE *o, const trace_record *r)
 		fprintf(o, " tick=%" PRIu64 " text=", r->tick);
 		put_str(o, r->u.marker.text);
 		break;
-	default:
-		fprintf(o, " kind=%u len=%zu", r->kind, r->u.extended.len);
-		break;
+	default: fprintf(o, " kind=%u len=%zu", r->kind, r->u.extended.len); break;
 	}
 	fputc('\n', o);
 }
 
-int fold__cmd_dump(int argc, char **argv)
+int cli__cmd_dump(int argc, char **argv)
 {
 	int stats = 0;
 	const char *path = NULL;
@@ -134,13 +132,15 @@ int fold__cmd_dump(int argc, char **argv)
 		if (!strcmp(argv[i], "--stats"))
 			stats = 1;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("Usage: fold dump [--stats] TRACE\nPrints every record of TRACE, one per line.\n");
+			printf("Usage: fold dump [--stats] TRACE\nPrints every record of TRACE, one per "
+			       "line.\n");
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "fold dump: unknown option '%s' (expected --stats)\n", argv[i]);
 			return 2;
 		} else if (path) {
-			fprintf(stderr, "fold dump: one trace at a time (got '%s' and '%s')\n", path, argv[i]);
+			fprintf(stderr, "fold dump: one trace at a time (got '%s' and '%s')\n", path,
+			        argv[i]);
 			return 2;
 		} else {
 			path = argv[i];
@@ -157,7 +157,8 @@ int fold__cmd_dump(int argc, char **argv)
 		fprintf(stderr, "fold: %s\n", msg);
 		return 1;
 	}
-	printf("# %s: fold trace format %u.%u\n", path, trace_reader_version_major(r), trace_reader_version_minor(r));
+	printf("# %s: fold trace format %u.%u\n", path, trace_reader_version_major(r),
+	       trace_reader_version_minor(r));
 	trace_record rec;
 	while ((rc = trace_reader_next(r, &rec)) == 1)
 		dump_record(stdout, &rec);
@@ -166,10 +167,10 @@ int fold__cmd_dump(int argc, char **argv)
 	const trace_read_stats *s = trace_reader_stats(r);
 	if (stats)
 		printf("# stats file_bytes=%" PRIu64 " chunks_ok=%" PRIu64 " chunks_damaged=%" PRIu64
-		       " chunks_missing=%" PRIu64 " bytes_skipped=%" PRIu64 " records=%" PRIu64 " records_unknown=%" PRIu64
-		       " records_damaged=%" PRIu64 " truncated=%d\n",
-		       s->file_bytes, s->chunks_ok, s->chunks_damaged, s->chunks_missing, s->bytes_skipped, s->records,
-		       s->records_unknown, s->records_damaged, s->truncated);
+		       " chunks_missing=%" PRIu64 " bytes_skipped=%" PRIu64 " records=%" PRIu64
+		       " records_unknown=%" PRIu64 " records_damaged=%" PRIu64 " truncated=%d\n",
+		       s->file_bytes, s->chunks_ok, s->chunks_damaged, s->chunks_missing, s->bytes_skipped,
+		       s->records, s->records_unknown, s->records_damaged, s->truncated);
 	int lost = trace_reader_loss_summary(r, msg, sizeof msg);
 	if (lost)
 		fprintf(stderr, "fold: %s\n", msg);

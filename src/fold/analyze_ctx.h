@@ -1,0 +1,79 @@
+/* analyze_ctx.h: the state fold_analyze() threads through its modules
+ * (private to src/fold): run metadata (run_meta.c), regions matched by name
+ * across processes (region_match.c), the exact profile (profile.c), the
+ * per-region pipeline (region_pipeline.c) and the worker pool that runs it
+ * (fold_regions.c).
+ *
+ * Invariants: everything but the warnings list and the work queue is
+ * written before the workers start and only read while they run; a worker
+ * writes only its own fold_region_result. warn() is the one thread-safe
+ * way to add to a->warnings.
+ */
+#ifndef FOLD_ANALYZE_CTX_H
+#define FOLD_ANALYZE_CTX_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze.h"
+#include "attribution.h"
+#include "util.h"
+#include "ingest.h"
+#include "instances.h"
+#include "models.h"
+
+/* A region of the run: one per distinct name over every process. */
+typedef struct analyze_region_def {
+	char *name;
+	unsigned kind;
+	uint64_t address;
+} analyze_region_def;
+
+typedef struct analyze_ctx {
+	const fold_options *opt;
+	ingest__trace **tr;
+	size_t ntr;
+	fold_analysis *a;
+	analyze_region_def *reg;
+	size_t nreg, cap_reg;
+	util_hmap reg_by_name; /* name -> index into reg */
+	uint32_t **map;        /* per trace: region id -> global index */
+	size_t *nmap;
+	fold__region_acc *acc;
+	fold__models *models;
+	fold__attrib *attrib;
+	pthread_mutex_t warn_lock;
+	size_t cap_warn;
+} analyze_ctx;
+
+/* Appends a formatted warning to the analysis (thread-safe; dropped when
+ * memory runs out, as a warning must not fail the analysis). */
+void analyze__warn(analyze_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void analyze__progress(analyze_ctx *c, double fraction, const char *what);
+
+/* run_meta.c: a->procs, a->sample_config, a->counters, a->missing. */
+int analyze__fill_processes(analyze_ctx *c);
+int analyze__fill_counters(analyze_ctx *c);
+
+/* region_match.c: c->reg and c->map: every trace's region ids mapped to one
+ * region per name (unnamed regions by their function's name). */
+int analyze__map_regions(analyze_ctx *c);
+void analyze__regions_free(analyze_ctx *c);
+
+/* profile.c: the hooks' calibrated cost of a trace, and a->profile,
+ * a->callpairs with their warnings from the accumulated instances. */
+fold__hook_cost analyze__hook_cost(const ingest__trace *t);
+int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs);
+
+/* region_pipeline.c: the per-region pipeline for region g into r (whose
+ * region_basics are filled). Returns 0 (r->folded or r->reason set) or a
+ * negative errno. */
+int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r);
+
+/* fold_regions.c: a->regions: every region with instances, the selected
+ * ones folded by the worker pool, ranked by total time. */
+int analyze__fold_regions(analyze_ctx *c);
+unsigned analyze__worker_count(const fold_options *opt);
+
+#endif

@@ -1,0 +1,54 @@
+/* fit.h: the curve fits of a folded series behind one interface (private to
+ * src/fold). A fit turns the folded points (x = position in the instance,
+ * y = cumulative share of the instance's events) into a rate curve on the
+ * grid of the result. `fold --fit NAME` picks one by name; a new fit is a
+ * new fit_<name>.c with a fit_method and a line in fit.c's table.
+ *
+ * The piecewise-linear phase fit (pwlr.c) always runs first, because phases
+ * come from it; a fit that fails falls back to that phase fit's curve.
+ */
+#ifndef FOLD_FIT_H
+#define FOLD_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "pwlr.h"
+
+typedef struct fit_input {
+	const double *x, *y; /* folded points */
+	size_t n;
+	double scale;  /* mean rate over the instances: a flat curve's value */
+	double rscale; /* rate per unit slope (events/s, or s/s) */
+	const fold__pwlr_result *phases;
+	size_t pi; /* the series' index in phases, SIZE_MAX if it took no part */
+	uint64_t seed;
+} fit_input;
+
+/* Where a fit records its parameters ("name.key" = value) in the result. */
+typedef struct fit_params {
+	fold_kv **kv;
+	size_t *n;
+} fit_params;
+
+typedef struct fit_method {
+	const char *name;
+	int band; /* its curves carry a confidence band (curve lo/hi) */
+	/* Fills out->cum, out->value (and lo/hi when allocated) at out->x and
+	 * *rms. Records its parameters in *params unless params is NULL.
+	 * Returns 0, 1 when the fit did not succeed (the caller falls back to the
+	 * phase fit), or a negative errno. */
+	int (*fit)(const fit_input *in, fold_curve *out, double *rms, const fit_params *params);
+} fit_method;
+
+extern const fit_method fit_kriging, fit_pwlr;
+
+/* The fit called name, or NULL. */
+const fit_method *fit_find(const char *name);
+
+/* Appends key = formatted value to *p. 0 or -ENOMEM. */
+int fit_param(const fit_params *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

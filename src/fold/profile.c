@@ -1,0 +1,146 @@
+/* profile.c: the exact region profile of the analysis (a->profile,
+ * a->callpairs) from the per-region accumulators instances.c filled, ranked
+ * by inclusive time, with the warnings about unbalanced and throttled
+ * regions; and the compiler hooks' calibrated cost that compensates it. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_ctx.h"
+
+/* A calibration value from an INFO (decimal) or STAT (integer) key; 0 if absent. */
+static double calibration(const ingest__trace *t, const char *const *keys, size_t nkeys)
+{
+	for (size_t k = 0; k < nkeys; k++) {
+		uint64_t v;
+		if (ingest__trace_stat(t, keys[k], &v))
+			return (double)v;
+		const char *s = ingest__trace_info(t, keys[k]);
+		if (s)
+			return strtod(s, NULL);
+	}
+	return 0;
+}
+
+/* The compiler hooks' calibrated cost (docs/trace-format.md, overhead.*). */
+fold__hook_cost analyze__hook_cost(const ingest__trace *t)
+{
+	static const char *const pair_keys[] = {"overhead.hook_ns", "calibration.hook_ns"};
+	static const char *const inner_keys[] = {"overhead.hook_inner_ns"};
+	fold__hook_cost h = {calibration(t, pair_keys, 2), calibration(t, inner_keys, 1)};
+	if (!(h.pair_ns > 0 && h.pair_ns < 1e6))
+		h.pair_ns = h.inner_ns = 0; /* absent or absurd: no compensation */
+	if (!(h.inner_ns >= 0 && h.inner_ns <= h.pair_ns))
+		h.inner_ns = 0;
+	return h;
+}
+
+static int cmp_profile(const void *x, const void *y)
+{
+	const fold_profile_entry *a = x, *b = y;
+	if (a->inclusive_ns != b->inclusive_ns)
+		return a->inclusive_ns > b->inclusive_ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int cmp_callpair(const void *x, const void *y)
+{
+	const fold_callpair *a = x, *b = y;
+	if (a->inclusive_ns != b->inclusive_ns)
+		return a->inclusive_ns > b->inclusive_ns ? -1 : 1;
+	int r = strcmp(a->caller, b->caller);
+	return r ? r : strcmp(a->callee, b->callee);
+}
+
+int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs)
+{
+	fold_analysis *a = c->a;
+	a->profile = calloc(c->nreg + 1, sizeof *a->profile);
+	if (!a->profile)
+		return -ENOMEM;
+	for (size_t g = 0; g < c->nreg; g++) {
+		fold__region_acc *A = &c->acc[g];
+		if (!A->npt && !A->unclosed && !A->stray_exit)
+			continue;
+		fold_profile_entry *p = &a->profile[a->nprofile++];
+		p->name = util_strdup(c->reg[g].name);
+		p->kind = c->reg[g].kind;
+		p->unbalanced = A->unclosed + A->stray_exit;
+		p->per_thread = calloc(A->npt + 1, sizeof *p->per_thread);
+		if (!p->name || !p->per_thread)
+			return -ENOMEM;
+		p->min_ns = INFINITY;
+		p->max_ns = 0;
+		for (size_t k = 0; k < A->npt; k++) {
+			const fold__prof_thread *pt = &A->pt[k];
+			fold_profile_thread *o = &p->per_thread[p->nper_thread++];
+			o->proc = pt->proc;
+			o->rank = a->procs[pt->proc].rank;
+			o->thread = c->tr[pt->proc]->threads[pt->thread].stream;
+			o->calls = pt->calls;
+			o->inclusive_ns = pt->incl;
+			o->exclusive_ns = pt->excl;
+			o->min_ns = pt->min;
+			o->max_ns = pt->max;
+			p->calls += pt->calls;
+			p->inclusive_ns += pt->incl;
+			p->exclusive_ns += pt->excl;
+			if (pt->min < p->min_ns)
+				p->min_ns = pt->min;
+			if (pt->max > p->max_ns)
+				p->max_ns = pt->max;
+		}
+		p->nthreads = (unsigned)p->nper_thread;
+		if (!p->calls)
+			p->min_ns = 0;
+		/* mean per call of the inclusive time, every call counted (recursive ones too) */
+		double sum_all = 0;
+		for (size_t k = 0; k < A->ninst; k++)
+			sum_all += A->inst[k].dur_ns;
+		p->mean_ns = p->calls ? sum_all / (double)p->calls : 0;
+		if (c->a->hook_overhead_ns > 0 && p->calls)
+			p->mean_ns = p->inclusive_ns / (double)p->calls;
+	}
+	qsort(a->profile, a->nprofile, sizeof *a->profile, cmp_profile);
+	a->callpairs = calloc(pairs->n + 1, sizeof *a->callpairs);
+	if (!a->callpairs)
+		return -ENOMEM;
+	for (size_t i = 0; i < pairs->n; i++) {
+		const fold__callpair_acc *s = &pairs->e[i];
+		uint32_t caller = (uint32_t)(s->key >> 32) - 1, callee = (uint32_t)s->key - 1;
+		fold_callpair *o = &a->callpairs[a->ncallpairs++];
+		o->caller = util_strdup(c->reg[caller].name);
+		o->callee = util_strdup(c->reg[callee].name);
+		o->calls = s->calls;
+		o->inclusive_ns = s->incl;
+		if (!o->caller || !o->callee)
+			return -ENOMEM;
+	}
+	qsort(a->callpairs, a->ncallpairs, sizeof *a->callpairs, cmp_callpair);
+	for (size_t g = 0; g < c->nreg; g++) {
+		const fold__region_acc *A = &c->acc[g];
+		if (A->unclosed || A->stray_exit)
+			analyze__warn(
+			    c,
+			    "region %s: unbalanced enter/exit (%lu entered but never exited, %lu exits "
+			    "without enter); "
+			    "those calls are left out of its instances",
+			    c->reg[g].name, A->unclosed, A->stray_exit);
+	}
+	for (size_t i = 0; i < c->ntr; i++)
+		for (size_t k = 0; k < c->tr[i]->nthr; k++) {
+			const ingest__throttle *th = &c->tr[i]->thr[k];
+			const char *name = "?";
+			if (th->region < c->nmap[i] && c->map[i][th->region] != UINT32_MAX)
+				name = c->reg[c->map[i][th->region]].name;
+			analyze__warn(
+			    c,
+			    "function %s was throttled at %.3f s after %llu calls (mean %llu ns): later "
+			    "calls are not "
+			    "recorded",
+			    name, ingest__tick_ns(c->tr[i], th->tick) / 1e9, (unsigned long long)th->calls,
+			    (unsigned long long)th->mean_ns);
+		}
+	return 0;
+}

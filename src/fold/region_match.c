@@ -1,0 +1,117 @@
+/* region_match.c: regions matched by name across processes. Every trace
+ * numbers its regions itself; the analysis folds by name, so each trace's
+ * ids map to one analyze_region_def per distinct name (c->map), found through
+ * a hash map of the names. A region defined without a name takes its
+ * function's name; ids used without a definition become "region#ID". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_ctx.h"
+
+typedef struct name_key {
+	const analyze_ctx *c;
+	const char *name;
+} name_key;
+
+static int same_name(const void *arg, size_t value)
+{
+	const name_key *k = arg;
+	return !strcmp(k->c->reg[value].name, k->name);
+}
+
+/* The index of the region called name, added (with kind and address) when
+ * it is new. */
+static int region_index(analyze_ctx *c, const char *name, unsigned kind, uint64_t address, uint32_t *out)
+{
+	uint64_t h = util_hash_str(name);
+	name_key key = {c, name};
+	const size_t *found = util_hmap_find(&c->reg_by_name, h, same_name, &key);
+	if (found) {
+		*out = (uint32_t)*found;
+		return 0;
+	}
+	if (util_grow((void **)&c->reg, &c->cap_reg, c->nreg + 1, sizeof *c->reg))
+		return -ENOMEM;
+	analyze_region_def *d = &c->reg[c->nreg];
+	d->name = util_strdup(name);
+	d->kind = kind;
+	d->address = address;
+	if (!d->name || util_hmap_insert(&c->reg_by_name, h, c->nreg)) {
+		free(d->name);
+		return -ENOMEM;
+	}
+	*out = (uint32_t)c->nreg++;
+	return 0;
+}
+
+int analyze__map_regions(analyze_ctx *c)
+{
+	c->map = calloc(c->ntr, sizeof *c->map);
+	c->nmap = calloc(c->ntr, sizeof *c->nmap);
+	if (!c->map || !c->nmap)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->ntr; i++) {
+		const ingest__trace *t = c->tr[i];
+		uint32_t maxid = 0;
+		for (size_t k = 0; k < t->nreg; k++)
+			if (t->reg[k].id > maxid)
+				maxid = t->reg[k].id;
+		for (size_t th = 0; th < t->nthreads; th++)
+			for (size_t e = 0; e < t->threads[th].nev; e++)
+				if (t->threads[th].ev[e].region > maxid &&
+				    t->threads[th].ev[e].region < (1u << 24))
+					maxid = t->threads[th].ev[e].region;
+		c->nmap[i] = (size_t)maxid + 1;
+		c->map[i] = malloc(c->nmap[i] * sizeof **c->map);
+		if (!c->map[i])
+			return -ENOMEM;
+		for (size_t k = 0; k < c->nmap[i]; k++)
+			c->map[i][k] = UINT32_MAX;
+		for (size_t k = 0; k < t->nreg; k++) {
+			const ingest__region_def *d = &t->reg[k];
+			char buf[64];
+			const char *name = d->name;
+			if (!name || !*name)
+				name = fold__attrib_function_name(c->attrib, (unsigned)i, d->address, buf,
+				                                  sizeof buf);
+			if (region_index(c, name, d->kind, d->address, &c->map[i][d->id]))
+				return -ENOMEM;
+		}
+		/* Events of regions that were never defined still count, under a made-up name. */
+		size_t undefined = 0;
+		for (size_t th = 0; th < t->nthreads; th++)
+			for (size_t e = 0; e < t->threads[th].nev; e++) {
+				uint32_t id = t->threads[th].ev[e].region;
+				if (id < c->nmap[i] && c->map[i][id] == UINT32_MAX) {
+					char name[48];
+					snprintf(name, sizeof name, "region#%u", id);
+					if (region_index(c, name, TRACE_REGION_API, 0, &c->map[i][id]))
+						return -ENOMEM;
+					undefined++;
+				}
+			}
+		if (undefined)
+			analyze__warn(c, "%s: %zu region id(s) used without a definition; shown as region#ID",
+			              t->path, undefined);
+	}
+	return 0;
+}
+
+void analyze__regions_free(analyze_ctx *c)
+{
+	if (c->map)
+		for (size_t i = 0; i < c->ntr; i++)
+			free(c->map[i]);
+	free(c->map);
+	free(c->nmap);
+	for (size_t g = 0; g < c->nreg; g++)
+		free(c->reg[g].name);
+	free(c->reg);
+	util_hmap_free(&c->reg_by_name);
+	c->map = NULL;
+	c->nmap = NULL;
+	c->reg = NULL;
+	c->nreg = c->cap_reg = 0;
+}

@@ -1,0 +1,640 @@
+/* region_pipeline.c: the per-region pipeline, in stages, each a function
+ * with its own inputs and outputs:
+ *
+ *   group        instances by duration, outliers, the group to fold
+ *                -> r->groups, instance marks, the pieces to fold
+ *   fold series  every counter, then CPU time (wall time only when nothing
+ *                else) -> series_work[]
+ *   fit phases   the joint piecewise-linear fit -> fold__pwlr_result
+ *   fit curves   the chosen fit (fit.h) per series -> r->series, fit_params
+ *   build phases phases with per-series rates and samples -> r->phases
+ *   apply models derived metrics from the model files (models.c)
+ *   attribute    source lines per phase (attribution.c)
+ *
+ * Runs in a worker thread: reads the context, writes only r (and warnings
+ * through analyze__warn).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_ctx.h"
+#include "fit.h"
+#include "folding.h"
+#include "grouping.h"
+#include "pwlr.h"
+
+typedef struct series_work {
+	fold__folded f;
+	char *name;
+	unsigned kind; /* counter kind; 0 for time */
+	int skind;
+	double scale;  /* mean rate over the folded instances: sum of events / sum of durations */
+	double rscale; /* events/s per unit slope: the typical (median) instance's rate */
+	const char *unit;
+	int rates_only; /* does not place phase boundaries */
+} series_work;
+
+/* A counter with fewer events per instance is counting noise (Poisson): it
+ * gets rates but does not place phase boundaries. */
+#define FOLD__MIN_EVENTS_PER_INSTANCE 10.0
+
+/* Decides which series place the phase boundaries. Phases are what a user
+ * reads as code phases, so only reliable series may create them:
+ *  - not wall time (y = x has no phases);
+ *  - not a counter with few events per instance, or with no event in most
+ *    instances (its folded curve is a staircase of counting noise);
+ *  - when some series has boundary values recorded at enter and exit, not
+ *    the series whose boundary values are estimated from samples (CPU time,
+ *    counters missing at the events): the estimate's error moves every
+ *    point of an instance and varies with preemption.
+ * Series left out still get per-phase rates. */
+static void choose_phase_series(series_work *sw, size_t nsw)
+{
+	int any_exact = 0;
+	for (size_t k = 0; k < nsw; k++) {
+		series_work *s = &sw[k];
+		const fold__folded *f = &s->f;
+		s->rates_only = s->skind == FOLD__SER_WALL;
+		if (s->skind == FOLD__SER_COUNTER &&
+		    (!f->ninst || s->f.sum_total / (double)f->ninst < FOLD__MIN_EVENTS_PER_INSTANCE ||
+		     2 * f->nzero > f->ninst))
+			s->rates_only = 1;
+		if (!s->rates_only && s->skind == FOLD__SER_COUNTER && 2 * f->nexact >= f->ninst)
+			any_exact = 1;
+	}
+	if (!any_exact)
+		return;
+	for (size_t k = 0; k < nsw; k++)
+		if (sw[k].skind == FOLD__SER_CPU || 2 * sw[k].f.nexact < sw[k].f.ninst)
+			sw[k].rates_only = 1;
+}
+
+/* Slopes of a folded curve are relative to an instance's own mean rate, so
+ * they convert to events per second with the typical instance's rate (the
+ * median over instances): stretched instances (preempted: same events, longer
+ * duration) do not lower it. Sparse counters, whose typical instance has no
+ * event, use the mean rate. */
+static double rate_scale(const fold__folded *f, double mean_scale, double unit)
+{
+	if (2 * f->nzero >= f->ninst || !(f->median_rate > 0))
+		return mean_scale;
+	return f->median_rate * unit;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Relative spread of the used instances' durations (1.4826 MAD / median):
+ * how far a phase switch can smear across the folded instance. */
+static double duration_smear(const fold__instance *inst, size_t n)
+{
+	double *v = malloc((n + 1) * sizeof *v);
+	size_t m = 0;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].used)
+			v[m++] = inst[i].dur_ns;
+	double smear = 0;
+	if (m >= 3) {
+		qsort(v, m, sizeof *v, cmp_dbl);
+		double med = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+		for (size_t i = 0; i < m; i++)
+			v[i] = fabs(v[i] - med);
+		qsort(v, m, sizeof *v, cmp_dbl);
+		double mad = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+		smear = med > 0 ? 1.4826 * mad / med : 0;
+	}
+	free(v);
+	return smear;
+}
+
+static int curve_alloc(fold_curve *cv, size_t n, int band)
+{
+	cv->n = n;
+	cv->x = calloc(n, sizeof *cv->x);
+	cv->cum = calloc(n, sizeof *cv->cum);
+	cv->value = calloc(n, sizeof *cv->value);
+	if (band) {
+		cv->lo = calloc(n, sizeof *cv->lo);
+		cv->hi = calloc(n, sizeof *cv->hi);
+	}
+	if (!cv->x || !cv->cum || !cv->value || (band && (!cv->lo || !cv->hi)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cv->x[i] = n > 1 ? (double)i / (double)(n - 1) : 0;
+	return 0;
+}
+
+/* Share of its duration instance in spent on the CPU (from the samples'
+ * CPU time), or -1 when unknown. */
+static double cpu_utilisation(ingest__trace *const *tr, const fold__instance *in)
+{
+	const ingest__trace *t = tr[in->proc];
+	const ingest__thread *th = &t->threads[in->thread];
+	double v0, v1;
+	if (!th->cpu_cum || !(in->dur_ns > 0) ||
+	    fold__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
+	    fold__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))
+		return -1;
+	return (v1 - v0) / in->dur_ns;
+}
+
+/* Minimum share of the best group's CPU utilisation a group needs to be
+ * folded by default. */
+#define FOLD__MIN_RELATIVE_UTILISATION 0.9
+
+/* The group folded by default: the one with the largest total time among
+ * the groups whose instances run on the CPU about as much as the best
+ * group's. On a loaded machine preemption can make a stretched copy of the
+ * region's instances the largest group (a regular competitor preempts the
+ * same way every time, a mode of its own); those instances are the
+ * scheduler's, not the code's, and their median CPU utilisation gives them
+ * away. Without CPU time: the largest total time. */
+static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__instance *inst, size_t n,
+                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng)
+{
+	size_t sel = 0;
+	for (size_t k = 1; k < ng; k++)
+		if (gs[k].total > gs[sel].total)
+			sel = k;
+	if (ng < 2)
+		return sel;
+	double util[16];
+	double *u = malloc((n + 1) * sizeof *u);
+	if (!u)
+		return sel;
+	double best = -1;
+	for (size_t k = 0; k < ng && k < 16; k++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (grp[i] == k && why[i] == 0) {
+				double v = cpu_utilisation(c->tr, &inst[i]);
+				if (v >= 0)
+					u[m++] = v;
+			}
+		util[k] = -1;
+		if (m >= 3) {
+			qsort(u, m, sizeof *u, cmp_dbl);
+			util[k] = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
+			if (util[k] > best)
+				best = util[k];
+		}
+	}
+	free(u);
+	if (!(best > 0))
+		return sel;
+	size_t pick = SIZE_MAX;
+	for (size_t k = 0; k < ng && k < 16; k++)
+		if (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best)
+			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
+				pick = k;
+	if (pick != SIZE_MAX && pick != sel) {
+		analyze__warn(
+		    c,
+		    "region %s: group %zu (median %.3g ms) has the most time but its instances spend %.0f%% "
+		    "of it "
+		    "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
+		    "preemption or waiting (--group %zu folds it anyway)",
+		    r->name, sel, gs[sel].median / 1e6, 100 * util[sel], 100 * util[pick], pick,
+		    gs[pick].median / 1e6, sel);
+		sel = pick;
+	}
+	return sel;
+}
+
+/* --- stage 1: group --- */
+
+/* What grouping leaves for the following stages. */
+typedef struct grouped {
+	fold__instance *pieces; /* samples attached to the innermost instance */
+	size_t npieces;
+	unsigned long used;  /* instances folded */
+	unsigned long sfold; /* samples inside them */
+} grouped;
+
+static void fill_groups(fold_region_result *r, const fold__group_stat *gs, size_t ng)
+{
+	for (size_t k = 0; k < ng; k++) {
+		fold_group *G = &r->groups[k];
+		G->id = (unsigned)k;
+		G->instances = gs[k].n;
+		G->used = gs[k].used;
+		G->excluded_outliers = gs[k].outliers + gs[k].isolated;
+		G->median_duration_ns = gs[k].median;
+		G->mad_duration_ns = gs[k].mad;
+		G->mean_duration_ns = gs[k].mean;
+		G->min_duration_ns = gs[k].min;
+		G->max_duration_ns = gs[k].max;
+	}
+	r->ngroups = ng;
+}
+
+/* Marks every instance used or why not; returns the selected group's
+ * outliers. Every instance folds, nested ones of a recursive region too: a
+ * sample belongs to the innermost instance that contains it (pieces). */
+static unsigned long mark_instances(fold__instance *inst, size_t n, const uint32_t *grp, const uint8_t *why,
+                                    size_t sel)
+{
+	unsigned long outl = 0;
+	for (size_t i = 0; i < n; i++) {
+		fold__instance *in = &inst[i];
+		in->group = grp[i];
+		in->why = why[i] == 1 ? FOLD__EXCL_OUTLIER : why[i] == 2 ? FOLD__EXCL_ISOLATED : FOLD__USED;
+		if (grp[i] != sel && in->why == FOLD__USED)
+			in->why = FOLD__EXCL_OTHER_GROUP;
+		if (grp[i] == sel && (why[i] == 1 || why[i] == 2))
+			outl++;
+		in->used = in->why == FOLD__USED;
+	}
+	return outl;
+}
+
+/* Groups the instances by duration and picks the group to fold (--group
+ * overrides the choice). */
+static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_result *r, uint32_t *grp,
+                           uint8_t *why, size_t *sel, double *outlier_k)
+{
+	size_t n = A->ninst;
+	double *dur = malloc((n + 1) * sizeof *dur);
+	if (!dur)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		dur[i] = A->inst[i].dur_ns;
+	fold__grouping_opts go;
+	fold__grouping_opts_init(&go);
+	go.outlier_k = c->opt->outlier_k > 0 ? c->opt->outlier_k : 3.0;
+	*outlier_k = go.outlier_k;
+	fold__group_stat gs[16];
+	size_t ng = 0;
+	int rc = fold__group_durations(dur, n, &go, grp, why, &ng, gs);
+	free(dur);
+	if (rc)
+		return -ENOMEM;
+	r->groups = calloc(ng + 1, sizeof *r->groups);
+	if (!r->groups)
+		return -ENOMEM;
+	fill_groups(r, gs, ng);
+	*sel = choose_group(c, r, A->inst, n, grp, why, gs, ng);
+	int want = c->opt->group;
+	if (want >= 0) {
+		if ((size_t)want < ng)
+			*sel = (size_t)want;
+		else
+			analyze__warn(
+			    c, "region %s: group %d requested but it has %zu group(s); folding group %zu",
+			    r->name, want, ng, *sel);
+	}
+	r->selected_group = (unsigned)*sel;
+	return 0;
+}
+
+static int stage_group(analyze_ctx *c, fold__region_acc *A, fold_region_result *r, grouped *out)
+{
+	size_t n = A->ninst;
+	uint32_t *grp = malloc((n + 1) * sizeof *grp);
+	uint8_t *why = malloc(n + 1);
+	size_t sel = 0;
+	double outlier_k = 0;
+	int rc = -ENOMEM;
+	if (!grp || !why)
+		goto out;
+	if ((rc = group_durations(c, A, r, grp, why, &sel, &outlier_k)))
+		goto out;
+	unsigned long outl = mark_instances(A->inst, n, grp, why, sel);
+	rc = -ENOMEM;
+	out->pieces = fold__instance_pieces(A->inst, n, &out->npieces);
+	if (!out->pieces)
+		goto out;
+	double used_ns = 0;
+	for (size_t i = 0; i < n; i++) {
+		r->inst[i].group = A->inst[i].group;
+		r->inst[i].used = A->inst[i].used;
+		if (A->inst[i].used) {
+			out->used++;
+			used_ns += A->inst[i].dur_ns;
+		}
+	}
+	for (size_t i = 0; i < out->npieces; i++)
+		if (out->pieces[i].used)
+			out->sfold += out->pieces[i].se - out->pieces[i].sb;
+	r->instances_used = out->used;
+	/* Phases are shares of the folded instances, so their mean (not the
+	 * region's, which includes outliers and other groups) gives durations. */
+	r->folded_mean_duration_ns = out->used ? used_ns / (double)out->used : 0;
+	r->samples_folded = out->sfold;
+	if (outl)
+		analyze__warn(c,
+		              "region %s: %lu instance(s) of the folded group excluded as duration outliers "
+		              "(outside median +- %.1f MAD, or isolated durations)",
+		              r->name, outl, outlier_k);
+	rc = 0;
+out:
+	free(grp);
+	free(why);
+	return rc;
+}
+
+/* Sets r->reason when too few instances or samples are left to fold.
+ * Returns 1 if so, 0 if the region folds, or -ENOMEM. */
+static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
+{
+	const fold_options *opt = c->opt;
+	if (g->used < opt->min_instances || g->used == 0)
+		r->reason = util_asprintf("%lu instance(s) usable, at least %u needed to fold", g->used,
+		                          opt->min_instances);
+	else if (g->sfold < opt->min_samples)
+		r->reason = util_asprintf("%lu sample(s) inside usable instances, at least %u needed to fold",
+		                          g->sfold, opt->min_samples);
+	else
+		return 0;
+	return r->reason ? 1 : -ENOMEM;
+}
+
+/* --- stage 2: fold series --- */
+
+/* Folds one series into *s. Returns 1 if it has enough to fit, 0 if it was
+ * dropped, or a negative errno. */
+static int fold_one(analyze_ctx *c, const grouped *g, const fold__fold_spec *spec, series_work *s)
+{
+	if (fold__fold_series(c->tr, g->pieces, g->npieces, spec, &s->f)) {
+		fold__folded_free(&s->f);
+		return -ENOMEM;
+	}
+	if (s->f.n < 3 || s->f.sum_total <= 0 || s->f.sum_dur_ns <= 0) {
+		fold__folded_free(&s->f);
+		return 0;
+	}
+	/* Counters in events/s; CPU and wall time in seconds per second. */
+	double unit = spec->kind == FOLD__SER_COUNTER ? 1e9 : 1.0;
+	s->skind = spec->kind;
+	s->scale = s->f.sum_total / s->f.sum_dur_ns * unit;
+	s->rscale = rate_scale(&s->f, s->scale, unit);
+	s->unit = spec->kind == FOLD__SER_COUNTER ? "events/s" : "s/s";
+	return 1;
+}
+
+/* The trace counter id of counter name in every trace (-1: absent there).
+ * Returns whether any trace has it. */
+static int counter_ids(analyze_ctx *c, const char *name, int64_t *ids)
+{
+	int any = 0;
+	for (size_t i = 0; i < c->ntr; i++) {
+		ids[i] = -1;
+		for (size_t j = 0; j < c->tr[i]->nctr; j++)
+			if (!strcmp(c->tr[i]->ctr[j].name, name)) {
+				ids[i] = c->tr[i]->ctr[j].id;
+				any = 1;
+			}
+	}
+	return any;
+}
+
+/* Every counter, then CPU time; wall time only when nothing else folded.
+ * sw has room for every counter plus two. */
+static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, size_t *nsw)
+{
+	const fold_analysis *a = c->a;
+	int64_t *ids = malloc((c->ntr + 1) * sizeof *ids);
+	if (!ids)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t k = 0; k < a->ncounters && rc >= 0; k++) {
+		if (!counter_ids(c, a->counters[k].name, ids))
+			continue;
+		fold__fold_spec spec = {FOLD__SER_COUNTER, ids};
+		rc = fold_one(c, g, &spec, &sw[*nsw]);
+		if (rc > 0) {
+			sw[*nsw].name = util_strdup(a->counters[k].name);
+			sw[*nsw].kind = a->counters[k].kind;
+			(*nsw)++;
+		}
+	}
+	for (int kind = FOLD__SER_CPU; kind <= FOLD__SER_WALL && rc >= 0; kind++) {
+		if (kind == FOLD__SER_WALL && *nsw)
+			break;
+		fold__fold_spec spec = {kind, ids};
+		rc = fold_one(c, g, &spec, &sw[*nsw]);
+		if (rc > 0) {
+			sw[*nsw].name = util_strdup(kind == FOLD__SER_CPU ? "cpu_time" : "wall_time");
+			sw[*nsw].kind = 0;
+			(*nsw)++;
+		}
+	}
+	free(ids);
+	return rc < 0 ? rc : 0;
+}
+
+/* --- stage 3: fit phases --- */
+
+/* Joint piecewise-linear fit over every series but wall time (y = x has no
+ * phases); only the reliable ones place boundaries (choose_phase_series).
+ * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
+static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *inst, size_t n,
+                            fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw)
+{
+	choose_phase_series(sw, nsw);
+	fold__pwlr_series *ps = calloc(nsw, sizeof *ps);
+	if (!ps)
+		return -ENOMEM;
+	size_t nps = 0;
+	for (size_t k = 0; k < nsw; k++) {
+		pw[k] = SIZE_MAX;
+		if (sw[k].skind != FOLD__SER_WALL) {
+			pw[k] = nps;
+			ps[nps++] = (fold__pwlr_series){sw[k].f.x, sw[k].f.y, sw[k].f.n, sw[k].f.inst,
+			                                sw[k].rates_only};
+		}
+	}
+	if (!nps) {
+		pw[0] = 0;
+		ps[nps++] = (fold__pwlr_series){sw[0].f.x, sw[0].f.y, sw[0].f.n, sw[0].f.inst, 0};
+	}
+	fold__pwlr_opts_init(po);
+	po->smear = duration_smear(inst, n);
+	int rc = fold__pwlr_fit(ps, nps, po, pr);
+	free(ps);
+	return rc;
+}
+
+/* The phase fit's parameters (pwlr.*), which series placed the boundaries
+ * (with their robust noise and design effect), and the seed. */
+static int record_phase_params(const fit_params *p, const fold__pwlr_result *pr, const fold__pwlr_opts *po,
+                               const series_work *sw, const fold_series *series, size_t nsw, const size_t *pw,
+                               uint64_t seed)
+{
+	int rc;
+	if ((rc = fit_param(p, "pwlr.segments", "%zu", pr->nseg)) ||
+	    (rc = fit_param(p, "pwlr.cells", "%u", po->cells)) ||
+	    (rc = fit_param(p, "pwlr.min_len", "%g", po->min_len)) ||
+	    (rc = fit_param(p, "pwlr.bic", "%.6g", pr->bic)) ||
+	    (rc = fit_param(p, "pwlr.bic_segments", "%zu", pr->bic_segments)) ||
+	    (rc = fit_param(p, "pwlr.transitions_absorbed", "%zu", pr->transitions)) ||
+	    (rc = fit_param(p, "pwlr.smear", "%.4g", po->smear)))
+		return rc;
+	char *list = NULL;
+	for (size_t k = 0; k < nsw; k++) {
+		if (pw[k] >= pr->nseries || sw[k].rates_only)
+			continue;
+		char *nl = util_asprintf("%s%s%s (sigma %.3g, design effect %.3g)", list ? list : "",
+		                         list ? ", " : "", series[k].name, pr->sigma[pw[k]], pr->deff[pw[k]]);
+		free(list);
+		list = nl;
+		if (!list)
+			return -ENOMEM;
+	}
+	rc = fit_param(p, "pwlr.phase_series", "%s", list ? list : "(all)");
+	free(list);
+	return rc ? rc : fit_param(p, "seed", "%llu", (unsigned long long)seed);
+}
+
+/* --- stage 4: fit curves --- */
+
+/* r->series from the folded series, each with the chosen fit's curve on the
+ * grid (the phase fit's when the chosen one fails). The first series
+ * records the fit's parameters. */
+static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, size_t nsw,
+                            const fold__pwlr_result *pr, const size_t *pw)
+{
+	const fold_options *opt = c->opt;
+	const fit_method *fit = opt->fit ? fit_find(opt->fit) : &fit_kriging;
+	if (!fit)
+		fit = &fit_kriging;
+	size_t G = opt->grid >= 2 ? opt->grid : 200;
+	r->fit_method = util_strdup(fit->name);
+	r->series = calloc(nsw + fold__models_max_metrics(c->models) + 1, sizeof *r->series);
+	if (!r->series || !r->fit_method)
+		return -ENOMEM;
+	fit_params params = {&r->fit_params, &r->nfit_params};
+	for (size_t k = 0; k < nsw; k++) {
+		series_work *s = &sw[k];
+		fold_series *o = &r->series[r->nseries++];
+		o->name = s->name;
+		s->name = NULL;
+		o->unit = util_strdup(s->unit);
+		o->counter_kind = s->kind;
+		o->npoints = s->f.n;
+		o->px = s->f.x;
+		o->py = s->f.y;
+		s->f.x = s->f.y = NULL;
+		o->total_per_instance = s->f.ninst ? s->f.sum_total / (double)s->f.ninst : 0;
+		o->mean_rate = s->scale;
+		if (!o->name || !o->unit || curve_alloc(&o->fit, G, fit->band))
+			return -ENOMEM;
+		fit_input in = {o->px, o->py, o->npoints, s->scale, s->rscale, pr, pw[k], opt->seed};
+		int rc = fit->fit(&in, &o->fit, &o->fit_error, k == 0 ? &params : NULL);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			analyze__warn(c,
+			              "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
+			              r->name, o->name);
+			if ((rc = fit_pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* --- stage 5: build phases --- */
+
+/* Phases with per-series rates from the piecewise-linear slopes, and the
+ * samples of the used instances per phase. */
+static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
+                              const fold__pwlr_result *pr, const size_t *pw, const grouped *g)
+{
+	size_t room = nsw + fold__models_max_metrics(c->models) + 1;
+	r->phases = calloc(pr->nseg, sizeof *r->phases);
+	if (!r->phases)
+		return -ENOMEM;
+	r->nphases = pr->nseg;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		fold_phase_result *ph = &r->phases[p];
+		ph->start = pr->bounds[p];
+		ph->end = pr->bounds[p + 1];
+		ph->rate_names = calloc(room, sizeof *ph->rate_names);
+		ph->rates = calloc(room, sizeof *ph->rates);
+		if (!ph->rate_names || !ph->rates)
+			return -ENOMEM;
+		for (size_t k = 0; k < nsw; k++) {
+			double slope = pw[k] < pr->nseries ? pr->slope[pw[k] * pr->nseg + p] : 1.0;
+			ph->rate_names[ph->nrates] = util_strdup(r->series[k].name);
+			ph->rates[ph->nrates] = slope * sw[k].rscale;
+			if (!ph->rate_names[ph->nrates])
+				return -ENOMEM;
+			ph->nrates++;
+		}
+	}
+	for (size_t i = 0; i < g->npieces; i++) {
+		const fold__instance *in = &g->pieces[i];
+		if (!in->used || in->t1 <= in->t0)
+			continue;
+		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
+		double span = (double)(in->t1 - in->t0);
+		for (size_t k = in->sb; k < in->se; k++) {
+			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
+			r->phases[fold__pwlr_segment(pr, x)].samples++;
+		}
+	}
+	for (size_t p = 0; p < r->nphases; p++)
+		if (r->phases[p].samples < 10)
+			analyze__warn(c,
+			              "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s); its rates "
+			              "are uncertain",
+			              r->name, p + 1, r->phases[p].start, r->phases[p].end,
+			              r->phases[p].samples);
+	return 0;
+}
+
+/* --- the pipeline --- */
+
+int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
+{
+	fold__region_acc *A = &c->acc[g];
+	grouped gr = {0};
+	series_work *sw = NULL;
+	size_t nsw = 0, *pw = NULL;
+	fold__pwlr_opts po;
+	fold__pwlr_result pr;
+	memset(&pr, 0, sizeof pr);
+	int rc = stage_group(c, A, r, &gr);
+	if (rc || (rc = too_few(c, r, &gr)))
+		goto out;
+	rc = -ENOMEM;
+	sw = calloc(c->a->ncounters + 2, sizeof *sw);
+	if (!sw || (rc = stage_fold_series(c, &gr, sw, &nsw)))
+		goto out;
+	if (!nsw) {
+		r->reason = util_strdup("no counter, CPU time or sample could be folded");
+		rc = r->reason ? 0 : -ENOMEM;
+		goto out;
+	}
+	rc = -ENOMEM;
+	pw = malloc(nsw * sizeof *pw);
+	if (!pw || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw)))
+		goto out;
+	fit_params params = {&r->fit_params, &r->nfit_params};
+	if ((rc = stage_fit_curves(c, r, sw, nsw, &pr, pw)) ||
+	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
+	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
+	    (rc = fold__models_apply(c->models, r)) ||
+	    (rc = fold__attrib_region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
+		goto out;
+	r->folded = 1;
+out:
+	for (size_t k = 0; sw && k < nsw; k++) {
+		fold__folded_free(&sw[k].f);
+		free(sw[k].name);
+	}
+	free(sw);
+	free(pw);
+	free(gr.pieces);
+	fold__pwlr_result_free(&pr);
+	return rc > 0 ? 0 : rc;
+}

@@ -1,0 +1,137 @@
+/* run_meta.c: the run's metadata in the analysis: one fold_process per
+ * trace (INFO, STAT, salvage messages, rank, duration, and warnings for
+ * dropped samples, damage and a missing clock), the sampling configuration,
+ * and the counters and missing counters of every process, once per name. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_ctx.h"
+
+int analyze__fill_processes(analyze_ctx *c)
+{
+	fold_analysis *a = c->a;
+	a->procs = calloc(c->ntr, sizeof *a->procs);
+	if (!a->procs)
+		return -ENOMEM;
+	a->nprocs = c->ntr;
+	for (size_t i = 0; i < c->ntr; i++) {
+		const ingest__trace *t = c->tr[i];
+		fold_process *p = &a->procs[i];
+		p->trace_path = util_strdup(t->path);
+		p->info = calloc(t->ninfo + 1, sizeof *p->info);
+		p->stats = calloc(t->nstats + 1, sizeof *p->stats);
+		p->salvage_messages = calloc(t->nsalvage + 1, sizeof *p->salvage_messages);
+		if (!p->trace_path || !p->info || !p->stats || !p->salvage_messages)
+			return -ENOMEM;
+		for (size_t k = 0; k < t->ninfo; k++) {
+			p->info[k].key = util_strdup(t->info[k].key);
+			p->info[k].value = util_strdup(t->info[k].value);
+			p->ninfo++;
+		}
+		for (size_t k = 0; k < t->nstats; k++) {
+			p->stats[k].key = util_strdup(t->stats[k].key);
+			p->stats[k].value = util_asprintf("%llu", (unsigned long long)t->stats[k].value);
+			p->nstats++;
+		}
+		for (size_t k = 0; k < t->nsalvage; k++)
+			p->salvage_messages[p->nsalvage++] = util_strdup(t->salvage[k]);
+		/* host/exe/cmdline point into info: the last value of each key. */
+		for (size_t k = 0; k < p->ninfo; k++) {
+			if (!strcmp(p->info[k].key, "host"))
+				p->host = p->info[k].value;
+			else if (!strcmp(p->info[k].key, "exe"))
+				p->exe = p->info[k].value;
+			else if (!strcmp(p->info[k].key, "cmdline"))
+				p->cmdline = p->info[k].value;
+		}
+		const char *v;
+		p->pid = (v = ingest__trace_info(t, "pid")) ? strtol(v, NULL, 10) : -1;
+		p->rank = (v = ingest__trace_info(t, "mpi.rank")) ? strtol(v, NULL, 10) : -1;
+		p->size = (v = ingest__trace_info(t, "mpi.size")) ? strtol(v, NULL, 10) : -1;
+		p->nthreads = (unsigned)t->nthreads;
+		p->duration_ns = ingest__tick_ns(t, t->max_tick);
+		if (p->duration_ns < 0)
+			p->duration_ns = 0;
+		for (size_t k = 0; k < t->nstats; k++)
+			if (!strncmp(t->stats[k].key, "samples.dropped.", 16) && t->stats[k].value)
+				analyze__warn(c, "%s: %llu samples dropped (%s)", t->path,
+				              (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
+		uint64_t sv;
+		/* The runtime writes these statistics in its final flush (and the
+		 * crash path "threads"): without them the process never got there. */
+		if (!ingest__trace_stat(t, "threads", &sv))
+			analyze__warn(c,
+			              "%s: the run was cut: no end records (the process was killed, by SIGKILL or the "
+			              "OOM killer, before fold's final flush); it holds what was flushed until then "
+			              "(FOLD_FLUSH_INTERVAL)",
+			              t->path);
+		if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
+			uint64_t ls = 0;
+			ingest__trace_stat(t, "samples.lost_writing", &ls);
+			analyze__warn(c, "%s: %llu chunk(s) with %llu samples could not be written (disk full or write error)",
+			              t->path, (unsigned long long)sv, (unsigned long long)ls);
+		}
+		if (t->nsalvage)
+			analyze__warn(
+			    c,
+			    "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
+			    "section)",
+			    t->path, t->nsalvage);
+		if (t->nclock < 2 && !ingest__trace_info(t, "clock.tick_hz") && t->nthreads)
+			analyze__warn(c,
+			              "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
+			              "nanoseconds",
+			              t->path);
+	}
+	/* Sampling configuration, from the first trace that says. */
+	for (size_t i = 0; i < c->ntr && !a->sample_config; i++) {
+		const ingest__trace *t = c->tr[i];
+		const char *src = ingest__trace_info(t, "sample.source");
+		if (!src)
+			continue;
+		const char *ev = ingest__trace_info(t, "sample.event"),
+		           *per = ingest__trace_info(t, "sample.period"),
+		           *jit = ingest__trace_info(t, "sample.jitter");
+		a->sample_config =
+		    util_asprintf("%s%s%s%s%s%s%s", src, ev ? " " : "", ev ? ev : "", per ? " period " : "",
+		                  per ? per : "", jit ? " jitter " : "", jit ? jit : "");
+	}
+	return 0;
+}
+
+int analyze__fill_counters(analyze_ctx *c)
+{
+	fold_analysis *a = c->a;
+	size_t cap = 0, capm = 0;
+	for (size_t i = 0; i < c->ntr; i++) {
+		const ingest__trace *t = c->tr[i];
+		for (size_t k = 0; k < t->nctr; k++) {
+			size_t j;
+			for (j = 0; j < a->ncounters; j++)
+				if (!strcmp(a->counters[j].name, t->ctr[k].name))
+					break;
+			if (j < a->ncounters)
+				continue;
+			if (util_grow((void **)&a->counters, &cap, a->ncounters + 1, sizeof *a->counters))
+				return -ENOMEM;
+			a->counters[a->ncounters].name = util_strdup(t->ctr[k].name);
+			a->counters[a->ncounters].kind = t->ctr[k].kind;
+			a->ncounters++;
+		}
+		for (size_t k = 0; k < t->nmissing; k++) {
+			size_t j;
+			for (j = 0; j < a->nmissing; j++)
+				if (!strcmp(a->missing[j].name, t->missing[k].key))
+					break;
+			if (j < a->nmissing)
+				continue;
+			if (util_grow((void **)&a->missing, &capm, a->nmissing + 1, sizeof *a->missing))
+				return -ENOMEM;
+			a->missing[a->nmissing].name = util_strdup(t->missing[k].key);
+			a->missing[a->nmissing].reason = util_strdup(t->missing[k].value);
+			a->nmissing++;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* util.h: the offline tool's building blocks (src/util), shared by the
+ * analysis (src/fold), the writers (src/report) and the CLI: a growable
+ * array, a hash map, string helpers. The runtime (src/runtime) does not use
+ * them on purpose: it must not allocate on its signal path and keeps its own
+ * preallocated, lock-free tables.
+ *
+ * Functions return 0 or a negative errno; on failure the container is
+ * unchanged.
+ */
+#ifndef FOLD_UTIL_H
+#define FOLD_UTIL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* --- growable array: (T *buf, size_t n, size_t cap) triples --- */
+
+/* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap, in
+ * elements), doubling from 16. Returns 0 or -ENOMEM; *buf is unchanged on
+ * failure. */
+static inline int util_grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / elem)
+		return -ENOMEM;
+	void *nb = realloc(*buf, n * elem);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = n;
+	return 0;
+}
+
+/* --- hash map: 64-bit hash -> size_t value, keys kept by the caller ---
+ *
+ * Open addressing with linear probing, at most half full. The map stores
+ * only a key's hash and a value (typically an index into the caller's array
+ * of entries, where the key lives); lookups confirm a match with the
+ * caller's eq(arg, value). So one map serves string keys, pairs of ids and
+ * frame arrays alike. */
+typedef struct util_hmap {
+	struct util_hmap_slot {
+		uint64_t hash;
+		size_t value;
+		int used;
+	} * slot;
+	size_t cap, n;
+} util_hmap;
+
+typedef int (*util_hmap_eq)(const void *arg, size_t value);
+
+/* The value whose key has this hash and for which eq(arg, value) holds, or
+ * NULL. */
+size_t *util_hmap_find(const util_hmap *m, uint64_t hash, util_hmap_eq eq, const void *arg);
+/* Adds (hash, value) without looking for an equal key. 0 or -ENOMEM. */
+int util_hmap_insert(util_hmap *m, uint64_t hash, size_t value);
+void util_hmap_free(util_hmap *m);
+
+/* Hashes: FNV-1a of a string (NULL hashes as ""), of bytes, and a 64-bit
+ * mix of two words (for pairs of ids). */
+uint64_t util_hash_str(const char *s);
+uint64_t util_hash_bytes(const void *p, size_t n);
+uint64_t util_hash_mix(uint64_t a, uint64_t b);
+
+/* --- strings --- */
+
+/* strdup that maps NULL to "" (NULL only when memory runs out). */
+char *util_strdup(const char *s);
+/* vasprintf into a fresh string, NULL when memory runs out. */
+char *util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *util_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+#endif
