@@ -31,6 +31,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -77,20 +78,28 @@ def main():
     before = cpu_ticks()
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, env=env)
-    starved = None
-    while True:
-        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        wall = time.monotonic() - t0
-        if wall > a.patience:
+    # A watchdog thread judges starvation; this thread blocks in wait4, so
+    # the wall time ends when the program does.
+    starved = []
+    done = threading.Event()
+
+    def watchdog():
+        while not done.wait(0.5):
+            wall = time.monotonic() - t0
+            if wall <= a.patience:
+                continue
             cpu = cpu_so_far(proc.pid)
-            if cpu is not None and cpu < a.min_share * a.threads * wall:
-                starved = cpu
+            if cpu is not None and cpu < a.min_share * a.threads * wall and not done.is_set():
+                starved.append(cpu)
                 proc.send_signal(signal.SIGKILL)
-                _, status, ru = os.wait4(proc.pid, 0)
-                break
-        time.sleep(0.05)
+                return
+
+    dog = threading.Thread(target=watchdog, daemon=True)
+    dog.start()
+    _, status, ru = os.wait4(proc.pid, 0)
+    done.set()
+    dog.join()
+    starved = starved[0] if starved else None
     wall = time.monotonic() - t0
     after = cpu_ticks()
     rc = os.waitstatus_to_exitcode(status)
