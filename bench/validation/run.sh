@@ -46,7 +46,7 @@ if [ ! -d "$FOLD_PROXY_APPS" ]; then
 	exit 77
 fi
 build=${FOLD_BUILD:-$here/../../build}
-FOLD=${FOLD:-$build/src/fold/fold}
+FOLD=${FOLD:-$build/src/cli/fold}
 FOLDRUN=${FOLDRUN:-$build/src/runtime/foldrun}
 for p in "$FOLD" "$FOLDRUN"; do
 	[ -x "$p" ] || { echo "SKIP: $p is not built (set FOLD_BUILD, or FOLD and FOLDRUN)"; exit 77; }
