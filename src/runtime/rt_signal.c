@@ -548,18 +548,6 @@ static void put_str(char *buf, size_t cap, size_t *o, const char *s)
 	buf[*o] = 0;
 }
 
-static void put_uint(char *buf, size_t cap, size_t *o, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < 23);
-	while (n && *o + 1 < cap)
-		buf[(*o)++] = tmp[--n];
-	buf[*o] = 0;
-}
-
 /* Writes everything we hold, raw, from a fatal signal handler. */
 static void crash_flush(int sig)
 {
@@ -594,7 +582,7 @@ static void crash_flush(int sig)
 			uint64_t tick = fold__tick();
 			char text[32] = "signal ";
 			size_t o = 7;
-			put_uint(text, sizeof text, &o, (uint64_t)sig);
+			fold__str_put_u64(text, sizeof text, &o, (uint64_t)sig);
 			trace_enc_marker(&t->enc, tick, text);
 		}
 		size_t len = trace_enc_len(&t->enc);
@@ -627,7 +615,7 @@ static void crash_flush(int sig)
 		char line[1200];
 		size_t o = 0;
 		put_str(line, sizeof line, &o, "fold: signal ");
-		put_uint(line, sizeof line, &o, (uint64_t)sig);
+		fold__str_put_u64(line, sizeof line, &o, (uint64_t)sig);
 		put_str(line, sizeof line, &o, ": trace flushed to ");
 		put_str(line, sizeof line, &o, fold__rt.path);
 		put_str(line, sizeof line, &o, "\n");
