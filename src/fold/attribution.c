@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "symbols.h"
+#include "util.h"
 
 #define FOLD__TOP_PER_PHASE 10
 #define FOLD__TIMELINE_LEVELS 4
@@ -58,15 +59,9 @@ static const char *own(fold__attrib *a, char *s)
 {
 	if (!s)
 		return "[unknown]";
-	if (a->nowned == a->cap_owned) {
-		size_t nc = a->cap_owned ? a->cap_owned * 2 : 64;
-		char **no = realloc(a->owned, nc * sizeof *no);
-		if (!no) {
-			free(s);
-			return "[unknown]";
-		}
-		a->owned = no;
-		a->cap_owned = nc;
+	if (util_grow((void **)&a->owned, &a->cap_owned, a->nowned + 1, sizeof *a->owned)) {
+		free(s);
+		return "[unknown]";
 	}
 	a->owned[a->nowned++] = s;
 	return s;
@@ -179,14 +174,8 @@ static stk_info *resolve_stack(fold__attrib *a, unsigned proc, uint32_t id)
 			continue;
 		}
 		for (unsigned k = res->nframes; k-- > 0;) {
-			if (n + 1 > cap) {
-				size_t nc = cap * 2;
-				lframe *nl = realloc(log, nc * sizeof *nl);
-				if (!nl)
-					break;
-				log = nl;
-				cap = nc;
-			}
+			if (util_grow((void **)&log, &cap, n + 1, sizeof *log))
+				break;
 			log[n++] =
 			    (lframe){res->frames[k].function, res->frames[k].file, res->frames[k].line};
 		}
@@ -588,14 +577,8 @@ static size_t child_of(cct_build *b, size_t parent, const lframe *f)
 			return c;
 		last = c;
 	}
-	if (b->n == b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 256;
-		fold_cct_node *nn = realloc(b->nodes, nc * sizeof *nn);
-		if (!nn)
-			return SIZE_MAX;
-		b->nodes = nn;
-		b->cap = nc;
-	}
+	if (util_grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes))
+		return SIZE_MAX;
 	size_t id = b->n++;
 	fold_cct_node *o = &b->nodes[id];
 	memset(o, 0, sizeof *o);
@@ -708,15 +691,9 @@ int fold__attrib_global(fold__attrib *a, ingest__trace *const *tr, size_t ntr, f
 			if (!si)
 				continue;
 			if (si->nlog) {
-				if (nleaves == cap_leaves) {
-					size_t nc = cap_leaves ? 2 * cap_leaves : 256;
-					leaf_count *nl = realloc(leaves, nc * sizeof *nl);
-					if (!nl) {
-						rc = -ENOMEM;
-						break;
-					}
-					leaves = nl;
-					cap_leaves = nc;
+				if (util_grow((void **)&leaves, &cap_leaves, nleaves + 1, sizeof *leaves)) {
+					rc = -ENOMEM;
+					break;
 				}
 				leaves[nleaves++] = (leaf_count){si, count[id]};
 			}

@@ -1,5 +1,6 @@
 /* folding.c: the folding arithmetic (see folding.h). */
 #include "folding.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -143,20 +144,14 @@ static int exact_at(const ingest__trace *t, const ingest__event *ev, uint32_t id
 static int push(fold__folded *f, double x, double y, size_t inst)
 {
 	if (f->n == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 1024;
-		double *nx = realloc(f->x, nc * sizeof *nx);
-		if (!nx)
+		/* Three parallel arrays, one capacity: util_grow picks the same new
+		 * capacity for each, and f->cap moves only when all three grew. */
+		size_t cx = f->cap, cy = f->cap, ci = f->cap;
+		if (util_grow((void **)&f->x, &cx, f->n + 1, sizeof *f->x) ||
+		    util_grow((void **)&f->y, &cy, f->n + 1, sizeof *f->y) ||
+		    util_grow((void **)&f->inst, &ci, f->n + 1, sizeof *f->inst))
 			return -ENOMEM;
-		f->x = nx;
-		double *ny = realloc(f->y, nc * sizeof *ny);
-		if (!ny)
-			return -ENOMEM;
-		f->y = ny;
-		uint32_t *ni = realloc(f->inst, nc * sizeof *ni);
-		if (!ni)
-			return -ENOMEM;
-		f->inst = ni;
-		f->cap = nc;
+		f->cap = cx;
 	}
 	f->x[f->n] = x;
 	f->y[f->n] = y;

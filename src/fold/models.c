@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "models.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -129,14 +130,8 @@ static void skip_ws(parser *P)
 
 static int new_node(parser *P, node n)
 {
-	if (P->mt->nnodes == P->cap) {
-		size_t nc = P->cap ? P->cap * 2 : 16;
-		node *nn = realloc(P->mt->nodes, nc * sizeof *nn);
-		if (!nn)
-			return -1;
-		P->mt->nodes = nn;
-		P->cap = nc;
-	}
+	if (util_grow((void **)&P->mt->nodes, &P->cap, P->mt->nnodes + 1, sizeof *P->mt->nodes))
+		return -1;
 	P->mt->nodes[P->mt->nnodes] = n;
 	return (int)P->mt->nnodes++;
 }

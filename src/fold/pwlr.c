@@ -5,6 +5,7 @@
  * of every candidate cell. All segment costs come from those prefix sums.
  */
 #include "pwlr.h"
+#include "util.h"
 
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -566,14 +567,8 @@ static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, doub
 		if (!S[k].detect)
 			continue;
 		size_t ia = lower_bound(S[k].x, S[k].n, lo), ib = lower_bound(S[k].x, S[k].n, hi);
-		if (nc + (ib - ia) + 2 > *cap) {
-			size_t ncap = (nc + (ib - ia) + 2) * 2;
-			double *nb = realloc(*cand, ncap * sizeof *nb);
-			if (!nb)
-				return -ENOMEM;
-			*cand = nb;
-			*cap = ncap;
-		}
+		if (util_grow((void **)cand, cap, nc + (ib - ia) + 2, sizeof **cand))
+			return -ENOMEM;
 		for (size_t i = ia; i < ib; i++)
 			(*cand)[nc++] = S[k].x[i];
 	}

@@ -108,69 +108,34 @@ void symtab__arena_free(sym_arena *a)
 
 /* ------------------------------------------------------------ interning --- */
 
-static uint64_t hash_bytes(const char *s, size_t len)
+typedef struct intern_key {
+	const char *s;
+	size_t len;
+} intern_key;
+
+static int intern_eq(const void *arg, size_t value)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	const intern_key *k = arg;
+	const char *c = (const char *)(uintptr_t)value;
+	return strncmp(c, k->s, k->len) == 0 && c[k->len] == '\0';
 }
 
 const char *symtab__intern(sym_strpool *p, const char *s, size_t len)
 {
-	if (p->n * 2 >= p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 1024;
-		const char **slots = calloc(cap, sizeof *slots);
-		if (!slots)
-			return NULL;
-		for (size_t i = 0; i < p->cap; i++) {
-			const char *old = p->slots[i];
-			if (!old)
-				continue;
-			size_t j = hash_bytes(old, strlen(old)) & (cap - 1);
-			while (slots[j])
-				j = (j + 1) & (cap - 1);
-			slots[j] = old;
-		}
-		free(p->slots);
-		p->slots = slots;
-		p->cap = cap;
-	}
-	size_t j = hash_bytes(s, len) & (p->cap - 1);
-	while (p->slots[j]) {
-		const char *c = p->slots[j];
-		if (strncmp(c, s, len) == 0 && c[len] == '\0')
-			return c;
-		j = (j + 1) & (p->cap - 1);
-	}
+	uint64_t h = util_hash_bytes(s, len);
+	intern_key key = {s, len};
+	size_t *found = util_hmap_find(&p->map, h, intern_eq, &key);
+	if (found)
+		return (const char *)(uintptr_t)*found;
 	char *copy = symtab__arena_strdup(p->arena, s, len);
-	if (!copy)
+	if (!copy || util_hmap_insert(&p->map, h, (uintptr_t)copy))
 		return NULL;
-	p->slots[j] = copy;
-	p->n++;
 	return copy;
 }
 
 void symtab__strpool_free(sym_strpool *p)
 {
-	free(p->slots);
-	p->slots = NULL;
-	p->n = p->cap = 0;
-}
-
-int symtab__grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	util_hmap_free(&p->map);
 }
 
 /* ------------------------------------------------------------- the object --- */
@@ -207,8 +172,7 @@ struct symtab {
 	sym_mapping *maps;
 	size_t nmaps, maps_cap;
 	int maps_sorted;
-	sym_entry **cache; /* open addressing, power-of-two capacity, NULL = empty */
-	size_t cache_n, cache_cap;
+	util_hmap cache;   /* (proc, addr, is_ret) -> (uintptr_t) sym_entry in results */
 	sym_arena results; /* entries, frames and "[module+0x...]" names */
 	symtab_stats stats;
 	symtab_frame unknown_frame; /* shared by every "[unknown]" result */
@@ -275,7 +239,7 @@ void symtab_free(symtab *s)
 	}
 	free(s->modules);
 	free(s->maps);
-	free(s->cache);
+	util_hmap_free(&s->cache);
 	free(s->debug_dirs);
 	symtab__arena_free(&s->results);
 	if (s->vdso_state > 0)
@@ -297,10 +261,7 @@ int symtab_set_debug_dirs(symtab *s, const char *dirs)
  * (the results themselves stay allocated, so pointers callers hold survive). */
 static void cache_invalidate(symtab *s)
 {
-	if (s->cache_n) {
-		memset(s->cache, 0, s->cache_cap * sizeof *s->cache);
-		s->cache_n = 0;
-	}
+	util_hmap_clear(&s->cache);
 }
 
 static sym_image *image_get(symtab *s, const char *path, const uint8_t *build_id, size_t build_id_len)
@@ -603,7 +564,8 @@ static int index_image(symtab *s, sym_image *img)
 
 	if (is_vdso(img->path) && access(img->path, R_OK) != 0) {
 		file = img->trace_build_id_len ? own_vdso_path(s) : NULL;
-		if (!file || symtab__elf_facts(file, &facts) < 0 || facts.build_id_len != img->trace_build_id_len ||
+		if (!file || symtab__elf_facts(file, &facts) < 0 ||
+		    facts.build_id_len != img->trace_build_id_len ||
 		    memcmp(facts.build_id, img->trace_build_id, facts.build_id_len) != 0)
 			goto done; /* another kernel's vDSO: "[linux-vdso.so.1+0x...]" is all we can say */
 	}
@@ -627,8 +589,8 @@ static int index_image(symtab *s, sym_image *img)
 		memcpy(run_facts.build_id, img->trace_build_id, img->trace_build_id_len);
 		run_facts.build_id_len = img->trace_build_id_len;
 		run_facts.debuglink[0] = '\0';
-		if (symtab__find_debug_file(s->debug_dirs, file, &run_facts, debug_path,
-		                            sizeof debug_path) == 0) {
+		if (symtab__find_debug_file(s->debug_dirs, file, &run_facts, debug_path, sizeof debug_path) ==
+		    0) {
 			diagf(s,
 			      "module %s: build-id differs from the run (run %s, file %s); using %s, which "
 			      "matches "
@@ -649,8 +611,7 @@ static int index_image(symtab *s, sym_image *img)
 
 	if (facts.has_debug_info)
 		dwarf_src = file;
-	else if (symtab__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) ==
-	         0)
+	else if (symtab__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) == 0)
 		dwarf_src = debug_path;
 	rc = symtab__elf_add_functions(img, file);
 	if (rc == 0 && dwarf_src && dwarf_src != file)
@@ -819,37 +780,10 @@ static uint64_t cache_hash(unsigned proc, uint64_t addr, int is_ret)
 	return h ^ (h >> 29);
 }
 
-/* Slot holding the key, or the empty slot where it belongs. */
-static size_t cache_slot(const symtab *s, unsigned proc, uint64_t addr, int is_ret)
+static int cache_eq(const void *arg, size_t value)
 {
-	size_t j = cache_hash(proc, addr, is_ret) & (s->cache_cap - 1);
-	for (const sym_entry *e; (e = s->cache[j]); j = (j + 1) & (s->cache_cap - 1))
-		if (e->addr == addr && e->proc == proc && e->is_ret == is_ret)
-			break;
-	return j;
-}
-
-static int cache_reserve(symtab *s)
-{
-	if ((s->cache_n + 1) * 4 < s->cache_cap * 3)
-		return 0;
-	size_t cap = s->cache_cap ? s->cache_cap * 2 : 4096;
-	sym_entry **slots = calloc(cap, sizeof *slots);
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->cache_cap; i++) {
-		sym_entry *e = s->cache[i];
-		if (!e)
-			continue;
-		size_t j = cache_hash(e->proc, e->addr, e->is_ret) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = e;
-	}
-	free(s->cache);
-	s->cache = slots;
-	s->cache_cap = cap;
-	return 0;
+	const sym_entry *k = arg, *e = (const sym_entry *)(uintptr_t)value;
+	return e->addr == k->addr && e->proc == k->proc && e->is_ret == k->is_ret;
 }
 
 int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address, const symtab_result **out)
@@ -857,12 +791,12 @@ int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address
 	int is_ret = is_return_address != 0;
 	*out = NULL;
 	s->stats.lookups++;
-	if (cache_reserve(s) < 0)
-		return -ENOMEM;
-	size_t slot = cache_slot(s, proc, addr, is_ret);
-	if (s->cache[slot]) {
+	uint64_t h = cache_hash(proc, addr, is_ret);
+	sym_entry key = {.addr = addr, .proc = proc, .is_ret = is_ret};
+	size_t *hit = util_hmap_find(&s->cache, h, cache_eq, &key);
+	if (hit) {
 		s->stats.cache_hits++;
-		*out = &s->cache[slot]->res;
+		*out = &((sym_entry *)(uintptr_t)*hit)->res;
 		return (*out)->module ? 0 : -ENOENT;
 	}
 	sym_entry *e = symtab__arena_alloc(&s->results, sizeof *e);
@@ -885,8 +819,8 @@ int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address
 		e->res.nframes = 1;
 		rc = -ENOENT;
 	}
-	s->cache[slot] = e;
-	s->cache_n++;
+	if (util_hmap_insert(&s->cache, h, (uintptr_t)e) < 0)
+		return -ENOMEM;
 	*out = &e->res;
 	return rc;
 }

@@ -32,8 +32,7 @@
 
 typedef struct dw_name {
 	Dwarf_Off off;
-	const char *name; /* NULL = no name */
-	int used;
+	const char *name;
 } dw_name;
 
 typedef struct dw_range {
@@ -51,10 +50,11 @@ typedef struct dw_ctx {
 	size_t nfiles, files_cap;
 	Dwarf_Signed files_base;
 	uint32_t line_order;
-	/* DIE offset -> display name, for abstract origins and specifications
-	 * (open addressing, power-of-two capacity) */
+	/* DIE offset -> display name, for abstract origins and specifications:
+	 * names[] holds the pairs, names_map indexes them by offset */
 	dw_name *names;
 	size_t names_n, names_cap;
+	util_hmap names_map;
 	/* scratch */
 	dw_range *ranges;
 	size_t nranges, ranges_cap;
@@ -135,53 +135,33 @@ static int die_flag(dw_ctx *c, Dwarf_Die die, Dwarf_Half attrnum)
 
 /* ------------------------------------------------------------------- names --- */
 
-static size_t name_slot(const dw_ctx *c, Dwarf_Off off)
+typedef struct name_key {
+	Dwarf_Off off;
+	const dw_name *names;
+} name_key;
+
+static int name_eq(const void *arg, size_t i)
 {
-	uint64_t h = (uint64_t)off * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h ^ (h >> 32)) & (c->names_cap - 1);
+	const name_key *k = arg;
+	return k->names[i].off == k->off;
 }
 
 static const char *cached_name(dw_ctx *c, Dwarf_Off off, int *found)
 {
-	*found = 0;
-	if (!c->names_cap)
-		return NULL;
-	for (size_t j = name_slot(c, off); c->names[j].used; j = (j + 1) & (c->names_cap - 1))
-		if (c->names[j].off == off) {
-			*found = 1;
-			return c->names[j].name;
-		}
-	return NULL;
+	name_key key = {off, c->names};
+	size_t *i = util_hmap_find(&c->names_map, util_hash_mix(off, 0), name_eq, &key);
+	*found = i != NULL;
+	return i ? c->names[*i].name : NULL;
 }
 
 static void remember_name(dw_ctx *c, Dwarf_Off off, const char *name)
 {
-	if ((c->names_n + 1) * 2 > c->names_cap) {
-		size_t cap = c->names_cap ? c->names_cap * 2 : 1024;
-		dw_name *old = c->names;
-		size_t old_cap = c->names_cap;
-		c->names = calloc(cap, sizeof *c->names);
-		if (!c->names) {
-			c->names = old;
-			c->oom = 1;
-			return;
-		}
-		c->names_cap = cap;
-		for (size_t i = 0; i < old_cap; i++) {
-			if (!old[i].used)
-				continue;
-			size_t j = name_slot(c, old[i].off);
-			while (c->names[j].used)
-				j = (j + 1) & (cap - 1);
-			c->names[j] = old[i];
-		}
-		free(old);
+	if (util_grow((void **)&c->names, &c->names_cap, c->names_n + 1, sizeof *c->names) ||
+	    util_hmap_insert(&c->names_map, util_hash_mix(off, 0), c->names_n)) {
+		c->oom = 1;
+		return;
 	}
-	size_t j = name_slot(c, off);
-	while (c->names[j].used)
-		j = (j + 1) & (c->names_cap - 1);
-	c->names[j] = (dw_name){.off = off, .name = name, .used = 1};
-	c->names_n++;
+	c->names[c->names_n++] = (dw_name){off, name};
 }
 
 static const char *name_of_offset(dw_ctx *c, Dwarf_Off off, const char *prefix, int depth);
@@ -648,6 +628,7 @@ int symtab__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, vo
 	}
 	free(c.files);
 	free(c.names);
+	util_hmap_free(&c.names_map);
 	free(c.ranges);
 	dwarf_finish(dbg, &err);
 	if (c.oom)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "symbols.h"
+#include "util.h"
 
 /* --- bump allocator: everything a symtab hands out lives here until symtab_free --- */
 typedef struct sym_arena_block sym_arena_block;
@@ -36,17 +37,15 @@ void symtab__arena_free(sym_arena *a);
 /* --- string interning (one copy of each file/function name) --- */
 typedef struct sym_strpool {
 	sym_arena *arena;
-	const char **slots;
-	size_t cap, n;
+	util_hmap map; /* string hash -> (uintptr_t) pooled copy */
 } sym_strpool;
 /* Returns the pooled copy of s[0..len), or NULL on allocation failure. */
 const char *symtab__intern(sym_strpool *p, const char *s, size_t len);
 void symtab__strpool_free(sym_strpool *p);
 
-/* --- growable arrays --- */
-int symtab__grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* --- growable arrays (util_grow) --- */
 #define SYM_PUSH(arr, n, cap, value)                                                                         \
-	((n) < (cap) || symtab__grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) == 0                   \
+	((n) < (cap) || util_grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) == 0                      \
 	     ? ((arr)[(n)++] = (value), 0)                                                                   \
 	     : -ENOMEM)
 

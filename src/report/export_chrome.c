@@ -118,14 +118,8 @@ static const char *stack_string(chrome_state *s, uint32_t stack)
 	if (!v)
 		return NULL;
 	if (added) {
-		if (s->nstrings == s->capstrings) {
-			size_t cap = s->capstrings ? s->capstrings * 2 : 256;
-			char **n = realloc(s->strings, cap * sizeof *n);
-			if (!n)
-				return NULL;
-			s->strings = n;
-			s->capstrings = cap;
-		}
+		if (util_grow((void **)&s->strings, &s->capstrings, s->nstrings + 1, sizeof *s->strings))
+			return NULL;
 		report_buf b;
 		report_buf_init(&b);
 		if (export_stack_string(s->c, s->proc, stack, &b, ';') || b.oom || !b.data) {
@@ -153,14 +147,8 @@ static int emit_sample(chrome_state *s, const fold_export_sample *smp, double t_
 
 static int push(chrome_state *s, uint32_t region)
 {
-	if (s->depth == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		open_region *n = realloc(s->stack, cap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		s->stack = n;
-		s->cap = cap;
-	}
+	if (util_grow((void **)&s->stack, &s->cap, s->depth + 1, sizeof *s->stack))
+		return -ENOMEM;
 	s->stack[s->depth++] = (open_region){region, 0};
 	return 0;
 }

@@ -31,14 +31,8 @@ static int on_sample(void *arg, const fold_export_sample *s)
 	if (!v)
 		return -ENOMEM;
 	if (added) {
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 256;
-			folded_line *l = realloc(f->lines, cap * sizeof *l);
-			if (!l)
-				return -ENOMEM;
-			f->lines = l;
-			f->cap = cap;
-		}
+		if (util_grow((void **)&f->lines, &f->cap, f->n + 1, sizeof *f->lines))
+			return -ENOMEM;
 		report_buf b;
 		report_buf_init(&b);
 		int rc = export_stack_string(f->c, proc, s->stack, &b, ';');

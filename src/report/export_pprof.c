@@ -92,15 +92,9 @@ static int64_t str_index(strtab *t, const char *raw)
 			return -1;
 		}
 		if (added) {
-			if (t->n == t->cap) {
-				size_t cap = t->cap ? t->cap * 2 : 256;
-				char **ns = realloc(t->s, cap * sizeof *ns);
-				if (!ns) {
-					report_buf_free(&clean);
-					return -1;
-				}
-				t->s = ns;
-				t->cap = cap;
+			if (util_grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s)) {
+				report_buf_free(&clean);
+				return -1;
 			}
 			t->s[t->n] = clean.data ? clean.data : strdup("");
 			if (!t->s[t->n])
@@ -209,14 +203,8 @@ static int on_sample(void *arg, const fold_export_sample *s)
 	if (!v)
 		return -ENOMEM;
 	if (added) {
-		if (ps->nsamples == ps->cap) {
-			size_t cap = ps->cap ? ps->cap * 2 : 256;
-			struct agg_sample *n = realloc(ps->samples, cap * sizeof *n);
-			if (!n)
-				return -ENOMEM;
-			ps->samples = n;
-			ps->cap = cap;
-		}
+		if (util_grow((void **)&ps->samples, &ps->cap, ps->nsamples + 1, sizeof *ps->samples))
+			return -ENOMEM;
 		ps->samples[ps->nsamples++] = (struct agg_sample){(uint32_t)proc, s->stream, s->stack, 0, 0};
 	}
 	ps->samples[*v - 1].count++;

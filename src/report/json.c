@@ -25,48 +25,21 @@ typedef struct jw {
 	FILE *f;
 	int first[64];
 	int depth;
+	int oom; /* a string could not be escaped: the document is incomplete */
 } jw;
 
-void report_json_string(FILE *f, const char *s, size_t len)
+int report_json_string(FILE *f, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-	fputc('"', f);
-	while (p < end) {
-		unsigned c = *p;
-		if (c < 0x80) {
-			switch (c) {
-			case '"': fputs("\\\"", f); break;
-			case '\\': fputs("\\\\", f); break;
-			case '\n': fputs("\\n", f); break;
-			case '\r': fputs("\\r", f); break;
-			case '\t': fputs("\\t", f); break;
-			case '\b': fputs("\\b", f); break;
-			case '\f': fputs("\\f", f); break;
-			default:
-				if (c < 0x20 || c == 0x7f) {
-					fputs("\\u00", f);
-					fputc(hex[c >> 4], f);
-					fputc(hex[c & 15], f);
-				} else {
-					fputc((int)c, f);
-				}
-			}
-			p++;
-			continue;
-		}
-		/* Valid UTF-8 is copied, anything else is U+FFFD (report_utf8_decode). */
-		uint32_t cp;
-		size_t n = report_utf8_decode((const char *)p, (size_t)(end - p), &cp);
-		if (n == 1) {
-			fputs("\\ufffd", f);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, n, f);
-		p += n;
-	}
-	fputc('"', f);
+	report_buf b;
+	report_buf_init(&b);
+	report_esc_json_n(&b, s, len, 0);
+	int rc = b.oom ? -ENOMEM : 0;
+	if (rc)
+		fputs("\"\"", f); /* keeps the document well-formed; the caller fails it */
+	else
+		fwrite(b.data, 1, b.len, f);
+	report_buf_free(&b);
+	return rc;
 }
 
 static void sep(jw *w)
@@ -94,16 +67,17 @@ static void close_(jw *w, char c)
 static void key(jw *w, const char *k)
 {
 	sep(w);
-	report_json_string(w->f, k, strlen(k));
+	if (report_json_string(w->f, k, strlen(k)))
+		w->oom = 1;
 	fputc(':', w->f);
 }
 
 static void str_raw(jw *w, const char *s)
 {
-	if (s)
-		report_json_string(w->f, s, strlen(s));
-	else
+	if (!s)
 		fputs("null", w->f);
+	else if (report_json_string(w->f, s, strlen(s)))
+		w->oom = 1;
 }
 
 static void num_raw(jw *w, double v)
@@ -539,6 +513,10 @@ int report_json_write(const fold_analysis *a, const char *path, char *err, size_
 	if (!path || !strcmp(path, "-")) {
 		w.f = stdout;
 		write_document(&w, a);
+		if (w.oom) {
+			snprintf(err, errlen, "stdout: out of memory while writing JSON");
+			return -ENOMEM;
+		}
 		if (fflush(stdout) || ferror(stdout)) {
 			snprintf(err, errlen, "stdout: write error while writing JSON: %s", strerror(errno));
 			return -EIO;
@@ -551,5 +529,12 @@ int report_json_write(const fold_analysis *a, const char *path, char *err, size_
 		return -errno;
 	errno = 0;
 	write_document(&w, a);
+	if (w.oom) {
+		fclose(w.f);
+		unlink(tmp);
+		free(tmp);
+		snprintf(err, errlen, "%s: out of memory while writing JSON", path);
+		return -ENOMEM;
+	}
 	return report_atomic_commit(w.f, tmp, path, err, errlen);
 }

@@ -17,7 +17,8 @@
 
 #define REPORT_JSON_VERSION 1
 
-/* Writes s (len bytes) as a JSON string literal, quotes included. */
-void report_json_string(FILE *f, const char *s, size_t len);
+/* Writes s (len bytes) as a JSON string literal, quotes included
+ * (report_esc_json_n). 0, or -ENOMEM after writing "" instead. */
+int report_json_string(FILE *f, const char *s, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
-/* report_text.c: text buffer, escapers and number formatting for the report
- * writers. See report_text.h for the invariants. */
+/* report_text.c: atomic file output, escapers and number formatting for the
+ * report writers. See report_text.h for the invariants. */
 #include "report_text.h"
 
 #include <errno.h>
@@ -11,82 +11,6 @@
 #include <unistd.h>
 
 #include "util.h"
-
-void report_buf_init(report_buf *b)
-{
-	memset(b, 0, sizeof *b);
-}
-
-void report_buf_free(report_buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof *b);
-}
-
-static int reserve(report_buf *b, size_t extra)
-{
-	if (b->oom)
-		return -1;
-	if (b->len + extra + 1 <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	char *d = realloc(b->data, cap);
-	if (!d) {
-		b->oom = 1;
-		return -1;
-	}
-	b->data = d;
-	b->cap = cap;
-	return 0;
-}
-
-void report_buf_put(report_buf *b, const char *s, size_t n)
-{
-	if (reserve(b, n))
-		return;
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = 0;
-}
-
-void report_buf_puts(report_buf *b, const char *s)
-{
-	report_buf_put(b, s, strlen(s));
-}
-
-void report_buf_putc(report_buf *b, char c)
-{
-	report_buf_put(b, &c, 1);
-}
-
-void report_buf_vprintf(report_buf *b, const char *fmt, va_list ap)
-{
-	va_list ap2;
-	va_copy(ap2, ap);
-	char small[256];
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	if (n < 0) {
-		va_end(ap2);
-		return;
-	}
-	if ((size_t)n < sizeof small) {
-		report_buf_put(b, small, (size_t)n);
-	} else if (!reserve(b, (size_t)n)) {
-		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
-		b->len += (size_t)n;
-	}
-	va_end(ap2);
-}
-
-void report_buf_printf(report_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	report_buf_vprintf(b, fmt, ap);
-	va_end(ap);
-}
 
 FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen)
 {
@@ -235,38 +159,52 @@ void report_esc_html(report_buf *b, const char *s)
 	}
 }
 
-void report_esc_json(report_buf *b, const char *s)
+void report_esc_json_n(report_buf *b, const char *s, size_t len, int in_script)
 {
-	if (!s) {
-		report_buf_puts(b, "null");
-		return;
-	}
+	static const char hex[] = "0123456789abcdef";
 	report_buf_putc(b, '"');
-	while (*s) {
+	for (size_t i = 0; i < len;) {
 		uint32_t cp;
-		size_t n = report_utf8_next(s, &cp);
+		size_t n = report_utf8_decode(s + i, len - i, &cp);
 		switch (cp) {
 		case '"': report_buf_puts(b, "\\\""); break;
 		case '\\': report_buf_puts(b, "\\\\"); break;
 		case '\n': report_buf_puts(b, "\\n"); break;
 		case '\r': report_buf_puts(b, "\\r"); break;
 		case '\t': report_buf_puts(b, "\\t"); break;
-		/* Markup characters as escapes, so neither "</script" nor "<!--" can
-		 * appear inside a script element whatever the string holds. */
-		case '<': report_buf_puts(b, "\\u003c"); break;
-		case '>': report_buf_puts(b, "\\u003e"); break;
-		case '&': report_buf_puts(b, "\\u0026"); break;
-		case 0x2028: report_buf_puts(b, "\\u2028"); break;
-		case 0x2029: report_buf_puts(b, "\\u2029"); break;
 		default:
-			if (cp < 0x20 || cp == 0x7f)
+			if (in_script &&
+			    (cp == '<' || cp == '>' || cp == '&' || cp == 0x2028 || cp == 0x2029)) {
+				/* Markup characters as escapes, so neither "</script" nor
+				 * "<!--" can appear inside a script element whatever the
+				 * string holds. */
 				report_buf_printf(b, "\\u%04x", (unsigned)cp);
-			else
-				report_buf_put_cp(b, cp);
+			} else if (!in_script && (cp == '\b' || cp == '\f')) {
+				report_buf_puts(b, cp == '\b' ? "\\b" : "\\f");
+			} else if (cp < 0x20 || cp == 0x7f) {
+				char u[7] = {'\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 15], 0};
+				report_buf_puts(b, u);
+			} else if (n == 1 && cp >= 0x80) {
+				/* An invalid byte, decoded as U+FFFD. */
+				if (in_script)
+					report_buf_put_cp(b, cp);
+				else
+					report_buf_puts(b, "\\ufffd");
+			} else {
+				report_buf_put(b, s + i, n); /* valid UTF-8 is copied */
+			}
 		}
-		s += n;
+		i += n;
 	}
 	report_buf_putc(b, '"');
+}
+
+void report_esc_json(report_buf *b, const char *s)
+{
+	if (!s)
+		report_buf_puts(b, "null");
+	else
+		report_esc_json_n(b, s, strlen(s), 1);
 }
 
 void report_esc_csv(report_buf *b, const char *s)

@@ -1,9 +1,8 @@
-/* report_text.h: growable text buffer, escaping and number formatting shared
- * by the report writers (internal to src/report).
+/* report_text.h: atomic file output, escaping and number formatting shared
+ * by the report writers (internal to src/report); the text buffer they
+ * append to is util_buf (util.h), whose sticky oom flag lets a writer
+ * report -ENOMEM once at the end instead of checking every append.
  *
- * Invariants: a report_buf is always NUL-terminated once anything was
- * written; on allocation failure it sets oom, drops further writes, and the
- * writer reports -ENOMEM at the end instead of checking every append.
  * Escapers decode UTF-8 strictly: each invalid byte becomes U+FFFD, so any
  * output is valid UTF-8 whatever the input.
  */
@@ -15,19 +14,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct report_buf {
-	char *data;
-	size_t len, cap;
-	int oom;
-} report_buf;
+#include "util.h"
 
-void report_buf_init(report_buf *b);
-void report_buf_free(report_buf *b);
-void report_buf_put(report_buf *b, const char *s, size_t n);
-void report_buf_puts(report_buf *b, const char *s);
-void report_buf_putc(report_buf *b, char c);
-void report_buf_printf(report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void report_buf_vprintf(report_buf *b, const char *fmt, va_list ap);
+/* The string buffer is util_buf (util.h). BEGIN rename-11 shim: old names
+ * kept until the namespace rename rewrites their users. */
+typedef util_buf report_buf;
+#define report_buf_init util_buf_init
+#define report_buf_free util_buf_free
+#define report_buf_put util_buf_put
+#define report_buf_puts util_buf_puts
+#define report_buf_putc util_buf_putc
+#define report_buf_printf util_buf_printf
+#define report_buf_vprintf util_buf_vprintf
+/* END rename-11 shim */
+
 /* Writes b to path through path.tmp.<pid> + rename. */
 int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen);
 /* Atomic file output, for writers that stream: report_atomic_open creates
@@ -50,10 +50,14 @@ void report_buf_put_cp(report_buf *b, uint32_t cp);
 /* HTML text and attribute values (quoted with "): & < > " ' escaped, control
  * characters other than tab/newline dropped. NULL writes nothing. */
 void report_esc_html(report_buf *b, const char *s);
-/* A JSON string literal including its quotes, safe inside <script>: < > &
- * are written \u003c \u003e \u0026, U+2028/U+2029 as \u2028/\u2029,
- * controls as \u00XX.
- * NULL writes null. */
+/* The one JSON string escaper: s[0..len) as a literal including its quotes.
+ * Valid UTF-8 is copied; " \\ and \\n \\r \\t get short escapes, other
+ * controls \\u00XX. in_script = 1 makes it safe inside an HTML <script>:
+ * < > & U+2028 U+2029 as \\u escapes, an invalid byte as the character
+ * U+FFFD. in_script = 0 (the JSON document) writes \\b \\f short and an
+ * invalid byte as \\ufffd. */
+void report_esc_json_n(report_buf *b, const char *s, size_t len, int in_script);
+/* report_esc_json_n(b, s, strlen(s), 1); NULL writes null. */
 void report_esc_json(report_buf *b, const char *s);
 /* A CSV field per RFC 4180: quoted when it holds , " CR or LF, or starts
  * with a character a spreadsheet would evaluate (= + - @), which is then

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "trace_chunk.h"
+#include "util.h"
 
 typedef struct writer_stream {
 	trace_enc enc;
@@ -32,7 +33,8 @@ int trace_writer_open(trace_writer **out, const char *path, int flags, int zlib_
 	if (!w)
 		return -ENOMEM;
 	w->chunk_bytes = chunk_bytes ? chunk_bytes : 65536;
-	int oflags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | ((flags & TRACE_WRITER_EXCL) ? O_EXCL : O_TRUNC);
+	int oflags =
+	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | ((flags & TRACE_WRITER_EXCL) ? O_EXCL : O_TRUNC);
 	w->fd = open(path, oflags, 0644);
 	if (w->fd < 0) {
 		rc = -errno;
@@ -58,15 +60,10 @@ fail_free:
 trace_enc *trace_writer_enc(trace_writer *w, uint32_t stream)
 {
 	if (stream >= w->nstreams) {
-		size_t n = w->nstreams ? w->nstreams : 4;
-		while (n <= stream)
-			n *= 2;
-		writer_stream *ns = realloc(w->streams, n * sizeof *ns);
-		if (!ns)
+		size_t old = w->nstreams;
+		if (util_grow((void **)&w->streams, &w->nstreams, (size_t)stream + 1, sizeof *w->streams))
 			return NULL;
-		memset(ns + w->nstreams, 0, (n - w->nstreams) * sizeof *ns);
-		w->streams = ns;
-		w->nstreams = n;
+		memset(w->streams + old, 0, (w->nstreams - old) * sizeof *w->streams);
 	}
 	writer_stream *s = &w->streams[stream];
 	if (!s->used) {
@@ -111,7 +108,8 @@ int trace_writer_close(trace_writer *w)
 			continue;
 		/* A chunk holding only the re-emitted counter set carries nothing. */
 		if (trace_enc_len(&s->enc)) {
-			int r = trace_chunk_write(&w->cw, w->fd, (uint32_t)i, s->seq++, s->buf, trace_enc_len(&s->enc));
+			int r = trace_chunk_write(&w->cw, w->fd, (uint32_t)i, s->seq++, s->buf,
+			                          trace_enc_len(&s->enc));
 			if (r && !rc)
 				rc = r;
 		}

@@ -1,4 +1,4 @@
-/* util.c: the hash map and string helpers of util.h. */
+/* util.c: the hash map, string buffer and string helpers of util.h. */
 #define _GNU_SOURCE
 #include "util.h"
 
@@ -41,6 +41,13 @@ int util_hmap_insert(util_hmap *m, uint64_t hash, size_t value)
 	place(m->slot, m->cap, hash, value);
 	m->n++;
 	return 0;
+}
+
+void util_hmap_clear(util_hmap *m)
+{
+	if (m->cap)
+		memset(m->slot, 0, m->cap * sizeof *m->slot);
+	m->n = 0;
 }
 
 void util_hmap_free(util_hmap *m)
@@ -93,4 +100,87 @@ char *util_asprintf(const char *fmt, ...)
 	char *s = util_vasprintf(fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+/* ----------------------------------------------------------- util_buf --- */
+
+void util_buf_init(util_buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void util_buf_free(util_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+/* Room for extra bytes and the NUL; sets the sticky oom flag on failure. */
+static int buf_reserve(util_buf *b, size_t extra)
+{
+	if (b->oom)
+		return -1;
+	if (extra >= SIZE_MAX - b->len) {
+		b->oom = 1;
+		return -1;
+	}
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *d = realloc(b->data, cap);
+	if (!d) {
+		b->oom = 1;
+		return -1;
+	}
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+void util_buf_put(util_buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void util_buf_puts(util_buf *b, const char *s)
+{
+	util_buf_put(b, s, strlen(s));
+}
+
+void util_buf_putc(util_buf *b, char c)
+{
+	util_buf_put(b, &c, 1);
+}
+
+void util_buf_vprintf(util_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	char small[256];
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n < 0) {
+		va_end(ap2);
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		util_buf_put(b, small, (size_t)n);
+	} else if (!buf_reserve(b, (size_t)n)) {
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+}
+
+void util_buf_printf(util_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	util_buf_vprintf(b, fmt, ap);
+	va_end(ap);
 }

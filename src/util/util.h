@@ -1,6 +1,6 @@
 /* util.h: the offline tool's building blocks (src/util), shared by the
  * analysis (src/fold), the writers (src/report) and the CLI: a growable
- * array, a hash map, string helpers. The runtime (src/runtime) does not use
+ * array, a hash map, a string buffer, string helpers. The runtime (src/runtime) does not use
  * them on purpose: it must not allocate on its signal path and keeps its own
  * preallocated, lock-free tables.
  *
@@ -61,6 +61,8 @@ typedef int (*util_hmap_eq)(const void *arg, size_t value);
 size_t *util_hmap_find(const util_hmap *m, uint64_t hash, util_hmap_eq eq, const void *arg);
 /* Adds (hash, value) without looking for an equal key. 0 or -ENOMEM. */
 int util_hmap_insert(util_hmap *m, uint64_t hash, size_t value);
+/* Forgets every entry and keeps the slots for reuse. */
+void util_hmap_clear(util_hmap *m);
 void util_hmap_free(util_hmap *m);
 
 /* Hashes: FNV-1a of a string (NULL hashes as ""), of bytes, and a 64-bit
@@ -76,5 +78,24 @@ char *util_strdup(const char *s);
 /* vasprintf into a fresh string, NULL when memory runs out. */
 char *util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *util_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* --- string buffer with a sticky out-of-memory flag ---
+ *
+ * Always NUL-terminated once anything was written. On allocation failure it
+ * sets oom and drops every later write, so a writer appends without checks
+ * and reports -ENOMEM once at the end. */
+typedef struct util_buf {
+	char *data;
+	size_t len, cap;
+	int oom;
+} util_buf;
+
+void util_buf_init(util_buf *b);
+void util_buf_free(util_buf *b);
+void util_buf_put(util_buf *b, const char *s, size_t n);
+void util_buf_puts(util_buf *b, const char *s);
+void util_buf_putc(util_buf *b, char c);
+void util_buf_printf(util_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void util_buf_vprintf(util_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif

@@ -54,6 +54,26 @@ static void test_json_is_safe_inside_script(void **state)
 	report_buf_free(&b);
 }
 
+static void esc_json_doc(report_buf *b, const char *s)
+{
+	report_esc_json_n(b, s, strlen(s), 0);
+}
+
+/* The same escaper for the JSON document: markup stays, \b \f are short,
+ * an invalid byte is the escape \ufffd, and a length bounds the input. */
+static void test_json_document_flavour(void **state)
+{
+	(void)state;
+	check(esc_json_doc, "<a>&\b\f", "\"<a>&\\b\\f\"");
+	check(esc_json_doc, "\xff\x7f\x01", "\"\\ufffd\\u007f\\u0001\"");
+	check(esc_json_doc, "\xc3\xa9\xe2\x80\xa8", "\"\xc3\xa9\xe2\x80\xa8\"");
+	report_buf b;
+	report_buf_init(&b);
+	report_esc_json_n(&b, "ab\0cd", 5, 0);
+	assert_string_equal(b.data, "\"ab\\u0000cd\"");
+	report_buf_free(&b);
+}
+
 static void test_csv_quotes_and_defuses_formulas(void **state)
 {
 	(void)state;
@@ -102,6 +122,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_html_escapes_markup_and_quotes),
 	    cmocka_unit_test(test_json_is_safe_inside_script),
+	    cmocka_unit_test(test_json_document_flavour),
 	    cmocka_unit_test(test_csv_quotes_and_defuses_formulas),
 	    cmocka_unit_test(test_terminal_text_is_sanitised_and_cut),
 	    cmocka_unit_test(test_number_formats),
