@@ -4,9 +4,9 @@
  * Files: regions.csv, samples.csv (folded samples), curves.csv (fitted
  * curves), phases.csv, phase_rates.csv, phase_sources.csv, instances.csv,
  * profile.csv (exact region profile), callpairs.csv, calltree.csv (sampled
- * call tree). Fields follow RFC 4180; strings are UTF-8-sanitised and a
- * leading = + - @ is defused (report_esc_csv). Numbers use %.9g, NaN/inf as
- * empty fields. Each file is written whole through a temporary + rename.
+ * call tree), bottomup.csv (the same samples bottom-up). Fields follow RFC 4180; strings are UTF-8-sanitised
+ * and a leading = + - @ is defused (report_esc_csv). Numbers use %.9g, NaN/inf as empty fields. Each file is
+ * written whole through a temporary + rename.
  */
 #include "report.h"
 
@@ -251,11 +251,11 @@ static void callpairs_table(report_buf *b, const fold_analysis *a)
 	}
 }
 
-static void calltree_table(report_buf *b, const fold_analysis *a)
+static void tree_table(report_buf *b, const fold_cct_node *t, size_t n)
 {
 	report_buf_puts(b, "node,parent,function,file,line,self_samples,total_samples\r\n");
-	for (size_t i = 0; i < a->ncct; i++) {
-		const fold_cct_node *c = &a->cct[i];
+	for (size_t i = 0; i < n; i++) {
+		const fold_cct_node *c = &t[i];
 		report_buf_printf(b, "%zu,", i);
 		if (c->parent != SIZE_MAX)
 			report_buf_printf(b, "%zu", c->parent);
@@ -266,6 +266,16 @@ static void calltree_table(report_buf *b, const fold_analysis *a)
 		report_buf_printf(b, ",%u,%lu,%lu", c->line, c->self_samples, c->total_samples);
 		eol(b);
 	}
+}
+
+static void calltree_table(report_buf *b, const fold_analysis *a)
+{
+	tree_table(b, a->cct, a->ncct);
+}
+
+static void bottomup_table(report_buf *b, const fold_analysis *a)
+{
+	tree_table(b, a->bottom_up, a->nbottom_up);
 }
 
 int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen)
@@ -279,6 +289,7 @@ int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t 
 	    {"phase_rates.csv", phase_rates_table}, {"phase_sources.csv", phase_sources_table},
 	    {"instances.csv", instances_table},     {"profile.csv", profile_table},
 	    {"callpairs.csv", callpairs_table},     {"calltree.csv", calltree_table},
+	    {"bottomup.csv", bottomup_table},
 	};
 	if (!a || !dir) {
 		snprintf(err, errlen, "csv: no analysis or no directory");

@@ -430,6 +430,23 @@ static void write_profile(jw *w, const fold_analysis *a)
 	close_(w, ']');
 }
 
+/* A call tree as a flat array; parent indexes it (-1: a root). */
+static void write_tree(jw *w, const char *name, const fold_cct_node *t, size_t n)
+{
+	karr(w, name);
+	for (size_t i = 0; i < n; i++) {
+		eobj(w);
+		kstr(w, "function", t[i].function);
+		kstr(w, "file", t[i].file);
+		kint(w, "line", t[i].line);
+		kint(w, "self_samples", (long long)t[i].self_samples);
+		kint(w, "total_samples", (long long)t[i].total_samples);
+		kint(w, "parent", t[i].parent == SIZE_MAX ? -1 : (long long)t[i].parent);
+		close_(w, '}');
+	}
+	close_(w, ']');
+}
+
 static void write_document(jw *w, const fold_analysis *a)
 {
 	open_(w, '{');
@@ -478,19 +495,8 @@ static void write_document(jw *w, const fold_analysis *a)
 		write_region(w, &a->regions[i]);
 	close_(w, ']');
 	write_profile(w, a);
-	karr(w, "call_tree");
-	for (size_t i = 0; i < a->ncct; i++) {
-		const fold_cct_node *n = &a->cct[i];
-		eobj(w);
-		kstr(w, "function", n->function);
-		kstr(w, "file", n->file);
-		kint(w, "line", n->line);
-		kint(w, "self_samples", (long long)n->self_samples);
-		kint(w, "total_samples", (long long)n->total_samples);
-		kint(w, "parent", n->parent == SIZE_MAX ? -1 : (long long)n->parent);
-		close_(w, '}');
-	}
-	close_(w, ']');
+	write_tree(w, "call_tree", a->cct, a->ncct);
+	write_tree(w, "bottom_up_tree", a->bottom_up, a->nbottom_up);
 	karr(w, "lines");
 	for (size_t i = 0; i < a->nlines; i++)
 		write_attribution(w, &a->lines[i]);

@@ -39,7 +39,7 @@ int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color
 /* Tidy CSV tables in dir (created if missing), one row per observation,
  * RFC 4180 quoting: regions.csv, samples.csv, curves.csv, phases.csv,
  * phase_rates.csv, phase_sources.csv, instances.csv, profile.csv,
- * callpairs.csv, calltree.csv (columns in docs/report.md). */
+ * callpairs.csv, calltree.csv, bottomup.csv (columns in docs/report.md). */
 int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen);
 
 /* Progress bar on stderr, drawn only when stderr is a terminal and quiet is 0;

@@ -98,6 +98,27 @@ if mode == "hooks":
     elif not errors:
         errors.append("compute_a/compute_b not both in the sampled call tree: %s" % sampled)
 
+# 5. The bottom-up tree (JSON bottom_up_tree[]) holds the same samples as the
+#    top-down one: its roots are where samples landed, and the self samples
+#    of a function in the top-down tree are those of its bottom-up root.
+bu = doc.get("bottom_up_tree")
+if bu is None:
+    errors.append("no bottom_up_tree[] in the JSON")
+else:
+    roots = [n for n in bu if n["parent"] == -1]
+    td_self, bu_self = {}, {}
+    for n in doc["call_tree"]:
+        td_self[n["function"]] = td_self.get(n["function"], 0) + n["self_samples"]
+    for n in roots:
+        bu_self[n["function"]] = bu_self.get(n["function"], 0) + n["self_samples"]
+        if n["self_samples"] != n["total_samples"]:
+            errors.append("bottom-up root %s: self %d != total %d" % (n["function"], n["self_samples"], n["total_samples"]))
+    td_self = {k: v for k, v in td_self.items() if v}
+    if td_self != bu_self:
+        errors.append("bottom-up roots %s differ from the top-down self samples %s" % (bu_self, td_self))
+    if any(n["self_samples"] for n in bu if n["parent"] != -1):
+        errors.append("bottom-up: self samples on a node that is not a root")
+
 if errors:
     print("FAIL: " + "; ".join(errors))
     sys.exit(1)

@@ -81,6 +81,7 @@ static void test_tables_match_the_analysis(void **state)
 	    {"profile.csv", "region,kind,calls,"},
 	    {"callpairs.csv", "caller,callee,calls,"},
 	    {"calltree.csv", "node,parent,function,"},
+	    {"bottomup.csv", "node,parent,function,file,line,self_samples,total_samples\r\n"},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		char *d = slurp(want[i].file);
@@ -112,6 +113,14 @@ static void test_tables_match_the_analysis(void **state)
 	free(d);
 	d = slurp("calltree.csv");
 	assert_int_equal(records(d), a->ncct + 1);
+	free(d);
+	/* Bottom-up: the helper's self samples under two callers (620 + 150)
+	 * make one root; its callers are its children. */
+	d = slurp("bottomup.csv");
+	assert_true(a->nbottom_up > 0);
+	assert_int_equal(records(d), a->nbottom_up + 1);
+	assert_non_null(strstr(d, "," FIXTURE_FUNC_HELPER ",/src/blas/axpy.h,17,770,770\r\n"));
+	assert_non_null(strstr(d, ",main,/src/main.c,10,0,"));
 	free(d);
 	fold_analysis_free(a);
 	char cmd[300];
