@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +67,65 @@ static void progress_cb(void *arg, double fraction, const char *what)
 	report_progress_update(arg, fraction, what);
 }
 
-/* The analysis commands: default (report) and profile. */
-int cli__run_analysis(int argc, char **argv, int profile_only)
+/* The numeric analysis options: where each goes in fold_options and what it
+ * accepts. A new numeric option is one row here and one in longopts. */
+enum num_type { NUM_INT, NUM_UNSIGNED, NUM_U64, NUM_DOUBLE };
+static const struct num_opt {
+	int id;
+	const char *name;
+	enum num_type type;
+	size_t offset;          /* in fold_options */
+	unsigned long min, max; /* whole numbers; min > 0 is stated in units */
+	const char *units;
+	double lo, hi; /* NUM_DOUBLE */
+} num_opts[] = {
+    {OPT_GROUP, "--group", NUM_INT, offsetof(fold_options, group), 0, 1000000, NULL, 0, 0},
+    {OPT_OUTLIER_K, "--outlier-k", NUM_DOUBLE, offsetof(fold_options, outlier_k), 0, 0, NULL, 0.5, 1e6},
+    {OPT_GRID, "--grid", NUM_UNSIGNED, offsetof(fold_options, grid), 10, 100000, "points", 0, 0},
+    {OPT_MIN_INSTANCES, "--min-instances", NUM_UNSIGNED, offsetof(fold_options, min_instances), 0, 1000000000,
+     NULL, 0, 0},
+    {OPT_SEED, "--seed", NUM_U64, offsetof(fold_options, seed), 0, ULONG_MAX, NULL, 0, 0},
+    {OPT_THREADS, "--threads", NUM_UNSIGNED, offsetof(fold_options, threads), 0, 1024, NULL, 0, 0},
+};
+
+/* Parses optarg for the numeric option id into opt. 0, or -EINVAL after a
+ * one-line message; 1 when id is not a numeric option. */
+static int set_num_opt(fold_options *opt, int id, const char *arg)
+{
+	for (size_t i = 0; i < sizeof num_opts / sizeof num_opts[0]; i++) {
+		const struct num_opt *n = &num_opts[i];
+		if (n->id != id)
+			continue;
+		char *field = (char *)opt + n->offset;
+		if (n->type == NUM_DOUBLE)
+			return parse_double(n->name, arg, n->lo, n->hi, (double *)field);
+		unsigned long v;
+		if (parse_uint(n->name, arg, n->max, &v))
+			return -EINVAL;
+		if (v < n->min) {
+			fprintf(stderr, "fold: %s expects at least %lu %s, got '%s'\n", n->name, n->min,
+			        n->units, arg);
+			return -EINVAL;
+		}
+		switch (n->type) {
+		case NUM_INT: *(int *)field = (int)v; break;
+		case NUM_UNSIGNED: *(unsigned *)field = (unsigned)v; break;
+		default: *(uint64_t *)field = v; break;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+/* What to write once the analysis is done. */
+typedef struct outputs {
+	const char *html, *json, *csv;
+	int quiet;
+} outputs;
+
+/* Parses the options into opt and out. Returns -1 to go on, else the exit
+ * status (0 after --help or --version, 2 for a bad option). */
+static int parse_options(int argc, char **argv, fold_options *opt, outputs *out)
 {
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -85,63 +144,31 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	    {"version", no_argument, NULL, 'V'},
 	    {0, 0, 0, 0},
 	};
-	fold_options opt;
-	fold_options_init(&opt);
-	const char *html = NULL, *json = NULL, *csv = NULL;
-	int quiet = 0, c;
-	unsigned long v;
+	int c;
 	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': html = optarg; break;
-		case OPT_JSON: json = optarg; break;
-		case OPT_CSV: csv = optarg; break;
+		case 'o': out->html = optarg; break;
+		case OPT_JSON: out->json = optarg; break;
+		case OPT_CSV: out->csv = optarg; break;
 		case OPT_FIT:
 			if (strcmp(optarg, "kriging") && strcmp(optarg, "pwlr")) {
 				fprintf(stderr, "fold: --fit expects 'kriging' or 'pwlr', got '%s'\n",
 				        optarg);
 				return 2;
 			}
-			opt.fit = optarg;
+			opt->fit = optarg;
 			break;
-		case OPT_REGION: opt.region = optarg; break;
-		case OPT_GROUP:
-			if (parse_uint("--group", optarg, 1000000, &v))
-				return 2;
-			opt.group = (int)v;
-			break;
-		case OPT_OUTLIER_K:
-			if (parse_double("--outlier-k", optarg, 0.5, 1e6, &opt.outlier_k))
-				return 2;
-			break;
-		case OPT_GRID:
-			if (parse_uint("--grid", optarg, 100000, &v))
-				return 2;
-			if (v < 10) {
-				fprintf(stderr, "fold: --grid expects at least 10 points, got '%s'\n",
-				        optarg);
-				return 2;
-			}
-			opt.grid = (unsigned)v;
-			break;
-		case OPT_MIN_INSTANCES:
-			if (parse_uint("--min-instances", optarg, 1000000000, &v))
-				return 2;
-			opt.min_instances = (unsigned)v;
-			break;
-		case OPT_SEED:
-			if (parse_uint("--seed", optarg, ULONG_MAX, &v))
-				return 2;
-			opt.seed = v;
-			break;
-		case OPT_THREADS:
-			if (parse_uint("--threads", optarg, 1024, &v))
-				return 2;
-			opt.threads = (unsigned)v;
-			break;
-		case 'q': quiet = 1; break;
+		case OPT_REGION: opt->region = optarg; break;
+		case 'q': out->quiet = 1; break;
 		case 'h': cli__usage(stdout); return 0;
 		case 'V': printf("fold %s\n", FOLD_VERSION); return 0;
-		default: fprintf(stderr, "Try 'fold --help'.\n"); return 2;
+		default: {
+			int rc = set_num_opt(opt, c, optarg);
+			if (rc == 1)
+				fprintf(stderr, "Try 'fold --help'.\n");
+			if (rc)
+				return 2;
+		}
 		}
 	}
 	if (optind >= argc) {
@@ -150,10 +177,53 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 		        "Try 'fold --help'.\n");
 		return 2;
 	}
-	if (quiet) {
-		opt.diag = quiet_diag;
+	return -1;
+}
+
+/* Writes the outputs asked for; the exit status (0, or 1 when one failed). */
+static int write_outputs(const fold_analysis *a, const outputs *out, int profile_only)
+{
+	char err[512] = "";
+	int status = 0;
+	if (out->json && report_json_write(a, out->json, err, sizeof err)) {
+		fprintf(stderr, "fold: %s\n", err);
+		status = 1;
 	}
-	report_progress *prog = report_progress_new(quiet);
+	if (out->csv && report_csv_write(a, out->csv, err, sizeof err)) {
+		fprintf(stderr, "fold: %s\n", err);
+		status = 1;
+	}
+	if (out->html) {
+		if (report_html_write(a, out->html, err, sizeof err)) {
+			fprintf(stderr, "fold: %s\n", err);
+			status = 1;
+		} else if (!out->quiet) {
+			fprintf(stderr, "fold: wrote %s\n", out->html);
+		}
+	}
+	if (profile_only) {
+		if (report_profile_table(a, stdout)) {
+			fprintf(stderr, "fold: standard output: write failed\n");
+			status = 1;
+		}
+	} else if (!out->html && !out->json && !out->csv) {
+		report_terminal(a, stdout, 100, isatty(STDOUT_FILENO));
+	}
+	return status;
+}
+
+/* The analysis commands: default (report) and profile. */
+int cli__run_analysis(int argc, char **argv, int profile_only)
+{
+	fold_options opt;
+	fold_options_init(&opt);
+	outputs out = {0};
+	int status = parse_options(argc, argv, &opt, &out);
+	if (status >= 0)
+		return status;
+	if (out.quiet)
+		opt.diag = quiet_diag;
+	report_progress *prog = report_progress_new(out.quiet);
 	opt.progress = progress_cb;
 	opt.progress_arg = prog;
 
@@ -166,31 +236,7 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
 		return 1;
 	}
-	int status = 0;
-	if (json && report_json_write(a, json, err, sizeof err)) {
-		fprintf(stderr, "fold: %s\n", err);
-		status = 1;
-	}
-	if (csv && report_csv_write(a, csv, err, sizeof err)) {
-		fprintf(stderr, "fold: %s\n", err);
-		status = 1;
-	}
-	if (html) {
-		if (report_html_write(a, html, err, sizeof err)) {
-			fprintf(stderr, "fold: %s\n", err);
-			status = 1;
-		} else if (!quiet) {
-			fprintf(stderr, "fold: wrote %s\n", html);
-		}
-	}
-	if (profile_only) {
-		if (report_profile_table(a, stdout)) {
-			fprintf(stderr, "fold: standard output: write failed\n");
-			status = 1;
-		}
-	} else if (!html && !json && !csv) {
-		report_terminal(a, stdout, 100, isatty(STDOUT_FILENO));
-	}
+	status = write_outputs(a, &out, profile_only);
 	fold_analysis_free(a);
 	return status;
 }

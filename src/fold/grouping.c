@@ -215,14 +215,199 @@ static double density_dip(const keyed *k, size_t n, size_t a0, size_t a1, size_t
 	return cmin + 2 * sqrt(cmin + 1) - 0.5 * small;
 }
 
+/* The cluster boundaries of the cells in C: the best of up to K clusters by
+ * BIC (dynamic programming over cell boundaries), then neighbours that are
+ * not separated merged. cuts[0..*ncut] are cell indices, cluster q being
+ * cells [cuts[q], cuts[q+1]). 0 or -ENOMEM. */
+static int best_cuts(const cells *C, unsigned K, size_t n, size_t cuts[65], unsigned *ncut_out)
+{
+	size_t m = C->m;
+	double *F;
+	size_t *arg;
+	/* F[q][b]: best cost of the first b cells in q+1 clusters; arg: last cut */
+	F = malloc((size_t)K * (m + 1) * sizeof *F);
+	arg = malloc((size_t)K * (m + 1) * sizeof *arg);
+	if (!F || !arg) {
+		free(F);
+		free(arg);
+		return -ENOMEM;
+	}
+	for (size_t b = 0; b <= m; b++) {
+		F[b] = b ? seg_cost(C, 0, b) : INFINITY;
+		arg[b] = 0;
+	}
+	for (unsigned q = 1; q < K; q++) {
+		double *Fq = F + (size_t)q * (m + 1), *Fp = F + (size_t)(q - 1) * (m + 1);
+		size_t *Aq = arg + (size_t)q * (m + 1);
+		for (size_t b = 0; b <= m; b++) {
+			Fq[b] = INFINITY;
+			Aq[b] = 0;
+			for (size_t a = q; a < b; a++) {
+				if (!isfinite(Fp[a]))
+					continue;
+				double v = Fp[a] + seg_cost(C, a, b);
+				if (v < Fq[b]) {
+					Fq[b] = v;
+					Aq[b] = a;
+				}
+			}
+		}
+	}
+	unsigned best = 0;
+	double best_bic = INFINITY;
+	for (unsigned q = 0; q < K; q++) {
+		double nll = F[(size_t)q * (m + 1) + m];
+		if (!isfinite(nll))
+			continue;
+		double bic = 2 * nll + (3.0 * (q + 1) - 1) * log((double)n);
+		if (bic < best_bic - 1e-9) {
+			best_bic = bic;
+			best = q;
+		}
+	}
+	free(F);
+	/* Recover the cuts (cell indices where each cluster starts). */
+	size_t b = m;
+	for (unsigned q = best + 1; q-- > 0;) {
+		size_t a = q ? arg[(size_t)q * (m + 1) + b] : 0;
+		cuts[q] = a;
+		b = a;
+	}
+	cuts[best + 1] = m;
+	free(arg);
+	/* The likelihood cannot tell one flat (uniform-like) cluster from two
+	 * halves of it, so BIC alone may split a jittered group. Keep a split
+	 * only where the clusters are separated: merge neighbours whose means
+	 * are closer than FOLD__SEPARATION x (sd_a + sd_b), closest first. */
+	unsigned ncut = best + 1;
+	for (;;) {
+		double worst = INFINITY;
+		unsigned at = 0;
+		for (unsigned q = 0; q + 1 < ncut; q++) {
+			double mean[2], sd[2];
+			for (int h = 0; h < 2; h++) {
+				size_t a0 = cuts[q + h], a1 = cuts[q + h + 1];
+				double c = C->c[a1] - C->c[a0], sm = C->s[a1] - C->s[a0],
+				       ss = C->ss[a1] - C->ss[a0];
+				mean[h] = c > 0 ? sm / c : 0;
+				double var = c > 0 ? ss / c - mean[h] * mean[h] : 0;
+				var = (var > 0 ? var : 0) + C->h2;
+				sd[h] = sqrt(var > C->floor2 ? var : C->floor2);
+			}
+			double ratio = (mean[1] - mean[0]) / (sd[0] + sd[1]);
+			if (ratio < worst) {
+				worst = ratio;
+				at = q;
+			}
+		}
+		if (ncut < 2 || worst >= FOLD__SEPARATION)
+			break;
+		for (unsigned q = at + 1; q < ncut; q++)
+			cuts[q] = cuts[q + 1];
+		ncut--;
+	}
+	*ncut_out = ncut;
+	return 0;
+}
+
+/* Labels every value with its group: members of a real cluster get its
+ * group id (why 0); isolated clusters join the nearest real cluster (by log
+ * distance) as excluded members (why 2). clu_of is scratch for n values. */
+static void assign_members(const keyed *k, size_t n, const size_t *first, unsigned nclu, const int *real,
+                           const unsigned *gid, uint32_t *clu_of, uint32_t *group, uint8_t *why)
+{
+	for (unsigned q = 0; q < nclu; q++)
+		for (size_t j = first[q]; j < first[q + 1]; j++)
+			clu_of[j] = q;
+	double clu_mean[64];
+	for (unsigned q = 0; q < nclu; q++) {
+		double sm = 0;
+		for (size_t j = first[q]; j < first[q + 1]; j++)
+			sm += k[j].v;
+		clu_mean[q] = first[q + 1] > first[q] ? sm / (double)(first[q + 1] - first[q]) : 0;
+	}
+	for (size_t j = 0; j < n; j++) {
+		unsigned q = clu_of[j];
+		size_t i = k[j].i;
+		if (real[q]) {
+			group[i] = gid[q];
+			why[i] = 0;
+			continue;
+		}
+		double bestd = INFINITY;
+		unsigned bq = 0;
+		for (unsigned r = 0; r < nclu; r++)
+			if (real[r] && fabs(clu_mean[r] - k[j].v) < bestd) {
+				bestd = fabs(clu_mean[r] - k[j].v);
+				bq = r;
+			}
+		group[i] = gid[bq];
+		why[i] = 2;
+	}
+}
+
+/* Within each of the ng groups: marks outliers (why 1) beyond
+ * median +- outlier_k x MAD of the members, and fills stats[g] for
+ * g < max_groups. 0 or -ENOMEM. */
+static int group_stats(const double *dur, size_t n, const fold__grouping_opts *o, const uint32_t *group,
+                       uint8_t *why, unsigned ng, fold__group_stat *stats)
+{
+	/* Within each group: centre +- k x scale on durations (see robust_centre). */
+	double *vals = malloc(n * sizeof *vals);
+	if (!vals)
+		return -ENOMEM;
+	for (unsigned g = 0; g < ng; g++) {
+		size_t c = 0;
+		for (size_t i = 0; i < n; i++)
+			if (group[i] == g && why[i] == 0)
+				vals[c++] = dur[i];
+		qsort(vals, c, sizeof *vals, cmp_double);
+		double med, mad;
+		robust_centre(vals, c, &med, &mad);
+		if (mad < 0.01 * med)
+			mad = 0.01 * med;
+		fold__group_stat st = {0};
+		st.median = med;
+		st.mad = mad;
+		st.min = INFINITY;
+		st.max = -INFINITY;
+		for (size_t i = 0; i < n; i++) {
+			if (group[i] != g)
+				continue;
+			st.n++;
+			if (why[i] == 0 && fabs(dur[i] - med) > o->outlier_k * mad)
+				why[i] = 1;
+			if (why[i] == 0) {
+				st.used++;
+				st.total += dur[i];
+				if (dur[i] < st.min)
+					st.min = dur[i];
+				if (dur[i] > st.max)
+					st.max = dur[i];
+			} else if (why[i] == 1) {
+				st.outliers++;
+			} else {
+				st.isolated++;
+			}
+		}
+		if (!st.used)
+			st.min = st.max = med;
+		else
+			st.mean = st.total / (double)st.used;
+		if (stats && g < o->max_groups)
+			stats[g] = st;
+	}
+	free(vals);
+	return 0;
+}
+
 int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
                           uint8_t *why, size_t *ngroups, fold__group_stat *stats)
 {
 	int rc = -ENOMEM;
 	keyed *k = NULL;
 	cells C = {0};
-	double *F = NULL, *tmp = NULL;
-	size_t *arg = NULL;
+	double *tmp = NULL;
 	*ngroups = 0;
 	if (n == 0)
 		return 0;
@@ -274,89 +459,14 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 	size_t m = C.m;
 	if (K > m)
 		K = (unsigned)m;
-	/* F[q][b]: best cost of the first b cells in q+1 clusters; arg: last cut */
-	F = malloc((size_t)K * (m + 1) * sizeof *F);
-	arg = malloc((size_t)K * (m + 1) * sizeof *arg);
-	if (!F || !arg) {
+	size_t cuts[65];
+	unsigned ncut;
+	if (best_cuts(&C, K, n, cuts, &ncut)) {
 		free(cell_of);
 		goto out;
 	}
-	for (size_t b = 0; b <= m; b++) {
-		F[b] = b ? seg_cost(&C, 0, b) : INFINITY;
-		arg[b] = 0;
-	}
-	for (unsigned q = 1; q < K; q++) {
-		double *Fq = F + (size_t)q * (m + 1), *Fp = F + (size_t)(q - 1) * (m + 1);
-		size_t *Aq = arg + (size_t)q * (m + 1);
-		for (size_t b = 0; b <= m; b++) {
-			Fq[b] = INFINITY;
-			Aq[b] = 0;
-			for (size_t a = q; a < b; a++) {
-				if (!isfinite(Fp[a]))
-					continue;
-				double v = Fp[a] + seg_cost(&C, a, b);
-				if (v < Fq[b]) {
-					Fq[b] = v;
-					Aq[b] = a;
-				}
-			}
-		}
-	}
-	unsigned best = 0;
-	double best_bic = INFINITY;
-	for (unsigned q = 0; q < K; q++) {
-		double nll = F[(size_t)q * (m + 1) + m];
-		if (!isfinite(nll))
-			continue;
-		double bic = 2 * nll + (3.0 * (q + 1) - 1) * log((double)n);
-		if (bic < best_bic - 1e-9) {
-			best_bic = bic;
-			best = q;
-		}
-	}
-	/* Recover the cuts (cell indices where each cluster starts). */
-	size_t cuts[65];
-	size_t b = m;
-	for (unsigned q = best + 1; q-- > 0;) {
-		size_t a = q ? arg[(size_t)q * (m + 1) + b] : 0;
-		cuts[q] = a;
-		b = a;
-	}
-	cuts[best + 1] = m;
-	/* The likelihood cannot tell one flat (uniform-like) cluster from two
-	 * halves of it, so BIC alone may split a jittered group. Keep a split
-	 * only where the clusters are separated: merge neighbours whose means
-	 * are closer than FOLD__SEPARATION x (sd_a + sd_b), closest first. */
-	unsigned ncut = best + 1;
-	for (;;) {
-		double worst = INFINITY;
-		unsigned at = 0;
-		for (unsigned q = 0; q + 1 < ncut; q++) {
-			double mean[2], sd[2];
-			for (int h = 0; h < 2; h++) {
-				size_t a0 = cuts[q + h], a1 = cuts[q + h + 1];
-				double c = C.c[a1] - C.c[a0], sm = C.s[a1] - C.s[a0],
-				       ss = C.ss[a1] - C.ss[a0];
-				mean[h] = c > 0 ? sm / c : 0;
-				double var = c > 0 ? ss / c - mean[h] * mean[h] : 0;
-				var = (var > 0 ? var : 0) + C.h2;
-				sd[h] = sqrt(var > C.floor2 ? var : C.floor2);
-			}
-			double ratio = (mean[1] - mean[0]) / (sd[0] + sd[1]);
-			if (ratio < worst) {
-				worst = ratio;
-				at = q;
-			}
-		}
-		if (ncut < 2 || worst >= FOLD__SEPARATION)
-			break;
-		for (unsigned q = at + 1; q < ncut; q++)
-			cuts[q] = cuts[q + 1];
-		ncut--;
-	}
-	best = ncut - 1;
 	/* Clusters as ranges of the sorted values: cluster q is [first[q], first[q+1]). */
-	unsigned nclu = best + 1;
+	unsigned nclu = ncut;
 	size_t first[65];
 	{
 		unsigned q = 0;
@@ -423,82 +533,10 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 		gid[0] = 0;
 		ng = 1;
 	}
-	uint32_t *clu_of = (uint32_t *)tmp; /* reuse as uint32 storage: n doubles >= n uint32 */
-	for (unsigned q = 0; q < nclu; q++)
-		for (size_t j = first[q]; j < first[q + 1]; j++)
-			clu_of[j] = q;
-	/* Isolated clusters join the nearest real cluster (by log distance) as excluded members. */
-	double clu_mean[64];
-	for (unsigned q = 0; q < nclu; q++) {
-		double sm = 0;
-		for (size_t j = first[q]; j < first[q + 1]; j++)
-			sm += k[j].v;
-		clu_mean[q] = first[q + 1] > first[q] ? sm / (double)(first[q + 1] - first[q]) : 0;
-	}
-	for (size_t j = 0; j < n; j++) {
-		unsigned q = clu_of[j];
-		size_t i = k[j].i;
-		if (real[q]) {
-			group[i] = gid[q];
-			why[i] = 0;
-			continue;
-		}
-		double bestd = INFINITY;
-		unsigned bq = 0;
-		for (unsigned r = 0; r < nclu; r++)
-			if (real[r] && fabs(clu_mean[r] - k[j].v) < bestd) {
-				bestd = fabs(clu_mean[r] - k[j].v);
-				bq = r;
-			}
-		group[i] = gid[bq];
-		why[i] = 2;
-	}
-	/* Within each group: centre +- k x scale on durations (see robust_centre). */
-	double *vals = malloc(n * sizeof *vals);
-	if (!vals)
+	/* tmp as uint32 storage: n doubles hold n uint32 */
+	assign_members(k, n, first, nclu, real, gid, (uint32_t *)tmp, group, why);
+	if (group_stats(dur, n, o, group, why, ng, stats))
 		goto out;
-	for (unsigned g = 0; g < ng; g++) {
-		size_t c = 0;
-		for (size_t i = 0; i < n; i++)
-			if (group[i] == g && why[i] == 0)
-				vals[c++] = dur[i];
-		qsort(vals, c, sizeof *vals, cmp_double);
-		double med, mad;
-		robust_centre(vals, c, &med, &mad);
-		if (mad < 0.01 * med)
-			mad = 0.01 * med;
-		fold__group_stat st = {0};
-		st.median = med;
-		st.mad = mad;
-		st.min = INFINITY;
-		st.max = -INFINITY;
-		for (size_t i = 0; i < n; i++) {
-			if (group[i] != g)
-				continue;
-			st.n++;
-			if (why[i] == 0 && fabs(dur[i] - med) > o->outlier_k * mad)
-				why[i] = 1;
-			if (why[i] == 0) {
-				st.used++;
-				st.total += dur[i];
-				if (dur[i] < st.min)
-					st.min = dur[i];
-				if (dur[i] > st.max)
-					st.max = dur[i];
-			} else if (why[i] == 1) {
-				st.outliers++;
-			} else {
-				st.isolated++;
-			}
-		}
-		if (!st.used)
-			st.min = st.max = med;
-		else
-			st.mean = st.total / (double)st.used;
-		if (stats && g < o->max_groups)
-			stats[g] = st;
-	}
-	free(vals);
 	*ngroups = ng;
 	rc = 0;
 out:
@@ -507,7 +545,5 @@ out:
 	free(C.c);
 	free(C.s);
 	free(C.ss);
-	free(F);
-	free(arg);
 	return rc;
 }
