@@ -564,8 +564,7 @@ static int index_image(symtab *s, sym_image *img)
 
 	if (is_vdso(img->path) && access(img->path, R_OK) != 0) {
 		file = img->trace_build_id_len ? own_vdso_path(s) : NULL;
-		if (!file || symtab__elf_facts(file, &facts) < 0 ||
-		    facts.build_id_len != img->trace_build_id_len ||
+		if (!file || symtab__elf_facts(file, &facts) < 0 || facts.build_id_len != img->trace_build_id_len ||
 		    memcmp(facts.build_id, img->trace_build_id, facts.build_id_len) != 0)
 			goto done; /* another kernel's vDSO: "[linux-vdso.so.1+0x...]" is all we can say */
 	}
@@ -589,8 +588,8 @@ static int index_image(symtab *s, sym_image *img)
 		memcpy(run_facts.build_id, img->trace_build_id, img->trace_build_id_len);
 		run_facts.build_id_len = img->trace_build_id_len;
 		run_facts.debuglink[0] = '\0';
-		if (symtab__find_debug_file(s->debug_dirs, file, &run_facts, debug_path, sizeof debug_path) ==
-		    0) {
+		if (symtab__find_debug_file(s->debug_dirs, file, &run_facts, debug_path,
+		                            sizeof debug_path) == 0) {
 			diagf(s,
 			      "module %s: build-id differs from the run (run %s, file %s); using %s, which "
 			      "matches "
@@ -611,7 +610,8 @@ static int index_image(symtab *s, sym_image *img)
 
 	if (facts.has_debug_info)
 		dwarf_src = file;
-	else if (symtab__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) == 0)
+	else if (symtab__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) ==
+	         0)
 		dwarf_src = debug_path;
 	rc = symtab__elf_add_functions(img, file);
 	if (rc == 0 && dwarf_src && dwarf_src != file)

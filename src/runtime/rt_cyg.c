@@ -282,10 +282,7 @@ static inline __attribute__((always_inline)) int put_fast(trace_enc *enc, uint8_
  * makes its hook calls from the caller's frame. So a frame left from the same
  * depth stays until an enclosing instrumented function exits (exit_slow);
  * that leaves at most one stale frame per longjmp. */
-static inline int frame_dead(const cyg_frame *f, uint64_t cur)
-{
-	return f->sp < cur;
-}
+static inline int frame_dead(const cyg_frame *f, uint64_t cur) { return f->sp < cur; }
 
 /* Drops the dead frames on top (their ENTERs stay unclosed in the trace,
  * with a marker). Frames on another stack (a signal handler's sigaltstack, a
@@ -487,8 +484,7 @@ FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 			cyg_tls *c = &cyg;
 			uint32_t sp = c->sp;
 			if (sp && sp < STACK_FRAMES && c->stack[sp - 1].fn == a)
-				c->stack[c->sp++] =
-				    (cyg_frame){a, e, 0, (uint64_t)__builtin_frame_address(0)};
+				c->stack[c->sp++] = (cyg_frame){a, e, 0, (uint64_t)__builtin_frame_address(0)};
 			return;
 		}
 	}

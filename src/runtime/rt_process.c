@@ -40,16 +40,16 @@ const char *const fold__drop_names[FOLD_DROP_NREASONS] = {
 
 /* Runs an encoder call on the process stream, moving to a fresh buffer when
  * the current one is full. Caller holds proc_lock. */
-#define PROC_PUT(call)                                                                                       \
-	do {                                                                                                 \
-		trace_enc *enc = &fold__rt.proc_enc;                                                         \
-		if (!fold__rt.proc_buf)                                                                      \
-			break;                                                                               \
-		fold__proc_dirty();                                                                          \
-		if ((call) == -ENOSPC) {                                                                     \
-			proc_swap();                                                                         \
-			(void)(call);                                                                        \
-		}                                                                                            \
+#define PROC_PUT(call)                                                                                     \
+	do {                                                                                               \
+		trace_enc *enc = &fold__rt.proc_enc;                                                       \
+		if (!fold__rt.proc_buf)                                                                    \
+			break;                                                                             \
+		fold__proc_dirty();                                                                        \
+		if ((call) == -ENOSPC) {                                                                   \
+			proc_swap();                                                                       \
+			(void)(call);                                                                      \
+		}                                                                                          \
 	} while (0)
 
 static int proc_begin_buf(int may_grow)
@@ -65,10 +65,7 @@ static int proc_begin_buf(int may_grow)
 	return trace_enc_begin(&fold__rt.proc_enc, fold__rt.proc_buf->data, FOLD_BUF_BYTES);
 }
 
-static int proc_begin(void)
-{
-	return proc_begin_buf(1);
-}
+static int proc_begin(void) { return proc_begin_buf(1); }
 
 static void proc_seal_locked(void)
 {
@@ -212,9 +209,9 @@ typedef struct region_entry {
  * links none of the offline building blocks, and this registry grows under
  * reg_lock, never from a signal handler. */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static region_entry *regions; /* by id - 1 */
+static region_entry *regions;     /* by id - 1 */
 static uint32_t nregions, cap_regions;
-static uint32_t *region_index; /* open addressing over hashes, 0 = empty */
+static uint32_t *region_index;    /* open addressing over hashes, 0 = empty */
 static uint32_t index_cap;
 
 static uint64_t region_hash(unsigned kind, uint64_t address, const char *name)
@@ -269,8 +266,7 @@ uint32_t fold__region_define(unsigned kind, uint64_t address, const char *name)
 	uint32_t id = 0;
 	pthread_mutex_lock(&reg_lock);
 	if (index_cap) {
-		for (uint32_t s = (uint32_t)h & (index_cap - 1); region_index[s];
-		     s = (s + 1) & (index_cap - 1)) {
+		for (uint32_t s = (uint32_t)h & (index_cap - 1); region_index[s]; s = (s + 1) & (index_cap - 1)) {
 			region_entry *e = &regions[region_index[s] - 1];
 			if (e->hash == h && region_equal(e, kind, address, name)) {
 				id = e->id;
@@ -332,9 +328,8 @@ static void info_cmdline(void)
 		size_t len = strlen(arg);
 		int quote = len == 0;
 		for (size_t k = 0; k < len; k++)
-			if (!strchr(
-			        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
-			        arg[k]))
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
+			            arg[k]))
 				quote = 1;
 		if (o)
 			out[o++] = ' ';
@@ -386,8 +381,7 @@ static void write_infos(pid_t parent_pid_for_fork)
 	static const char *const src_names[] = {"off", "time", "time", "papi"};
 	fold__proc_info("sample.source", src_names[c->source]);
 	if (c->source == FOLD_SOURCE_PAPI && fold__rt.source)
-		fold__proc_info("sample.backend",
-		                fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
+		fold__proc_info("sample.backend", fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
 	fold__proc_info("sample.event", c->source == FOLD_SOURCE_TIME      ? "CLOCK_MONOTONIC"
 	                                : c->source == FOLD_SOURCE_CPUTIME ? "CLOCK_THREAD_CPUTIME_ID"
 	                                : c->source == FOLD_SOURCE_PAPI    ? c->sample_event
@@ -407,8 +401,7 @@ static void write_infos(pid_t parent_pid_for_fork)
 
 static void rank_from_env(void)
 {
-	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-	                                        "SLURM_PROCID"};
+	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
 	static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
 	for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
 		const char *v = getenv(rank_vars[i]);
@@ -501,14 +494,12 @@ static int open_output(void)
 {
 	char pattern[sizeof fold__rt.path];
 	int is_default;
-	int fd = fold__output_pattern(fold__rt.cfg.output, fold__rt.rank >= 0, pattern, sizeof pattern,
-	                              &is_default);
+	int fd = fold__output_pattern(fold__rt.cfg.output, fold__rt.rank >= 0, pattern, sizeof pattern, &is_default);
 	if (fd == 0)
 		fd = fold__output_open(pattern, fold__rt.path, sizeof fold__rt.path, &fold__rt.path_has_rank);
 	if (fd < 0) {
-		fold__warn(
-		    "cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
-		    pattern, strerror(-fd));
+		fold__warn("cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
+		           pattern, strerror(-fd));
 		return fd;
 	}
 	if (is_default && fold__rt.rank < 0)
@@ -606,8 +597,7 @@ void fold__quiesce(void)
 			continue;
 		for (int spin = 0; t->busy; spin++) {
 			if (spin > 200000) { /* ~ seconds: a thread stuck inside us; give up on it */
-				fold__warn("thread %d did not leave the runtime; its last buffer may be lost",
-				           (int)t->tid);
+				fold__warn("thread %d did not leave the runtime; its last buffer may be lost", (int)t->tid);
 				break;
 			}
 			sched_yield();
@@ -662,8 +652,7 @@ static void write_end_records(void)
 	uint64_t tick, mono, real;
 	fold__clock_now(&tick, &mono, &real);
 	if (fold__rt.clock.tsc && mono > fold__rt.clock.mono0 + 1000000) {
-		double hz =
-		    (double)(tick - fold__rt.clock.tick0) * 1e9 / (double)(mono - fold__rt.clock.mono0);
+		double hz = (double)(tick - fold__rt.clock.tick0) * 1e9 / (double)(mono - fold__rt.clock.mono0);
 		fold__proc_info_u64("clock.tick_hz", (uint64_t)(hz + 0.5));
 	}
 	fold__proc_clock();
@@ -733,10 +722,8 @@ static void summary(void)
 	uint64_t lost = atomic_load(&fold__rt.samples_lost), lost_chunks = atomic_load(&fold__rt.chunks_lost);
 	char lost_txt[300] = "";
 	if (lost_chunks)
-		snprintf(lost_txt, sizeof lost_txt,
-		         "; %llu more samples in %llu chunk(s) could not be written (%s)",
-		         (unsigned long long)lost, (unsigned long long)lost_chunks,
-		         strerror(fold__rt.write_errno));
+		snprintf(lost_txt, sizeof lost_txt, "; %llu more samples in %llu chunk(s) could not be written (%s)",
+		         (unsigned long long)lost, (unsigned long long)lost_chunks, strerror(fold__rt.write_errno));
 	char unmeasured[160] = "";
 	if (atomic_load(&fold__rt.threads_unmeasured))
 		snprintf(unmeasured, sizeof unmeasured,
@@ -804,8 +791,7 @@ void fold__checkpoint(int for_exec)
 		uint64_t tick = fold__tick();
 		char text[64];
 		snprintf(text, sizeof text, "exec (generation %u)", fold__rt.cfg.exec_generation + 1);
-		if (trace_enc_marker(&self->enc, tick, text) == -ENOSPC &&
-		    fold__thread_swap_buffer(self) == 0)
+		if (trace_enc_marker(&self->enc, tick, text) == -ENOSPC && fold__thread_swap_buffer(self) == 0)
 			trace_enc_marker(&self->enc, tick, text);
 	}
 	seal_all_threads();
@@ -855,8 +841,8 @@ out:
 }
 
 /* The core locks after threads_lock, in order. */
-static pthread_mutex_t *const core_locks[] = {&reg_lock, &fold__app_lock, &fold__mod_lock,
-                                              &fold__rt.proc_lock, &fold__grow_lock};
+static pthread_mutex_t *const core_locks[] = {&reg_lock, &fold__app_lock, &fold__mod_lock, &fold__rt.proc_lock,
+                                              &fold__grow_lock};
 #define NCORE (sizeof core_locks / sizeof core_locks[0])
 
 /* fold__rt.stop as it was before a fork raised it. */
@@ -1016,11 +1002,5 @@ static void fold_atfork_child(void)
 
 /* ---------------------------------------------------------------- ctor/dtor */
 
-__attribute__((constructor)) static void fold_constructor(void)
-{
-	fold__init();
-}
-__attribute__((destructor)) static void fold_destructor(void)
-{
-	fold__finish("exit");
-}
+__attribute__((constructor)) static void fold_constructor(void) { fold__init(); }
+__attribute__((destructor)) static void fold_destructor(void) { fold__finish("exit"); }

@@ -33,8 +33,7 @@ int trace_writer_open(trace_writer **out, const char *path, int flags, int zlib_
 	if (!w)
 		return -ENOMEM;
 	w->chunk_bytes = chunk_bytes ? chunk_bytes : 65536;
-	int oflags =
-	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | ((flags & TRACE_WRITER_EXCL) ? O_EXCL : O_TRUNC);
+	int oflags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | ((flags & TRACE_WRITER_EXCL) ? O_EXCL : O_TRUNC);
 	w->fd = open(path, oflags, 0644);
 	if (w->fd < 0) {
 		rc = -errno;
@@ -108,8 +107,7 @@ int trace_writer_close(trace_writer *w)
 			continue;
 		/* A chunk holding only the re-emitted counter set carries nothing. */
 		if (trace_enc_len(&s->enc)) {
-			int r = trace_chunk_write(&w->cw, w->fd, (uint32_t)i, s->seq++, s->buf,
-			                          trace_enc_len(&s->enc));
+			int r = trace_chunk_write(&w->cw, w->fd, (uint32_t)i, s->seq++, s->buf, trace_enc_len(&s->enc));
 			if (r && !rc)
 				rc = r;
 		}
