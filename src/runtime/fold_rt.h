@@ -361,6 +361,8 @@ const fold_sample_source *fold__source(void);
 /* The next sampling period of t (ns or events), jittered by the seeded
  * per-thread generator. Async-signal-safe. */
 uint64_t fold__next_period(fold_thread *t);
+/* The next number of t's xorshift generator (signal-safe, t's own). */
+uint64_t fold__next_rand(fold_thread *t);
 /* Installs the sample/crash handlers; starts sampling on a thread. */
 int fold__signals_init(void);
 void fold__sampling_thread_start(fold_thread *t);
@@ -476,6 +478,18 @@ void fold__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uin
 void fold__proc_module_unload(uint32_t id, uint64_t tick);
 /* Seals the process stream's buffer into the queue (proc_lock taken). */
 void fold__proc_seal(void);
+/* Starts the process stream of a new trace file: first buffer, INFO records
+ * (fork_parent: the parent's pid in a fork child, else 0), CLOCK. */
+void fold__proc_start(pid_t fork_parent);
+/* Writes every region definition again into a new process stream. */
+void fold__regions_reemit(void);
+/* Opens the trace file fold__rt.cfg.output names and writes its header;
+ * 0 or a negative errno after one line on stderr. */
+int fold__output_start(void);
+/* A full memory barrier on every thread of the process (membarrier). */
+void fold__membarrier_all(void);
+/* Installs the pthread_atfork handlers of rt_fork.c, once. */
+void fold__fork_install(void);
 
 /* fork: every runtime lock is taken before fork and released (re-created in
  * the child) after it, so a child never inherits a lock some other thread of
@@ -485,7 +499,7 @@ void fold__proc_seal(void);
  * taken first, in registration order, so a registered lock must never be
  * taken while a core lock is held. At most 16. Returns 0 or -ENOSPC. */
 int fold__fork_lock_register(pthread_mutex_t *lock);
-extern pthread_mutex_t fold__threads_lock, fold__app_lock, fold__mod_lock, fold__grow_lock;
+extern pthread_mutex_t fold__threads_lock, fold__reg_lock, fold__app_lock, fold__mod_lock, fold__grow_lock;
 
 /* Output file naming (rt_output.c). The working directory at start makes
  * relative patterns absolute; fold__output_pattern gives the absolute

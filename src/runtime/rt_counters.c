@@ -73,7 +73,7 @@ static int task_clock_index = -1;
 static const char *mode_name = "none";
 static char requested[512];
 
-pthread_mutex_t fold__app_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_process.c) */
+pthread_mutex_t fold__app_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
 #define app_lock fold__app_lock
 static char app_names[FOLD_MAX_APP_COUNTERS][FOLD_NAME_MAX];
 static _Atomic unsigned napp;

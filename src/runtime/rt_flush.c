@@ -7,7 +7,7 @@
  * older than FOLD_FLUSH_INTERVAL (default 1 s), and the process stream
  * (definitions, module map, clock) likewise; sealing writes the chunk at
  * once. The process stream is also sealed at start and after every module
- * map change (rt_process.c, rt_modules.c), so its metadata reaches the file
+ * map change (rt_lifecycle.c, rt_modules.c), so its metadata reaches the file
  * without waiting for a thread.
  *
  * Bound: a thread that keeps running (sampled or entering regions) has at

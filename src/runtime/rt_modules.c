@@ -34,7 +34,7 @@ typedef struct module {
 	char *path;
 } module;
 
-pthread_mutex_t fold__mod_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_process.c) */
+pthread_mutex_t fold__mod_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
 #define mod_lock fold__mod_lock
 static module *mods;
 static unsigned nmods, cap_mods;

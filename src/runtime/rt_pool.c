@@ -45,7 +45,7 @@ static fold_buf *bufs[FOLD_MAX_BUFS];
 static _Atomic uint64_t free_bits[WORDS];
 static _Atomic unsigned nbufs;
 static _Atomic int nfree;
-pthread_mutex_t fold__grow_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_process.c) */
+pthread_mutex_t fold__grow_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
 #define grow_lock fold__grow_lock
 
 static _Atomic(fold_buf *) queue_head;

@@ -1,5 +1,7 @@
 /* rt_signal.c: the signal path: sample handler, crash handler, and how the
- * program's own signal handlers keep working next to ours.
+ * program's own signal handlers keep working next to ours. The sample
+ * sources that raise the sample signal are rt_source_time.c (POSIX timers),
+ * rt_source_perf.c and rt_source_papi.c (counter overflow).
  *
  * Signal-path invariants (everything reachable from on_sample, on_fatal and
  * the PAPI overflow callback must keep them):
@@ -76,7 +78,7 @@
  *     reaches our flush. A program that recovers from a fault it handles
  *     (a GC write barrier) stops recording at the first fault.
  *
- * tests/integration/runtime/test_nomalloc.c checks invariant 1 for malloc
+ * tests/integration/runtime/prog_nomalloc.c checks invariant 1 for malloc
  * with an interposed allocator.
  */
 #include "fold_rt.h"
@@ -90,9 +92,6 @@
 
 #include "trace_chunk.h"
 
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn real_sigaction;
@@ -138,6 +137,11 @@ static inline uint64_t next_rand(fold_thread *t)
 	x ^= x >> 27;
 	t->rng = x;
 	return x * 0x2545f4914f6cdd1dull;
+}
+
+uint64_t fold__next_rand(fold_thread *t)
+{
+	return next_rand(t);
 }
 
 uint64_t fold__next_period(fold_thread *t)
@@ -337,177 +341,6 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	}
 	errno = saved_errno;
 }
-
-/* ---------------------------------------------------------------- time source */
-
-/* time@: one-shot POSIX timers per thread, re-armed from the handler. With
- * FOLD_SAMPLE_OUTSIDE=cpu (the default) a thread other than main has two:
- * the wall-clock one (t->wall = 1) while it is inside an API/OpenMP region
- * and until its next tick after it left the last one, the CPU-time one
- * otherwise, so a blocked thread outside regions is never woken (256 idle
- * threads cost a core with wall time everywhere). Invariants: exactly one of
- * the two is armed while sampling runs; only the thread itself switches
- * (fold__sampling_region with its guard up, or its handler), and t->wall is
- * written before the timers, so a tick that lands in between re-arms the
- * timer the flag names. */
-
-static clockid_t time_clock;
-/* 1: threads other than main are sampled on CPU time outside regions
- * (FOLD_SAMPLE_OUTSIDE=cpu, the default with time@). */
-static int outside_cpu;
-
-static int time_configure(void)
-{
-	time_clock = fold__rt.cfg.source == FOLD_SOURCE_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
-	outside_cpu = 0;
-	if (fold__rt.cfg.source == FOLD_SOURCE_TIME) {
-		const char *v = getenv("FOLD_SAMPLE_OUTSIDE");
-		outside_cpu = 1;
-		if (v && *v && !strcmp(v, "wall"))
-			outside_cpu = 0;
-		else if (v && *v && strcmp(v, "cpu"))
-			fold__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu",
-			           v);
-		fold__proc_info("sample.outside", outside_cpu ? "cpu" : "wall");
-	}
-	return 0;
-}
-
-/* The clock t's timer runs on, read from any thread of the process. */
-static clockid_t thread_clock(const fold_thread *t)
-{
-	if (time_clock != CLOCK_THREAD_CPUTIME_ID && (t->wall || !t->timer_cpu_ok))
-		return time_clock;
-	return (clockid_t)((~(unsigned)t->tid << 3) | 6); /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
-}
-
-static void time_arm(fold_thread *t, uint64_t p)
-{
-	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
-	t->armed_at = fold__ns(thread_clock(t));
-	t->armed_for = p;
-	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
-}
-
-/* A random phase of a period, for a clock that starts counting afresh: a
- * region entered from idle is sampled at the right rate from its start. */
-static uint64_t phase_of_period(fold_thread *t)
-{
-	uint64_t p = fold__next_period(t);
-	return 1 + (uint64_t)((double)p * (double)(next_rand(t) >> 11) * (1.0 / 9007199254740992.0));
-}
-
-/* From the handler, before the sample. The switch back to CPU time is lazy:
- * leaving the last region costs nothing; the wall-clock timer's next tick
- * outside any region (sampled: it is a genuine wall-time sample) moves the
- * thread to its CPU-time timer. */
-static void time_rearm(fold_thread *t)
-{
-	if (!t->timer_ok)
-		return;
-	if (t->wall && t->timer_cpu_ok && !t->open_regions) {
-		t->wall = 0;
-		uint64_t left = t->left_cpu;
-		t->left_cpu = 0;
-		time_arm(t, left ? left : phase_of_period(t));
-		return;
-	}
-	time_arm(t, fold__next_period(t));
-}
-
-/* Entering the first region: wall time from now on (two timer_settime calls,
- * only when the thread had moved to CPU time). The CPU-time clock keeps
- * what was left of its period for the next time outside. */
-void fold__sampling_region(fold_thread *t, int inside)
-{
-	if (!inside || t->wall || !t->timer_cpu_ok || !t->timer_ok || fold__rt.source != &fold__source_time)
-		return;
-	/* The flag first: a tick arriving meanwhile re-arms the wall timer. */
-	t->wall = 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	struct itimerspec off = {{0, 0}, {0, 0}}, old;
-	if (timer_settime(t->timer_cpu, 0, &off, &old))
-		memset(&old, 0, sizeof old);
-	t->left_cpu = (uint64_t)old.it_value.tv_sec * 1000000000ull + (uint64_t)old.it_value.tv_nsec;
-	time_arm(t, phase_of_period(t));
-}
-
-/* Samples t lost because its timer fired and the signal was never taken:
- * the thread keeps it blocked (a raw rt_sigprocmask, or a mask glibc set
- * behind our wrappers). Called when the timer is deleted. */
-static uint64_t time_missed(fold_thread *t)
-{
-	struct itimerspec cur;
-	if (timer_gettime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, &cur) ||
-	    cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
-		return 0;
-	uint64_t now = fold__ns(thread_clock(t));
-	uint64_t fired = t->armed_at + t->armed_for;
-	if (now <= fired)
-		return 0;
-	/* One late signal may be in flight; beyond two periods it is blocked. */
-	uint64_t missed = (now - fired) / t->armed_for;
-	return missed >= 2 ? missed : 0;
-}
-
-static int time_thread_start(fold_thread *t)
-{
-	struct sigevent sev;
-	memset(&sev, 0, sizeof sev);
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = sample_signo;
-	sev.sigev_value.sival_ptr = t;
-	sev.sigev_notify_thread_id = t->tid;
-	if (timer_create(time_clock, &sev, &t->timer)) {
-		static int warned;
-		if (!warned++)
-			fold__warn("timer_create failed (%s): threads from now on are not sampled", strerror(errno));
-		return -errno;
-	}
-	t->timer_ok = 1;
-	t->wall = 1;
-	/* Not the main thread: a single-threaded program is sampled on wall
-	 * time everywhere, and one thread that sleeps costs nothing much. */
-	if (outside_cpu && t->tid != getpid()) {
-		sev.sigev_value.sival_ptr = t;
-		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer_cpu) == 0) {
-			t->timer_cpu_ok = 1;
-			t->wall = t->open_regions > 0;
-		}
-	}
-	time_rearm(t);
-	return 0;
-}
-
-static void time_thread_stop(fold_thread *t)
-{
-	if (!t->timer_ok)
-		return;
-	t->timer_ok = 0;
-	uint64_t missed = time_missed(t);
-	if (missed) {
-		t->dropped[FOLD_DROP_BLOCKED] += missed;
-		static _Atomic int warned;
-		if (!atomic_exchange(&warned, 1))
-			fold__warn(
-			    "thread %d kept the sampling signal blocked (outside fold's wrappers): %llu "
-			    "sample(s) lost, counted as dropped (signal_blocked)",
-			    (int)t->tid, (unsigned long long)missed);
-	}
-	timer_delete(t->timer);
-	if (t->timer_cpu_ok) {
-		t->timer_cpu_ok = 0;
-		timer_delete(t->timer_cpu);
-	}
-}
-
-const fold_sample_source fold__source_time = {
-    .name = "time",
-    .configure = time_configure,
-    .thread_start = time_thread_start,
-    .thread_stop = time_thread_stop,
-    .rearm = time_rearm,
-};
 
 static int off_configure(void) { return 0; }
 static int off_thread_start(fold_thread *t)

@@ -16,7 +16,6 @@
  */
 #include "fold_rt.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +41,6 @@ static pthread_once_t adopt_once = PTHREAD_ONCE_INIT;
 unsigned fold__thread_slots(void) { return atomic_load(&nslots); }
 fold_thread *fold__thread_slot(unsigned i) { return i < atomic_load(&nslots) ? slots[i] : NULL; }
 uint32_t fold__next_stream(void) { return atomic_fetch_add(&next_stream, 1); }
-
-void *fold__real(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	return p;
-}
 
 static fold_thread *alloc_state(void)
 {

@@ -1,0 +1,399 @@
+/* rt_stream.c: the process stream and the region registry.
+ *
+ * Owns stream 0 of the trace file: its buffers (under fold__rt.proc_lock),
+ * the INFO records a new trace file starts with, CLOCK, counter and module
+ * definitions, statistics; and the region registry, which gives every region
+ * (kind, address, name) one id per process and writes its definition into
+ * the process stream, again into a fork child's file (fold__regions_reemit).
+ *
+ * Invariants:
+ *  - Process-stream records are written under fold__rt.proc_lock, never from
+ *    a signal handler (fold__proc_seal_try only trylocks and seals).
+ *  - A region id, once given, names the same region for the life of the
+ *    process image; a fork child re-emits every definition into its file.
+ *  - fold__reg_lock comes before fold__rt.proc_lock (lock order, fold_rt.h).
+ */
+#include "fold_rt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fold_version.h"
+#include "trace_chunk.h"
+
+/* ---------------------------------------------------------------- process stream */
+
+/* Runs an encoder call on the process stream, moving to a fresh buffer when
+ * the current one is full. Caller holds proc_lock. */
+#define PROC_PUT(call)                                                                                     \
+	do {                                                                                               \
+		trace_enc *enc = &fold__rt.proc_enc;                                                       \
+		if (!fold__rt.proc_buf)                                                                    \
+			break;                                                                             \
+		fold__proc_dirty();                                                                        \
+		if ((call) == -ENOSPC) {                                                                   \
+			proc_swap();                                                                       \
+			(void)(call);                                                                      \
+		}                                                                                          \
+	} while (0)
+
+static int proc_begin_buf(int may_grow)
+{
+	fold__rt.proc_buf = fold__buf_claim();
+	if (!fold__rt.proc_buf && may_grow) {
+		fold__pool_reserve(4);
+		fold__rt.proc_buf = fold__buf_claim();
+	}
+	if (!fold__rt.proc_buf)
+		return -ENOMEM;
+	fold__rt.proc_buf->stream = TRACE_PROCESS_STREAM;
+	return trace_enc_begin(&fold__rt.proc_enc, fold__rt.proc_buf->data, FOLD_BUF_BYTES);
+}
+
+static int proc_begin(void) { return proc_begin_buf(1); }
+
+static void proc_seal_locked(void)
+{
+	fold_buf *b = fold__rt.proc_buf;
+	if (!b)
+		return;
+	fold__rt.proc_buf = NULL;
+	fold__proc_clean();
+	b->len = (uint32_t)trace_enc_len(&fold__rt.proc_enc);
+	b->stream = TRACE_PROCESS_STREAM;
+	b->nsamples = 0;
+	if (!b->len) { /* nothing to say: keep the sequence gap-free */
+		fold__buf_release(b);
+		return;
+	}
+	b->seq = fold__rt.proc_seq++;
+	fold__buf_submit(b);
+}
+
+static void proc_swap(void)
+{
+	proc_seal_locked();
+	proc_begin();
+}
+
+void fold__proc_seal(void)
+{
+	fold_thread *t = fold__tls_thread;
+	if (t)
+		t->busy++;
+	pthread_mutex_lock(&fold__rt.proc_lock);
+	proc_seal_locked();
+	proc_begin();
+	pthread_mutex_unlock(&fold__rt.proc_lock);
+	if (t)
+		t->busy--;
+}
+
+/* From the periodic flush, maybe in a signal handler: a trylock (one CAS on
+ * a default mutex; never waits), no pool growth. The interrupted code of
+ * this thread does not hold proc_lock: its guard would be up. */
+void fold__proc_seal_try(void)
+{
+	if (pthread_mutex_trylock(&fold__rt.proc_lock))
+		return;
+	if (fold__rt.proc_buf) {
+		proc_seal_locked();
+		proc_begin_buf(0);
+	}
+	pthread_mutex_unlock(&fold__rt.proc_lock);
+}
+
+/* Our own thread's guard goes up while we hold proc_lock, so a sample landing
+ * here (whose handler never takes the lock anyway) is counted as in_runtime. */
+static fold_thread *proc_lock(void)
+{
+	fold_thread *t = fold__tls_thread;
+	if (t)
+		t->busy++;
+	pthread_mutex_lock(&fold__rt.proc_lock);
+	return t;
+}
+
+static void proc_unlock(fold_thread *t)
+{
+	pthread_mutex_unlock(&fold__rt.proc_lock);
+	if (t)
+		t->busy--;
+}
+
+void fold__proc_info(const char *key, const char *value)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_info(enc, key, value));
+	proc_unlock(t);
+}
+
+void fold__proc_info_u64(const char *key, uint64_t value)
+{
+	char v[32];
+	snprintf(v, sizeof v, "%llu", (unsigned long long)value);
+	fold__proc_info(key, v);
+}
+
+void fold__proc_stat(const char *key, uint64_t value)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_stat(enc, key, value));
+	proc_unlock(t);
+}
+
+void fold__proc_clock(void)
+{
+	uint64_t tick, mono, real;
+	fold__clock_now(&tick, &mono, &real);
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_clock(enc, tick, mono, real));
+	proc_unlock(t);
+}
+
+void fold__proc_counter_def(uint32_t id, unsigned kind, const char *name)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_counter_def(enc, id, kind, name));
+	proc_unlock(t);
+}
+
+void fold__proc_counter_missing(const char *name, const char *reason)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_counter_missing(enc, name, reason));
+	proc_unlock(t);
+}
+
+void fold__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uint8_t *bid, size_t bid_len,
+                            const char *path, const trace_segment *segs, unsigned nseg)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_module_load(enc, id, tick, bias, bid, bid_len, path, segs, nseg));
+	proc_unlock(t);
+}
+
+void fold__proc_module_unload(uint32_t id, uint64_t tick)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_module_unload(enc, id, tick));
+	proc_unlock(t);
+}
+
+/* ---------------------------------------------------------------- regions */
+
+typedef struct region_entry {
+	uint32_t id;
+	unsigned kind;
+	uint64_t address;
+	char *name;
+	uint64_t hash;
+} region_entry;
+
+/* The runtime's own table, not util_hmap (src/util, offline only): libfold.so
+ * links none of the offline building blocks, and this registry grows under
+ * fold__reg_lock, never from a signal handler. */
+pthread_mutex_t fold__reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static region_entry *regions;     /* by id - 1 */
+static uint32_t nregions, cap_regions;
+static uint32_t *region_index;    /* open addressing over hashes, 0 = empty */
+static uint32_t index_cap;
+
+static uint64_t region_hash(unsigned kind, uint64_t address, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ kind;
+	h = (h ^ address) * 0x100000001b3ull;
+	if (kind != TRACE_REGION_FUNCTION)
+		for (const char *p = name; p && *p; p++)
+			h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	return h ^ (h >> 31);
+}
+
+static int region_equal(const region_entry *e, unsigned kind, uint64_t address, const char *name)
+{
+	if (e->kind != kind || e->address != address)
+		return 0;
+	if (kind == TRACE_REGION_FUNCTION)
+		return 1;
+	return strcmp(e->name, name ? name : "") == 0;
+}
+
+static int index_grow(void)
+{
+	uint32_t ncap = index_cap ? index_cap * 2 : 256;
+	uint32_t *n = calloc(ncap, sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nregions; i++) {
+		uint32_t s = (uint32_t)regions[i].hash & (ncap - 1);
+		while (n[s])
+			s = (s + 1) & (ncap - 1);
+		n[s] = i + 1;
+	}
+	free(region_index);
+	region_index = n;
+	index_cap = ncap;
+	return 0;
+}
+
+static void emit_region_def(const region_entry *e)
+{
+	fold_thread *t = proc_lock();
+	PROC_PUT(trace_enc_region_def(enc, e->id, e->kind, e->address, e->name));
+	proc_unlock(t);
+}
+
+uint32_t fold__region_define(unsigned kind, uint64_t address, const char *name)
+{
+	if (!name)
+		name = "";
+	uint64_t h = region_hash(kind, address, name);
+	uint32_t id = 0;
+	pthread_mutex_lock(&fold__reg_lock);
+	if (index_cap) {
+		for (uint32_t s = (uint32_t)h & (index_cap - 1); region_index[s]; s = (s + 1) & (index_cap - 1)) {
+			region_entry *e = &regions[region_index[s] - 1];
+			if (e->hash == h && region_equal(e, kind, address, name)) {
+				id = e->id;
+				goto out;
+			}
+		}
+	}
+	if ((nregions + 1) * 2 > index_cap && index_grow())
+		goto out;
+	if (nregions == cap_regions) {
+		uint32_t ncap = cap_regions ? cap_regions * 2 : 64;
+		region_entry *n = realloc(regions, ncap * sizeof *n);
+		if (!n)
+			goto out;
+		regions = n;
+		cap_regions = ncap;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		goto out;
+	region_entry *e = &regions[nregions];
+	*e = (region_entry){.id = nregions + 1, .kind = kind, .address = address, .name = copy, .hash = h};
+	nregions++;
+	uint32_t s = (uint32_t)h & (index_cap - 1);
+	while (region_index[s])
+		s = (s + 1) & (index_cap - 1);
+	region_index[s] = nregions;
+	id = e->id;
+	if (atomic_load(&fold__rt.phase) >= FOLD_INITIALIZING)
+		emit_region_def(e);
+out:
+	pthread_mutex_unlock(&fold__reg_lock);
+	return id;
+}
+
+void fold__regions_reemit(void)
+{
+	for (uint32_t i = 0; i < nregions; i++)
+		emit_region_def(&regions[i]);
+}
+
+/* ---------------------------------------------------------------- INFO */
+
+static void info_cmdline(void)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char raw[8192];
+	ssize_t n = read(fd, raw, sizeof raw - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	raw[n] = 0;
+	char out[16384];
+	size_t o = 0;
+	for (ssize_t i = 0; i < n && o + 8 < sizeof out;) {
+		const char *arg = raw + i;
+		size_t len = strlen(arg);
+		int quote = len == 0;
+		for (size_t k = 0; k < len; k++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
+			            arg[k]))
+				quote = 1;
+		if (o)
+			out[o++] = ' ';
+		if (quote)
+			out[o++] = '\'';
+		for (size_t k = 0; k < len && o + 6 < sizeof out; k++) {
+			if (arg[k] == '\'') {
+				memcpy(out + o, "'\\''", 4);
+				o += 4;
+			} else {
+				out[o++] = arg[k];
+			}
+		}
+		if (quote)
+			out[o++] = '\'';
+		i += (ssize_t)len + 1;
+	}
+	out[o] = 0;
+	fold__proc_info("cmdline", out);
+}
+
+static void write_infos(pid_t parent_pid_for_fork)
+{
+	char buf[4096];
+	fold__proc_info("fold.version", FOLD_VERSION);
+	if (gethostname(buf, sizeof buf - 1) == 0) {
+		buf[sizeof buf - 1] = 0;
+		fold__proc_info("host", buf);
+	}
+	fold__proc_info_u64("pid", (uint64_t)getpid());
+	fold__proc_info_u64("ppid", (uint64_t)getppid());
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		fold__proc_info("exe", buf);
+	}
+	info_cmdline();
+	if (getcwd(buf, sizeof buf))
+		fold__proc_info("cwd", buf);
+	if (fold__rt.rank >= 0)
+		fold__proc_info_u64("mpi.rank", (uint64_t)fold__rt.rank);
+	if (fold__rt.size >= 0)
+		fold__proc_info_u64("mpi.size", (uint64_t)fold__rt.size);
+	fold__proc_info_u64("start.realtime_ns", fold__rt.clock.real0);
+	fold__proc_info_u64("start.monotonic_ns", fold__rt.clock.mono0);
+	fold__proc_info("clock.source", fold__rt.clock.tsc ? "tsc" : "monotonic");
+	fold__proc_info_u64("clock.tick_hz", fold__rt.clock.tick_hz);
+	const fold_config *c = &fold__rt.cfg;
+	static const char *const src_names[] = {"off", "time", "time", "papi"};
+	fold__proc_info("sample.source", src_names[c->source]);
+	if (c->source == FOLD_SOURCE_PAPI && fold__rt.source)
+		fold__proc_info("sample.backend", fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
+	fold__proc_info("sample.event", c->source == FOLD_SOURCE_TIME      ? "CLOCK_MONOTONIC"
+	                                : c->source == FOLD_SOURCE_CPUTIME ? "CLOCK_THREAD_CPUTIME_ID"
+	                                : c->source == FOLD_SOURCE_PAPI    ? c->sample_event
+	                                                                   : "");
+	fold__proc_info_u64("sample.period", c->period);
+	snprintf(buf, sizeof buf, "%g", c->jitter);
+	fold__proc_info("sample.jitter", buf);
+	fold__proc_info_u64("sample.seed", c->seed);
+	fold__proc_info_u64("sample.signal", (uint64_t)c->signo);
+	fold__proc_info_u64("stack.depth", c->stack_depth);
+	if (parent_pid_for_fork)
+		fold__proc_info_u64("fork.parent_pid", (uint64_t)parent_pid_for_fork);
+	fold__proc_info_u64("exec.generation", c->exec_generation);
+}
+
+/* Starts the process stream of a new trace file: its first buffer, the INFO
+ * records (fork_parent: the parent's pid in a fork child, else 0), CLOCK. */
+void fold__proc_start(pid_t fork_parent)
+{
+	fold__rt.proc_seq = 0;
+	trace_enc_init(&fold__rt.proc_enc, NULL);
+	proc_begin();
+	write_infos(fork_parent);
+	fold__proc_clock();
+}
