@@ -537,7 +537,8 @@ int report_json_write(const fold_analysis *a, const char *path, char *err, size_
 	write_document(&w, a);
 	if (w.oom) {
 		fclose(w.f);
-		unlink(tmp);
+		if (tmp)
+			unlink(tmp);
 		free(tmp);
 		snprintf(err, errlen, "%s: out of memory while writing JSON", path);
 		return -ENOMEM;

@@ -8,12 +8,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
 
+/* Atomicity is for regular files only: renaming a temporary file over
+ * /dev/null, a FIFO or a symlink would replace that object (as root, the
+ * device node itself), so those are opened and written in place. */
+static int write_in_place(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return 0;
+	return !S_ISREG(st.st_mode);
+}
+
 FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen)
 {
+	if (write_in_place(path)) {
+		*tmp = NULL;
+		FILE *f = fopen(path, "w");
+		if (!f) {
+			int e = errno;
+			snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(e));
+			errno = e;
+		}
+		return f;
+	}
 	*tmp = util_asprintf("%s.tmp.%ld", path, (long)getpid());
 	if (!*tmp) {
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -43,11 +65,11 @@ int report_atomic_commit(FILE *f, char *tmp, const char *path, char *err, size_t
 	if (fclose(f) != 0 || bad) {
 		rc = errno ? -errno : -EIO;
 		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
-	} else if (rename(tmp, path) != 0) {
+	} else if (tmp && rename(tmp, path) != 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: cannot rename %s into place: %s", path, tmp, strerror(-rc));
 	}
-	if (rc)
+	if (rc && tmp)
 		unlink(tmp);
 	free(tmp);
 	return rc;

@@ -33,6 +33,8 @@ int report_buf_write_file(const report_buf *b, const char *path, char *err, size
 /* Atomic file output, for writers that stream: report_atomic_open creates
  * a temporary file next to path (*tmp, its name); report_atomic_commit
  * closes it and renames it over path, or removes it when a write failed.
+ * A path that exists and is not a regular file (/dev/null, a FIFO, a
+ * symlink) is written in place instead, and *tmp is NULL.
  * Both leave a one-line message in err on failure; open returns NULL with
  * errno set, commit 0 or a negative errno. */
 FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen);

@@ -52,6 +52,33 @@ bad_options)
   version=$("$fold" --version) || fail "--version failed"
   grep -Eq '^fold [0-9]+\.[0-9]+' <<<"$version" || fail "--version"
   ;;
+special_outputs)
+  # -o, --json and --csv onto something that is not a regular file write
+  # into it, never rename a temporary file over it (as root that replaced
+  # /dev/null itself with a regular file).
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin"
+  mkfifo "$tmp/fifo"
+  cat "$tmp/fifo" >"$tmp/from-fifo" &
+  reader=$!
+  rc=0
+  "$fold" "$t" -q --json "$tmp/fifo" || rc=$?
+  if [ ! -p "$tmp/fifo" ]; then
+    kill "$reader" 2>/dev/null || true
+    fail "the FIFO was replaced by a $(stat -c %F "$tmp/fifo")"
+  fi
+  [ "$rc" -eq 0 ] || fail "fold --json FIFO failed ($rc)"
+  wait "$reader"
+  grep -q '"regions"' "$tmp/from-fifo" || fail "nothing read from the FIFO: $(head -c 200 "$tmp/from-fifo")"
+  echo old >"$tmp/target.html"
+  ln -s target.html "$tmp/link.html"
+  "$fold" "$t" -q -o "$tmp/link.html" || fail "fold -o SYMLINK failed"
+  [ -L "$tmp/link.html" ] || fail "the symlink was replaced by a $(stat -c %F "$tmp/link.html")"
+  grep -q '<html' "$tmp/target.html" || fail "the symlink's target was not written"
+  "$fold" "$t" -q -o /dev/null || fail "fold -o /dev/null failed"
+  [ -c /dev/null ] || fail "/dev/null is no longer a character device"
+  ! ls "$tmp"/*.tmp.* >/dev/null 2>&1 || fail "temporary files left behind: $(ls "$tmp")"
+  ;;
 damaged_trace)
   "$make_seed" "$tmp"
   t="$tmp/seed-zlib.bin"
