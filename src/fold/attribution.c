@@ -27,10 +27,7 @@
 #define FOLD__TOP_PER_PHASE 10
 #define FOLD__TIMELINE_LEVELS 4
 
-typedef struct lframe {
-	const char *function, *file;
-	unsigned line;
-} lframe;
+typedef fold__frame lframe;
 
 typedef struct stk_info {
 	int done;
@@ -202,6 +199,21 @@ static stk_info *stack_of(fold__attrib *a, unsigned proc, uint32_t id)
 	stk_info *si = resolve_stack(a, proc, id);
 	pthread_mutex_unlock(&a->lock);
 	return si && si->nlog ? si : NULL;
+}
+
+const fold__frame *fold__attrib_stack(fold__attrib *a, unsigned proc, uint32_t id, unsigned *n,
+                                      const char **leaf_module)
+{
+	*n = 0;
+	if (leaf_module)
+		*leaf_module = NULL;
+	stk_info *si = a ? stack_of(a, proc, id) : NULL;
+	if (!si)
+		return NULL;
+	*n = si->nlog;
+	if (leaf_module && si->leaf)
+		*leaf_module = si->leaf->module;
+	return si->log;
 }
 
 static int same_str(const char *x, const char *y)
