@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -63,6 +64,21 @@ static void quiet_diag(void *arg, const char *msg)
 static void progress_cb(void *arg, double fraction, const char *what)
 {
 	report_progress_update(arg, fraction, what);
+}
+
+/* The terminal's width: COLUMNS when set (as shells export it, and as a
+ * script asks for a width), else the terminal's, else 100. */
+static unsigned terminal_width(void)
+{
+	const char *c = getenv("COLUMNS");
+	char *end;
+	unsigned long v = c ? strtoul(c, &end, 10) : 0;
+	if (c && end != c && !*end && v >= 40 && v <= 1000)
+		return (unsigned)v;
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 100;
 }
 
 /* The analysis commands: default (report) and profile. */
@@ -184,12 +200,12 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 		}
 	}
 	if (profile_only) {
-		if (report_profile_table(a, stdout)) {
+		if (report_profile_table(a, stdout, terminal_width())) {
 			fprintf(stderr, "fold: standard output: write failed\n");
 			status = 1;
 		}
 	} else if (!html && !json && !csv) {
-		report_terminal(a, stdout, 100, isatty(STDOUT_FILENO));
+		report_terminal(a, stdout, terminal_width(), isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
 	}
 	fold_analysis_free(a);
 	return status;

@@ -54,7 +54,7 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	char *text = summary(100, 0, &len);
 	static const char *const want[] = {
 	    "fold summary",
-	    "2 processes (MPI)",
+	    "2 processes (MPI ranks)",
 	    "node<002>&co",
 	    "time@10ms jitter 10%",
 	    "unavailable: PAPI_L2_DCM",
@@ -74,10 +74,36 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	    "throttled",
 	    "?[31mred",
 	    "checksum mismatch",
+	    /* where the CPUs worked: CPU time, share, samples; names shortened, clone kept */
+	    "Where the CPUs worked: 4.30 s of CPU time on 3 threads",
+	    "3.30 s",
+	    "parallel region 3 in Integrate::run(",
+	    "libgomp (no symbols)",
+	    /* threads: classes, busy share, idle helpers summarised in one line */
+	    "OpenMP worker",
+	    "2 idle helper threads",
+	    "(mostly",
+	    /* imbalance: the slowest rank named, LB = mean/max */
+	    "Imbalance over ranks",
+	    "computation (outside MPI)",
+	    "0.67",
+	    "rank 1",
+	    "thread #1",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (!strstr(text, want[i]))
 			fail_msg("summary lacks %s:\n%s", want[i], text);
+	/* idle helpers are not among the functions where the CPUs worked */
+	const char *cpu = strstr(text, "Where the CPUs worked"), *thr = strstr(text, "Threads (");
+	assert_non_null(cpu);
+	assert_non_null(thr);
+	const char *w = strstr(cpu, "epoll_wait");
+	if (w && w < thr)
+		fail_msg("an idle helper's wait is listed where the CPUs worked:\n%s", text);
+	/* no line is cut with an ellipsis in the warnings: they wrap */
+	const char *warn = strstr(text, "Warnings");
+	assert_non_null(warn);
+	assert_null(strstr(warn, "\xe2\x80\xa6"));
 	free(text);
 }
 
