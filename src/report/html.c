@@ -263,31 +263,6 @@ static void overview_counters(html_ctx *h)
 	report_buf_puts(h->b, "</div>\n");
 }
 
-static void overview_warnings(html_ctx *h)
-{
-	const fold_analysis *a = h->a;
-	size_t nsalvage = 0;
-	for (size_t i = 0; i < a->nprocs; i++)
-		nsalvage += a->procs[i].nsalvage;
-	report_buf_printf(h->b, "<h3>Warnings</h3><div id=\"warnings\">");
-	if (!a->nwarnings && !nsalvage)
-		report_buf_puts(h->b, "<p class=\"note\">None.</p>");
-	for (size_t i = 0; i < a->nwarnings; i++) {
-		report_buf_puts(h->b, "<div class=\"warn\">");
-		report_html_text(h, a->warnings[i].what);
-		report_buf_puts(h->b, "</div>\n");
-	}
-	for (size_t i = 0; i < a->nprocs; i++)
-		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
-			report_buf_puts(h->b, "<div class=\"warn bad\">");
-			report_html_text(h, a->procs[i].trace_path);
-			report_buf_puts(h->b, ": ");
-			report_html_text(h, a->procs[i].salvage_messages[k]);
-			report_buf_puts(h->b, "</div>\n");
-		}
-	report_buf_puts(h->b, "</div>\n");
-}
-
 static void overview_ranking(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
@@ -346,6 +321,7 @@ static void page_head(html_ctx *h)
 	report_html_text(h, base ? base + 1 : exe ? exe : "run");
 	report_buf_puts(h->b, "</title>\n<style>\n");
 	report_buf_puts(h->b, report_html_css);
+	report_buf_puts(h->b, report_html_views_css);
 	/* Report errors of the main script in the page itself, where tests (and users) can see them. */
 	report_buf_puts(h->b,
 	                "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
@@ -356,6 +332,10 @@ static void page_head(html_ctx *h)
 	          "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
 	report_buf_puts(h->b, "<header class=\"top\"><div class=\"brand\">fold<span>.</span></div><nav>"
 	                      "<a href=\"#overview\">Overview</a>");
+	if (a->nthreads)
+		report_buf_puts(h->b, "<a href=\"#cpu\">CPU</a>");
+	if (a->nimbalance)
+		report_buf_puts(h->b, "<a href=\"#imbalance\">Imbalance</a>");
 	for (size_t i = 0; i < a->nregions && i < 6; i++) {
 		if (!a->regions[i].folded)
 			continue;
@@ -383,6 +363,7 @@ static void page_tail(html_ctx *h)
 	report_html_region_data(h);
 	report_buf_puts(h->b, "</script>\n<script>\n");
 	report_buf_puts(h->b, report_html_js);
+	report_buf_puts(h->b, report_html_views_js);
 	report_buf_puts(h->b, "</script>\n</body></html>\n");
 }
 
@@ -398,8 +379,10 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 	page_head(&h);
 	overview_run(&h);
 	overview_counters(&h);
-	overview_warnings(&h);
+	report_html_warnings(&h);
 	overview_ranking(&h);
+	report_html_cpu_views(&h);
+	report_html_imbalance(&h);
 	for (size_t i = 0; i < a->nregions; i++)
 		report_html_region(&h, i);
 	report_html_profile(&h);

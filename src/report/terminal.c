@@ -17,6 +17,7 @@
 #include "term.h"
 #include "terminal_views.h"
 #include "names.h"
+#include "warn_group.h"
 
 static void run_summary(term *t, const fold_analysis *a)
 {
@@ -325,39 +326,6 @@ static void region_phases(term *t, const fold_region_result *r)
 	}
 }
 
-/* The part of a warning before its first ": " (a trace, a region), or 0. */
-static size_t warn_subject(const char *w)
-{
-	const char *c = strstr(w, ": ");
-	return c && c - w < 200 ? (size_t)(c - w) : 0;
-}
-
-/* Whether two warnings say the same thing of different subjects: equal
- * after their subjects, with numbers left out. */
-static int warn_alike(const char *x, const char *y)
-{
-	x += warn_subject(x);
-	y += warn_subject(y);
-	for (;;) {
-		int dx = *x >= '0' && *x <= '9', dy = *y >= '0' && *y <= '9';
-		if (dx != dy)
-			return 0;
-		if (dx) {
-			while (*x >= '0' && *x <= '9')
-				x++;
-			while (*y >= '0' && *y <= '9')
-				y++;
-			continue;
-		}
-		if (*x != *y)
-			return 0;
-		if (!*x)
-			return 1;
-		x++;
-		y++;
-	}
-}
-
 /* Warnings grouped: each kind once, whole (wrapped, never cut), with how
  * many times it was said and of what. */
 static void warnings(term *t, const fold_analysis *a)
@@ -374,12 +342,12 @@ static void warnings(term *t, const fold_analysis *a)
 		const char *w = a->warnings[i].what;
 		int seen = 0;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = warn_alike(a->warnings[k].what, w);
+			seen = report_warn_alike(a->warnings[k].what, w);
 		if (seen)
 			continue;
 		size_t n = 0;
 		for (size_t k = i; k < a->nwarnings; k++)
-			n += warn_alike(a->warnings[k].what, w);
+			n += report_warn_alike(a->warnings[k].what, w);
 		term_sgr(t, "33");
 		term_put(t, "  ! ");
 		term_sgr(t, "0");
@@ -394,8 +362,8 @@ static void warnings(term *t, const fold_analysis *a)
 		report_buf_puts(&m, "also:");
 		for (size_t k = i + 1, c = 0; k < a->nwarnings; k++) {
 			const char *o = a->warnings[k].what;
-			size_t sl = warn_subject(o);
-			if (!warn_alike(o, w) || !sl)
+			size_t sl = report_warn_subject(o);
+			if (!report_warn_alike(o, w) || !sl)
 				continue;
 			report_buf_printf(&m, "%s %.*s", c++ ? "," : "", (int)sl, o);
 		}

@@ -8,7 +8,9 @@
 #   mpi:   2 ranks with a planted 3x compute imbalance: the imbalance table
 #          names rank 1 as the slowest, with a load balance (mean/max) well
 #          below 1.
-# Needs FOLD_CLI, FOLDRUN, PROGS, CPU_SHARE, PYTHON.
+#          The HTML report of that run in Chromium: the CPU view, its
+#          thread selector and the imbalance table naming rank 1.
+# Needs FOLD_CLI, FOLDRUN, PROGS, CPU_SHARE, PYTHON, CHECK_HTML.
 set -eu
 case_name=$1
 work=$(mktemp -d "${TMPDIR:-/tmp}/fold-term-$case_name.XXXXXX")
@@ -80,6 +82,12 @@ mpi)
 		echo "$row" | grep -q "rank 1$" || fail "the compute burst's slowest rank is not rank 1: '$row'"
 		has out$w.txt "rank 1 #0"
 	done
+	# the same answers in the HTML report, rendered in Chromium (skipped without it)
+	"$FOLD_CLI" -q rank0.trace rank1.trace -o mpi.html 2>err.txt || fail "fold -o: $(cat err.txt)"
+	"$PYTHON" "$CHECK_HTML" mpi.html --interact --screenshot mpi.png --expect "Where the CPUs worked" \
+		--expect "Imbalance" --expect "computation (outside MPI)" --expect "rank 1" --expect "application" \
+		>chromium.txt 2>&1 || { rc=$?; cat chromium.txt; [ $rc -eq 77 ] || fail "the HTML report: see above"; }
+	grep -q '<td class="slowest"><b>rank 1</b></td>' mpi.html || fail "the report does not name rank 1 slowest"
 	;;
 *)
 	fail "unknown case"

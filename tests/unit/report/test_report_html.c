@@ -180,6 +180,28 @@ static void test_everything_a_user_looks_for(void **state)
 	    "class=\"sortable\"",
 	    "class=\"chart zoomable\"",
 	    "<use href=\"#fx\"",
+	    /* where the CPUs worked, with the thread selector and one list per thread */
+	    "Where the CPUs worked",
+	    "id=\"thread-select\"",
+	    "<tbody data-thread=\"4\" class=\"hidden\">",
+	    "3.30 s",
+	    /* shortened names, the full one on hover */
+	    ">parallel region 3 in Integrate::run(…)<",
+	    "title=\"Integrate::run(Atom&amp;, Force*, Neighbor&amp;, Comm&amp;, Thermo&amp;, Timer&amp;) "
+	    "[clone "
+	    "._omp_fn.3]\"",
+	    "libgomp (no symbols)",
+	    /* threads classed, names escaped */
+	    "idle helper",
+	    "OpenMP worker",
+	    "(&lt;b&gt;progress&lt;/b&gt;)",
+	    /* imbalance: LB, the slowest rank in bold, a bar per rank */
+	    "id=\"imbalance-table\"",
+	    "computation (outside MPI)",
+	    "<b>rank 1</b>",
+	    "class=\"imb\"",
+	    /* warnings grouped by kind, counted */
+	    "Warnings (4)",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (!strstr(html, want[i]))
