@@ -5,7 +5,8 @@
  * time and by wall samples over the threads that are not idle helpers).
  *
  * A thread is classed:
- *  - OpenMP worker when one of its samples runs below an outlined parallel
+ *  - OpenMP worker when it is not the main thread and one of its samples
+ *    runs below an outlined parallel
  *    region or in the OpenMP runtime (._omp_fn., GOMP_, __kmp, libgomp);
  *  - idle runtime helper when it is not its process' main thread and at
  *    least 90% of its samples are in a kernel wait (epoll_wait, poll,
@@ -333,7 +334,7 @@ int fold__threads_classify(fold__attrib *at, ingest__trace *const *tr, size_t nt
 			    end > th->start_tick ? (double)(end - th->start_tick) * t->ns_per_tick : 0;
 			int omp = 0;
 			rc = thread_leaves(at, t, (unsigned)p, th, &all, ts, &omp);
-			if (omp)
+			if (omp && ts->index > 0)
 				ts->klass = FOLD_THREAD_OPENMP;
 			else if (ts->index > 0 && ts->wait_samples >= IDLE_SHARE * (double)ts->samples)
 				ts->klass = FOLD_THREAD_RUNTIME_IDLE;

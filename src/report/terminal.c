@@ -200,8 +200,10 @@ static void top_line(term *t, const fold_attribution *at)
 	term_putf(t, "%3.0f%% ", 100 * at->share);
 	const char *base = at->file ? strrchr(at->file, '/') : NULL;
 	base = base ? base + 1 : at->file;
+	char fn[512];
 	if (!base) {
-		term_put(t, at->function);
+		report_short_name(at->function, term_room(t), fn, sizeof fn);
+		term_put(t, fn);
 		return;
 	}
 	/* The location is kept whole when it can be; the function takes the rest. */
@@ -212,8 +214,9 @@ static void top_line(term *t, const fold_attribution *at)
 	if (locw > room / 2)
 		locw = room / 2;
 	unsigned fnw = room > locw + 1 ? room - locw - 1 : 0;
-	unsigned need = report_term_width(at->function);
-	term_cell(t, at->function, need < fnw ? need : fnw, 0);
+	report_short_name(at->function, fnw, fn, sizeof fn);
+	unsigned need = report_term_width(fn);
+	term_cell(t, fn, need < fnw ? need : fnw, 0);
 	term_put(t, " ");
 	unsigned basew = locw > strlen(loc) ? locw - (unsigned)strlen(loc) : 1;
 	unsigned bw = report_term_width(base);
@@ -264,7 +267,9 @@ static void region_phases(term *t, const fold_region_result *r)
 	char m[32], d[32], v[32];
 	term_newline(t);
 	term_sgr(t, "1");
-	term_put(t, r->name);
+	char nm[512];
+	report_short_name(r->name, t->width, nm, sizeof nm);
+	term_put(t, nm);
 	term_sgr(t, "0");
 	report_fmt_ns(m, sizeof m, r->folded_mean_duration_ns);
 	term_newline(t);

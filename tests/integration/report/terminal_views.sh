@@ -5,12 +5,15 @@
 #          where the CPUs worked (its functions, with lines and sample
 #          counts), the helper classed idle and kept out of that list, how
 #          to record a region; the same from `fold profile`.
+#   openmp: examples/openmp_stencil on 2 threads: outlined regions named
+#          "parallel region N in main", the worker classed, the thread
+#          doing twice the work named slowest.
 #   mpi:   2 ranks with a planted 3x compute imbalance: the imbalance table
 #          names rank 1 as the slowest, with a load balance (mean/max) well
 #          below 1.
 #          The HTML report of that run in Chromium: the CPU view, its
 #          thread selector and the imbalance table naming rank 1.
-# Needs FOLD_CLI, FOLDRUN, PROGS, CPU_SHARE, PYTHON, CHECK_HTML.
+# Needs FOLD_CLI, FOLDRUN, PROGS, EXAMPLES, CPU_SHARE, PYTHON, CHECK_HTML.
 set -eu
 case_name=$1
 work=$(mktemp -d "${TMPDIR:-/tmp}/fold-term-$case_name.XXXXXX")
@@ -88,6 +91,24 @@ mpi)
 		--expect "Imbalance" --expect "computation (outside MPI)" --expect "rank 1" --expect "application" \
 		>chromium.txt 2>&1 || { rc=$?; cat chromium.txt; [ $rc -eq 77 ] || fail "the HTML report: see above"; }
 	grep -q '<td class="slowest"><b>rank 1</b></td>' mpi.html || fail "the report does not name rank 1 slowest"
+	;;
+openmp)
+	# examples/openmp_stencil: a balanced parallel for, then a region whose
+	# work grows with the thread number (thread #1 does twice thread #0's)
+	OMP_NUM_THREADS=2 "$PYTHON" "$CPU_SHARE" --threads 2 --min-share 0.3 --judge "OpenMP threads" -- \
+		"$FOLDRUN" -q -o omp.trace "$EXAMPLES/openmp_stencil" 100 >/dev/null || exit $?
+	for w in 80 100; do
+		COLUMNS=$w "$FOLD_CLI" -q omp.trace >out$w.txt 2>err.txt || fail "fold: $(cat err.txt)"
+		fits out$w.txt $w
+		# outlined regions named for people, the worker classed, the main thread an application thread
+		has out$w.txt "parallel region 0 in main"
+		has out$w.txt "parallel region 1 in main"
+		grep -q "^  #0 .*application" out$w.txt || fail "the main thread is not classed application"
+		grep -q "^  #1 .*OpenMP worker" out$w.txt || fail "the second thread is not classed OpenMP worker"
+		has out$w.txt "Imbalance over threads"
+		row=$(grep "^  parallel region 1 in main " out$w.txt | head -n 1)
+		echo "$row" | grep -q "thread #1$" || fail "thread #1 (twice the work) not named slowest: '$row'"
+	done
 	;;
 *)
 	fail "unknown case"
