@@ -85,6 +85,10 @@ mpi)
 		echo "$row" | grep -q "rank 1$" || fail "the compute burst's slowest rank is not rank 1: '$row'"
 		has out$w.txt "rank 1 #0"
 	done
+	# MPI libraries without debug info: said in one line, not one per library
+	"$FOLD_CLI" rank0.trace rank1.trace >/dev/null 2>diag.txt || fail "fold: $(cat diag.txt)"
+	! grep -q "no DWARF debug info" diag.txt || fail "per-module DWARF notices: $(cat diag.txt)"
+	[ "$(grep -c "without debug info" diag.txt)" -le 2 ] || fail "DWARF notices not summarised: $(cat diag.txt)"
 	# the same answers in the HTML report, rendered in Chromium (skipped without it)
 	"$FOLD_CLI" -q rank0.trace rank1.trace -o mpi.html 2>err.txt || fail "fold -o: $(cat err.txt)"
 	"$PYTHON" "$CHECK_HTML" mpi.html --interact --screenshot mpi.png --expect "Where the CPUs worked" \
