@@ -184,3 +184,13 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 	}
 	snprintf(out, outn, "\xe2\x80\xa6%s%s", p, suffix);
 }
+
+int report_cpu_rate(const char *counter, double rate, char *out, size_t n)
+{
+	if (!counter || !(strstr(counter, "TASK-CLOCK") || strstr(counter, "TASK_CLOCK") ||
+	                  strstr(counter, "CPU-CLOCK") || strstr(counter, "CPU_CLOCK")))
+		return 0;
+	/* Nanoseconds of CPU per second of wall time: CPUs in use. */
+	snprintf(out, n, "%.2f CPUs", rate / 1e9);
+	return 1;
+}

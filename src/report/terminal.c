@@ -227,11 +227,13 @@ static void top_line(term *t, const fold_attribution *at)
 static void rate(term *t, const fold_region_result *r, const fold_phase_result *p, size_t i, unsigned width)
 {
 	char v[64];
-	report_fmt_si(v, sizeof v, p->rates[i]);
-	const char *suffix = rate_suffix(r, p->rate_names[i]);
-	if (*suffix && strcmp(suffix, "/s"))
-		strncat(v, " ", sizeof v - strlen(v) - 1);
-	strncat(v, suffix, sizeof v - strlen(v) - 1);
+	if (!report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v)) {
+		report_fmt_si(v, sizeof v, p->rates[i]);
+		const char *suffix = rate_suffix(r, p->rate_names[i]);
+		if (*suffix && strcmp(suffix, "/s"))
+			strncat(v, " ", sizeof v - strlen(v) - 1);
+		strncat(v, suffix, sizeof v - strlen(v) - 1);
+	}
 	unsigned vw = report_term_width(v);
 	unsigned nw = width > vw + 1 ? width - vw - 1 : 1;
 	unsigned name = report_term_width(p->rate_names[i]);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,27 @@ static void test_empty_analysis_still_renders(void **state)
 	fold_analysis_free(a);
 }
 
+/* Durations over five decades: a log-scale histogram, ticks at the decades;
+ * the fit's parameters folded into a details element. */
+static void test_durations_over_decades_on_log_scale(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	for (size_t i = 0; i < r->ninst; i++)
+		r->inst[i].duration_ns = 1e3 * pow(10, 5.0 * (double)i / (double)(r->ninst - 1));
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	assert_non_null(strstr(html, "instance duration (log scale)"));
+	assert_non_null(strstr(html, ">1.00 us</text>"));
+	assert_non_null(strstr(html, ">100 ms</text>"));
+	assert_non_null(strstr(html, "<details class=\"fitparams\"><summary class=\"note\">fit parameters"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +279,7 @@ int main(void)
 	    cmocka_unit_test(test_huge_sample_sets_are_downsampled),
 	    cmocka_unit_test(test_unwritable_path_is_reported),
 	    cmocka_unit_test(test_empty_analysis_still_renders),
+	    cmocka_unit_test(test_durations_over_decades_on_log_scale),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

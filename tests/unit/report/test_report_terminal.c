@@ -67,6 +67,7 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	    "P1",
 	    "P3",
 	    "perf::TASK-CLOCK",
+	    "0.49 CPUs", /* TASK-CLOCK (ns/s) as the CPUs in use, not 490 M/s */
 	    "IPC",
 	    "kernel_stencil<float",
 	    "script>.c:130",
