@@ -322,6 +322,7 @@ static void page_head(html_ctx *h)
 	report_buf_puts(h->b, "</title>\n<style>\n");
 	report_buf_puts(h->b, report_html_css);
 	report_buf_puts(h->b, report_html_views_css);
+	report_buf_puts(h->b, report_html_source_css);
 	/* Report errors of the main script in the page itself, where tests (and users) can see them. */
 	report_buf_puts(h->b,
 	                "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("

@@ -39,6 +39,9 @@ void report_html_imbalance(html_ctx *h);
 void report_html_warnings(html_ctx *h);
 extern const char report_html_views_css[];
 extern const char report_html_views_js[];
+/* html_source.c: a folded region's hottest phase lines in their source. */
+void report_html_source(html_ctx *h, const fold_region_result *r);
+extern const char report_html_source_css[];
 
 /* Shared helpers (html.c). */
 void report_html_text(html_ctx *h, const char *s);                     /* escaped text, "-" for NULL */

@@ -772,6 +772,7 @@ void report_html_region(html_ctx *h, size_t ri)
 		timeline_chart(h, r);
 		report_buf_puts(h->b, "</div>\n");
 		phase_table(h, r);
+		report_html_source(h, r);
 	}
 	report_buf_puts(h->b, "<div class=\"plots\" style=\"margin-top:12px\">\n");
 	duration_histogram(h, r);

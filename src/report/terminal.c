@@ -366,13 +366,18 @@ static void warnings(term *t, const fold_analysis *a)
 			continue;
 		report_buf m;
 		report_buf_init(&m);
+		/* The others: their subject when it differs from the first's, else what they say. */
 		report_buf_puts(&m, "also:");
+		size_t wl = report_warn_subject(w);
 		for (size_t k = i + 1, c = 0; k < a->nwarnings; k++) {
 			const char *o = a->warnings[k].what;
 			size_t sl = report_warn_subject(o);
-			if (!report_warn_alike(o, w) || !sl)
+			if (!report_warn_alike(o, w))
 				continue;
-			report_buf_printf(&m, "%s %.*s", c++ ? "," : "", (int)sl, o);
+			if (sl && (sl != wl || strncmp(o, w, sl)))
+				report_buf_printf(&m, "%s %.*s", c++ ? ";" : "", (int)sl, o);
+			else
+				report_buf_printf(&m, "%s %s", c++ ? ";" : "", o + sl + (sl ? 2 : 0));
 		}
 		term_put(t, "    ");
 		term_wrapped(t, m.oom ? "(out of memory)" : m.data, 6);
