@@ -15,6 +15,7 @@
 
 #include "fold_version.h"
 #include "html.h"
+#include "names.h"
 #include "trace_format.h"
 
 void report_html_text(html_ctx *h, const char *s)
@@ -340,16 +341,22 @@ static void page_head(html_ctx *h)
 	for (size_t i = 0; i < a->nregions && i < 6; i++) {
 		if (!a->regions[i].folded)
 			continue;
-		report_buf_printf(h->b, "<a href=\"#region-%zu\">", i);
-		report_html_text_max(h, a->regions[i].name, 28);
+		char nm[256];
+		report_short_name(a->regions[i].name, 32, nm, sizeof nm);
+		report_buf_printf(h->b, "<a href=\"#region-%zu\" title=\"", i);
+		report_html_text(h, a->regions[i].name);
+		report_buf_puts(h->b, "\">");
+		report_html_text(h, nm);
 		report_buf_puts(h->b, "</a>");
 	}
 	report_buf_puts(h->b, "<a href=\"#profile\">Profile</a><a href=\"#calltree\">Call tree</a></nav>");
 	report_buf_puts(h->b, "<select id=\"region-select\" class=\"js-only\" aria-label=\"region\">"
 	                      "<option value=\"all\">All regions</option>");
 	for (size_t i = 0; i < a->nregions; i++) {
+		char nm[256];
+		report_short_name(a->regions[i].name, 60, nm, sizeof nm);
 		report_buf_printf(h->b, "<option value=\"%zu\">", i);
-		report_html_text_max(h, a->regions[i].name, 60);
+		report_html_text(h, nm);
 		report_buf_puts(h->b, "</option>");
 	}
 	report_buf_puts(h->b, "</select></header>\n<main>\n");

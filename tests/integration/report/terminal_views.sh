@@ -7,7 +7,8 @@
 #          to record a region; the same from `fold profile`.
 #   openmp: examples/openmp_stencil on 2 threads: outlined regions named
 #          "parallel region N in main", the worker classed, the thread
-#          doing twice the work named slowest.
+#          doing twice the work named slowest; a parallel region's routine
+#          timeline starting at its own code (prog_omp_calls).
 #   mpi:   2 ranks with a planted 3x compute imbalance: the imbalance table
 #          names rank 1 as the slowest, with a load balance (mean/max) well
 #          below 1.
@@ -113,6 +114,21 @@ openmp)
 		row=$(grep "^  parallel region 1 in main " out$w.txt | head -n 1)
 		echo "$row" | grep -q "thread #1$" || fail "thread #1 (twice the work) not named slowest: '$row'"
 	done
+	# a parallel region's routine timeline starts at the region's own code,
+	# on the main thread and the worker alike (not at the threads' roots)
+	OMP_NUM_THREADS=2 "$PYTHON" "$CPU_SHARE" --threads 2 --min-share 0.3 --judge "an OpenMP timeline" -- \
+		"$FOLDRUN" -q -o calls.trace "$PROGS/prog_omp_calls" 60 >/dev/null || exit $?
+	"$FOLD_CLI" -q calls.trace --json calls.json 2>err.txt || fail "fold --json: $(cat err.txt)"
+	"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["regions"] if r["name"] == "main._omp_fn.0"]
+if not r or not r[0]["folded"]:
+    sys.exit("the parallel region was not folded: %r" % [(x["name"], x["reason"]) for x in d["regions"]])
+tl = r[0]["timeline"]
+top = [s["function"] for s in tl[0]["spans"]] if tl else []
+if top != ["first_part", "second_part"]:
+    sys.exit("timeline of the parallel region starts with %r, expected first_part then second_part" % top)' \
+		calls.json || fail "OpenMP timeline"
 	;;
 *)
 	fail "unknown case"
