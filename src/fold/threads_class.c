@@ -114,6 +114,8 @@ int fold__is_openmp_frame(const char *fn)
 typedef struct leaf_w {
 	const char *function, *file;
 	unsigned line;
+	uint32_t stack; /* the call stack it stands for, per thread */
+	int wait;       /* its leaf is a kernel wait */
 	const char *module;
 	unsigned long samples;
 	double cpu_ns, off_ns;
@@ -171,8 +173,13 @@ static int leaves_add(leaves *l, const fold__frame *f, const char *module, doubl
 	if (util_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
 		return -ENOMEM;
 	const char *fn = no_symbols_name(l, f->function);
-	l->v[l->n++] = (leaf_w){
-	    fn, fn == f->function ? f->file : NULL, fn == f->function ? f->line : 0, module, 1, cpu, off};
+	l->v[l->n++] = (leaf_w){.function = fn,
+	                        .file = fn == f->function ? f->file : NULL,
+	                        .line = fn == f->function ? f->line : 0,
+	                        .module = module,
+	                        .samples = 1,
+	                        .cpu_ns = cpu,
+	                        .off_ns = off};
 	return 0;
 }
 
@@ -257,34 +264,63 @@ static int functions_of(leaves *l, int by_cpu, size_t max, fold_hot_function **o
 	return 0;
 }
 
-/* The leaves of every sample of thread th, with their CPU and off-CPU
- * time; counts its waits and whether it ran OpenMP code. */
+typedef struct stack_key {
+	const leaves *l;
+	uint32_t stack;
+} stack_key;
+
+static int same_stack(const void *arg, size_t value)
+{
+	const stack_key *k = arg;
+	return k->l->v[value].stack == k->stack;
+}
+
+/* The leaves of thread th, one per distinct call stack with its samples,
+ * CPU and off-CPU time; counts its waits and whether it ran OpenMP code.
+ * Stacks are looked at once each, not once per sample. */
 static int thread_leaves(fold__attrib *at, const ingest__trace *t, unsigned proc, const ingest__thread *th,
                          leaves *l, fold_thread_summary *ts, int *omp)
 {
+	util_hmap map = {0};
+	int rc = 0;
 	uint64_t prev = th->start_tick;
-	for (size_t k = 0; k < th->nsmp; k++) {
+	for (size_t k = 0; k < th->nsmp && !rc; k++) {
 		const ingest__sample *s = &th->smp[k];
 		double wall = s->tick > prev ? (double)(s->tick - prev) * t->ns_per_tick : 0;
 		prev = s->tick;
 		double cpu = th->cpu_cum ? (double)s->cpu_ns : 0;
 		double off = wall > cpu ? wall - cpu : 0;
 		ts->cpu_ns += cpu;
+		stack_key key = {l, s->stack};
+		uint64_t h = util_hash_mix(s->stack, 0x9e3779b97f4a7c15ull);
+		size_t *at_idx = util_hmap_find(&map, h, same_stack, &key);
+		if (at_idx) {
+			leaf_w *w = &l->v[*at_idx];
+			w->samples++;
+			w->cpu_ns += cpu;
+			w->off_ns += off;
+			ts->wait_samples += w->wait;
+			continue;
+		}
 		unsigned n = 0;
 		const char *mod = NULL;
 		const fold__frame *fr = fold__attrib_stack(at, proc, s->stack, &n, &mod);
 		if (!fr || !n)
 			continue;
-		if (fold__is_kernel_wait(fr[n - 1].function))
-			ts->wait_samples++;
 		for (unsigned d = 0; d < n && !*omp; d++)
 			*omp = fold__is_openmp_frame(fr[d].function);
 		if (!*omp && mod && (strstr(mod, "libgomp") || strstr(mod, "libomp.so")))
 			*omp = 1;
-		if (leaves_add(l, &fr[n - 1], mod, cpu, off))
-			return -ENOMEM;
+		if ((rc = leaves_add(l, &fr[n - 1], mod, cpu, off)))
+			break;
+		leaf_w *w = &l->v[l->n - 1];
+		w->stack = s->stack;
+		w->wait = fold__is_kernel_wait(fr[n - 1].function);
+		ts->wait_samples += w->wait;
+		rc = util_hmap_insert(&map, h, l->n - 1);
 	}
-	return 0;
+	util_hmap_free(&map);
+	return rc;
 }
 
 static int cmp_thread(const void *p, const void *q)
