@@ -12,16 +12,16 @@
 #include "report_text.h"
 #include "terminal_views.h"
 
-/* " %11.3f ms": fixed columns so the units line up under each other. */
+/* " %8.3f ms": fixed columns so the units line up under each other. */
 static void put_ns(FILE *o, double ns)
 {
 	double v;
 	const char *unit;
 	report_ns_scale(ns, &v, &unit);
 	if (unit[1])
-		fprintf(o, " %11.*f %s", unit[0] == 'n' ? 0 : 3, v, unit);
+		fprintf(o, " %8.*f %s", unit[0] == 'n' ? 0 : 3, v, unit);
 	else
-		fprintf(o, " %11.3f %s ", v, unit);
+		fprintf(o, " %8.3f %s ", v, unit);
 }
 
 /* Without regions: what the samples say, and how to record a region. */
@@ -45,10 +45,10 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 {
 	if (!a->nprofile)
 		return sampled_only(a, out, width);
-	/* The numbers take 57 columns; the name the rest (at least 16). */
-	unsigned name_cols = width > 57 + 16 ? width - 57 : 16;
-	fprintf(out, "%-*s %12s %14s %14s %14s\n", (int)name_cols, "region", "calls", "inclusive",
-	        "exclusive", "mean/call");
+	/* The numbers take 46 columns; the name the rest (at least 16). */
+	unsigned name_cols = width > 46 + 16 ? width - 46 : 16;
+	fprintf(out, "%-*s %9s %11s %11s %11s\n", (int)name_cols, "region", "calls", "inclusive", "exclusive",
+	        "mean/call");
 	report_buf name;
 	report_buf_init(&name);
 	for (size_t i = 0; i < a->nprofile; i++) {
@@ -61,7 +61,7 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 			break;
 		if (name.len)
 			fwrite(name.data, 1, name.len, out);
-		fprintf(out, "%*s %12lu", (int)(name_cols - cols), "", p->calls);
+		fprintf(out, "%*s %9lu", (int)(name_cols - cols), "", p->calls);
 		put_ns(out, p->inclusive_ns);
 		put_ns(out, p->exclusive_ns);
 		put_ns(out, p->mean_ns);
