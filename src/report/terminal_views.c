@@ -318,14 +318,7 @@ void term_view_imbalance(term *t, const fold_analysis *a)
 				continue;
 			char v[64];
 			term_put(t, "  ");
-			if (m->by_thread && a->nprocs > 1 && a->procs[m->proc].rank >= 0) {
-				char nm[600], s[512];
-				report_short_name(m->region, namew > 10 ? namew - 10 : namew, s, sizeof s);
-				snprintf(nm, sizeof nm, "%s (rank %ld)", s, a->procs[m->proc].rank);
-				term_cell(t, nm, namew, 0);
-			} else {
-				name_cell(t, m->region, namew);
-			}
+			name_cell(t, m->region, namew);
 			report_fmt_ns(v, sizeof v, m->min_ns);
 			term_cell(t, v, 8, 1);
 			report_fmt_ns(v, sizeof v, m->mean_ns);
@@ -343,7 +336,11 @@ void term_view_imbalance(term *t, const fold_analysis *a)
 					if (a->threads[k].proc == m->proc &&
 					    a->threads[k].stream == (unsigned)m->slowest)
 						idx = a->threads[k].index;
-				snprintf(v, sizeof v, "thread #%u", idx);
+				/* "rank 0 #1", as the threads are named above, when the run has ranks */
+				if (a->procs[m->proc].rank >= 0 && a->nprocs > 1)
+					snprintf(v, sizeof v, "rank %ld #%u", a->procs[m->proc].rank, idx);
+				else
+					snprintf(v, sizeof v, "thread #%u", idx);
 			} else if (a->procs[0].rank >= 0) {
 				snprintf(v, sizeof v, "rank %ld", m->slowest);
 			} else {
