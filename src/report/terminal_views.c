@@ -190,6 +190,42 @@ static void thread_label(const fold_analysis *a, const fold_thread_summary *s, c
 		snprintf(out, n, "#%u", s->index);
 }
 
+/* Too many threads to list: the busy share of the ranks' (processes')
+ * main threads in one line, the least and the most busy named. */
+static void ranks_busy(term *t, const fold_analysis *a)
+{
+	double sum = 0, lo = 2, hi = -1;
+	long lo_who = -1, hi_who = -1;
+	size_t n = 0;
+	for (size_t i = 0; i < a->nthreads; i++) {
+		const fold_thread_summary *s = &a->threads[i];
+		if (s->index || !s->cpu_known || !(s->wall_ns > 0))
+			continue;
+		double b = fmin(1, s->cpu_ns / s->wall_ns);
+		long who = s->rank >= 0 ? s->rank : (long)s->proc;
+		sum += b;
+		n++;
+		if (b < lo) {
+			lo = b;
+			lo_who = who;
+		}
+		if (b > hi) {
+			hi = b;
+			hi_who = who;
+		}
+	}
+	if (n < 2)
+		return;
+	const char *what = a->threads[0].rank >= 0 ? "rank" : "process";
+	char line[256];
+	snprintf(line, sizeof line,
+	         "%ss' main threads busy: least %.0f%% (%s %ld), mean %.0f%%, most %.0f%% (%s %ld)", what,
+	         100 * lo, what, lo_who, 100 * sum / (double)n, 100 * hi, what, hi_who);
+	term_put(t, "  ");
+	term_wrapped(t, line, 4);
+	term_newline(t);
+}
+
 void term_view_threads(term *t, const fold_analysis *a)
 {
 	if (!a->nthreads)
@@ -244,6 +280,7 @@ void term_view_threads(term *t, const fold_analysis *a)
 		term_putf(t, "  ... %zu more application and OpenMP threads (the HTML report lists them all)",
 		          shown - THREAD_ROWS);
 		term_newline(t);
+		ranks_busy(t, a);
 	}
 	if (idle) {
 		unsigned long smp = 0, wt = 0;

@@ -85,6 +85,48 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	free(text);
 }
 
+/* 16 ranks: the threads table stops at 12 rows and says how busy the
+ * ranks were in one line, naming the least and the most busy. */
+static void test_many_ranks_summarised(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	for (size_t i = 0; i < a->nthreads; i++) {
+		free(a->threads[i].name);
+		for (size_t k = 0; k < a->threads[i].ntop; k++) {
+			free(a->threads[i].top[k].function);
+			free(a->threads[i].top[k].module);
+			free(a->threads[i].top[k].file);
+		}
+		free(a->threads[i].top);
+	}
+	free(a->threads);
+	a->nthreads = 16;
+	a->threads = calloc(16, sizeof *a->threads);
+	assert_non_null(a->threads);
+	for (unsigned r = 0; r < 16; r++) {
+		fold_thread_summary *t = &a->threads[r];
+		t->proc = r;
+		t->rank = r;
+		t->stream = 1;
+		t->samples = 100;
+		t->cpu_known = 1;
+		t->wall_ns = 1e9;
+		t->cpu_ns = r == 5 ? 0.25e9 : r == 9 ? 1e9 : 0.5e9;
+	}
+	char *data = NULL;
+	size_t len;
+	FILE *f = open_memstream(&data, &len);
+	assert_non_null(f);
+	assert_int_equal(report_terminal(a, f, 80, 0), 0);
+	fclose(f);
+	if (!strstr(data, "... 4 more application and OpenMP threads") ||
+	    !strstr(data, "least 25% (rank 5)") || !strstr(data, "most 100% (rank 9)"))
+		fail_msg("no busy summary of the ranks:\n%s", data);
+	free(data);
+	fold_analysis_free(a);
+}
+
 static void test_color_only_when_asked(void **state)
 {
 	(void)state;
@@ -114,6 +156,7 @@ int main(void)
 	    cmocka_unit_test(test_fits_width_without_color),
 	    cmocka_unit_test(test_shows_regions_phases_and_warnings),
 	    cmocka_unit_test(test_color_only_when_asked),
+	    cmocka_unit_test(test_many_ranks_summarised),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
