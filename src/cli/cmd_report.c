@@ -7,9 +7,11 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -62,9 +64,71 @@ static void quiet_diag(void *arg, const char *msg)
 	(void)msg;
 }
 
+/* Diagnostics of the analysis on stderr, except "no DWARF" notices about
+ * modules (system libraries, every run): those are gathered and said in
+ * one line at the end (dwarf_summary). Called from worker threads. */
+typedef struct diag_sum {
+	pthread_mutex_t lock;
+	char lines[2][1024]; /* module base names: [0] no DWARF, [1] no symbols either */
+	unsigned n[2];
+} diag_sum;
+
+static void summarising_diag(void *arg, const char *msg)
+{
+	diag_sum *d = arg;
+	const char *k0 = strstr(msg, ": no DWARF debug info"),
+	           *k1 = strstr(msg, ": no DWARF and no symbol table");
+	if (strncmp(msg, "module ", 7) || (!k0 && !k1)) {
+		fprintf(stderr, "fold: %s\n", msg);
+		return;
+	}
+	int which = k1 != NULL;
+	const char *end = k1 ? k1 : k0, *base = msg + 7;
+	for (const char *p = base; p < end; p++)
+		if (*p == '/')
+			base = p + 1;
+	pthread_mutex_lock(&d->lock);
+	size_t len = strlen(d->lines[which]);
+	if (len + (size_t)(end - base) + 8 < sizeof d->lines[which])
+		snprintf(d->lines[which] + len, sizeof d->lines[which] - len, "%s%.*s",
+		         d->n[which] ? ", " : "", (int)(end - base), base);
+	else if (!strstr(d->lines[which], ", ..."))
+		strcat(d->lines[which], ", ...");
+	d->n[which]++;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void dwarf_summary(diag_sum *d)
+{
+	if (d->n[0])
+		fprintf(stderr,
+		        "fold: %u module%s without debug info (%s): function names from their symbol tables, "
+		        "no source "
+		        "lines\n",
+		        d->n[0], d->n[0] == 1 ? "" : "s", d->lines[0]);
+	if (d->n[1])
+		fprintf(stderr, "fold: %u module%s without debug info or symbols (%s): addresses only\n",
+		        d->n[1], d->n[1] == 1 ? "" : "s", d->lines[1]);
+}
+
 static void progress_cb(void *arg, double fraction, const char *what)
 {
 	report_progress_update(arg, fraction, what);
+}
+
+/* The terminal's width: COLUMNS when set (as shells export it, and as a
+ * script asks for a width), else the terminal's, else 100. */
+static unsigned terminal_width(void)
+{
+	const char *c = getenv("COLUMNS");
+	char *end;
+	unsigned long v = c ? strtoul(c, &end, 10) : 0;
+	if (c && end != c && !*end && v >= 40 && v <= 1000)
+		return (unsigned)v;
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 100;
 }
 
 /* The numeric analysis options: where each goes in fold_options and what it
@@ -202,12 +266,12 @@ static int write_outputs(const fold_analysis *a, const outputs *out, int profile
 		}
 	}
 	if (profile_only) {
-		if (report_profile_table(a, stdout)) {
+		if (report_profile_table(a, stdout, terminal_width())) {
 			fprintf(stderr, "fold: standard output: write failed\n");
 			status = 1;
 		}
 	} else if (!out->html && !out->json && !out->csv) {
-		report_terminal(a, stdout, 100, isatty(STDOUT_FILENO));
+		report_terminal(a, stdout, terminal_width(), isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
 	}
 	return status;
 }
@@ -221,8 +285,14 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	int status = parse_options(argc, argv, &opt, &out);
 	if (status >= 0)
 		return status;
-	if (out.quiet)
+	diag_sum dsum = {.n = {0, 0}};
+	pthread_mutex_init(&dsum.lock, NULL);
+	if (out.quiet) {
 		opt.diag = quiet_diag;
+	} else {
+		opt.diag = summarising_diag;
+		opt.diag_arg = &dsum;
+	}
 	report_progress *prog = report_progress_new(out.quiet);
 	opt.progress = progress_cb;
 	opt.progress_arg = prog;
@@ -232,6 +302,8 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	int rc = fold_analyze((const char *const *)argv + optind, (size_t)(argc - optind), &opt, &a, err,
 	                      sizeof err);
 	report_progress_done(prog);
+	dwarf_summary(&dsum);
+	pthread_mutex_destroy(&dsum.lock);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
 		return 1;

@@ -81,6 +81,16 @@ static void free_region(fold_region_result *r)
 	free_kvs(r->fit_params, r->nfit_params);
 }
 
+static void free_hot(fold_hot_function *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(h[i].function);
+		free(h[i].module);
+		free(h[i].file);
+	}
+	free(h);
+}
+
 void fold_analysis_free(fold_analysis *a)
 {
 	if (!a)
@@ -135,6 +145,19 @@ void fold_analysis_free(fold_analysis *a)
 	for (size_t i = 0; i < a->nmodels_used; i++)
 		free(a->models_used[i]);
 	free(a->models_used);
+	for (size_t i = 0; i < a->nthreads; i++) {
+		free(a->threads[i].name);
+		free_hot(a->threads[i].top, a->threads[i].ntop);
+	}
+	free(a->threads);
+	free_hot(a->hot_cpu, a->nhot_cpu);
+	free_hot(a->hot_wall, a->nhot_wall);
+	for (size_t i = 0; i < a->nimbalance; i++) {
+		free(a->imbalance[i].region);
+		free(a->imbalance[i].values_ns);
+		free(a->imbalance[i].who);
+	}
+	free(a->imbalance);
 	free(a);
 }
 

@@ -5,8 +5,9 @@
  * regions matched by name across processes (region_match.c) -> instances
  * and the exact profile (instances.c, profile.c) -> every region through
  * the per-region pipeline (region_pipeline.c), in parallel on the worker
- * pool (fold_regions.c) -> whole-run attribution -> regions ranked by total
- * time. Warnings are collected along the way (analyze__warn).
+ * pool (fold_regions.c) -> whole-run attribution -> threads classed, CPU
+ * and wall views (threads_class.c) -> imbalance (imbalance.c); regions
+ * ranked by total time. Warnings are collected along the way (analyze__warn).
  */
 #define _GNU_SOURCE
 #include "analyze.h"
@@ -21,6 +22,7 @@
 
 #include "analyze_ctx.h"
 #include "fit.h"
+#include "threads_class.h"
 
 void fold_options_init(fold_options *opt)
 {
@@ -140,6 +142,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	if ((rc = analyze__fold_regions(&c)))
 		goto fail_nomem;
 	if ((rc = fold__attrib_global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)))
+		goto fail_nomem;
+	if ((rc = fold__threads_classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold__imbalance(c.a)))
 		goto fail_nomem;
 	analyze__progress(&c, 1.0, "done");
 	*out = c.a;

@@ -55,6 +55,8 @@ void analyze__progress(analyze_ctx *c, double fraction, const char *what);
 /* run_meta.c: a->procs, a->sample_config, a->counters, a->missing. */
 int analyze__fill_processes(analyze_ctx *c);
 int analyze__fill_counters(analyze_ctx *c);
+/* The sampling configuration of a trace's INFO, in words with units. */
+char *analyze__sampling_text(const char *source, const char *event, const char *period, const char *jitter);
 
 /* region_match.c: c->reg and c->map: every trace's region ids mapped to one
  * region per name (unnamed regions by their function's name). */

@@ -6,7 +6,8 @@
  * aggregate the innermost logical frame (function, file, line); the
  * timeline and the call tree walk logical frames from the outside in.
  *
- * Timeline (a simplified multiple-sequence alignment): the common outer
+ * Timeline (a simplified multiple-sequence alignment): samples are aligned
+ * at the region's own frame when >= 90% of them have one; the common outer
  * frames are the longest prefix of logical frames shared by >= 97% of the
  * folded samples (ending at the region's own function when it has one); below it, at each of up to
  * FOLD__TIMELINE_LEVELS depths, the normalised time axis is cut into bins, each bin takes the function most
@@ -28,10 +29,7 @@
 #define FOLD__TOP_PER_PHASE 10
 #define FOLD__TIMELINE_LEVELS 4
 
-typedef struct lframe {
-	const char *function, *file;
-	unsigned line;
-} lframe;
+typedef fold__frame lframe;
 
 typedef struct stk_info {
 	int done;
@@ -193,6 +191,21 @@ static stk_info *stack_of(fold__attrib *a, unsigned proc, uint32_t id)
 	return si && si->nlog ? si : NULL;
 }
 
+const fold__frame *fold__attrib_stack(fold__attrib *a, unsigned proc, uint32_t id, unsigned *n,
+                                      const char **leaf_module)
+{
+	*n = 0;
+	if (leaf_module)
+		*leaf_module = NULL;
+	stk_info *si = a ? stack_of(a, proc, id) : NULL;
+	if (!si)
+		return NULL;
+	*n = si->nlog;
+	if (leaf_module && si->leaf)
+		*leaf_module = si->leaf->module;
+	return si->log;
+}
+
 static int same_str(const char *x, const char *y)
 {
 	if (x == y)
@@ -213,7 +226,14 @@ typedef struct hit {
 	unsigned phase;
 	double x;
 	const stk_info *si;
+	unsigned base; /* timeline: the sample's depth of the region's own frame (0: none) */
 } hit;
+
+/* The frame at depth d below the timeline's base of hit, or NULL. */
+static const lframe *tl_frame(const hit *h, unsigned d)
+{
+	return h->base + d < h->si->nlog ? &h->si->log[h->base + d] : NULL;
+}
 
 /* The out-of-line function a sample's leaf line belongs to: a line inlined
  * into two functions is two places in the program, not one. */
@@ -375,10 +395,11 @@ static const char *majority(const hit *h, size_t a, size_t b, unsigned d, size_t
 	size_t nt = 0;
 	*present = 0;
 	for (size_t i = a; i < b; i++) {
-		if (h[i].si->nlog <= d)
+		const lframe *f = tl_frame(&h[i], d);
+		if (!f)
 			continue;
 		(*present)++;
-		const char *fn = h[i].si->log[d].function;
+		const char *fn = f->function;
 		size_t k;
 		for (k = 0; k < nt; k++)
 			if (same_str(t[k].key, fn))
@@ -408,6 +429,23 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 	tally *t = malloc(256 * sizeof *t);
 	if (!t)
 		return -ENOMEM;
+	/* Samples whose stacks hold a frame named like the region (a function
+	 * or an OpenMP region's outlined function) are aligned at it: threads
+	 * that reach one parallel region from different roots (the main
+	 * thread from main, workers from the runtime's thread start) then
+	 * share their frames below it, and the timeline starts at the
+	 * region's own code, not at the thread roots. */
+	size_t own = 0;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned d = 0; d < h[i].si->nlog; d++)
+			if (same_str(h[i].si->log[d].function, r->name)) {
+				h[i].base = d;
+				own++;
+				break;
+			}
+	if ((double)own < 0.9 * (double)n)
+		for (size_t i = 0; i < n; i++)
+			h[i].base = 0;
 	/* Common outer frames: extend while >= 97% of samples agree, and stop
 	 * below a frame named like the region (a function region's own frame). */
 	unsigned prefix = 0;
@@ -482,9 +520,9 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 				unsigned *lines = malloc((edge[e] - edge[b] + 1) * sizeof *lines);
 				if (lines) {
 					for (size_t i = edge[b]; i < edge[e]; i++)
-						if (h[i].si->nlog > d &&
-						    same_str(h[i].si->log[d].function, binfn[b]))
-							lines[nt++] = h[i].si->log[d].line;
+						if (tl_frame(&h[i], d) &&
+						    same_str(tl_frame(&h[i], d)->function, binfn[b]))
+							lines[nt++] = tl_frame(&h[i], d)->line;
 					for (size_t i = 0; i < nt; i++) {
 						size_t c = 0;
 						for (size_t k = 0; k < nt && nt < 2000; k++)
@@ -497,8 +535,9 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 					free(lines);
 				}
 				for (size_t i = edge[b]; i < edge[e] && !file; i++)
-					if (h[i].si->nlog > d && same_str(h[i].si->log[d].function, binfn[b]))
-						file = h[i].si->log[d].file;
+					if (tl_frame(&h[i], d) &&
+					    same_str(tl_frame(&h[i], d)->function, binfn[b]))
+						file = tl_frame(&h[i], d)->file;
 				sp->file = dup_or_null(file);
 				sp->line = best_line;
 				if (!sp->function) {
@@ -548,7 +587,7 @@ int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__i
 			unsigned p = 0;
 			while (p + 1 < r->nphases && x >= r->phases[p + 1].start)
 				p++;
-			h[n++] = (hit){p, x, si};
+			h[n++] = (hit){p, x, si, 0};
 		}
 	}
 	int rc = 0;

@@ -33,6 +33,18 @@ const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t 
 int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
                         fold_region_result *r);
 
+/* A logical frame: a physical frame or one of its inlined calls. */
+typedef struct fold__frame {
+	const char *function, *file;
+	unsigned line;
+} fold__frame;
+
+/* The logical frames of stack id of process proc, outermost first (*n of
+ * them; NULL and 0 for no stack), and the module of the interrupted address
+ * (NULL when unknown). Valid until fold__attrib_free; thread-safe. */
+const fold__frame *fold__attrib_stack(fold__attrib *a, unsigned proc, uint32_t id, unsigned *n,
+                                      const char **leaf_module);
+
 /* Fills the sampled call tree (an->cct) from every sample of every trace. */
 int fold__attrib_global(fold__attrib *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an);
 

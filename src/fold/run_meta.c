@@ -8,6 +8,38 @@
 
 #include "analyze_ctx.h"
 
+/* "wall-clock timer every 10 ms, jitter 10%", "CPU-time timer every 1 ms",
+ * "PAPI_TOT_CYC every 2000000 events": the sampling a user set, with units. */
+char *analyze__sampling_text(const char *src, const char *ev, const char *per, const char *jit)
+{
+	char period[64] = "", jitter[48] = "";
+	double p = per ? strtod(per, NULL) : 0, j = jit ? strtod(jit, NULL) : 0;
+	int timer = !strcmp(src, "time");
+	if (p > 0 && timer) {
+		/* The period of a timer is in nanoseconds. */
+		if (p >= 1e9)
+			snprintf(period, sizeof period, " every %.3g s", p / 1e9);
+		else if (p >= 1e6)
+			snprintf(period, sizeof period, " every %.3g ms", p / 1e6);
+		else if (p >= 1e3)
+			snprintf(period, sizeof period, " every %.3g us", p / 1e3);
+		else
+			snprintf(period, sizeof period, " every %.0f ns", p);
+	} else if (p > 0) {
+		snprintf(period, sizeof period, " every %.0f events", p);
+	}
+	if (j > 0)
+		snprintf(jitter, sizeof jitter, ", jitter %.3g%%", 100 * j);
+	if (!strcmp(src, "off"))
+		return util_strdup("off");
+	if (timer) {
+		const char *what =
+		    ev && !strcmp(ev, "CLOCK_THREAD_CPUTIME_ID") ? "CPU-time timer" : "wall-clock timer";
+		return util_asprintf("%s%s%s", what, period, jitter);
+	}
+	return util_asprintf("%s%s%s", ev && *ev ? ev : src, period, jitter);
+}
+
 int analyze__fill_processes(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
@@ -61,15 +93,18 @@ int analyze__fill_processes(analyze_ctx *c)
 		/* The runtime writes these statistics in its final flush (and the
 		 * crash path "threads"): without them the process never got there. */
 		if (!ingest__trace_stat(t, "threads", &sv))
-			analyze__warn(c,
-			              "%s: the run was cut: no end records (the process was killed, by SIGKILL or the "
-			              "OOM killer, before fold's final flush); it holds what was flushed until then "
-			              "(FOLD_FLUSH_INTERVAL)",
-			              t->path);
+			analyze__warn(
+			    c,
+			    "%s: the run was cut: no end records (the process was killed, by SIGKILL or the "
+			    "OOM killer, before fold's final flush); it holds what was flushed until then "
+			    "(FOLD_FLUSH_INTERVAL)",
+			    t->path);
 		if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
 			uint64_t ls = 0;
 			ingest__trace_stat(t, "samples.lost_writing", &ls);
-			analyze__warn(c, "%s: %llu chunk(s) with %llu samples could not be written (disk full or write error)",
+			analyze__warn(c,
+			              "%s: %llu chunk(s) with %llu samples could not be written (disk full "
+			              "or write error)",
 			              t->path, (unsigned long long)sv, (unsigned long long)ls);
 		}
 		if (t->nsalvage)
@@ -93,9 +128,7 @@ int analyze__fill_processes(analyze_ctx *c)
 		const char *ev = ingest__trace_info(t, "sample.event"),
 		           *per = ingest__trace_info(t, "sample.period"),
 		           *jit = ingest__trace_info(t, "sample.jitter");
-		a->sample_config =
-		    util_asprintf("%s%s%s%s%s%s%s", src, ev ? " " : "", ev ? ev : "", per ? " period " : "",
-		                  per ? per : "", jit ? " jitter " : "", jit ? jit : "");
+		a->sample_config = analyze__sampling_text(src, ev, per, jit);
 	}
 	return 0;
 }

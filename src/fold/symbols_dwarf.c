@@ -185,6 +185,11 @@ static const char *name_of_die(dw_ctx *c, Dwarf_Die die, const char *prefix, int
 			return r;
 	}
 	s = die_string(c, die, DW_AT_name);
+	/* GCC names an outlined OpenMP region after its function's linkage
+	 * name ("_ZN9Integrate3runEv._omp_fn.0", "__m_MOD_p._omp_fn.1"), which
+	 * is already qualified: demangled, not prefixed again. */
+	if (s && s[0] == '_' && (s[1] == 'Z' || (s[1] == '_' && strstr(s, "_MOD_"))))
+		return symtab__pretty_name(&c->img->strings, intern(c, s));
 	if (s && prefix) {
 		char buf[1024];
 		int n = snprintf(buf, sizeof buf, "%s::%s", prefix, s);

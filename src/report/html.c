@@ -15,6 +15,7 @@
 
 #include "fold_version.h"
 #include "html.h"
+#include "names.h"
 #include "trace_format.h"
 
 void report_html_text(html_ctx *h, const char *s)
@@ -263,31 +264,6 @@ static void overview_counters(html_ctx *h)
 	report_buf_puts(h->b, "</div>\n");
 }
 
-static void overview_warnings(html_ctx *h)
-{
-	const fold_analysis *a = h->a;
-	size_t nsalvage = 0;
-	for (size_t i = 0; i < a->nprocs; i++)
-		nsalvage += a->procs[i].nsalvage;
-	report_buf_printf(h->b, "<h3>Warnings</h3><div id=\"warnings\">");
-	if (!a->nwarnings && !nsalvage)
-		report_buf_puts(h->b, "<p class=\"note\">None.</p>");
-	for (size_t i = 0; i < a->nwarnings; i++) {
-		report_buf_puts(h->b, "<div class=\"warn\">");
-		report_html_text(h, a->warnings[i].what);
-		report_buf_puts(h->b, "</div>\n");
-	}
-	for (size_t i = 0; i < a->nprocs; i++)
-		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
-			report_buf_puts(h->b, "<div class=\"warn bad\">");
-			report_html_text(h, a->procs[i].trace_path);
-			report_buf_puts(h->b, ": ");
-			report_html_text(h, a->procs[i].salvage_messages[k]);
-			report_buf_puts(h->b, "</div>\n");
-		}
-	report_buf_puts(h->b, "</div>\n");
-}
-
 static void overview_ranking(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
@@ -346,6 +322,8 @@ static void page_head(html_ctx *h)
 	report_html_text(h, base ? base + 1 : exe ? exe : "run");
 	report_buf_puts(h->b, "</title>\n<style>\n");
 	report_buf_puts(h->b, report_html_css);
+	report_buf_puts(h->b, report_html_views_css);
+	report_buf_puts(h->b, report_html_source_css);
 	/* Report errors of the main script in the page itself, where tests (and users) can see them. */
 	report_buf_puts(h->b,
 	                "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
@@ -356,19 +334,29 @@ static void page_head(html_ctx *h)
 	          "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
 	report_buf_puts(h->b, "<header class=\"top\"><div class=\"brand\">fold<span>.</span></div><nav>"
 	                      "<a href=\"#overview\">Overview</a>");
+	if (a->nthreads)
+		report_buf_puts(h->b, "<a href=\"#cpu\">CPU</a>");
+	if (a->nimbalance)
+		report_buf_puts(h->b, "<a href=\"#imbalance\">Imbalance</a>");
 	for (size_t i = 0; i < a->nregions && i < 6; i++) {
 		if (!a->regions[i].folded)
 			continue;
-		report_buf_printf(h->b, "<a href=\"#region-%zu\">", i);
-		report_html_text_max(h, a->regions[i].name, 28);
+		char nm[256];
+		report_short_name(a->regions[i].name, 32, nm, sizeof nm);
+		report_buf_printf(h->b, "<a href=\"#region-%zu\" title=\"", i);
+		report_html_text(h, a->regions[i].name);
+		report_buf_puts(h->b, "\">");
+		report_html_text(h, nm);
 		report_buf_puts(h->b, "</a>");
 	}
 	report_buf_puts(h->b, "<a href=\"#profile\">Profile</a><a href=\"#calltree\">Call tree</a></nav>");
 	report_buf_puts(h->b, "<select id=\"region-select\" class=\"js-only\" aria-label=\"region\">"
 	                      "<option value=\"all\">All regions</option>");
 	for (size_t i = 0; i < a->nregions; i++) {
+		char nm[256];
+		report_short_name(a->regions[i].name, 60, nm, sizeof nm);
 		report_buf_printf(h->b, "<option value=\"%zu\">", i);
-		report_html_text_max(h, a->regions[i].name, 60);
+		report_html_text(h, nm);
 		report_buf_puts(h->b, "</option>");
 	}
 	report_buf_puts(h->b, "</select></header>\n<main>\n");
@@ -383,6 +371,7 @@ static void page_tail(html_ctx *h)
 	report_html_region_data(h);
 	report_buf_puts(h->b, "</script>\n<script>\n");
 	report_buf_puts(h->b, report_html_js);
+	report_buf_puts(h->b, report_html_views_js);
 	report_buf_puts(h->b, "</script>\n</body></html>\n");
 }
 
@@ -398,8 +387,10 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 	page_head(&h);
 	overview_run(&h);
 	overview_counters(&h);
-	overview_warnings(&h);
+	report_html_warnings(&h);
 	overview_ranking(&h);
+	report_html_cpu_views(&h);
+	report_html_imbalance(&h);
 	for (size_t i = 0; i < a->nregions; i++)
 		report_html_region(&h, i);
 	report_html_profile(&h);

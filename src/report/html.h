@@ -32,6 +32,16 @@ void report_html_region(html_ctx *h, size_t region_index);
 /* The script's data block: per region its series curves and phases. */
 void report_html_region_data(html_ctx *h);
 void report_html_profile(html_ctx *h);
+/* html_views.c: where the CPUs worked (thread selector), threads,
+ * imbalance, grouped warnings, and their CSS and script. */
+void report_html_cpu_views(html_ctx *h);
+void report_html_imbalance(html_ctx *h);
+void report_html_warnings(html_ctx *h);
+extern const char report_html_views_css[];
+extern const char report_html_views_js[];
+/* html_source.c: a folded region's hottest phase lines in their source. */
+void report_html_source(html_ctx *h, const fold_region_result *r);
+extern const char report_html_source_css[];
 
 /* Shared helpers (html.c). */
 void report_html_text(html_ctx *h, const char *s);                     /* escaped text, "-" for NULL */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "names.h"
 
 typedef struct frame {
 	double w, h;   /* viewBox */
@@ -474,11 +475,14 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 		    "<td class=\"n\">%lu</td><td>",
 		    k + 1, p->start, p->end, d, p->samples);
 		for (size_t i = 0; i < p->nrates; i++) {
-			report_fmt_si(v, sizeof v, p->rates[i]);
+			int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
+			if (!cpus)
+				report_fmt_si(v, sizeof v, p->rates[i]);
 			report_buf_puts(h->b, "<span class=\"attr\"><code>");
 			report_html_text(h, p->rate_names[i]);
 			report_buf_printf(h->b, "</code> %s", v);
-			report_html_text(h, rate_unit(r, p->rate_names[i]));
+			if (!cpus)
+				report_html_text(h, rate_unit(r, p->rate_names[i]));
 			report_buf_puts(h->b, "</span>");
 		}
 		report_buf_puts(h->b, "</td><td>");
@@ -489,6 +493,30 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 		report_buf_puts(h->b, "</td></tr>\n");
 	}
 	report_buf_puts(h->b, "</tbody></table>\n");
+}
+
+/* Position of duration v in [mn, mx] on the histogram's axis, in [0, 1]. */
+static double hist_pos(double v, double mn, double mx, int logx)
+{
+	double p = logx ? log10(v / mn) / log10(mx / mn) : (v - mn) / (mx - mn);
+	return p < 0 ? 0 : p > 0.999999 ? 0.999999 : p;
+}
+
+/* A log-scale duration axis: a tick at every power of ten in [mn, mx]. */
+static void log_ns_axis(html_ctx *h, const frame *f, double mn, double mx)
+{
+	double y = f->t + f->ph;
+	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+	                  f->l, f->l + f->pw, y, y);
+	for (double d = pow(10, ceil(log10(mn))); d <= mx * 1.000001; d *= 10) {
+		char lab[32];
+		report_fmt_ns(lab, sizeof lab, d);
+		double x = f->l + log10(d / mn) / log10(mx / mn) * f->pw;
+		report_buf_printf(h->b,
+		                  "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+		                  x, x, y, y + 4, x, y + 14, lab);
+	}
 }
 
 static void duration_histogram(html_ctx *h, const fold_region_result *r)
@@ -504,9 +532,12 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 	}
 	if (!(mx > mn))
 		mx = mn + 1;
+	/* Durations spanning two decades or more are binned on a log scale:
+	 * linear bins would put all but the longest in the first bin. */
+	int logx = mn > 0 && mx / mn >= 100;
 	unsigned long top = 0;
 	for (size_t i = 0; i < r->ninst; i++) {
-		int bin = (int)((r->inst[i].duration_ns - mn) / (mx - mn) * NBINS);
+		int bin = (int)(hist_pos(r->inst[i].duration_ns, mn, mx, logx) * NBINS);
 		bin = bin < 0 ? 0 : bin >= NBINS ? NBINS - 1 : bin;
 		if (r->inst[i].used)
 			used[bin]++;
@@ -542,7 +573,7 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 		const fold_group *g = &r->groups[r->selected_group];
 		double med = g->median_duration_ns;
 		if (med >= mn && med <= mx) {
-			double x = f.l + (med - mn) / (mx - mn) * f.pw;
+			double x = f.l + hist_pos(med, mn, mx, logx) * f.pw;
 			report_buf_printf(h->b,
 			                  "<line class=\"med\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 			                  "y2=\"%.1f\"><title>median "
@@ -550,10 +581,14 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 			                  x, x, f.t, f.t + f.ph, g->id);
 		}
 	}
-	ns_axis(h, &f, mn, mx, 4);
+	if (logx)
+		log_ns_axis(h, &f, mn, mx);
+	else
+		ns_axis(h, &f, mn, mx, 4);
 	report_buf_printf(
-	    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">instance duration</text>",
-	    f.l + f.pw, f.h - 2);
+	    h->b,
+	    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">instance duration%s</text>",
+	    f.l + f.pw, f.h - 2, logx ? " (log scale)" : "");
 	report_buf_puts(
 	    h->b, "</svg><div class=\"legend\"><span><i style=\"background:#2563eb;height:9px\"></i>used"
 	          "</span><span><i style=\"background:#f97316;height:9px\"></i>excluded</span>"
@@ -697,16 +732,24 @@ void report_html_region(html_ctx *h, size_t ri)
 	if (r->fit_method) {
 		report_buf_puts(h->b, " &middot; fit ");
 		report_html_text(h, r->fit_method);
-		for (size_t i = 0; i < r->nfit_params; i++) {
-			report_buf_puts(h->b, i ? ", " : " (");
-			report_html_text(h, r->fit_params[i].key);
-			report_buf_puts(h->b, "=");
-			report_html_text(h, r->fit_params[i].value);
-		}
-		if (r->nfit_params)
-			report_buf_puts(h->b, ")");
 	}
 	report_buf_puts(h->b, "</p>\n");
+	/* The fit's parameters are evidence for who asks, not the first thing to read. */
+	if (r->nfit_params) {
+		report_buf_printf(
+		    h->b,
+		    "<details class=\"fitparams\"><summary class=\"note\">fit parameters (%zu)</summary>"
+		    "<table><tbody>",
+		    r->nfit_params);
+		for (size_t i = 0; i < r->nfit_params; i++) {
+			report_buf_puts(h->b, "<tr><td class=\"mono\">");
+			report_html_text(h, r->fit_params[i].key);
+			report_buf_puts(h->b, "</td><td class=\"mono\">");
+			report_html_text(h, r->fit_params[i].value);
+			report_buf_puts(h->b, "</td></tr>");
+		}
+		report_buf_puts(h->b, "</tbody></table></details>\n");
+	}
 	if (!r->folded) {
 		report_buf_puts(h->b, "<div class=\"warn\">Not folded: ");
 		report_html_text(h, r->reason ? r->reason : "no reason given");
@@ -729,6 +772,7 @@ void report_html_region(html_ctx *h, size_t ri)
 		timeline_chart(h, r);
 		report_buf_puts(h->b, "</div>\n");
 		phase_table(h, r);
+		report_html_source(h, r);
 	}
 	report_buf_puts(h->b, "<div class=\"plots\" style=\"margin-top:12px\">\n");
 	duration_histogram(h, r);

@@ -447,6 +447,77 @@ static void write_tree(jw *w, const char *name, const fold_cct_node *t, size_t n
 	close_(w, ']');
 }
 
+static void write_hot(jw *w, const char *k, const fold_hot_function *h, size_t n)
+{
+	karr(w, k);
+	for (size_t i = 0; i < n; i++) {
+		eobj(w);
+		kstr(w, "function", h[i].function);
+		kstr(w, "module", h[i].module);
+		kstr(w, "file", h[i].file);
+		kint(w, "line", h[i].line);
+		kint(w, "samples", (long long)h[i].samples);
+		kint(w, "line_samples", (long long)h[i].line_samples);
+		knum(w, "cpu_ns", h[i].cpu_ns);
+		knum(w, "off_cpu_ns", h[i].off_cpu_ns);
+		close_(w, '}');
+	}
+	close_(w, ']');
+}
+
+/* Threads with their class, the CPU and wall views, and the imbalance. */
+static void write_views(jw *w, const fold_analysis *a)
+{
+	static const char *const klass[] = {"application", "openmp", "idle_helper"};
+	karr(w, "threads");
+	for (size_t i = 0; i < a->nthreads; i++) {
+		const fold_thread_summary *t = &a->threads[i];
+		eobj(w);
+		kint(w, "proc", t->proc);
+		kint(w, "rank", t->rank);
+		kint(w, "stream", t->stream);
+		kint(w, "index", t->index);
+		kstr(w, "name", t->name);
+		kstr(w, "class", klass[t->klass < 3 ? t->klass : 0]);
+		kint(w, "samples", (long long)t->samples);
+		kint(w, "wait_samples", (long long)t->wait_samples);
+		knum(w, "wall_ns", t->wall_ns);
+		if (t->cpu_known)
+			knum(w, "cpu_ns", t->cpu_ns);
+		else
+			kstr(w, "cpu_ns", NULL);
+		write_hot(w, "top", t->top, t->ntop);
+		close_(w, '}');
+	}
+	close_(w, ']');
+	kbool(w, "cpu_weighted", a->cpu_weighted);
+	write_hot(w, "hot_cpu", a->hot_cpu, a->nhot_cpu);
+	write_hot(w, "hot_wall", a->hot_wall, a->nhot_wall);
+	karr(w, "imbalance");
+	for (size_t i = 0; i < a->nimbalance; i++) {
+		const fold_imbalance *m = &a->imbalance[i];
+		eobj(w);
+		kstr(w, "region", m->region);
+		kint(w, "kind", m->kind);
+		kstr(w, "over", m->by_thread ? "threads" : "ranks");
+		kint(w, "proc", m->proc);
+		num_array(w, "values_ns", m->values_ns, m->n, 1);
+		karr(w, "who");
+		for (size_t k = 0; k < m->n; k++) {
+			sep(w);
+			num_raw(w, (double)m->who[k]);
+		}
+		close_(w, ']');
+		knum(w, "min_ns", m->min_ns);
+		knum(w, "mean_ns", m->mean_ns);
+		knum(w, "max_ns", m->max_ns);
+		knum(w, "lb", m->lb);
+		kint(w, "slowest", m->slowest);
+		close_(w, '}');
+	}
+	close_(w, ']');
+}
+
 static void write_document(jw *w, const fold_analysis *a)
 {
 	open_(w, '{');
@@ -501,6 +572,7 @@ static void write_document(jw *w, const fold_analysis *a)
 	for (size_t i = 0; i < a->nlines; i++)
 		write_attribution(w, &a->lines[i]);
 	close_(w, ']');
+	write_views(w, a);
 	karr(w, "warnings");
 	for (size_t i = 0; i < a->nwarnings; i++) {
 		sep(w);

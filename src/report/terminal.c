@@ -14,79 +14,10 @@
 #include <string.h>
 
 #include "report_text.h"
-
-typedef struct term {
-	report_buf *b;
-	unsigned width;
-	int color;
-	unsigned col; /* columns written on the current line */
-} term;
-
-static void sgr(term *t, const char *code)
-{
-	if (t->color)
-		report_buf_printf(t->b, "\x1b[%sm", code);
-}
-
-/* Raw text the caller knows to be short and clean (labels, numbers). */
-static void put(term *t, const char *s)
-{
-	unsigned room = t->col < t->width ? t->width - t->col : 0;
-	t->col += report_esc_term(t->b, s, room);
-}
-
-static void putf(term *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(term *t, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	put(t, tmp);
-}
-
-/* Untrusted text in a cell of exactly w columns (cut or padded). */
-static void cell(term *t, const char *s, unsigned w, int right)
-{
-	unsigned room = t->col < t->width ? t->width - t->col : 0;
-	if (w > room)
-		w = room;
-	unsigned len = report_term_width(s ? s : "-");
-	if (len > w)
-		len = w;
-	if (right)
-		for (unsigned i = len; i < w; i++)
-			report_buf_putc(t->b, ' ');
-	report_esc_term(t->b, s ? s : "-", w);
-	if (!right)
-		for (unsigned i = len; i < w; i++)
-			report_buf_putc(t->b, ' ');
-	t->col += w;
-}
-
-static void pad_to(term *t, unsigned col)
-{
-	while (t->col < col && t->col < t->width) {
-		report_buf_putc(t->b, ' ');
-		t->col++;
-	}
-}
-
-static void newline(term *t)
-{
-	report_buf_putc(t->b, '\n');
-	t->col = 0;
-}
-
-static void heading(term *t, const char *s)
-{
-	newline(t);
-	sgr(t, "1");
-	put(t, s);
-	sgr(t, "0");
-	newline(t);
-}
+#include "term.h"
+#include "terminal_views.h"
+#include "names.h"
+#include "warn_group.h"
 
 static void run_summary(term *t, const fold_analysis *a)
 {
@@ -99,24 +30,26 @@ static void run_summary(term *t, const fold_analysis *a)
 		dur = fmax(dur, a->procs[i].duration_ns);
 		mpi |= a->procs[i].rank >= 0;
 	}
-	sgr(t, "1");
-	put(t, "fold summary");
-	sgr(t, "0");
+	term_sgr(t, "1");
+	term_put(t, "fold summary");
+	term_sgr(t, "0");
 	if (a->nprocs && (a->procs[0].cmdline || a->procs[0].exe)) {
-		put(t, ": ");
-		put(t, a->procs[0].cmdline ? a->procs[0].cmdline : a->procs[0].exe);
+		term_put(t, ": ");
+		term_put(t, a->procs[0].cmdline ? a->procs[0].cmdline : a->procs[0].exe);
 	}
-	newline(t);
+	term_newline(t);
 	report_fmt_ns(d, sizeof d, dur);
-	putf(t, "  %zu process%s%s, %u thread%s, %s, %lu samples", a->nprocs, a->nprocs == 1 ? "" : "es",
-	     mpi ? " (MPI)" : "", threads, threads == 1 ? "" : "s", d, a->total_samples);
-	if (a->sample_config) {
-		put(t, ", sampling ");
-		put(t, a->sample_config);
-	}
-	newline(t);
+	char line[1024];
+	int n = snprintf(line, sizeof line, "%zu process%s%s, %u thread%s, %s, %lu samples", a->nprocs,
+	                 a->nprocs == 1 ? "" : "es", mpi ? " (MPI ranks)" : "", threads,
+	                 threads == 1 ? "" : "s", d, a->total_samples);
+	if (a->sample_config && n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, ", sampling: %s", a->sample_config);
+	term_put(t, "  ");
+	term_wrapped(t, line, 4);
+	term_newline(t);
 	if (a->nprocs) {
-		put(t, "  hosts: ");
+		term_put(t, "  hosts: ");
 		size_t shown = 0;
 		for (size_t i = 0; i < a->nprocs && shown < 6; i++) {
 			const char *hname = a->procs[i].host;
@@ -126,72 +59,122 @@ static void run_summary(term *t, const fold_analysis *a)
 			if (seen)
 				continue;
 			if (shown++)
-				put(t, ", ");
-			put(t, hname);
+				term_put(t, ", ");
+			term_put(t, hname);
 		}
 		if (!shown)
-			put(t, "unknown");
-		newline(t);
+			term_put(t, "unknown");
+		term_newline(t);
 	}
-	put(t, "  counters: ");
+	term_put(t, "  counters: ");
 	if (!a->ncounters)
-		put(t, "none (timer sampling only)");
+		term_put(t, "none (timer sampling only)");
 	for (size_t i = 0; i < a->ncounters; i++) {
 		if (i)
-			put(t, ", ");
-		put(t, a->counters[i].name);
+			term_put(t, ", ");
+		term_put(t, a->counters[i].name);
 	}
-	newline(t);
+	term_newline(t);
+	/* Counters that could not be counted, one line per reason. */
 	for (size_t i = 0; i < a->nmissing; i++) {
-		put(t, "  unavailable: ");
-		put(t, a->missing[i].name);
-		put(t, ": ");
-		put(t, a->missing[i].reason);
-		newline(t);
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(a->missing[k].reason ? a->missing[k].reason : "",
+			               a->missing[i].reason ? a->missing[i].reason : "");
+		if (seen)
+			continue;
+		report_buf m;
+		report_buf_init(&m);
+		report_buf_puts(&m, "unavailable: ");
+		for (size_t k = i, c = 0; k < a->nmissing; k++)
+			if (!strcmp(a->missing[k].reason ? a->missing[k].reason : "",
+			            a->missing[i].reason ? a->missing[i].reason : "")) {
+				report_buf_printf(&m, "%s%s", c++ ? ", " : "", a->missing[k].name);
+			}
+		report_buf_printf(&m, ": %s", a->missing[i].reason ? a->missing[i].reason : "unknown reason");
+		term_put(t, "  ");
+		term_wrapped(t, m.oom ? "unavailable counters" : m.data, 4);
+		term_newline(t);
+		report_buf_free(&m);
 	}
 }
 
+/* Regions by time: the numbers first, the name in the room left (shortened
+ * by names.c, never cut mid-word at 80 columns for common names); why a
+ * region was not folded is said once per reason below the table. */
 static void region_table(term *t, const fold_analysis *a)
 {
 	char d[32], m[32], n[32];
-	/* Fixed columns take 56 and the folded column about 14; the name gets the rest. */
-	unsigned namew = t->width > 56 + 14 + 16 ? t->width - 56 - 14 : 16;
-	heading(t, "Regions by time");
-	sgr(t, "2");
-	put(t, "   # ");
-	cell(t, "region", namew, 0);
-	put(t, " ");
-	cell(t, "kind", 9, 0);
-	cell(t, "total", 10, 1);
-	cell(t, "instances", 10, 1);
-	cell(t, "mean", 10, 1);
-	cell(t, "samples", 9, 1);
-	put(t, "  folded");
-	sgr(t, "0");
-	newline(t);
+	unsigned fixed = 4 + 8 + 7 + 8 + 8 + 2 + 9 + 9;
+	unsigned namew = t->width > fixed + 16 ? t->width - fixed : 16;
+	term_heading(t, "Regions by time");
+	term_sgr(t, "2");
+	term_put(t, "   #");
+	term_cell(t, "total", 8, 1);
+	term_cell(t, "count", 7, 1);
+	term_cell(t, "mean", 8, 1);
+	term_cell(t, "samples", 8, 1);
+	term_put(t, "  ");
+	term_cell(t, "kind", 9, 0);
+	term_cell(t, "folded", 9, 0);
+	term_put(t, "region");
+	term_sgr(t, "0");
+	term_newline(t);
+	int unfolded = 0;
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
-		putf(t, "%4zu ", i + 1);
-		cell(t, r->name, namew, 0);
-		put(t, " ");
-		cell(t, fold_region_kind_label(r->kind), 9, 0);
+		term_putf(t, "%4zu", i + 1);
 		report_fmt_ns(d, sizeof d, r->total_ns);
-		cell(t, d, 10, 1);
+		term_cell(t, d, 8, 1);
 		snprintf(n, sizeof n, "%lu", r->instances);
-		cell(t, n, 10, 1);
+		term_cell(t, n, 7, 1);
 		report_fmt_ns(m, sizeof m, r->mean_duration_ns);
-		cell(t, m, 10, 1);
+		term_cell(t, m, 8, 1);
 		snprintf(n, sizeof n, "%lu", r->samples);
-		cell(t, n, 9, 1);
-		put(t, "  ");
+		term_cell(t, n, 8, 1);
+		term_put(t, "  ");
+		term_cell(t, fold_region_kind_label(r->kind), 9, 0);
 		if (r->folded) {
-			putf(t, "%zu phase%s", r->nphases, r->nphases == 1 ? "" : "s");
+			snprintf(n, sizeof n, "%zu phase%s", r->nphases, r->nphases == 1 ? "" : "s");
+			term_cell(t, n, 9, 0);
 		} else {
-			sgr(t, "2");
-			put(t, r->reason ? r->reason : "no");
-			sgr(t, "0");
+			unfolded = 1;
+			term_sgr(t, "2");
+			term_cell(t, "no", 9, 0);
+			term_sgr(t, "0");
 		}
-		newline(t);
+		char nm[512];
+		report_short_name(r->name, namew, nm, sizeof nm);
+		term_put(t, nm);
+		term_newline(t);
+	}
+	if (!unfolded)
+		return;
+	/* Each reason once, with the regions it holds for. */
+	for (size_t i = 0; i < a->nregions; i++) {
+		const fold_region_result *r = &a->regions[i];
+		const char *why = r->reason ? r->reason : "not selected";
+		if (r->folded)
+			continue;
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !a->regions[k].folded &&
+			       !strcmp(a->regions[k].reason ? a->regions[k].reason : "not selected", why);
+		if (seen)
+			continue;
+		report_buf l;
+		report_buf_init(&l);
+		report_buf_printf(&l, "not folded (%s):", why);
+		for (size_t k = i, c = 0; k < a->nregions; k++)
+			if (!a->regions[k].folded &&
+			    !strcmp(a->regions[k].reason ? a->regions[k].reason : "not selected", why))
+				report_buf_printf(&l, "%s %zu", c++ ? "," : "", k + 1);
+		term_sgr(t, "2");
+		term_put(t, "     ");
+		term_wrapped(t, l.oom ? "not folded" : l.data, 7);
+		term_sgr(t, "0");
+		term_newline(t);
+		report_buf_free(&l);
 	}
 }
 
@@ -214,11 +197,13 @@ static const char *rate_suffix(const fold_region_result *r, const char *name)
 
 static void top_line(term *t, const fold_attribution *at)
 {
-	putf(t, "%3.0f%% ", 100 * at->share);
+	term_putf(t, "%3.0f%% ", 100 * at->share);
 	const char *base = at->file ? strrchr(at->file, '/') : NULL;
 	base = base ? base + 1 : at->file;
+	char fn[512];
 	if (!base) {
-		put(t, at->function);
+		report_short_name(at->function, term_room(t), fn, sizeof fn);
+		term_put(t, fn);
 		return;
 	}
 	/* The location is kept whole when it can be; the function takes the rest. */
@@ -229,29 +214,32 @@ static void top_line(term *t, const fold_attribution *at)
 	if (locw > room / 2)
 		locw = room / 2;
 	unsigned fnw = room > locw + 1 ? room - locw - 1 : 0;
-	unsigned need = report_term_width(at->function);
-	cell(t, at->function, need < fnw ? need : fnw, 0);
-	put(t, " ");
+	report_short_name(at->function, fnw, fn, sizeof fn);
+	unsigned need = report_term_width(fn);
+	term_cell(t, fn, need < fnw ? need : fnw, 0);
+	term_put(t, " ");
 	unsigned basew = locw > strlen(loc) ? locw - (unsigned)strlen(loc) : 1;
 	unsigned bw = report_term_width(base);
-	cell(t, base, bw < basew ? bw : basew, 0);
-	put(t, loc);
+	term_cell(t, base, bw < basew ? bw : basew, 0);
+	term_put(t, loc);
 }
 
 static void rate(term *t, const fold_region_result *r, const fold_phase_result *p, size_t i, unsigned width)
 {
 	char v[64];
-	report_fmt_si(v, sizeof v, p->rates[i]);
-	const char *suffix = rate_suffix(r, p->rate_names[i]);
-	if (*suffix && strcmp(suffix, "/s"))
-		strncat(v, " ", sizeof v - strlen(v) - 1);
-	strncat(v, suffix, sizeof v - strlen(v) - 1);
+	if (!report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v)) {
+		report_fmt_si(v, sizeof v, p->rates[i]);
+		const char *suffix = rate_suffix(r, p->rate_names[i]);
+		if (*suffix && strcmp(suffix, "/s"))
+			strncat(v, " ", sizeof v - strlen(v) - 1);
+		strncat(v, suffix, sizeof v - strlen(v) - 1);
+	}
 	unsigned vw = report_term_width(v);
 	unsigned nw = width > vw + 1 ? width - vw - 1 : 1;
 	unsigned name = report_term_width(p->rate_names[i]);
-	cell(t, p->rate_names[i], name < nw ? name : nw, 0);
-	put(t, " ");
-	put(t, v);
+	term_cell(t, p->rate_names[i], name < nw ? name : nw, 0);
+	term_put(t, " ");
+	term_put(t, v);
 }
 
 /* Narrow terminals: one phase per block, rates and top lines on their own lines. */
@@ -261,17 +249,17 @@ static void region_phases_narrow(term *t, const fold_region_result *r)
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase_result *p = &r->phases[k];
 		report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
-		putf(t, "  P%zu  %.3f-%.3f  %s  %lu samples", k + 1, p->start, p->end, d, p->samples);
-		newline(t);
+		term_putf(t, "  P%zu  %.3f-%.3f  %s  %lu samples", k + 1, p->start, p->end, d, p->samples);
+		term_newline(t);
 		for (size_t i = 0; i < p->nrates && i < 4; i++) {
-			put(t, "      ");
+			term_put(t, "      ");
 			rate(t, r, p, i, t->width - 6);
-			newline(t);
+			term_newline(t);
 		}
 		for (size_t i = 0; i < p->ntop && i < 3; i++) {
-			put(t, "      ");
+			term_put(t, "      ");
 			top_line(t, &p->top[i]);
-			newline(t);
+			term_newline(t);
 		}
 	}
 }
@@ -279,17 +267,19 @@ static void region_phases_narrow(term *t, const fold_region_result *r)
 static void region_phases(term *t, const fold_region_result *r)
 {
 	char m[32], d[32], v[32];
-	newline(t);
-	sgr(t, "1");
-	put(t, r->name);
-	sgr(t, "0");
+	term_newline(t);
+	term_sgr(t, "1");
+	char nm[512];
+	report_short_name(r->name, t->width, nm, sizeof nm);
+	term_put(t, nm);
+	term_sgr(t, "0");
 	report_fmt_ns(m, sizeof m, r->folded_mean_duration_ns);
-	newline(t);
-	putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used, r->instances,
-	     m, r->samples_folded);
+	term_newline(t);
+	term_putf(t, "  %lu of %lu instances folded (their mean %s), %lu samples", r->instances_used,
+	          r->instances, m, r->samples_folded);
 	if (r->fit_method)
-		putf(t, ", %s fit", r->fit_method);
-	newline(t);
+		term_putf(t, ", %s fit", r->fit_method);
+	term_newline(t);
 	if (t->width < 90) {
 		region_phases_narrow(t, r);
 		return;
@@ -298,17 +288,17 @@ static void region_phases(term *t, const fold_region_result *r)
 	unsigned fixed = 2 + 4 + 10 + 10 + 8 + 2;
 	unsigned rest = t->width > fixed + 30 ? t->width - fixed : 30;
 	unsigned ratew = rest * 7 / 20;
-	sgr(t, "2");
-	put(t, "  ");
-	cell(t, "ph", 4, 0);
-	cell(t, "span", 10, 0);
-	cell(t, "duration", 10, 1);
-	cell(t, "samples", 8, 1);
-	put(t, "  ");
-	cell(t, "rates", ratew, 0);
-	put(t, "top source lines");
-	sgr(t, "0");
-	newline(t);
+	term_sgr(t, "2");
+	term_put(t, "  ");
+	term_cell(t, "ph", 4, 0);
+	term_cell(t, "span", 10, 0);
+	term_cell(t, "duration", 10, 1);
+	term_cell(t, "samples", 8, 1);
+	term_put(t, "  ");
+	term_cell(t, "rates", ratew, 0);
+	term_put(t, "top source lines");
+	term_sgr(t, "0");
+	term_newline(t);
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase_result *p = &r->phases[k];
 		size_t lines = p->nrates > p->ntop ? p->nrates : p->ntop;
@@ -317,32 +307,34 @@ static void region_phases(term *t, const fold_region_result *r)
 		if (!lines)
 			lines = 1;
 		for (size_t li = 0; li < lines; li++) {
-			put(t, "  ");
+			term_put(t, "  ");
 			if (li == 0) {
 				char ph[32], span[48];
 				snprintf(ph, sizeof ph, "P%zu", k + 1);
 				snprintf(span, sizeof span, "%.2f-%.2f", p->start, p->end);
-				cell(t, ph, 4, 0);
-				cell(t, span, 10, 0);
+				term_cell(t, ph, 4, 0);
+				term_cell(t, span, 10, 0);
 				report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
-				cell(t, d, 10, 1);
+				term_cell(t, d, 10, 1);
 				snprintf(v, sizeof v, "%lu", p->samples);
-				cell(t, v, 8, 1);
+				term_cell(t, v, 8, 1);
 			} else {
-				pad_to(t, 2 + 4 + 10 + 10 + 8);
+				term_pad_to(t, 2 + 4 + 10 + 10 + 8);
 			}
-			put(t, "  ");
+			term_put(t, "  ");
 			unsigned start = t->col;
 			if (li < p->nrates)
 				rate(t, r, p, li, ratew - 1);
-			pad_to(t, start + ratew);
+			term_pad_to(t, start + ratew);
 			if (li < p->ntop)
 				top_line(t, &p->top[li]);
-			newline(t);
+			term_newline(t);
 		}
 	}
 }
 
+/* Warnings grouped: each kind once, whole (wrapped, never cut), with how
+ * many times it was said and of what. */
 static void warnings(term *t, const fold_analysis *a)
 {
 	size_t nsalvage = 0;
@@ -350,21 +342,55 @@ static void warnings(term *t, const fold_analysis *a)
 		nsalvage += a->procs[i].nsalvage;
 	if (!a->nwarnings && !nsalvage)
 		return;
-	heading(t, "Warnings");
+	char h[64];
+	snprintf(h, sizeof h, "Warnings (%zu)", a->nwarnings + nsalvage);
+	term_heading(t, h);
 	for (size_t i = 0; i < a->nwarnings; i++) {
-		sgr(t, "33");
-		put(t, "  ! ");
-		sgr(t, "0");
-		put(t, a->warnings[i].what);
-		newline(t);
+		const char *w = a->warnings[i].what;
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = report_warn_alike(a->warnings[k].what, w);
+		if (seen)
+			continue;
+		size_t n = 0;
+		for (size_t k = i; k < a->nwarnings; k++)
+			n += report_warn_alike(a->warnings[k].what, w);
+		term_sgr(t, "33");
+		term_put(t, "  ! ");
+		term_sgr(t, "0");
+		if (n > 1)
+			term_putf(t, "%zux ", n);
+		term_wrapped(t, w, 4);
+		term_newline(t);
+		if (n < 2)
+			continue;
+		report_buf m;
+		report_buf_init(&m);
+		/* The others: their subject when it differs from the first's, else what they say. */
+		report_buf_puts(&m, "also:");
+		size_t wl = report_warn_subject(w);
+		for (size_t k = i + 1, c = 0; k < a->nwarnings; k++) {
+			const char *o = a->warnings[k].what;
+			size_t sl = report_warn_subject(o);
+			if (!report_warn_alike(o, w))
+				continue;
+			if (sl && (sl != wl || strncmp(o, w, sl)))
+				report_buf_printf(&m, "%s %.*s", c++ ? ";" : "", (int)sl, o);
+			else
+				report_buf_printf(&m, "%s %s", c++ ? ";" : "", o + sl + (sl ? 2 : 0));
+		}
+		term_put(t, "    ");
+		term_wrapped(t, m.oom ? "(out of memory)" : m.data, 6);
+		term_newline(t);
+		report_buf_free(&m);
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
 		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
-			sgr(t, "31");
-			put(t, "  ! ");
-			sgr(t, "0");
-			put(t, a->procs[i].salvage_messages[k]);
-			newline(t);
+			term_sgr(t, "31");
+			term_put(t, "  ! ");
+			term_sgr(t, "0");
+			term_wrapped(t, a->procs[i].salvage_messages[k], 4);
+			term_newline(t);
 		}
 }
 
@@ -376,7 +402,13 @@ int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color
 	report_buf_init(&b);
 	term t = {&b, width < 60 ? 60 : width, color, 0};
 	run_summary(&t, a);
-	region_table(&t, a);
+	term_view_hot(&t, a);
+	term_view_threads(&t, a);
+	term_view_imbalance(&t, a);
+	if (a->nregions)
+		region_table(&t, a);
+	else
+		term_view_no_regions(&t);
 	for (size_t i = 0; i < a->nregions; i++)
 		if (a->regions[i].folded && a->regions[i].nphases)
 			region_phases(&t, &a->regions[i]);

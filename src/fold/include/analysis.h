@@ -210,6 +210,56 @@ typedef struct fold_warning {
 	char *what;
 } fold_warning;
 
+/* A function where threads ran (self: the innermost frame of a sample),
+ * over the threads that are not idle runtime helpers (threads_class.c). */
+typedef struct fold_hot_function {
+	char *function;
+	char *module; /* the object it is in (NULL when unknown) */
+	char *file;   /* its most-sampled line (NULL when no line information) */
+	unsigned line;
+	unsigned long samples;
+	unsigned long line_samples; /* samples at that line */
+	double cpu_ns;              /* CPU time of those samples (0 when not measured) */
+	double off_cpu_ns;          /* wall time between samples not spent on a CPU */
+} fold_hot_function;
+
+/* What a thread did, for the CPU/wall views and the thread selector. */
+enum fold_thread_class {
+	FOLD_THREAD_APP = 0,          /* the program's own threads (a process' main thread always) */
+	FOLD_THREAD_OPENMP = 1,       /* OpenMP worker threads */
+	FOLD_THREAD_RUNTIME_IDLE = 2, /* helper threads (MPI progress, runtime) that sat in kernel waits */
+};
+
+typedef struct fold_thread_summary {
+	unsigned proc;   /* index into fold_analysis.procs */
+	long rank;       /* -1 when not an MPI run */
+	unsigned stream; /* stream id */
+	unsigned index;  /* 0 = the process' main thread, then in order of first appearance */
+	unsigned klass;  /* enum fold_thread_class */
+	char *name;      /* thread name, NULL when unnamed */
+	unsigned long samples;
+	unsigned long wait_samples; /* samples in a kernel wait (epoll_wait, poll, futex, nanosleep...) */
+	double wall_ns;             /* first to last record */
+	double cpu_ns;              /* CPU time measured on it (cpu_known) */
+	int cpu_known;
+	fold_hot_function *top; /* its functions, by CPU time (by samples when !cpu_known) */
+	size_t ntop;
+} fold_thread_summary;
+
+/* Imbalance of one region over ranks (or over the threads of one process). */
+typedef struct fold_imbalance {
+	char *region; /* region name; "computation (outside MPI)" for the ranks' useful time */
+	unsigned kind;
+	int by_thread;     /* 0: one value per rank; 1: per thread of process proc */
+	unsigned proc;     /* by_thread: the process */
+	size_t n;          /* ranks (or threads) */
+	double *values_ns; /* per rank (or thread), in rank (thread) order */
+	long *who;         /* the rank (or stream id) of each value */
+	double min_ns, mean_ns, max_ns;
+	double lb;    /* POP load-balance efficiency: mean / max, in (0,1] */
+	long slowest; /* rank (or stream) with the largest value */
+} fold_imbalance;
+
 typedef struct fold_analysis {
 	fold_process *procs;
 	size_t nprocs;
@@ -245,6 +295,22 @@ typedef struct fold_analysis {
 	size_t nmodels_skipped;
 	char **models_used; /* ids of the models evaluated */
 	size_t nmodels_used;
+	/* Every thread of every process, in process then stream order. */
+	fold_thread_summary *threads;
+	size_t nthreads;
+	/* Where the CPUs worked (largest CPU time first; by samples when no
+	 * thread measured CPU time: cpu_weighted 0) and where threads spent
+	 * wall time (most samples first), over the threads not classed
+	 * FOLD_THREAD_RUNTIME_IDLE. */
+	fold_hot_function *hot_cpu;
+	size_t nhot_cpu;
+	fold_hot_function *hot_wall;
+	size_t nhot_wall;
+	int cpu_weighted;
+	/* Imbalance over ranks (rank x region) and over the threads of a
+	 * process (thread x OpenMP region), largest max/mean first. */
+	fold_imbalance *imbalance;
+	size_t nimbalance;
 } fold_analysis;
 
 void fold_analysis_free(fold_analysis *a);

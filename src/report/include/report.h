@@ -28,8 +28,10 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 int report_json_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
 
 /* The table of `fold profile`: the exact profile, one region per line,
- * region names escaped for a terminal. Returns 0, -EIO or -ENOMEM. */
-int report_profile_table(const fold_analysis *a, FILE *out);
+ * region names shortened to fit width columns and escaped for a terminal;
+ * without regions, where the CPUs worked and how to record a region.
+ * Returns 0, -EIO or -ENOMEM. */
+int report_profile_table(const fold_analysis *a, FILE *out, unsigned width);
 
 /* Plain-text summary for a terminal: run, regions, phases with rates and top
  * source lines, warnings. No line is longer than width columns (minimum 60).

@@ -31,6 +31,12 @@ INTERACT_JS = r"""
 (function(){
  var out={};
  try{
+  var ts=document.getElementById('thread-select');
+  if(ts&&ts.options.length>1){ts.value=ts.options[1].value;ts.dispatchEvent(new Event('change'));
+   out.threadAllHidden=document.querySelector('#hot-cpu tbody[data-thread="all"]').classList.contains('hidden');
+   out.threadShown=document.querySelectorAll('#hot-cpu tbody[data-thread]:not(.hidden)').length;
+   ts.value='all';ts.dispatchEvent(new Event('change'));
+   out.threadBack=!document.querySelector('#hot-cpu tbody[data-thread="all"]').classList.contains('hidden');}
   var sel=document.getElementById('region-select'),nreg=document.querySelectorAll('section.region').length;
   sel.value=String(nreg-1);sel.dispatchEvent(new Event('change'));
   out.hidden=document.querySelectorAll('section.region.hidden').length;
@@ -249,6 +255,12 @@ def judge(chromium, args, src, work, failures):
                 (res.get("unzoomed") is True, "double-click did not reset the zoom"),
                 (res.get("seriesShown") == 1, "counter selector did not filter the charts"),
             ]
+            if "threadShown" in res:
+                checks += [
+                    (res.get("threadAllHidden") is True and res.get("threadShown") == 1,
+                     "thread selector did not show only the chosen thread's functions"),
+                    (res.get("threadBack") is True, "thread selector did not show all threads again"),
+                ]
             failures += [msg for ok, msg in checks if not ok]
     if args.screenshot:
         rc, _, err = run_chromium(chromium, ["--screenshot=" + os.path.abspath(args.screenshot),

@@ -77,6 +77,25 @@ static void test_document_with_hostile_strings_is_valid(void **state)
 	a->warnings = calloc(1, sizeof(fold_warning));
 	a->warnings[0].what = strdup("\x1b[31mred\x1b[0m");
 	a->nwarnings = 1;
+	/* a thread with a hostile name, an idle helper, and an imbalance row */
+	a->threads = calloc(2, sizeof *a->threads);
+	a->nthreads = 2;
+	a->threads[0].name = strdup("w\"x");
+	a->threads[0].cpu_known = 1;
+	a->threads[0].cpu_ns = 5e8;
+	a->threads[1].index = 1;
+	a->threads[1].klass = FOLD_THREAD_RUNTIME_IDLE;
+	a->imbalance = calloc(1, sizeof *a->imbalance);
+	a->nimbalance = 1;
+	a->imbalance[0].region = strdup("computation (outside MPI)");
+	a->imbalance[0].n = 2;
+	a->imbalance[0].values_ns = calloc(2, sizeof(double));
+	a->imbalance[0].who = calloc(2, sizeof(long));
+	a->imbalance[0].values_ns[0] = 1e9;
+	a->imbalance[0].values_ns[1] = 3e9;
+	a->imbalance[0].who[1] = 1;
+	a->imbalance[0].lb = 2.0 / 3;
+	a->imbalance[0].slowest = 1;
 	char path[64], err[256];
 	snprintf(path, sizeof path, "/tmp/fold-test-json-%d.json", (int)getpid());
 	assert_int_equal(report_json_write(a, path, err, sizeof err), 0);
@@ -88,6 +107,11 @@ static void test_document_with_hostile_strings_is_valid(void **state)
 	assert_non_null(strstr(text, "\"version\":1"));
 	assert_non_null(strstr(text, "\"ctr\\\\x\":null"));
 	assert_non_null(strstr(text, "\\u001b[31mred"));
+	assert_non_null(strstr(text, "\"name\":\"w\\\"x\",\"class\":\"application\""));
+	assert_non_null(strstr(text, "\"class\":\"idle_helper\""));
+	assert_non_null(strstr(text, "\"cpu_ns\":null"));
+	assert_non_null(strstr(text, "\"values_ns\":[1000000000,3000000000],\"who\":[0,1]"));
+	assert_non_null(strstr(text, "\"slowest\":1"));
 	free(text);
 	unlink(path);
 	/* An unwritable path gives a one-line error naming it. */

@@ -466,6 +466,90 @@ static void fill_region(fold_region_result *r, const char *name, unsigned kind, 
 	set_kv(&r->fit_params[2], "seed", "12345");
 }
 
+static fold_hot_function hot(const char *fn, const char *file, unsigned line, unsigned long samples,
+                             double cpu_ns, double off_ns)
+{
+	fold_hot_function h = {xstrdup(fn),   xstrdup("/usr/lib/x86_64-linux-gnu/libgomp.so.1"),
+	                       xstrdup(file), line,
+	                       samples,       samples / 2,
+	                       cpu_ns,        off_ns};
+	return h;
+}
+
+/* Two ranks: rank 0 with an application thread, an OpenMP worker and an
+ * idle MPI progress thread; rank 1 with an application thread and an idle
+ * helper. Rank 1 computes 3x longer; the OpenMP region is imbalanced. */
+static void fill_threads(fold_analysis *a)
+{
+	static const struct {
+		unsigned proc, index, klass;
+		unsigned long samples, waits;
+		double cpu_ms, wall_ms;
+	} th[] = {
+	    {0, 0, FOLD_THREAD_APP, 100, 2, 900, 2760},
+	    {0, 1, FOLD_THREAD_OPENMP, 80, 10, 700, 2700},
+	    {0, 2, FOLD_THREAD_RUNTIME_IDLE, 270, 266, 3, 2760},
+	    {1, 0, FOLD_THREAD_APP, 276, 1, 2700, 2760},
+	    {1, 1, FOLD_THREAD_RUNTIME_IDLE, 270, 270, 2, 2760},
+	};
+	a->nthreads = sizeof th / sizeof *th;
+	a->threads = xcalloc(a->nthreads, sizeof *a->threads);
+	for (size_t i = 0; i < a->nthreads; i++) {
+		fold_thread_summary *t = &a->threads[i];
+		t->proc = th[i].proc;
+		t->rank = (long)th[i].proc;
+		t->stream = th[i].index + 1;
+		t->index = th[i].index;
+		t->klass = th[i].klass;
+		t->name = i == 2 ? xstrdup("<b>progress</b>") : NULL;
+		t->samples = th[i].samples;
+		t->wait_samples = th[i].waits;
+		t->cpu_ns = th[i].cpu_ms * 1e6;
+		t->wall_ns = th[i].wall_ms * 1e6;
+		t->cpu_known = 1;
+		t->ntop = 1;
+		t->top = xcalloc(1, sizeof *t->top);
+		t->top[0] = th[i].klass == FOLD_THREAD_RUNTIME_IDLE
+		                ? hot(FIXTURE_FUNC_WAIT, NULL, 0, th[i].samples, 1e6, 2.7e9)
+		                : hot(i == 1 ? FIXTURE_FUNC_OMP : FIXTURE_FUNC_KERNEL, "/src/stencil.c", 42,
+		                      th[i].samples, th[i].cpu_ms * 1e6, 1e6);
+	}
+	a->cpu_weighted = 1;
+	a->nhot_cpu = 3;
+	a->hot_cpu = xcalloc(3, sizeof *a->hot_cpu);
+	a->hot_cpu[0] = hot(FIXTURE_FUNC_KERNEL, FIXTURE_FILE_HOSTILE, 130, 300, 3.3e9, 0.2e9);
+	a->hot_cpu[1] = hot(FIXTURE_FUNC_OMP, "/src/integrate.cpp", 77, 80, 0.7e9, 0.1e9);
+	a->hot_cpu[2] = hot(FIXTURE_FUNC_NOSYMS, NULL, 0, 76, 0.3e9, 1.9e9);
+	a->nhot_wall = 3;
+	a->hot_wall = xcalloc(3, sizeof *a->hot_wall);
+	a->hot_wall[0] = hot(FIXTURE_FUNC_KERNEL, FIXTURE_FILE_HOSTILE, 130, 300, 3.3e9, 0.2e9);
+	a->hot_wall[1] = hot(FIXTURE_FUNC_OMP, "/src/integrate.cpp", 77, 80, 0.7e9, 0.1e9);
+	a->hot_wall[2] = hot(FIXTURE_FUNC_NOSYMS, NULL, 0, 76, 0.3e9, 1.9e9);
+	a->nimbalance = 2;
+	a->imbalance = xcalloc(2, sizeof *a->imbalance);
+	static const double comp[] = {0.9e9, 2.7e9}, omp[] = {0.35e9, 0.7e9};
+	const double *v[] = {comp, omp};
+	for (size_t i = 0; i < 2; i++) {
+		fold_imbalance *m = &a->imbalance[i];
+		m->region = xstrdup(i ? FIXTURE_FUNC_OMP : "computation (outside MPI)");
+		m->kind = i ? TRACE_REGION_OPENMP : 0;
+		m->by_thread = (int)i;
+		m->proc = 0;
+		m->n = 2;
+		m->values_ns = xcalloc(2, sizeof *m->values_ns);
+		m->who = xcalloc(2, sizeof *m->who);
+		for (size_t k = 0; k < 2; k++) {
+			m->values_ns[k] = v[i][k];
+			m->who[k] = i ? (long)k + 1 : (long)k;
+		}
+		m->min_ns = v[i][0];
+		m->max_ns = v[i][1];
+		m->mean_ns = (v[i][0] + v[i][1]) / 2;
+		m->lb = m->mean_ns / m->max_ns;
+		m->slowest = m->who[1];
+	}
+}
+
 fold_analysis *report_fixture_new(size_t points_per_series)
 {
 	rng = 0x9e3779b97f4a7c15ull;
@@ -523,5 +607,6 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 	    xstrdup("15 samples dropped (12 unwind_failed, 3 in_runtime) " FIXTURE_ESCAPE_SEQ);
 	a->warnings[2].what = xstrdup("function " FIXTURE_FUNC_OPERATOR " throttled after 100000 calls");
 	a->sample_config = xstrdup("time@10ms jitter 10%");
+	fill_threads(a);
 	return a;
 }

@@ -23,6 +23,11 @@
 #define FIXTURE_BAD_UTF8 "bad\xff\xfeutf8\xc3"
 #define FIXTURE_LINE_SEP "line\xe2\x80\xa8sep\xe2\x80\xa9"
 #define FIXTURE_ESCAPE_SEQ "\x1b[31mred\x1b[0m"
+/* An OpenMP outlined C++ function (a clone of a long signature) and a
+ * library frame without symbols, as the CPU view names them. */
+#define FIXTURE_FUNC_OMP "Integrate::run(Atom&, Force*, Neighbor&, Comm&, Thermo&, Timer&) [clone ._omp_fn.3]"
+#define FIXTURE_FUNC_NOSYMS "libgomp (no symbols)"
+#define FIXTURE_FUNC_WAIT "epoll_wait"
 
 /* points_per_series: folded samples per counter (the tests use a large
  * value to check downsampling). */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,28 @@ static void test_everything_a_user_looks_for(void **state)
 	    "class=\"sortable\"",
 	    "class=\"chart zoomable\"",
 	    "<use href=\"#fx\"",
+	    /* where the CPUs worked, with the thread selector and one list per thread */
+	    "Where the CPUs worked",
+	    "id=\"thread-select\"",
+	    "<tbody data-thread=\"4\" class=\"hidden\">",
+	    "3.30 s",
+	    /* shortened names, the full one on hover */
+	    ">parallel region 3 in Integrate::run(…)<",
+	    "title=\"Integrate::run(Atom&amp;, Force*, Neighbor&amp;, Comm&amp;, Thermo&amp;, Timer&amp;) "
+	    "[clone "
+	    "._omp_fn.3]\"",
+	    "libgomp (no symbols)",
+	    /* threads classed, names escaped */
+	    "idle helper",
+	    "OpenMP worker",
+	    "(&lt;b&gt;progress&lt;/b&gt;)",
+	    /* imbalance: LB, the slowest rank in bold, a bar per rank */
+	    "id=\"imbalance-table\"",
+	    "computation (outside MPI)",
+	    "<b>rank 1</b>",
+	    "class=\"imb\"",
+	    /* warnings grouped by kind, counted */
+	    "Warnings (4)",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (!strstr(html, want[i]))
@@ -225,6 +248,64 @@ static void test_empty_analysis_still_renders(void **state)
 	fold_analysis_free(a);
 }
 
+/* Durations over five decades: a log-scale histogram, ticks at the decades;
+ * the fit's parameters folded into a details element. */
+static void test_durations_over_decades_on_log_scale(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	for (size_t i = 0; i < r->ninst; i++)
+		r->inst[i].duration_ns = 1e3 * pow(10, 5.0 * (double)i / (double)(r->ninst - 1));
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	assert_non_null(strstr(html, "instance duration (log scale)"));
+	assert_non_null(strstr(html, ">1.00 us</text>"));
+	assert_non_null(strstr(html, ">100 ms</text>"));
+	assert_non_null(strstr(html, "<details class=\"fitparams\"><summary class=\"note\">fit parameters"));
+	free(html);
+	fold_analysis_free(a);
+}
+
+/* The phases' top lines in their source: counts per line, the phases,
+ * the text escaped; a file that cannot be read is said. */
+static void test_source_excerpt(void **state)
+{
+	(void)state;
+	char src[64];
+	snprintf(src, sizeof src, "/tmp/fold-test-src-%d.c", (int)getpid());
+	FILE *f = fopen(src, "w");
+	assert_non_null(f);
+	for (int i = 1; i <= 20; i++)
+		fprintf(f,
+		        i == 7 ? "\tx = a < b && c; /* </script><script>alert(3)</script> */\n" : "line %d\n",
+		        i);
+	fclose(f);
+	fold_analysis *a = report_fixture_new(50);
+	fold_phase_result *p = &a->regions[0].phases[0];
+	assert_true(p->ntop > 0);
+	free(p->top[0].file);
+	p->top[0].file = strdup(src);
+	p->top[0].line = 7;
+	p->top[0].samples = 42;
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	assert_non_null(strstr(html, "Source of the phases' top lines"));
+	assert_non_null(strstr(html, "<tr class=\"hot\"><td class=\"n\">7</td>"));
+	assert_non_null(strstr(html, ">42</td><td><span class=\"pill\">P1</span>"));
+	assert_non_null(strstr(html, "x = a &lt; b &amp;&amp; c; /* &lt;/script&gt;&lt;script&gt;alert(3)"));
+	assert_non_null(strstr(html, ">line 4</td>"));                    /* context above */
+	assert_null(strstr(html, ">line 2</td>"));                        /* not the whole file */
+	assert_non_null(strstr(html, "The source is not readable here")); /* the fixture's other files */
+	free(html);
+	fold_analysis_free(a);
+	unlink(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +316,8 @@ int main(void)
 	    cmocka_unit_test(test_huge_sample_sets_are_downsampled),
 	    cmocka_unit_test(test_unwritable_path_is_reported),
 	    cmocka_unit_test(test_empty_analysis_still_renders),
+	    cmocka_unit_test(test_durations_over_decades_on_log_scale),
+	    cmocka_unit_test(test_source_excerpt),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

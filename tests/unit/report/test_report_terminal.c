@@ -53,32 +53,78 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	size_t len;
 	char *text = summary(100, 0, &len);
 	static const char *const want[] = {
-	    "fold summary",
-	    "2 processes (MPI)",
-	    "node<002>&co",
-	    "time@10ms jitter 10%",
-	    "unavailable: PAPI_L2_DCM",
-	    "Regions by time",
-	    "solve<std::vector<double",
-	    "compute_flux",
-	    "MPI_Allreduce",
-	    "too few sampl",
-	    "3 phases",
-	    "P1",
-	    "P3",
-	    "perf::TASK-CLOCK",
-	    "IPC",
-	    "kernel_stencil<float",
-	    "script>.c:130",
-	    "Warnings",
-	    "throttled",
-	    "?[31mred",
+	    "fold summary", "2 processes (MPI ranks)", "node<002>&co", "time@10ms jitter 10%",
+	    "unavailable: PAPI_L2_DCM", "Regions by time", "solve<std::vector<double", "compute_flux",
+	    "MPI_Allreduce", "too few sampl", "3 phases", "P1", "P3", "perf::TASK-CLOCK",
+	    "0.49 CPUs", /* TASK-CLOCK (ns/s) as the CPUs in use, not 490 M/s */
+	    "IPC", "kernel_stencil<float", "script>.c:130", "Warnings", "throttled", "?[31mred",
 	    "checksum mismatch",
+	    /* where the CPUs worked: CPU time, share, samples; names shortened, clone kept */
+	    "Where the CPUs worked: 4.30 s of CPU time on 3 threads", "3.30 s",
+	    "parallel region 3 in Integrate::run(", "libgomp (no symbols)",
+	    /* threads: classes, busy share, idle helpers summarised in one line */
+	    "OpenMP worker", "2 idle helper threads", "(mostly",
+	    /* imbalance: the slowest rank named, LB = mean/max */
+	    "Imbalance over ranks", "computation (outside MPI)", "0.67", "rank 1",
+	    "rank 0 #1", /* the slowest thread of the OpenMP region, named as in Threads */
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (!strstr(text, want[i]))
 			fail_msg("summary lacks %s:\n%s", want[i], text);
+	/* idle helpers are not among the functions where the CPUs worked */
+	const char *cpu = strstr(text, "Where the CPUs worked"), *thr = strstr(text, "Threads (");
+	assert_non_null(cpu);
+	assert_non_null(thr);
+	const char *w = strstr(cpu, "epoll_wait");
+	if (w && w < thr)
+		fail_msg("an idle helper's wait is listed where the CPUs worked:\n%s", text);
+	/* no line is cut with an ellipsis in the warnings: they wrap */
+	const char *warn = strstr(text, "Warnings");
+	assert_non_null(warn);
+	assert_null(strstr(warn, "\xe2\x80\xa6"));
 	free(text);
+}
+
+/* 16 ranks: the threads table stops at 12 rows and says how busy the
+ * ranks were in one line, naming the least and the most busy. */
+static void test_many_ranks_summarised(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	for (size_t i = 0; i < a->nthreads; i++) {
+		free(a->threads[i].name);
+		for (size_t k = 0; k < a->threads[i].ntop; k++) {
+			free(a->threads[i].top[k].function);
+			free(a->threads[i].top[k].module);
+			free(a->threads[i].top[k].file);
+		}
+		free(a->threads[i].top);
+	}
+	free(a->threads);
+	a->nthreads = 16;
+	a->threads = calloc(16, sizeof *a->threads);
+	assert_non_null(a->threads);
+	for (unsigned r = 0; r < 16; r++) {
+		fold_thread_summary *t = &a->threads[r];
+		t->proc = r;
+		t->rank = r;
+		t->stream = 1;
+		t->samples = 100;
+		t->cpu_known = 1;
+		t->wall_ns = 1e9;
+		t->cpu_ns = r == 5 ? 0.25e9 : r == 9 ? 1e9 : 0.5e9;
+	}
+	char *data = NULL;
+	size_t len;
+	FILE *f = open_memstream(&data, &len);
+	assert_non_null(f);
+	assert_int_equal(report_terminal(a, f, 80, 0), 0);
+	fclose(f);
+	if (!strstr(data, "... 4 more application and OpenMP threads") ||
+	    !strstr(data, "least 25% (rank 5)") || !strstr(data, "most 100% (rank 9)"))
+		fail_msg("no busy summary of the ranks:\n%s", data);
+	free(data);
+	fold_analysis_free(a);
 }
 
 static void test_color_only_when_asked(void **state)
@@ -110,6 +156,7 @@ int main(void)
 	    cmocka_unit_test(test_fits_width_without_color),
 	    cmocka_unit_test(test_shows_regions_phases_and_warnings),
 	    cmocka_unit_test(test_color_only_when_asked),
+	    cmocka_unit_test(test_many_ranks_summarised),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

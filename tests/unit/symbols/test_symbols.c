@@ -564,6 +564,11 @@ static void test_pretty_names(void **state)
 	assert_string_equal(symtab__pretty_name(&pool, "__physics_MOD_step"), "physics::step");
 	assert_string_equal(symtab__pretty_name(&pool, "__my_mod_MOD_do_it"), "my_mod::do_it");
 	assert_string_equal(symtab__pretty_name(&pool, "_ZN2ns3fooEi"), "ns::foo(int)");
+	/* outlined OpenMP regions: the clone suffix kept, the module once */
+	assert_string_equal(symtab__pretty_name(&pool, "_ZN9Integrate3runER4AtomP5Force._omp_fn.0"),
+	                    "Integrate::run(Atom&, Force*) [clone ._omp_fn.0]");
+	assert_string_equal(symtab__pretty_name(&pool, "__advec_mod_MOD_advec_kernel._omp_fn.2"),
+	                    "advec_mod::advec_kernel._omp_fn.2");
 	assert_string_equal(symtab__pretty_name(&pool, "plain_c"), "plain_c");
 	assert_string_equal(symtab__pretty_name(&pool, "_Znot_mangled!"), "_Znot_mangled!");
 	symtab__strpool_free(&pool);

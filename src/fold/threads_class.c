@@ -1,0 +1,416 @@
+/* threads_class.c: what each thread did, and where the CPUs worked.
+ *
+ * Owns a->threads (every thread with its samples, CPU time, wall time,
+ * class and top functions), a->hot_cpu and a->hot_wall (functions by CPU
+ * time and by wall samples over the threads that are not idle helpers).
+ *
+ * A thread is classed:
+ *  - OpenMP worker when it is not the main thread and one of its samples
+ *    runs below an outlined parallel
+ *    region or in the OpenMP runtime (._omp_fn., GOMP_, __kmp, libgomp);
+ *  - idle runtime helper when it is not its process' main thread and at
+ *    least 90% of its samples are in a kernel wait (epoll_wait, poll,
+ *    select, futex, nanosleep, condition variables...): the progress
+ *    threads of MPI libraries and similar, which a wall-time sampler sees
+ *    as busy as the application (and a thread other than the first
+ *    that no sample caught, which did nothing a profile can show);
+ *  - application otherwise (a process' main thread always: the thread
+ *    whose id is the pid, else the first to appear).
+ *
+ * Invariants: a sample's weight in the CPU view is the CPU time it
+ * measured (cpu_ns); its off-CPU time is the wall time since the thread's
+ * previous sample (or its start) minus that CPU time, never negative.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_ctx.h"
+#include "threads_class.h"
+
+#define IDLE_SHARE 0.9
+#define TOP_PER_THREAD 8
+#define TOP_GLOBAL 40
+
+/* The kernel waits a helper thread sits in, by their C library names
+ * (leading underscores, __GI_/__libc_ prefixes and _nocancel dropped). */
+static const char *const waits[] = {
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect",
+    "pselect6",
+    "nanosleep",
+    "clock_nanosleep",
+    "usleep",
+    "sleep",
+    "pause",
+    "sigsuspend",
+    "sigwait",
+    "sigtimedwait",
+    "sigwaitinfo",
+    "pthread_cond_wait",
+    "pthread_cond_timedwait",
+    "pthread_cond_clockwait",
+    "sem_wait",
+    "sem_timedwait",
+    "sem_clockwait",
+    "read",
+    "recv",
+    "recvmsg",
+    "recvfrom",
+    "accept",
+    "accept4",
+    "waitpid",
+    "wait4",
+    "waitid",
+    "msgrcv",
+    "pthread_join",
+    "lll_lock_wait",
+    "futex_abstimed_wait",
+    "futex_abstimed_wait_common",
+    "futex_abstimed_wait_common64",
+    "futex_wait",
+    "futex_wait_cancelable",
+    "syscall_cancel_arch",
+    "io_getevents",
+    "io_uring_enter",
+};
+
+int fold__is_kernel_wait(const char *fn)
+{
+	if (!fn)
+		return 0;
+	while (*fn == '_')
+		fn++;
+	if (!strncmp(fn, "GI_", 3))
+		fn += 3;
+	else if (!strncmp(fn, "libc_", 5))
+		fn += 5;
+	while (*fn == '_')
+		fn++;
+	size_t len = strcspn(fn, "@(");
+	if (len > 9 && !strncmp(fn + len - 9, "_nocancel", 9))
+		len -= 9;
+	for (size_t i = 0; i < sizeof waits / sizeof *waits; i++)
+		if (strlen(waits[i]) == len && !strncmp(fn, waits[i], len))
+			return 1;
+	return 0;
+}
+
+int fold__is_openmp_frame(const char *fn)
+{
+	return fn && (strstr(fn, "._omp_fn.") || !strncmp(fn, "GOMP_", 5) || !strncmp(fn, "gomp_", 5) ||
+	              !strncmp(fn, "__kmp", 5) || !strncmp(fn, "__kmpc", 6) || strstr(fn, "libgomp") ||
+	              strstr(fn, "libomp.so") || strstr(fn, "libiomp"));
+}
+
+/* One distinct leaf (function, file, line) with its weights. */
+typedef struct leaf_w {
+	const char *function, *file;
+	unsigned line;
+	uint32_t stack; /* the call stack it stands for, per thread */
+	int wait;       /* its leaf is a kernel wait */
+	const char *module;
+	unsigned long samples;
+	double cpu_ns, off_ns;
+} leaf_w;
+
+static int cmp_str(const char *x, const char *y)
+{
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+static int cmp_leaf(const void *p, const void *q)
+{
+	const leaf_w *a = p, *b = q;
+	int c = cmp_str(a->function, b->function);
+	if (c)
+		return c;
+	if ((c = cmp_str(a->file, b->file)))
+		return c;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+typedef struct leaves {
+	leaf_w *v;
+	size_t n, cap;
+	char **names; /* "M (no symbols)" names, owned */
+	size_t nnames, cap_names;
+} leaves;
+
+/* "[libgomp.so.1+0x1f6a7]" -> "libgomp (no symbols)": the addresses
+ * of a module without symbols are one place for a reader, not hundreds. */
+static const char *no_symbols_name(leaves *l, const char *fn)
+{
+	size_t n = fn ? strlen(fn) : 0;
+	const char *plus = n > 4 && fn[0] == '[' && fn[n - 1] == ']' ? strstr(fn, "+0x") : NULL;
+	if (!plus)
+		return fn;
+	/* "libgomp.so.1" -> "libgomp": the version says nothing here. */
+	const char *so = strstr(fn, ".so");
+	const char *end = so && so < plus ? so : plus;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%.*s (no symbols)", (int)(end - fn - 1), fn + 1);
+	for (size_t i = 0; i < l->nnames; i++)
+		if (!strcmp(l->names[i], buf))
+			return l->names[i];
+	char *d = strdup(buf);
+	if (!d || util_grow((void **)&l->names, &l->cap_names, l->nnames + 1, sizeof *l->names)) {
+		free(d);
+		return fn;
+	}
+	return l->names[l->nnames++] = d;
+}
+
+static int leaves_add(leaves *l, const fold__frame *f, const char *module, double cpu, double off)
+{
+	if (util_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+		return -ENOMEM;
+	const char *fn = no_symbols_name(l, f->function);
+	l->v[l->n++] = (leaf_w){.function = fn,
+	                        .file = fn == f->function ? f->file : NULL,
+	                        .line = fn == f->function ? f->line : 0,
+	                        .module = module,
+	                        .samples = 1,
+	                        .cpu_ns = cpu,
+	                        .off_ns = off};
+	return 0;
+}
+
+static int cmp_hot_cpu(const void *p, const void *q)
+{
+	const fold_hot_function *a = p, *b = q;
+	if (a->cpu_ns != b->cpu_ns)
+		return a->cpu_ns < b->cpu_ns ? 1 : -1;
+	return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : cmp_str(a->function, b->function);
+}
+
+static int cmp_hot_samples(const void *p, const void *q)
+{
+	const fold_hot_function *a = p, *b = q;
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	return cmp_hot_cpu(p, q);
+}
+
+static char *dup0(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Merges leaves into one row per function (its most-sampled line kept),
+ * sorted by CPU time (by_cpu) or samples, at most max rows. */
+static int functions_of(leaves *l, int by_cpu, size_t max, fold_hot_function **out, size_t *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	if (!l->n)
+		return 0;
+	qsort(l->v, l->n, sizeof *l->v, cmp_leaf);
+	fold_hot_function *h = calloc(l->n, sizeof *h);
+	if (!h)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < l->n;) {
+		size_t j = i;
+		fold_hot_function acc = {0};
+		const leaf_w *best = NULL;
+		unsigned long best_n = 0;
+		while (j < l->n && !cmp_str(l->v[j].function, l->v[i].function)) {
+			/* one (file, line) run */
+			size_t k = j;
+			unsigned long n = 0;
+			while (k < l->n && !cmp_leaf(&l->v[k], &l->v[j])) {
+				n += l->v[k].samples;
+				acc.cpu_ns += l->v[k].cpu_ns;
+				acc.off_cpu_ns += l->v[k].off_ns;
+				k++;
+			}
+			acc.samples += n;
+			if (n > best_n) {
+				best_n = n;
+				best = &l->v[j];
+			}
+			j = k;
+		}
+		fold_hot_function *o = &h[m++];
+		*o = acc;
+		o->function = dup0(best->function ? best->function : "[unknown]");
+		o->module = dup0(best->module);
+		o->file = dup0(best->file);
+		o->line = best->line;
+		o->line_samples = best_n;
+		if (!o->function) {
+			*out = h;
+			*nout = m;
+			return -ENOMEM;
+		}
+		i = j;
+	}
+	qsort(h, m, sizeof *h, by_cpu ? cmp_hot_cpu : cmp_hot_samples);
+	for (size_t i = max; i < m; i++) {
+		free(h[i].function);
+		free(h[i].module);
+		free(h[i].file);
+	}
+	*out = h;
+	*nout = m < max ? m : max;
+	return 0;
+}
+
+typedef struct stack_key {
+	const leaves *l;
+	uint32_t stack;
+} stack_key;
+
+static int same_stack(const void *arg, size_t value)
+{
+	const stack_key *k = arg;
+	return k->l->v[value].stack == k->stack;
+}
+
+/* The leaves of thread th, one per distinct call stack with its samples,
+ * CPU and off-CPU time; counts its waits and whether it ran OpenMP code.
+ * Stacks are looked at once each, not once per sample. */
+static int thread_leaves(fold__attrib *at, const ingest__trace *t, unsigned proc, const ingest__thread *th,
+                         leaves *l, fold_thread_summary *ts, int *omp)
+{
+	util_hmap map = {0};
+	int rc = 0;
+	uint64_t prev = th->start_tick;
+	for (size_t k = 0; k < th->nsmp && !rc; k++) {
+		const ingest__sample *s = &th->smp[k];
+		double wall = s->tick > prev ? (double)(s->tick - prev) * t->ns_per_tick : 0;
+		prev = s->tick;
+		double cpu = th->cpu_cum ? (double)s->cpu_ns : 0;
+		double off = wall > cpu ? wall - cpu : 0;
+		ts->cpu_ns += cpu;
+		stack_key key = {l, s->stack};
+		uint64_t h = util_hash_mix(s->stack, 0x9e3779b97f4a7c15ull);
+		size_t *at_idx = util_hmap_find(&map, h, same_stack, &key);
+		if (at_idx) {
+			leaf_w *w = &l->v[*at_idx];
+			w->samples++;
+			w->cpu_ns += cpu;
+			w->off_ns += off;
+			ts->wait_samples += w->wait;
+			continue;
+		}
+		unsigned n = 0;
+		const char *mod = NULL;
+		const fold__frame *fr = fold__attrib_stack(at, proc, s->stack, &n, &mod);
+		if (!fr || !n)
+			continue;
+		for (unsigned d = 0; d < n && !*omp; d++)
+			*omp = fold__is_openmp_frame(fr[d].function);
+		if (!*omp && mod && (strstr(mod, "libgomp") || strstr(mod, "libomp.so")))
+			*omp = 1;
+		if ((rc = leaves_add(l, &fr[n - 1], mod, cpu, off)))
+			break;
+		leaf_w *w = &l->v[l->n - 1];
+		w->stack = s->stack;
+		w->wait = fold__is_kernel_wait(fr[n - 1].function);
+		ts->wait_samples += w->wait;
+		rc = util_hmap_insert(&map, h, l->n - 1);
+	}
+	util_hmap_free(&map);
+	return rc;
+}
+
+static int cmp_thread(const void *p, const void *q)
+{
+	const fold_thread_summary *a = p, *b = q;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+int fold__threads_classify(fold__attrib *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a)
+{
+	size_t total = 0;
+	for (size_t p = 0; p < ntr; p++)
+		total += tr[p]->nthreads;
+	a->threads = calloc(total + 1, sizeof *a->threads);
+	if (!a->threads)
+		return -ENOMEM;
+	leaves all = {0}, mine = {0};
+	size_t *first = calloc(total + 1, sizeof *first); /* each thread's first leaf in all */
+	int rc = first ? 0 : -ENOMEM;
+	int cpu_everywhere = 1, any_busy = 0;
+	for (size_t p = 0; p < ntr && !rc; p++) {
+		const ingest__trace *t = tr[p];
+		/* The main thread (its tid is the pid) is #0; the others follow in
+		 * order of first appearance. */
+		size_t main_at = 0;
+		long pid = p < a->nprocs ? a->procs[p].pid : -1;
+		for (size_t i = 0; i < t->nthreads; i++)
+			if (pid > 0 && t->threads[i].os_tid == (uint64_t)pid) {
+				main_at = i;
+				break;
+			}
+		for (size_t i = 0; i < t->nthreads && !rc; i++) {
+			const ingest__thread *th = &t->threads[i];
+			fold_thread_summary *ts = &a->threads[a->nthreads];
+			first[a->nthreads++] = all.n;
+			ts->proc = (unsigned)p;
+			ts->rank = p < a->nprocs ? a->procs[p].rank : -1;
+			ts->stream = th->stream;
+			ts->index = i == main_at ? 0 : i < main_at ? (unsigned)i + 1 : (unsigned)i;
+			ts->name = th->name && *th->name ? strdup(th->name) : NULL;
+			ts->samples = th->nsmp;
+			ts->cpu_known = th->cpu_cum != NULL;
+			uint64_t end = th->end_tick > th->last_tick ? th->end_tick : th->last_tick;
+			ts->wall_ns =
+			    end > th->start_tick ? (double)(end - th->start_tick) * t->ns_per_tick : 0;
+			int omp = 0;
+			rc = thread_leaves(at, t, (unsigned)p, th, &all, ts, &omp);
+			if (omp && ts->index > 0)
+				ts->klass = FOLD_THREAD_OPENMP;
+			else if (ts->index > 0 && ts->wait_samples >= IDLE_SHARE * (double)ts->samples)
+				ts->klass = FOLD_THREAD_RUNTIME_IDLE;
+			else
+				ts->klass = FOLD_THREAD_APP;
+			if (ts->klass != FOLD_THREAD_RUNTIME_IDLE && ts->samples) {
+				any_busy = 1;
+				cpu_everywhere &= ts->cpu_known;
+			}
+		}
+	}
+	first[a->nthreads] = all.n;
+	a->cpu_weighted = any_busy && cpu_everywhere;
+	/* Per thread top functions, and the leaves of the busy threads. */
+	for (size_t k = 0; k < a->nthreads && !rc; k++) {
+		fold_thread_summary *ts = &a->threads[k];
+		leaves one = {.v = all.v + first[k], .n = first[k + 1] - first[k]};
+		rc = functions_of(&one, ts->cpu_known, TOP_PER_THREAD, &ts->top, &ts->ntop);
+		if (rc || ts->klass == FOLD_THREAD_RUNTIME_IDLE)
+			continue;
+		for (size_t i = first[k]; i < first[k + 1] && !rc; i++) {
+			if (util_grow((void **)&mine.v, &mine.cap, mine.n + 1, sizeof *mine.v))
+				rc = -ENOMEM;
+			else
+				mine.v[mine.n++] = all.v[i];
+		}
+	}
+	if (!rc)
+		rc = functions_of(&mine, a->cpu_weighted, TOP_GLOBAL, &a->hot_cpu, &a->nhot_cpu);
+	if (!rc) {
+		/* the same rows again, by samples (functions_of sorts mine in place: harmless) */
+		rc = functions_of(&mine, 0, TOP_GLOBAL, &a->hot_wall, &a->nhot_wall);
+	}
+	/* Main thread first in each process. */
+	qsort(a->threads, a->nthreads, sizeof *a->threads, cmp_thread);
+	free(first);
+	for (size_t i = 0; i < all.nnames; i++)
+		free(all.names[i]);
+	free(all.names);
+	free(all.v);
+	free(mine.v);
+	return rc;
+}

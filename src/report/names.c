@@ -1,0 +1,196 @@
+/* names.c: function names for people (see names.h).
+ *
+ * A full name is shortened only as far as the room asks, in this order,
+ * each step keeping what tells two functions apart: the parameter list
+ * becomes "(…)", template arguments become "<…>", outer namespaces are
+ * dropped (the class and function stay), and only then is the front cut
+ * with "…". Suffixes that distinguish clones ("[clone ._omp_fn.3]",
+ * ".isra.0", "._omp_fn.1") are kept in every step. OpenMP outlined
+ * functions read "parallel region N in FUNCTION"; glibc's internal
+ * aliases (__GI___poll, __libc_recv) their public names.
+ */
+#include "names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report_text.h"
+
+/* The clone suffix of s (" [clone ...]", or GCC's ".isra.0",
+ * ".constprop.1", ".part.0", ".cold"), as an offset into s; strlen(s)
+ * when none. */
+static size_t suffix_at(const char *s)
+{
+	const char *c = strstr(s, " [clone ");
+	if (c)
+		return (size_t)(c - s);
+	static const char *const gcc[] = {".isra.", ".constprop.", ".part.", ".cold", ".lto_priv."};
+	size_t at = strlen(s);
+	for (size_t i = 0; i < sizeof gcc / sizeof *gcc; i++) {
+		const char *m = strstr(s, gcc[i]);
+		if (m && (size_t)(m - s) < at)
+			at = (size_t)(m - s);
+	}
+	return at;
+}
+
+/* The part of an outlined OpenMP function's name before "._omp_fn." and
+ * its number (-1 when name is not one). */
+static long omp_fn(const char *s, size_t *base_len)
+{
+	const char *m = strstr(s, "._omp_fn.");
+	if (!m)
+		return -1;
+	long num = 0;
+	for (const char *p = m + 9; *p >= '0' && *p <= '9'; p++)
+		num = num * 10 + (*p - '0');
+	const char *b = strstr(s, " [clone ");
+	*base_len = b && b < m ? (size_t)(b - s) : (size_t)(m - s);
+	return num;
+}
+
+/* Copies src[0..n) into out replacing every top-level bracketed group
+ * opened by open (at depth >= min_depth of that bracket kind) with
+ * open…close. */
+static void collapse(const char *src, size_t n, char open, char close, int min_depth, char *out, size_t outn)
+{
+	size_t o = 0;
+	int depth = 0;
+	for (size_t i = 0; i < n && o + 4 < outn; i++) {
+		char ch = src[i];
+		/* "operator()" is a name, not a parameter list. */
+		if (ch == '(' && open == '(' && depth == 0 && src[i + 1] == ')' && i >= 8 &&
+		    !strncmp(src + i - 8, "operator", 8)) {
+			out[o++] = '(';
+			out[o++] = ')';
+			i++;
+			continue;
+		}
+		/* A parameter list follows a name ("f(", "g<int>(", "operator()("): "x (y)" is prose. */
+		if (ch == open && open == '(' && depth == 0 && i > 0 && src[i - 1] == ' ') {
+			out[o++] = ch;
+			continue;
+		}
+		if (ch == open) {
+			depth++;
+			if (depth == min_depth) {
+				out[o++] = ch;
+				memcpy(out + o, "\xe2\x80\xa6", 3);
+				o += 3;
+				continue;
+			}
+		} else if (ch == close && depth > 0) {
+			depth--;
+			if (depth == min_depth - 1) {
+				out[o++] = ch;
+				continue;
+			}
+		}
+		if (depth < min_depth)
+			out[o++] = ch;
+	}
+	out[o] = 0;
+}
+
+/* Drops namespace qualifiers before the last two components of the
+ * qualified name before any "(" (ns::Class::f -> Class::f). */
+static const char *drop_namespaces(const char *s)
+{
+	const char *end = strchr(s, '(');
+	if (!end)
+		end = s + strlen(s);
+	const char *seps[64];
+	size_t ns = 0;
+	int depth = 0;
+	for (const char *p = s; p + 1 < end; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':' && ns < 64)
+			seps[ns++] = p;
+	}
+	return ns >= 2 ? seps[ns - 2] + 2 : s;
+}
+
+void report_short_name(const char *full, unsigned maxcols, char *out, size_t outn)
+{
+	if (!outn)
+		return;
+	out[0] = 0;
+	if (!full)
+		full = "[unknown]";
+	/* glibc's internal aliases: "__GI___poll", "__libc_recv" are poll, recv. */
+	if (!strncmp(full, "__GI___", 7))
+		full += 7;
+	else if (!strncmp(full, "__GI_", 5))
+		full += 5;
+	else if (!strncmp(full, "__libc_", 7) && full[7])
+		full += 7;
+	char a[1024], b[1024];
+	size_t base;
+	long num = omp_fn(full, &base);
+	if (num >= 0) {
+		/* "parallel region 2 in Integrate::run(Atom&, ...)": the name of its function, shortened in
+		 * turn. */
+		char fn[1024];
+		snprintf(fn, sizeof fn, "%.*s", (int)(base < sizeof fn - 1 ? base : sizeof fn - 1), full);
+		char head[48];
+		int hn = snprintf(head, sizeof head, "parallel region %ld in ", num);
+		unsigned room = maxcols > (unsigned)hn + 8 ? maxcols - (unsigned)hn : 8;
+		report_short_name(fn, room, a, sizeof a);
+		if (!strncmp(a, "\xe2\x80\xa6", 3) && maxcols >= 12) {
+			/* No room for the words: "omp 3 Integrate::run(…)". */
+			hn = snprintf(head, sizeof head, "omp %ld ", num);
+			report_short_name(fn, maxcols - (unsigned)hn, a, sizeof a);
+		}
+		snprintf(out, outn, "%s%s", head, a);
+		return;
+	}
+	if (report_term_width(full) <= maxcols) {
+		snprintf(out, outn, "%s", full);
+		return;
+	}
+	size_t cut = suffix_at(full);
+	const char *suffix = full + cut;
+	unsigned sw = report_term_width(suffix);
+	/* 1: parameters as (…) */
+	collapse(full, cut, '(', ')', 1, a, sizeof a);
+	/* 2: template arguments as <…> (not in "operator<" names: those have no matching '>') */
+	if (report_term_width(a) + sw > maxcols) {
+		collapse(a, strlen(a), '<', '>', 1, b, sizeof b);
+		snprintf(a, sizeof a, "%s", b);
+	}
+	/* 3: outer namespaces */
+	if (report_term_width(a) + sw > maxcols) {
+		snprintf(b, sizeof b, "%s", drop_namespaces(a));
+		snprintf(a, sizeof a, "%s", b);
+	}
+	unsigned aw = report_term_width(a);
+	if (aw + sw <= maxcols) {
+		snprintf(out, outn, "%s%s", a, suffix);
+		return;
+	}
+	/* 4: the front cut, the suffix kept whole when it leaves room for a name */
+	if (sw + 6 > maxcols) {
+		suffix = "";
+		sw = 0;
+	}
+	unsigned keep = maxcols > sw + 1 ? maxcols - sw - 1 : 0;
+	const char *p = a;
+	for (unsigned skip = aw - keep; skip > 0 && *p; skip--) {
+		uint32_t cp;
+		p += report_utf8_next(p, &cp);
+	}
+	snprintf(out, outn, "\xe2\x80\xa6%s%s", p, suffix);
+}
+
+int report_cpu_rate(const char *counter, double rate, char *out, size_t n)
+{
+	if (!counter || !(strstr(counter, "TASK-CLOCK") || strstr(counter, "TASK_CLOCK") ||
+	                  strstr(counter, "CPU-CLOCK") || strstr(counter, "CPU_CLOCK")))
+		return 0;
+	/* Nanoseconds of CPU per second of wall time: CPUs in use. */
+	snprintf(out, n, "%.2f CPUs", rate / 1e9);
+	return 1;
+}

@@ -1,0 +1,142 @@
+#!/bin/sh
+# terminal_views.sh CASE: the terminal summary of real runs, as a user reads
+# it at 80 and 100 columns (COLUMNS), checked for the answer it must give.
+#   plain: a program without regions, beside an idle poll() helper thread:
+#          where the CPUs worked (its functions, with lines and sample
+#          counts), the helper classed idle and kept out of that list, how
+#          to record a region; the same from `fold profile`.
+#   openmp: examples/openmp_stencil on 2 threads: outlined regions named
+#          "parallel region N in main", the worker classed, the thread
+#          doing twice the work named slowest; a parallel region's routine
+#          timeline starting at its own code (prog_omp_calls).
+#   mpi:   2 ranks with a planted 3x compute imbalance: the imbalance table
+#          names rank 1 as the slowest, with a load balance (mean/max) well
+#          below 1.
+#          The HTML report of that run in Chromium: the CPU view, its
+#          thread selector and the imbalance table naming rank 1.
+# Needs FOLD_CLI, FOLDRUN, PROGS, EXAMPLES, CPU_SHARE, PYTHON, CHECK_HTML.
+set -eu
+case_name=$1
+work=$(mktemp -d "${TMPDIR:-/tmp}/fold-term-$case_name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+unset FOLD_SAMPLE FOLD_COUNTERS FOLD_OUTPUT FOLD_FILTER FOLD_SAMPLE_OUTSIDE 2>/dev/null || true
+export FOLD_QUIET=1
+
+fail() {
+	echo "FAIL ($case_name): $*" >&2
+	for f in out*.txt; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
+	exit 1
+}
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
+# fits FILE WIDTH: no line wider than WIDTH columns (code points: fold writes UTF-8)
+fits() {
+	"$PYTHON" -c 'import sys
+w = int(sys.argv[2])
+bad = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if len(l) > w]
+for l in bad: print("%d columns (> %d): %s" % (len(l), w, l), file=sys.stderr)
+sys.exit(1 if bad else 0)' "$1" "$2" || fail "$1: lines wider than $2 columns"
+}
+# section FILE HEADING: the lines of the section starting at HEADING, up to the next blank line
+section() { awk -v h="$2" 'index($0, h) == 1 { on = 1 } on && /^$/ { exit } on' "$1"; }
+
+case $case_name in
+plain)
+	"$PYTHON" "$CPU_SHARE" --min-share 0.3 --judge "where the CPUs worked" -- FOLD_SAMPLE_OUTSIDE=wall \
+		"$FOLDRUN" -q -o plain.trace "$PROGS/prog_idle_helper" 40 >/dev/null || exit $?
+	for w in 80 100; do
+		COLUMNS=$w LC_ALL=C.UTF-8 "$FOLD_CLI" -q plain.trace >out$w.txt 2>err.txt || fail "fold: $(cat err.txt)"
+		fits out$w.txt $w
+		has out$w.txt "Where the CPUs worked"
+		has out$w.txt "No region was recorded"
+		has out$w.txt "fold_enter()"
+		# the hottest function first, with its CPU time, samples and line
+		row=$(section out$w.txt "Where the CPUs worked" | sed -n 3p)
+		echo "$row" | grep -q "divide_chain.*prog_idle_helper.c:[0-9]" ||
+			fail "the first function where the CPUs worked is not divide_chain at its line: '$row'"
+		echo "$row" | grep -Eq "^ +[0-9.]+ (s|ms) +[0-9.]+% +[0-9]+ " ||
+			fail "no CPU time, share and sample count in '$row'"
+		section out$w.txt "Where the CPUs worked" | grep -q multiply_chain || fail "multiply_chain not listed"
+		# the poll() helper: classed idle, summarised, never among the functions
+		has out$w.txt "1 idle helper thread"
+		if section out$w.txt "Where the CPUs worked" | grep -qi poll; then
+			fail "the idle helper's poll is listed where the CPUs worked"
+		fi
+	done
+	COLUMNS=80 "$FOLD_CLI" profile -q plain.trace >outp.txt 2>err.txt || fail "fold profile: $(cat err.txt)"
+	fits outp.txt 80
+	has outp.txt "No region was recorded"
+	has outp.txt "divide_chain"
+	;;
+mpi)
+	command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
+	"$PYTHON" "$CPU_SHARE" --threads 2 --min-share 0.3 --judge "the imbalance of 2 ranks" -- \
+		mpirun --allow-run-as-root --oversubscribe -np 2 "$FOLDRUN" -q -o 'rank%r.trace' \
+		"$PROGS/prog_mpi_imbalance" 30 >/dev/null || exit $?
+	for w in 80 100; do
+		COLUMNS=$w "$FOLD_CLI" -q rank0.trace rank1.trace >out$w.txt 2>err.txt || fail "fold: $(cat err.txt)"
+		fits out$w.txt $w
+		has out$w.txt "Imbalance over ranks"
+		row=$(grep "^  computation (outside MPI)" out$w.txt) || fail "no computation row"
+		echo "$row" | grep -q "rank 1$" || fail "rank 1 (3x the work) not named slowest: '$row'"
+		# LB = mean/max: 2/3 planted; well below 1 even on a busy machine
+		lb=$(echo "$row" | awk '{ print $(NF - 2) }')
+		awk -v lb="$lb" 'BEGIN { exit !(lb > 0.4 && lb < 0.85) }' || fail "load balance $lb, expected about 0.67"
+		row=$(grep "burst after MPI_Allreduce" out$w.txt | grep "rank" | head -n 1)
+		echo "$row" | grep -q "rank 1$" || fail "the compute burst's slowest rank is not rank 1: '$row'"
+		has out$w.txt "rank 1 #0"
+	done
+	# fold profile fits 80 columns with the run's region names whole
+	COLUMNS=80 "$FOLD_CLI" profile -q rank0.trace rank1.trace >outp.txt 2>err.txt || fail "fold profile: $(cat err.txt)"
+	fits outp.txt 80
+	has outp.txt "burst after MPI_Allreduce"
+	# MPI libraries without debug info: said in one line, not one per library
+	"$FOLD_CLI" rank0.trace rank1.trace >/dev/null 2>diag.txt || fail "fold: $(cat diag.txt)"
+	! grep -q "no DWARF debug info" diag.txt || fail "per-module DWARF notices: $(cat diag.txt)"
+	[ "$(grep -c "without debug info" diag.txt)" -le 2 ] || fail "DWARF notices not summarised: $(cat diag.txt)"
+	# the same answers in the HTML report, rendered in Chromium (skipped without it)
+	"$FOLD_CLI" -q rank0.trace rank1.trace -o mpi.html 2>err.txt || fail "fold -o: $(cat err.txt)"
+	"$PYTHON" "$CHECK_HTML" mpi.html --interact --screenshot mpi.png --expect "Where the CPUs worked" \
+		--expect "Imbalance" --expect "computation (outside MPI)" --expect "rank 1" --expect "application" \
+		>chromium.txt 2>&1 || { rc=$?; cat chromium.txt; [ $rc -eq 77 ] || fail "the HTML report: see above"; }
+	grep -q '<td class="slowest"><b>rank 1</b></td>' mpi.html || fail "the report does not name rank 1 slowest"
+	;;
+openmp)
+	# examples/openmp_stencil: a balanced parallel for, then a region whose
+	# work grows with the thread number (thread #1 does twice thread #0's)
+	OMP_NUM_THREADS=2 "$PYTHON" "$CPU_SHARE" --threads 2 --min-share 0.3 --judge "OpenMP threads" -- \
+		"$FOLDRUN" -q -o omp.trace "$EXAMPLES/openmp_stencil" 100 >/dev/null || exit $?
+	for w in 80 100; do
+		COLUMNS=$w "$FOLD_CLI" -q omp.trace >out$w.txt 2>err.txt || fail "fold: $(cat err.txt)"
+		fits out$w.txt $w
+		# outlined regions named for people, the worker classed, the main thread an application thread
+		has out$w.txt "parallel region 0 in main"
+		has out$w.txt "parallel region 1 in main"
+		grep -q "^  #0 .*application" out$w.txt || fail "the main thread is not classed application"
+		grep -q "^  #1 .*OpenMP worker" out$w.txt || fail "the second thread is not classed OpenMP worker"
+		has out$w.txt "Imbalance over threads"
+		row=$(grep "^  parallel region 1 in main " out$w.txt | head -n 1)
+		echo "$row" | grep -q "thread #1$" || fail "thread #1 (twice the work) not named slowest: '$row'"
+	done
+	# a parallel region's routine timeline starts at the region's own code,
+	# on the main thread and the worker alike (not at the threads' roots)
+	OMP_NUM_THREADS=2 "$PYTHON" "$CPU_SHARE" --threads 2 --min-share 0.3 --judge "an OpenMP timeline" -- \
+		"$FOLDRUN" -q -o calls.trace "$PROGS/prog_omp_calls" 60 >/dev/null || exit $?
+	"$FOLD_CLI" -q calls.trace --json calls.json 2>err.txt || fail "fold --json: $(cat err.txt)"
+	"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["regions"] if r["name"] == "main._omp_fn.0"]
+if not r or not r[0]["folded"]:
+    sys.exit("the parallel region was not folded: %r" % [(x["name"], x["reason"]) for x in d["regions"]])
+tl = r[0]["timeline"]
+top = [s["function"] for s in tl[0]["spans"]] if tl else []
+# first_part then second_part (a busy machine may flip a slice in between); never the threads roots
+if not top or top[0] != "first_part" or top[-1] != "second_part" or set(top) != {"first_part", "second_part"}:
+    sys.exit("timeline of the parallel region is %r, expected first_part then second_part" % top)' \
+		calls.json || fail "OpenMP timeline"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+echo "PASS ($case_name)"

@@ -1,0 +1,87 @@
+/* Names for people (names.c): shortened only as far as the room asks, and
+ * never losing what tells two functions apart. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "names.h"
+#include "report_text.h"
+
+static const char *shorten(const char *full, unsigned cols)
+{
+	static char out[1024];
+	report_short_name(full, cols, out, sizeof out);
+	if (report_term_width(out) > cols)
+		fail_msg("'%s' shortened to %u columns is '%s' (%u columns)", full, cols, out,
+		         report_term_width(out));
+	return out;
+}
+
+static void test_fits_unchanged(void **state)
+{
+	(void)state;
+	assert_string_equal(shorten("compute_flux", 40), "compute_flux");
+	assert_string_equal(shorten("std::vector<int>::push_back(int const&)", 60),
+	                    "std::vector<int>::push_back(int const&)");
+	/* prose in a region name is not a parameter list */
+	assert_string_equal(shorten("computation (outside MPI)", 25), "computation (outside MPI)");
+}
+
+static void test_clone_suffix_kept(void **state)
+{
+	(void)state;
+	static const char *const f[] = {
+	    "Integrate::run(Atom&, Force*, Neighbor&, Comm&, Thermo&, Timer&) [clone .isra.0]",
+	    "Integrate::run(Atom&, Force*, Neighbor&, Comm&, Thermo&, Timer&) [clone .constprop.1]",
+	};
+	const char *a = shorten(f[0], 40);
+	assert_non_null(strstr(a, "[clone .isra.0]"));
+	assert_non_null(strstr(a, "Integrate::run("));
+	char keep[1024];
+	strcpy(keep, a);
+	assert_string_not_equal(keep, shorten(f[1], 40));
+}
+
+static void test_openmp_regions_named(void **state)
+{
+	(void)state;
+	assert_string_equal(shorten("main._omp_fn.0", 40), "parallel region 0 in main");
+	const char *a = shorten("ForceLJ::compute(Atom&, Neighbor&, Comm&, int) [clone ._omp_fn.3]", 50);
+	assert_string_equal(a, "parallel region 3 in ForceLJ::compute(…)");
+	/* five regions of one function stay five names, even when narrow */
+	char seen[5][64];
+	for (int i = 0; i < 5; i++) {
+		char full[128];
+		snprintf(full, sizeof full, "Integrate::run(Atom&, Force*, Neighbor&) [clone ._omp_fn.%d]",
+		         i);
+		snprintf(seen[i], sizeof seen[i], "%s", shorten(full, 24));
+		for (int k = 0; k < i; k++)
+			assert_string_not_equal(seen[i], seen[k]);
+	}
+}
+
+static void test_templates_and_namespaces(void **state)
+{
+	(void)state;
+	const char *a =
+	    shorten("miniFE::matvec_std<miniFE::CSRMatrix<double, int, int>, miniFE::Vector<double, "
+	            "int, int> >::operator()(miniFE::CSRMatrix<double, int, int>&)",
+	            40);
+	assert_non_null(strstr(a, "matvec_std<…>::operator()(…)"));
+	/* glibc's internal aliases read as their public names */
+	assert_string_equal(shorten("__GI___poll", 30), "poll");
+	assert_string_equal(shorten("__libc_recv", 30), "recv");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fits_unchanged),
+	    cmocka_unit_test(test_clone_suffix_kept),
+	    cmocka_unit_test(test_openmp_regions_named),
+	    cmocka_unit_test(test_templates_and_namespaces),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
