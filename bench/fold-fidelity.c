@@ -136,9 +136,14 @@ static double phase_rate(const fold_region_result *r, double x, const char *name
 	size_t p = 0;
 	while (p + 1 < r->nphases && x >= r->phases[p + 1].start)
 		p++;
-	for (size_t k = 0; k < r->phases[p].nrates; k++)
-		if (!strcmp(r->phases[p].rate_names[k], name))
-			return r->phases[p].rates[k];
+	const fold_phase_result *ph = &r->phases[p];
+	for (size_t k = 0; k < ph->nrates; k++)
+		if (!strcmp(ph->rate_names[k], name)) {
+			if (ph->gradual && k < ph->nrange && ph->end > ph->start)
+				return ph->rate_from[k] + (ph->rate_to[k] - ph->rate_from[k]) *
+				                              (x - ph->start) / (ph->end - ph->start);
+			return ph->rates[k];
+		}
 	return NAN;
 }
 
@@ -291,7 +296,7 @@ static int scenarios(const char *path)
 		char extra[160];
 		snprintf(
 		    extra, sizeof extra,
-		    "  (curve RMS %.2f%%, phase-table RMS %.2f%% of the mean; %zu phase(s) for one ramp)",
+		    "  (curve RMS %.3f%%, phase-table RMS %.3f%% of the mean; %zu phase(s) for one ramp)",
 		    100 * s.curve_rms, 100 * s.table_rms, s.nphases);
 		ROW("ramp 5x (one gradual phase)", s, s.folded && s.nphases == 1 && s.curve_rms <= 0.03,
 		    extra);

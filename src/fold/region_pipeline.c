@@ -5,7 +5,8 @@
  *                -> r->groups, instance marks, the pieces to fold
  *   fold series  every counter, then CPU time (wall time only when nothing
  *                else) -> series_work[]
- *   fit phases   the joint piecewise-linear fit -> fold__pwlr_result
+ *   fit phases   the joint piecewise-linear fit -> fold__pwlr_result (steps
+ *                and gradual changes)
  *   fit curves   the chosen fit (fit.h) per series -> r->series, fit_params
  *   build phases phases with per-series rates and samples -> r->phases
  *   apply models derived metrics from the model files (models.c)
@@ -476,6 +477,7 @@ static int record_phase_params(const fit_params *p, const fold__pwlr_result *pr,
 	    (rc = fit_param(p, "pwlr.bic", "%.6g", pr->bic)) ||
 	    (rc = fit_param(p, "pwlr.bic_segments", "%zu", pr->bic_segments)) ||
 	    (rc = fit_param(p, "pwlr.transitions_absorbed", "%zu", pr->transitions)) ||
+	    (rc = fit_param(p, "pwlr.gradual_merged", "%zu", pr->gradual_merged)) ||
 	    (rc = fit_param(p, "pwlr.smear", "%.4g", po->smear)))
 		return rc;
 	char *list = NULL;
@@ -562,12 +564,29 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		ph->rates = calloc(room, sizeof *ph->rates);
 		if (!ph->rate_names || !ph->rates)
 			return -ENOMEM;
+		ph->gradual = pr->gradual[p];
+		if (ph->gradual) {
+			ph->rate_from = calloc(room, sizeof *ph->rate_from);
+			ph->rate_to = calloc(room, sizeof *ph->rate_to);
+			if (!ph->rate_from || !ph->rate_to)
+				return -ENOMEM;
+		}
 		for (size_t k = 0; k < nsw; k++) {
 			double slope = pw[k] < pr->nseries ? pr->slope[pw[k] * pr->nseg + p] : 1.0;
 			ph->rate_names[ph->nrates] = util_strdup(r->series[k].name);
 			ph->rates[ph->nrates] = slope * sw[k].rscale;
 			if (!ph->rate_names[ph->nrates])
 				return -ENOMEM;
+			if (ph->gradual) {
+				int in = pw[k] < pr->nseries;
+				ph->rate_from[ph->nrates] =
+				    in ? fold__pwlr_rate(pr, pw[k], ph->start) * sw[k].rscale
+				       : ph->rates[ph->nrates];
+				ph->rate_to[ph->nrates] =
+				    in ? fold__pwlr_rate(pr, pw[k], ph->end) * sw[k].rscale
+				       : ph->rates[ph->nrates];
+				ph->nrange = ph->nrates + 1;
+			}
 			ph->nrates++;
 		}
 	}

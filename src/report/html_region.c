@@ -479,6 +479,12 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 			report_html_text(h, p->rate_names[i]);
 			report_buf_printf(h->b, "</code> %s", v);
 			report_html_text(h, rate_unit(r, p->rate_names[i]));
+			if (p->gradual && i < p->nrange) {
+				char a[32], z[32];
+				report_fmt_si(a, sizeof a, p->rate_from[i]);
+				report_fmt_si(z, sizeof z, p->rate_to[i]);
+				report_buf_printf(h->b, " (gradual: %s &rarr; %s)", a, z);
+			}
 			report_buf_puts(h->b, "</span>");
 		}
 		report_buf_puts(h->b, "</td><td>");

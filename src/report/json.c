@@ -310,6 +310,17 @@ static void write_region(jw *w, const fold_region_result *r)
 		for (size_t k = 0; k < p->nrates; k++)
 			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rates[k]);
 		close_(w, '}');
+		kbool(w, "gradual", p->gradual);
+		if (p->gradual) {
+			kobj(w, "rate_from");
+			for (size_t k = 0; k < p->nrange; k++)
+				knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_from[k]);
+			close_(w, '}');
+			kobj(w, "rate_to");
+			for (size_t k = 0; k < p->nrange; k++)
+				knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_to[k]);
+			close_(w, '}');
+		}
 		karr(w, "top_functions");
 		for (size_t k = 0; k < p->ntop; k++)
 			write_attribution(w, &p->top[k]);

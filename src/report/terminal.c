@@ -242,6 +242,13 @@ static void rate(term *t, const fold_region_result *r, const fold_phase_result *
 {
 	char v[64];
 	report_fmt_si(v, sizeof v, p->rates[i]);
+	if (p->gradual && i < p->nrange) {
+		/* a gradual phase: the rate at its start and at its end */
+		char a[24], b[24];
+		report_fmt_si(a, sizeof a, p->rate_from[i]);
+		report_fmt_si(b, sizeof b, p->rate_to[i]);
+		snprintf(v, sizeof v, "%s->%s", a, b);
+	}
 	const char *suffix = rate_suffix(r, p->rate_names[i]);
 	if (*suffix && strcmp(suffix, "/s"))
 		strncat(v, " ", sizeof v - strlen(v) - 1);

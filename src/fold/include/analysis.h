@@ -98,6 +98,13 @@ typedef struct fold_phase_result {
 	fold_attribution *top; /* functions/lines by share, largest first */
 	size_t ntop;
 	unsigned long samples;
+	/* A gradual change (a ramp, not a step): its rates vary linearly from
+	 * rate_from[k] at start to rate_to[k] at end (rates[k] is the mean);
+	 * the first nrange rates have them (the folded series, not derived
+	 * metrics). */
+	int gradual;
+	double *rate_from, *rate_to;
+	size_t nrange;
 } fold_phase_result;
 
 typedef struct fold_group {
