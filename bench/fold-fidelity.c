@@ -11,7 +11,7 @@
  * fitted the same way (no folding). Then a grouping-accuracy run, then the
  * issue-13 scenarios against truth (four unequal phases, a ramp, durations
  * varying 2x, a variable-length phase, two threads, a 50 us region at 1 ms
- * sampling, coarse 10 ms sampling), each with PASS/FAIL against the
+ * sampling, with and without the sample's own cost, coarse 10 ms sampling), each with PASS/FAIL against the
  * issue's targets; these are reported as measured, not tuned to pass.
  * Usage: fold-bench-fidelity [DIR] [--scenarios]  (--scenarios: only those)
  */
@@ -381,7 +381,27 @@ static int scenarios(const char *path)
 	if (scenario(path, &c, 0, &s))
 		return -1;
 	ROW("50 us region, 1 ms sampling", s, s.folded && s.nphases == 2 && s.rate <= 0.05 && s.cpu <= 0.05,
-	    "  (no sample cost modelled: the real program's +26 us per sample is not in this trace)");
+	    "  (no sample cost modelled here: see the next row)");
+
+	/* 6b. the same with the sample's own cost as measured on a VM: 26 us
+	 * per sample (18 us kernel delivery + 8 us handler; the trace records
+	 * the handler's 8 us and a 2 us timestamp lag after its entry) */
+	c.sample_cost_ns = 26e3;
+	c.sample_handler_ns = 8e3;
+	c.sample_lag_ns = 2e3;
+	c.seed = 1316;
+	if (scenario(path, &c, 0, &s))
+		return -1;
+	{
+		char extra[200];
+		double de = fabs(s.mean_ns - 5e4) / 5e4;
+		snprintf(
+		    extra, sizeof extra,
+		    "  (folded mean duration %.1f us, truth 50: %.1f%%; CPU time judged in the row above)",
+		    s.mean_ns / 1e3, 100 * de);
+		ROW("50 us region, +26 us per sample", s,
+		    s.folded && s.nphases == 2 && s.rate <= 0.05 && s.used >= 0.9 && de <= 0.05, extra);
+	}
 
 	/* 7. coarse: 10 ms sampling, 2000 instances of 2 ms (~400 samples) */
 	synth_config_init(&c);
@@ -395,7 +415,7 @@ static int scenarios(const char *path)
 	ROW("coarse: 10 ms sampling, 2000 inst", s,
 	    s.folded && s.bnd <= 0.05 && s.rate <= 0.05 && s.cpu <= 0.05, "");
 #undef ROW
-	printf("scenarios: %d of 8 FAIL the issue-13 targets\n", nfail);
+	printf("scenarios: %d of 9 FAIL the issue-13 targets\n", nfail);
 	return 0;
 }
 

@@ -476,6 +476,11 @@ static void write_document(jw *w, const fold_analysis *a)
 	kstr(w, "sample_config", a->sample_config);
 	kint(w, "total_samples", (long long)a->total_samples);
 	knum(w, "hook_overhead_ns", a->hook_overhead_ns);
+	kobj(w, "sample_cost");
+	kint(w, "samples_compensated", (long long)a->samples_compensated);
+	knum(w, "handler_ns", a->sample_handler_ns);
+	knum(w, "delivery_ns", a->sample_delivery_ns);
+	close_(w, '}');
 	karr(w, "processes");
 	for (size_t i = 0; i < a->nprocs; i++)
 		write_process(w, &a->procs[i]);

@@ -29,7 +29,9 @@ static void usage(FILE *f)
 	           "  --preempt-fixed     every preemption lasts exactly --preempt-mean\n"
 	           "  --phase-jitter F[:P]  relative sd of the length of phase P only (0; P = last)\n"
 	           "  --no-boundary-counters  do not record counters at enter/exit\n"
-	           "  --rotate-sets       odd threads record only the first counter\n");
+	           "  --rotate-sets       odd threads record only the first counter\n"
+	           "  --sample-cost NS[:HANDLER[:LAG]]  each sample stops the program for NS; the trace\n"
+	           "                      records the handler's HANDLER ns and a LAG ns timestamp lag (0)\n");
 }
 
 static unsigned parse_list(const char *s, double *out, unsigned max)
@@ -70,6 +72,7 @@ int main(int argc, char **argv)
 	                                   {"preempt-mean", 1, 0, 'M'},
 	                                   {"phase-jitter", 1, 0, 'J'},
 	                                   {"preempt-fixed", 0, 0, 'F'},
+	                                   {"sample-cost", 1, 0, 'C'},
 	                                   {"help", 0, 0, 'h'},
 	                                   {0, 0, 0, 0}};
 	int ch;
@@ -134,6 +137,15 @@ int main(int argc, char **argv)
 		case 'P': c.preempt = atof(optarg); break;
 		case 'M': c.preempt_mean_ns = atof(optarg); break;
 		case 'F': c.preempt_fixed = 1; break;
+		case 'C': {
+			char *end;
+			c.sample_cost_ns = strtod(optarg, &end);
+			if (*end == ':')
+				c.sample_handler_ns = strtod(end + 1, &end);
+			if (*end == ':')
+				c.sample_lag_ns = strtod(end + 1, &end);
+			break;
+		}
 		case 'J': {
 			char *end;
 			c.phase_jitter = strtod(optarg, &end);

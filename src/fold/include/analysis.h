@@ -248,6 +248,13 @@ typedef struct fold_analysis {
 	size_t nwarnings;
 	char *sample_config;     /* e.g. "time@10ms jitter 10%" */
 	double hook_overhead_ns; /* per enter+exit pair, subtracted from the profile (0: none) */
+	/* The samples' own cost, taken out of folded instances and sample
+	 * positions (not out of the exact profile): the mean handler time
+	 * measured per sample, the kernel's delivery estimated per sample (0:
+	 * not estimated, then only the handler's time is taken out), and how
+	 * many samples had it (0: the traces carry no sample_cost records). */
+	double sample_handler_ns, sample_delivery_ns;
+	unsigned long samples_compensated;
 	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
 	size_t nmodels_skipped;
 	char **models_used; /* ids of the models evaluated */
