@@ -129,6 +129,7 @@ typedef struct scenario_result {
 	double table_rms; /* ramp: same for the phase table's step function */
 	double b_near;    /* the fold boundary nearest to truth bounds[1] */
 	int folded;
+	char check[32]; /* the region's self-check: halves' phases, boundary and rate disagreement */
 } scenario_result;
 
 static double phase_rate(const fold_region_result *r, double x, const char *name)
@@ -167,6 +168,10 @@ static int scenario(const char *path, const synth_config *c, int ramp, scenario_
 	const fold_region_result *r = &a->regions[0];
 	s->folded = r->folded && r->nphases >= 1;
 	s->nphases = r->nphases;
+	snprintf(s->check, sizeof s->check, "-");
+	if (r->self_check.done)
+		snprintf(s->check, sizeof s->check, "%zu/%zu %.1f%% %.1f%%", r->self_check.phases_a,
+		         r->self_check.phases_b, 100 * r->self_check.boundary, 100 * r->self_check.rate);
 	s->bnd = s->rate = s->cpu = s->curve_rms = s->table_rms = s->b_near = NAN;
 	unsigned long used = 0;
 	double sum = 0;
@@ -246,16 +251,18 @@ static int scenarios(const char *path)
 	int nfail = 0, ok;
 	printf("\nissue-13 scenarios against truth (targets: boundaries <= 1%% of the instance, steady rates "
 	       "<= 3%%;\nramp: one gradual phase, curve RMS <= 3%% of the mean; variable phase: durations "
-	       "<= 5%%;\n50 us region: two phases, rates <= 5%%; coarse: <= 5%%)\n");
-	printf("%-34s %6s %6s %8s %9s %9s  %s\n", "scenario", "folded", "phases", "boundary", "rate(app)",
-	       "rate(cpu)", "verdict");
+	       "<= 5%%;\n50 us region: two phases, rates <= 5%%; coarse: <= 5%%; self-check: the phases of\n"
+	       "odd and even instances folded apart, their boundaries' and rates' largest disagreement)\n");
+	printf("%-34s %6s %6s %8s %9s %9s %-17s  %s\n", "scenario", "folded", "phases", "boundary",
+	       "rate(app)", "rate(cpu)", "self-check", "verdict");
 #define ROW(name, s, verdict_ok, extra)                                                                      \
 	do {                                                                                                 \
 		ok = (verdict_ok);                                                                           \
 		nfail += !ok;                                                                                \
 		char b1[16], b2[16], b3[16];                                                                 \
-		printf("%-34s %5.1f%% %6zu %8s %9s %9s  %s%s\n", name, 100 * (s).used, (s).nphases,          \
-		       pct((s).bnd, b1), pct((s).rate, b2), pct((s).cpu, b3), verdict(ok), extra);           \
+		printf("%-34s %5.1f%% %6zu %8s %9s %9s %-17s  %s%s\n", name, 100 * (s).used, (s).nphases,    \
+		       pct((s).bnd, b1), pct((s).rate, b2), pct((s).cpu, b3), (s).check, verdict(ok),        \
+		       extra);                                                                               \
 	} while (0)
 
 	/* 1. four unequal phases, 1000 x 1 ms, 20 samples per instance */

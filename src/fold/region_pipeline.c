@@ -9,6 +9,8 @@
  *                and gradual changes)
  *   fit curves   the chosen fit (fit.h) per series -> r->series, fit_params
  *   build phases phases with per-series rates and samples -> r->phases
+ *   uncertainty  bootstrap intervals of boundaries and rates, the
+ *                odd/even self-check (uncertainty.c) -> r->phases, r->self_check
  *   apply models derived metrics from the model files (models.c)
  *   attribute    source lines per phase (attribution.c)
  *
@@ -26,6 +28,7 @@
 #include "folding.h"
 #include "grouping.h"
 #include "pwlr.h"
+#include "uncertainty.h"
 
 typedef struct series_work {
 	fold__folded f;
@@ -438,12 +441,10 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
  * phases); only the reliable ones place boundaries (choose_phase_series).
  * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
 static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *inst, size_t n,
-                            fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw)
+                            fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw, fold__pwlr_series *ps,
+                            size_t *nps_out)
 {
 	choose_phase_series(sw, nsw);
-	fold__pwlr_series *ps = calloc(nsw, sizeof *ps);
-	if (!ps)
-		return -ENOMEM;
 	size_t nps = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		pw[k] = SIZE_MAX;
@@ -459,9 +460,8 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *i
 	}
 	fold__pwlr_opts_init(po);
 	po->smear = duration_smear(inst, n);
-	int rc = fold__pwlr_fit(ps, nps, po, pr);
-	free(ps);
-	return rc;
+	*nps_out = nps;
+	return fold__pwlr_fit(ps, nps, po, pr);
 }
 
 /* The phase fit's parameters (pwlr.*), which series placed the boundaries
@@ -611,6 +611,61 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	return 0;
 }
 
+/* --- stage 6: uncertainty --- */
+
+/* Bootstrap replicates behind each interval: 5th-95th percentiles of 30
+ * are within a few per cent of their limit and cost 30 phase fits. */
+#define FOLD__BOOTSTRAP_REPLICATES 30
+
+/* Intervals of every phase's start and of its rates, and the self-check. */
+static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
+                             const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                             const fold__pwlr_result *pr, const size_t *pw)
+{
+	fold__unc_result u;
+	int rc = fold__uncertainty(ps, nps, po, pr, FOLD__BOOTSTRAP_REPLICATES, c->opt->seed, &u);
+	if (rc) {
+		fold__unc_result_free(&u);
+		return rc;
+	}
+	r->bootstrap_replicates = u.replicates;
+	for (size_t p = 0; p < r->nphases; p++) {
+		fold_phase_result *ph = &r->phases[p];
+		ph->start_lo = u.replicates ? u.blo[p] : NAN;
+		ph->start_hi = u.replicates ? u.bhi[p] : NAN;
+		ph->rate_lo = calloc(nsw + 1, sizeof *ph->rate_lo);
+		ph->rate_hi = calloc(nsw + 1, sizeof *ph->rate_hi);
+		if (!ph->rate_lo || !ph->rate_hi) {
+			fold__unc_result_free(&u);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < nsw; k++) {
+			int in = pw[k] < pr->nseries && u.replicates;
+			ph->rate_lo[k] = in ? u.rlo[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
+			ph->rate_hi[k] = in ? u.rhi[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
+		}
+		ph->nrate_ci = nsw;
+	}
+	fold_self_check *sc = &r->self_check;
+	sc->done = u.checked;
+	sc->instances_a = u.ninst_a;
+	sc->instances_b = u.ninst_b;
+	sc->phases_a = u.nseg_a;
+	sc->phases_b = u.nseg_b;
+	sc->boundary = u.check_boundary;
+	sc->rate = u.check_rate;
+	if (sc->done && (sc->phases_a != r->nphases || sc->phases_b != r->nphases || sc->boundary > 0.05 ||
+	                 sc->rate > 0.1))
+		analyze__warn(c,
+		              "region %s: self-check failed: its two halves of instances folded on their own "
+		              "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
+		              "rates %.0f%% apart; these phases are not reproducible",
+		              r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary,
+		              100 * sc->rate);
+	fold__unc_result_free(&u);
+	return 0;
+}
+
 /* --- the pipeline --- */
 
 int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
@@ -618,7 +673,8 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	fold__region_acc *A = &c->acc[g];
 	grouped gr = {0};
 	series_work *sw = NULL;
-	size_t nsw = 0, *pw = NULL;
+	size_t nsw = 0, *pw = NULL, nps = 0;
+	fold__pwlr_series *ps = NULL;
 	fold__pwlr_opts po;
 	fold__pwlr_result pr;
 	memset(&pr, 0, sizeof pr);
@@ -636,12 +692,14 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	}
 	rc = -ENOMEM;
 	pw = malloc(nsw * sizeof *pw);
-	if (!pw || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw)))
+	ps = calloc(nsw, sizeof *ps);
+	if (!pw || !ps || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps)))
 		goto out;
 	fit_params params = {&r->fit_params, &r->nfit_params};
 	if ((rc = stage_fit_curves(c, r, sw, nsw, &pr, pw)) ||
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
+	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw)) ||
 	    (rc = fold__models_apply(c->models, r)) ||
 	    (rc = fold__attrib_region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;
@@ -653,6 +711,7 @@ out:
 	}
 	free(sw);
 	free(pw);
+	free(ps);
 	free(gr.pieces);
 	fold__pwlr_result_free(&pr);
 	return rc > 0 ? 0 : rc;

@@ -297,6 +297,16 @@ static void region_phases(term *t, const fold_region_result *r)
 	if (r->fit_method)
 		putf(t, ", %s fit", r->fit_method);
 	newline(t);
+	if (r->self_check.done) {
+		/* the region's fidelity figure: two halves folded apart */
+		const fold_self_check *sc = &r->self_check;
+		putf(t,
+		     "  self-check (odd/even instances folded apart): %zu and %zu phase(s), boundaries "
+		     "%.1f%%, "
+		     "rates %.1f%% apart",
+		     sc->phases_a, sc->phases_b, 100 * sc->boundary, 100 * sc->rate);
+		newline(t);
+	}
 	if (t->width < 90) {
 		region_phases_narrow(t, r);
 		return;

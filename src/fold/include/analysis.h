@@ -105,7 +105,26 @@ typedef struct fold_phase_result {
 	int gradual;
 	double *rate_from, *rate_to;
 	size_t nrange;
+	/* 90% intervals from a bootstrap over instances (NAN when none): of
+	 * start (0 for the first phase: exact), and of the first nrate_ci
+	 * rates (the folded series, not derived metrics). */
+	double start_lo, start_hi;
+	double *rate_lo, *rate_hi;
+	size_t nrate_ci;
 } fold_phase_result;
+
+/* The region's self-check: the folded instances split in two interleaved
+ * halves (odd/even), each folded on its own. Their agreement is the
+ * region's fidelity figure: how far apart their boundaries nearest to each
+ * phase boundary are (share of the instance) and their largest relative
+ * rate difference over a phase (series that place boundaries). */
+typedef struct fold_self_check {
+	int done; /* 0: not computed (too few instances) */
+	unsigned long instances_a, instances_b;
+	size_t phases_a, phases_b;
+	double boundary; /* largest boundary disagreement, share of the instance */
+	double rate;     /* largest relative rate disagreement */
+} fold_self_check;
 
 typedef struct fold_group {
 	unsigned id;
@@ -169,6 +188,8 @@ typedef struct fold_region_result {
 	char *fit_method;    /* "kriging" or "pwlr" */
 	fold_kv *fit_params; /* hyper-parameters chosen, seeds, approximation notes */
 	size_t nfit_params;
+	unsigned bootstrap_replicates; /* behind the phases' intervals (0: none) */
+	fold_self_check self_check;
 } fold_region_result;
 
 /* One thread's share of a profile entry. */

@@ -340,6 +340,57 @@ static void test_stretched_group_not_folded_by_default(void **state)
 	fold_analysis_free(a);
 }
 
+/* Every phase boundary and rate has a bootstrap interval, deterministic for
+ * a seed, and the region has a self-check: two halves of the instances
+ * folded apart agree on a clean two-phase region. */
+static void test_intervals_and_self_check(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.noise = 0.02;
+	c.seed = 5;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a, *b;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	assert_int_equal(fold_analyze(paths, 1, &o, &b, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration"), *r2 = region(b, "iteration");
+	check_two_phases(r);
+	assert_true(r->bootstrap_replicates >= 20);
+	const fold_phase_result *p1 = &r->phases[1];
+	assert_true(p1->start_lo <= p1->start && p1->start <= p1->start_hi);
+	assert_true(p1->start_hi - p1->start_lo < 0.02);
+	assert_true(p1->start_lo - 0.005 <= 0.37 && 0.37 <= p1->start_hi + 0.005);
+	for (size_t p = 0; p < 2; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		assert_true(ph->nrate_ci >= 1);
+		assert_string_equal(ph->rate_names[0], "app::work");
+		double truth = p ? 3e8 : 1e9;
+		assert_true(ph->rate_lo[0] < ph->rate_hi[0]);
+		assert_true(ph->rate_lo[0] <= truth * 1.01 && truth * 0.99 <= ph->rate_hi[0]);
+		assert_true(ph->rate_hi[0] - ph->rate_lo[0] < 0.05 * truth);
+		/* deterministic */
+		assert_true(ph->rate_lo[0] == r2->phases[p].rate_lo[0]);
+		assert_true(ph->start_hi == r2->phases[p].start_hi);
+	}
+	const fold_self_check *sc = &r->self_check;
+	assert_true(sc->done);
+	assert_int_equal(sc->instances_a + sc->instances_b, r->instances_used);
+	assert_int_equal(sc->phases_a, 2);
+	assert_int_equal(sc->phases_b, 2);
+	assert_true(sc->boundary < 0.01);
+	assert_true(sc->rate > 0 && sc->rate < 0.03);
+	fold_analysis_free(a);
+	fold_analysis_free(b);
+}
+
 /* A 50 us region at 1 ms sampling where each sample costs the program
  * 26 us (18 us kernel delivery + 8 us handler, as measured on a VM; the
  * trace records the handler's part): without compensation the instances
@@ -574,6 +625,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
