@@ -620,10 +620,16 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 /* Intervals of every phase's start and of its rates, and the self-check. */
 static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
                              const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                             const fold__pwlr_result *pr, const size_t *pw)
+                             const fold__pwlr_result *pr, const size_t *pw, const fold__region_acc *A)
 {
 	fold__unc_result u;
-	int rc = fold__uncertainty(ps, nps, po, pr, FOLD__BOOTSTRAP_REPLICATES, c->opt->seed, &u);
+	double *dur = malloc((A->ninst + 1) * sizeof *dur);
+	if (!dur)
+		return -ENOMEM;
+	for (size_t i = 0; i < A->ninst; i++)
+		dur[i] = A->inst[i].dur_ns;
+	int rc = fold__uncertainty(ps, nps, po, pr, FOLD__BOOTSTRAP_REPLICATES, c->opt->seed, dur, &u);
+	free(dur);
 	if (rc) {
 		fold__unc_result_free(&u);
 		return rc;
@@ -662,6 +668,21 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 		              "rates %.0f%% apart; these phases are not reproducible",
 		              r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary,
 		              100 * sc->rate);
+	/* A boundary that moves between the shorter and the longer instances
+	 * by more than the halves' own disagreement (and 1% of the instance):
+	 * a phase whose length varies. */
+	if (u.dur_checked) {
+		double shift = fabs(u.dur_long - u.dur_short);
+		sc->duration_shift = u.dur_long - u.dur_short;
+		if (shift > 0.01 && (!sc->done || shift > 2 * sc->boundary))
+			analyze__warn(
+			    c,
+			    "region %s: the phase boundary at %.3f moves with the instance's duration "
+			    "(%.3f in the shorter half of the instances, %.3f in the longer): a phase's "
+			    "length varies from instance to instance, so phase shares and durations are "
+			    "averages over different code positions",
+			    r->name, pr->bounds[u.dur_boundary], u.dur_short, u.dur_long);
+	}
 	fold__unc_result_free(&u);
 	return 0;
 }
@@ -699,7 +720,7 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	if ((rc = stage_fit_curves(c, r, sw, nsw, &pr, pw)) ||
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
-	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw)) ||
+	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
 	    (rc = fold__models_apply(c->models, r)) ||
 	    (rc = fold__attrib_region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;

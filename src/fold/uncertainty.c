@@ -149,8 +149,57 @@ static void self_check(const fold__pwlr_series *ps, size_t nps, const fold__pwlr
 			fold__pwlr_result_free(&h[half]);
 }
 
+/* Fits the shorter and the longer half of the instances apart and finds
+ * the boundary of pr whose counterparts move most between them. */
+static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                           const fold__pwlr_result *pr, uint32_t nid, const uint8_t *present,
+                           const double *dur, uint32_t *mult, uint32_t *offset, fold__unc_result *u)
+{
+	double *v = malloc((nid + 1) * sizeof *v);
+	size_t m = 0;
+	if (!v || pr->nseg < 2)
+		goto out;
+	for (uint32_t i = 0; i < nid; i++)
+		if (present[i])
+			v[m++] = dur[i];
+	if (m < 8)
+		goto out;
+	qsort(v, m, sizeof *v, cmp_dbl);
+	double med = v[m / 2];
+	fold__pwlr_result h[2];
+	int ok[2] = {0, 0};
+	for (int half = 0; half < 2; half++) {
+		size_t cnt = 0;
+		for (uint32_t i = 0; i < nid; i++) {
+			mult[i] = present[i] && (half ? dur[i] >= med : dur[i] < med);
+			cnt += mult[i];
+		}
+		offsets(mult, nid, offset);
+		ok[half] = cnt >= 4 && refit(ps, nps, po, mult, offset, &h[half]) == 0;
+	}
+	if (ok[0] && ok[1]) {
+		double worst = -1;
+		for (size_t j = 1; j < pr->nseg; j++) {
+			double a = nearest(&h[0], pr->bounds[j]), b = nearest(&h[1], pr->bounds[j]);
+			if (isnan(a) || isnan(b) || fabs(a - b) <= worst)
+				continue;
+			worst = fabs(a - b);
+			u->dur_boundary = j;
+			u->dur_short = a;
+			u->dur_long = b;
+		}
+		u->dur_checked = worst >= 0;
+	}
+	for (int half = 0; half < 2; half++)
+		if (ok[half])
+			fold__pwlr_result_free(&h[half]);
+out:
+	free(v);
+}
+
 int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, fold__unc_result *u)
+                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, const double *dur,
+                      fold__unc_result *u)
 {
 	memset(u, 0, sizeof *u);
 	size_t K = pr->nseg;
@@ -230,6 +279,8 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
 		}
 	free(tmp);
 	self_check(ps, nps, po, pr, nid, present, mult, offset, u);
+	if (dur)
+		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, u);
 out:
 	free(present);
 	free(ids);

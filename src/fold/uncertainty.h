@@ -17,6 +17,11 @@
  *    rates over each phase's interior (series that place boundaries) are
  *    the region's fidelity figure. Two independent folds of the same code
  *    should agree; where they do not, the phases are not to be trusted.
+ *  - a duration split: the shorter and the longer half of the instances
+ *    (by duration) fitted apart; a boundary whose nearest counterparts in
+ *    the two halves lie further apart than the self-check's own spread
+ *    moves with the instance's duration (a phase whose length varies):
+ *    shares of the instance then average different code positions.
  * Slopes here are relative (the folded curves' units); callers scale them.
  */
 #ifndef FOLD_UNCERTAINTY_H
@@ -38,12 +43,18 @@ typedef struct fold__unc_result {
 	size_t nseg_a, nseg_b;   /* their phase counts */
 	double check_boundary;   /* largest boundary disagreement, share of the instance */
 	double check_rate;       /* largest relative rate disagreement */
+	/* duration split (dur given) */
+	int dur_checked;
+	size_t dur_boundary;        /* the boundary that moves most (index into bounds) */
+	double dur_short, dur_long; /* its position in the shorter and the longer half */
 } fold__unc_result;
 
 /* ps/nps/po: exactly what the main fit pr was computed from; every series
- * must carry instance ids. Returns 0 or -ENOMEM. */
+ * must carry instance ids. dur: each instance id's duration (NULL: no
+ * duration split). Returns 0 or -ENOMEM. */
 int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, fold__unc_result *out);
+                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, const double *dur,
+                      fold__unc_result *out);
 void fold__unc_result_free(fold__unc_result *u);
 
 #endif

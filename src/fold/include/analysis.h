@@ -124,6 +124,10 @@ typedef struct fold_self_check {
 	size_t phases_a, phases_b;
 	double boundary; /* largest boundary disagreement, share of the instance */
 	double rate;     /* largest relative rate disagreement */
+	/* The same between the shorter and the longer half of the instances,
+	 * for the boundary that moves most (position in the longer minus in
+	 * the shorter; 0 when not computed): a phase whose length varies. */
+	double duration_shift;
 } fold_self_check;
 
 typedef struct fold_group {

@@ -387,8 +387,45 @@ static void test_intervals_and_self_check(void **state)
 	assert_int_equal(sc->phases_b, 2);
 	assert_true(sc->boundary < 0.01);
 	assert_true(sc->rate > 0 && sc->rate < 0.03);
+	for (size_t i = 0; i < a->nwarnings; i++)
+		assert_null(strstr(a->warnings[i].what, "moves with the instance's duration"));
 	fold_analysis_free(a);
 	fold_analysis_free(b);
+}
+
+/* A phase whose length varies (fixed 0.5 ms, then 1.0 +- 0.3 ms): the
+ * boundary moves with the instance's duration, and fold says so. */
+static void test_variable_phase_length_warned(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 1000;
+	c.groups[0].duration_ns = 1.5e6;
+	c.bounds[1] = 1.0 / 3;
+	c.duration_jitter = 0;
+	c.phase_jitter = 0.3;
+	c.jitter_phase = 1;
+	c.period_ns = 75e3;
+	c.noise = 0.02;
+	c.seed = 1314;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	/* the switch is at 0.5 / 1.5 ms: nearer 0 in long instances */
+	assert_true(r->self_check.duration_shift < -0.02);
+	int warned = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warned |= strstr(a->warnings[i].what, "moves with the instance's duration") != NULL;
+	assert_true(warned);
+	fold_analysis_free(a);
 }
 
 /* A 50 us region at 1 ms sampling where each sample costs the program
@@ -626,6 +663,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
