@@ -345,6 +345,49 @@ out:
 	return rc;
 }
 
+/* Warns when the folded instances did not get the CPU: their median CPU
+ * share (CPU time / duration) is low, or a tenth of them got clearly less
+ * than the typical one (preempted or waiting: their samples fold where they
+ * were paused, not where code changed). Needs CPU time in the samples. */
+#define FOLD__LOW_CPU_SHARE 0.6
+#define FOLD__STARVED_SHARE 0.8
+
+static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const fold__instance *inst, size_t n)
+{
+	double *u = malloc((n + 1) * sizeof *u);
+	size_t m = 0;
+	if (!u)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].used && !inst[i].nested_same) {
+			double v = cpu_utilisation(c->tr, &inst[i]);
+			if (v >= 0)
+				u[m++] = v;
+		}
+	if (m >= 10) {
+		qsort(u, m, sizeof *u, cmp_dbl);
+		double med = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
+		size_t low = 0;
+		while (low < m && u[low] < FOLD__STARVED_SHARE * med)
+			low++;
+		if (med < FOLD__LOW_CPU_SHARE)
+			analyze__warn(
+			    c,
+			    "region %s: the folded instances ran on a CPU for only %.0f%% of their time "
+			    "(median): they waited (I/O, locks, messages) or were preempted; phases with "
+			    "low cpu_time may be waits rather than code",
+			    r->name, 100 * med);
+		else if (10 * low > m)
+			analyze__warn(
+			    c,
+			    "region %s: %.0f%% of the folded instances got less than %.0f%% of the typical "
+			    "instance's CPU share (%.0f%%): preempted or waiting; their samples fold where "
+			    "they were paused (are other busy threads or processes sharing these cores?)",
+			    r->name, 100.0 * (double)low / (double)m, 100 * FOLD__STARVED_SHARE, 100 * med);
+	}
+	free(u);
+}
+
 /* Sets r->reason when too few instances or samples are left to fold.
  * Returns 1 if so, 0 if the region folds, or -ENOMEM. */
 static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
@@ -702,6 +745,7 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	int rc = stage_group(c, A, r, &gr);
 	if (rc || (rc = too_few(c, r, &gr)))
 		goto out;
+	warn_cpu_share(c, r, A->inst, A->ninst);
 	rc = -ENOMEM;
 	sw = calloc(c->a->ncounters + 2, sizeof *sw);
 	if (!sw || (rc = stage_fold_series(c, &gr, sw, &nsw)))

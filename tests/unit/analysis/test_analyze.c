@@ -387,10 +387,36 @@ static void test_intervals_and_self_check(void **state)
 	assert_int_equal(sc->phases_b, 2);
 	assert_true(sc->boundary < 0.01);
 	assert_true(sc->rate > 0 && sc->rate < 0.03);
-	for (size_t i = 0; i < a->nwarnings; i++)
+	for (size_t i = 0; i < a->nwarnings; i++) {
 		assert_null(strstr(a->warnings[i].what, "moves with the instance's duration"));
+		assert_null(strstr(a->warnings[i].what, "CPU share"));
+		assert_null(strstr(a->warnings[i].what, "ran on a CPU"));
+	}
 	fold_analysis_free(a);
 	fold_analysis_free(b);
+}
+
+/* Instances that spend most of their time off the CPU are named. */
+static void test_low_cpu_share_warned(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.cpu[0] = c.cpu[1] = 0.4;
+	c.noise = 0.02;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	int warned = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warned |= strstr(a->warnings[i].what, "ran on a CPU for only 40%") != NULL;
+	assert_true(warned);
+	fold_analysis_free(a);
 }
 
 /* A phase whose length varies (fixed 0.5 ms, then 1.0 +- 0.3 ms): the
@@ -664,6 +690,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
