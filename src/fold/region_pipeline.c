@@ -480,12 +480,144 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 
 /* --- stage 3: fit phases --- */
 
+/* A phase whose length varies from instance to instance puts its boundary
+ * at a different share of each instance: folded on shares, the switch
+ * smears and phase durations come out wrong (shares cannot hold a fixed and
+ * a variable phase at once). When the boundary that moves most between the
+ * shorter and the longer half of the instances moves by more than
+ * FOLD__ALIGN_MIN_SHIFT, each instance's own position of it is estimated
+ * (the place that best matches the folded curve of the first series that
+ * places boundaries, between the neighbouring boundaries, on a grid) and
+ * every series' points of that instance are warped piecewise-linearly so
+ * that it lands on the duration-weighted mean position: phase durations are
+ * then the mean durations. The phases are fitted again on the aligned
+ * points. Needs FOLD__ALIGN_MIN_POINTS points of an instance near the
+ * boundary; instances with fewer are left as they are. */
+#define FOLD__ALIGN_MIN_SHIFT 0.03
+#define FOLD__ALIGN_MIN_POINTS 4
+#define FOLD__ALIGN_GRID 80
+
+typedef struct align_info {
+	int done;
+	double at;      /* the aligned boundary's position */
+	size_t aligned; /* instances with their own estimate */
+} align_info;
+
+static double warp(double x, double lo, double from, double to, double hi)
+{
+	if (x < lo || x > hi || !(from > lo) || !(from < hi))
+		return x;
+	return x < from ? lo + (x - lo) * (to - lo) / (from - lo) : to + (x - from) * (hi - to) / (hi - from);
+}
+
+static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, const fold__pwlr_opts *po,
+                          fold__pwlr_result *pr, const fold__instance *inst, size_t n, align_info *ai,
+                          fold__pwlr_result *keep)
+{
+	memset(ai, 0, sizeof *ai);
+	size_t k0 = SIZE_MAX;
+	for (size_t k = 0; k < nps && k0 == SIZE_MAX; k++)
+		if (!ps[k].rates_only && ps[k].inst)
+			k0 = k;
+	if (pr->nseg < 2 || k0 == SIZE_MAX || !n)
+		return 0;
+	double *dur = malloc(n * sizeof *dur), *bi = malloc(n * sizeof *bi);
+	size_t *cnt = calloc(n + 1, sizeof *cnt), *idx = malloc((ps[k0].n + 1) * sizeof *idx);
+	int rc = -ENOMEM;
+	if (!dur || !bi || !cnt || !idx)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		dur[i] = inst[i].dur_ns;
+	size_t j;
+	double as, al;
+	rc = fold__duration_shift(ps, nps, po, pr, dur, &j, &as, &al);
+	if (rc <= 0 || !(fabs(al - as) > FOLD__ALIGN_MIN_SHIFT))
+		goto out;
+	rc = 0;
+	if (j == 0 || j >= pr->nseg)
+		goto out;
+	/* the window: the neighbouring boundaries, past a segment next to it
+	 * whose slope lies between its own neighbours' (the same smeared
+	 * switch: a transition) */
+	size_t jl = j - 1, jh = j + 1;
+	const double *sl = pr->slope + k0 * pr->nseg;
+	if (jl > 0 && j < pr->nseg &&
+	    (sl[jl] - sl[jl - 1]) * (sl[j] - sl[jl]) > 0) /* segment jl between jl-1 and j */
+		jl--;
+	if (jh < pr->nseg && (sl[jh - 1] - sl[j - 1]) * (sl[jh] - sl[jh - 1]) > 0) /* segment j */
+		jh++;
+	double lo = pr->bounds[jl], b = pr->bounds[j], hi = pr->bounds[jh];
+	/* points of the reference series grouped by instance (counting sort) */
+	const fold__pwlr_series *s = &ps[k0];
+	for (size_t i = 0; i < s->n; i++)
+		if (s->inst[i] < n)
+			cnt[s->inst[i] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		cnt[i + 1] += cnt[i];
+	for (size_t i = 0; i < s->n; i++)
+		if (s->inst[i] < n)
+			idx[cnt[s->inst[i]]++] = i;
+	for (size_t i = n; i > 0; i--)
+		cnt[i] = cnt[i - 1];
+	cnt[0] = 0;
+	double sw = 0, sd = 0;
+	for (size_t i = 0; i < n; i++) {
+		bi[i] = NAN;
+		size_t near = 0;
+		for (size_t q = cnt[i]; q < cnt[i + 1]; q++)
+			near += s->x[idx[q]] >= lo && s->x[idx[q]] <= hi;
+		if (near < FOLD__ALIGN_MIN_POINTS)
+			continue;
+		double best = INFINITY;
+		for (int g = 0; g <= FOLD__ALIGN_GRID; g++) {
+			double bb = lo + (hi - lo) * (0.05 + 0.9 * g / FOLD__ALIGN_GRID), cost = 0;
+			for (size_t q = cnt[i]; q < cnt[i + 1]; q++) {
+				double x = s->x[idx[q]];
+				if (x < lo || x > hi)
+					continue;
+				double e = s->y[idx[q]] - fold__pwlr_cum(pr, k0, warp(x, lo, bb, b, hi));
+				cost += e * e;
+			}
+			if (cost < best) {
+				best = cost;
+				bi[i] = bb;
+			}
+		}
+		sw += bi[i] * dur[i];
+		sd += dur[i];
+		ai->aligned++;
+	}
+	if (ai->aligned < 10 || !(sd > 0))
+		goto out;
+	double target = sw / sd;
+
+	for (size_t k = 0; k < nps; k++)
+		for (size_t i = 0; i < ps[k].n; i++) {
+			uint32_t id = ps[k].inst ? ps[k].inst[i] : UINT32_MAX;
+			if (id < n && !isnan(bi[id]))
+				xs[k][i] = warp(xs[k][i], lo, bi[id], target, hi);
+		}
+	if (keep && !keep->knot)
+		*keep = *pr; /* the unaligned fit, for the rates */
+	else
+		fold__pwlr_result_free(pr);
+	rc = fold__pwlr_fit(ps, nps, po, pr);
+	ai->done = rc == 0;
+	ai->at = target;
+out:
+	free(dur);
+	free(bi);
+	free(cnt);
+	free(idx);
+	return rc < 0 ? rc : 0;
+}
+
 /* Joint piecewise-linear fit over every series but wall time (y = x has no
  * phases); only the reliable ones place boundaries (choose_phase_series).
  * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
 static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *inst, size_t n,
                             fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw, fold__pwlr_series *ps,
-                            size_t *nps_out)
+                            size_t *nps_out, align_info *ai)
 {
 	choose_phase_series(sw, nsw);
 	size_t nps = 0;
@@ -504,7 +636,49 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *i
 	fold__pwlr_opts_init(po);
 	po->smear = duration_smear(inst, n);
 	*nps_out = nps;
-	return fold__pwlr_fit(ps, nps, po, pr);
+	int rc = fold__pwlr_fit(ps, nps, po, pr);
+	if (rc)
+		return rc;
+	/* the series' own point arrays, in the fit's order, for the alignment */
+	double *xs[64];
+	if (nps > 64)
+		return 0;
+	for (size_t k = 0; k < nps; k++)
+		xs[k] = NULL;
+	for (size_t k = 0; k < nsw; k++)
+		if (pw[k] < nps)
+			xs[pw[k]] = sw[k].f.x;
+	for (size_t k = 0; k < nps; k++)
+		if (!xs[k])
+			return 0;
+	/* twice: the first pass aligns on a smeared fit, the second on the
+	 * sharper fit of the aligned points */
+	align_info a2;
+	fold__pwlr_result first;
+	memset(&first, 0, sizeof first);
+	if ((rc = align_boundary(ps, xs, nps, po, pr, inst, n, ai, &first)) || !ai->done ||
+	    (rc = align_boundary(ps, xs, nps, po, pr, inst, n, &a2, NULL))) {
+		fold__pwlr_result_free(&first);
+		return rc;
+	}
+	if (a2.done)
+		ai->at = a2.at;
+	/* Rates: warping an instance rescales its slopes by its own factor,
+	 * which biases the pooled slope; each phase takes the rate of the
+	 * unaligned fit's phase at its middle (measured there away from the
+	 * smear of the switch), unless that phase is a transition (its slope
+	 * between its neighbours'). */
+	for (size_t k = 0; k < nps && first.knot; k++)
+		for (size_t p = 0; p < pr->nseg; p++) {
+			size_t q = fold__pwlr_segment(&first, 0.5 * (pr->bounds[p] + pr->bounds[p + 1]));
+			const double *s = first.slope + k * first.nseg;
+			if (pr->gradual[p] || first.gradual[q] ||
+			    (q > 0 && q + 1 < first.nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
+				continue;
+			pr->slope[k * pr->nseg + p] = s[q];
+		}
+	fold__pwlr_result_free(&first);
+	return 0;
 }
 
 /* The phase fit's parameters (pwlr.*), which series placed the boundaries
@@ -758,8 +932,21 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	rc = -ENOMEM;
 	pw = malloc(nsw * sizeof *pw);
 	ps = calloc(nsw, sizeof *ps);
-	if (!pw || !ps || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps)))
+	align_info ai = {0};
+	if (!pw || !ps || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai)))
 		goto out;
+	if (ai.done) {
+		analyze__warn(
+		    c,
+		    "region %s: a phase's length varies from instance to instance: each instance's "
+		    "phase boundary was aligned to %.3f (%zu instances) before the phases were fitted",
+		    r->name, ai.at, ai.aligned);
+		if ((rc = fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.boundary", "%.4f",
+		                    ai.at)) ||
+		    (rc = fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.instances", "%zu",
+		                    ai.aligned)))
+			goto out;
+	}
 	fit_params params = {&r->fit_params, &r->nfit_params};
 	if ((rc = stage_fit_curves(c, r, sw, nsw, &pr, pw)) ||
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||

@@ -297,3 +297,36 @@ void fold__unc_result_free(fold__unc_result *u)
 	free(u->rhi);
 	u->rlo = u->rhi = NULL;
 }
+
+int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                         const fold__pwlr_result *pr, const double *dur, size_t *j, double *at_short,
+                         double *at_long)
+{
+	uint32_t nid = 0;
+	for (size_t k = 0; k < nps; k++) {
+		if (!ps[k].inst)
+			return 0;
+		for (size_t i = 0; i < ps[k].n; i++)
+			if (ps[k].inst[i] + 1 > nid)
+				nid = ps[k].inst[i] + 1;
+	}
+	uint8_t *present = calloc(nid + 1, 1);
+	uint32_t *mult = calloc(nid + 1, sizeof *mult), *offset = malloc((nid + 1) * sizeof *offset);
+	int rc = -ENOMEM;
+	if (present && mult && offset) {
+		for (size_t k = 0; k < nps; k++)
+			for (size_t i = 0; i < ps[k].n; i++)
+				present[ps[k].inst[i]] = 1;
+		fold__unc_result u;
+		memset(&u, 0, sizeof u);
+		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, &u);
+		rc = u.dur_checked;
+		*j = u.dur_boundary;
+		*at_short = u.dur_short;
+		*at_long = u.dur_long;
+	}
+	free(present);
+	free(mult);
+	free(offset);
+	return rc;
+}

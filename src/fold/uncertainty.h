@@ -57,4 +57,11 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
                       fold__unc_result *out);
 void fold__unc_result_free(fold__unc_result *u);
 
+/* The duration split alone (see above): 1 with *j the boundary of pr that
+ * moves most and its positions in the shorter and the longer half, 0 when
+ * it could not be computed, or -ENOMEM. */
+int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                         const fold__pwlr_result *pr, const double *dur, size_t *j, double *at_short,
+                         double *at_long);
+
 #endif
