@@ -359,7 +359,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 			return -EBADMSG;
 		end = d->p + v;
 		/* Fields a later minor version may append are skipped. */
-		if (get_v(d, &rec->u.sample_cost.cost_ns) || get_v(d, &rec->u.sample_cost.lag_ns) || d->p > end)
+		if (get_v(d, &rec->u.sample_cost.cost_ns) || get_v(d, &rec->u.sample_cost.lag_ns) ||
+		    d->p > end)
 			return -EBADMSG;
 		d->p = end;
 		return 0;
