@@ -10,3 +10,8 @@ if(FOLD_BUILD_TESTS) # fold_synth lives in tests/tools
   target_link_libraries(fold-bench-fidelity PRIVATE fold_analysis fold_synth)
   fold_warnings(fold-bench-fidelity)
 endif()
+
+# A real 50 us region at 1 ms sampling with its truth (fold-short-region.sh).
+add_executable(bench_fold_short_region ${CMAKE_CURRENT_LIST_DIR}/fold-short-region.c)
+target_link_libraries(bench_fold_short_region PRIVATE fold-stub)
+fold_warnings(bench_fold_short_region)

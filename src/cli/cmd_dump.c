@@ -119,6 +119,10 @@ static void dump_record(FILE *o, const trace_record *r)
 		fprintf(o, " tick=%" PRIu64 " text=", r->tick);
 		put_str(o, r->u.marker.text);
 		break;
+	case TRACE_REC_SAMPLE_COST:
+		fprintf(o, " cost_ns=%" PRIu64 " lag_ns=%" PRIu64, r->u.sample_cost.cost_ns,
+		        r->u.sample_cost.lag_ns);
+		break;
 	default: fprintf(o, " kind=%u len=%zu", r->kind, r->u.extended.len); break;
 	}
 	fputc('\n', o);

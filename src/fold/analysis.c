@@ -65,6 +65,10 @@ static void free_region(fold_region_result *r)
 			free(p->rate_names[k]);
 		free(p->rate_names);
 		free(p->rates);
+		free(p->rate_from);
+		free(p->rate_to);
+		free(p->rate_lo);
+		free(p->rate_hi);
 		free_attributions(p->top, p->ntop);
 	}
 	free(r->phases);

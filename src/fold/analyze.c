@@ -3,7 +3,8 @@
  *
  * load traces (files in parallel, ingest.c) -> run metadata (run_meta.c) ->
  * regions matched by name across processes (region_match.c) -> instances
- * and the exact profile (instances.c, profile.c) -> every region through
+ * and the exact profile (instances.c, profile.c) -> the samples' own cost
+ * taken out of what is folded (perturb.c) -> every region through
  * the per-region pipeline (region_pipeline.c), in parallel on the worker
  * pool (fold_regions.c) -> whole-run attribution -> threads classed, CPU
  * and wall views (threads_class.c) -> imbalance (imbalance.c); regions
@@ -136,7 +137,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		for (size_t t = 0; t < c.tr[i]->nthreads; t++)
 			c.a->total_samples += c.tr[i]->threads[t].nsmp;
 	}
-	if ((rc = analyze__build_profile(&c, &pairs)))
+	if ((rc = analyze__build_profile(&c, &pairs)) || (rc = analyze__compensate_samples(&c)))
 		goto fail_nomem;
 	analyze__progress(&c, 0.5, "folding");
 	if ((rc = analyze__fold_regions(&c)))

@@ -68,6 +68,11 @@ void analyze__regions_free(analyze_ctx *c);
 fold__hook_cost analyze__hook_cost(const ingest__trace *t);
 int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs);
 
+/* perturb.c: the samples' own cost taken out of instance durations, sample
+ * positions and CPU time (traces with sample_cost records only); a's
+ * sample_handler_ns, sample_delivery_ns, samples_compensated. */
+int analyze__compensate_samples(analyze_ctx *c);
+
 /* region_pipeline.c: the per-region pipeline for region g into r (whose
  * region_basics are filled). Returns 0 (r->folded or r->reason set) or a
  * negative errno. */

@@ -1,5 +1,6 @@
 /* fit_pwlr.c: the piecewise-linear fit as a fit_method: the curve of the
- * phase fit itself (pwlr.c), constant rate within each phase. A series that
+ * phase fit itself (pwlr.c), constant rate within each phase (varying
+ * linearly within a gradual one). A series that
  * took no part in the phase fit gets its mean rate. Records nothing: the
  * phase fit's parameters (pwlr.*) are recorded for every region. */
 #include "fit.h"
@@ -16,7 +17,7 @@ static int pwlr_fit(const fit_input *in, fold_curve *out, double *rms, const fit
 			continue;
 		}
 		out->cum[i] = fold__pwlr_cum(pr, in->pi, x);
-		out->value[i] = pr->slope[in->pi * pr->nseg + fold__pwlr_segment(pr, x)] * in->rscale;
+		out->value[i] = fold__pwlr_rate(pr, in->pi, x) * in->rscale;
 		if (out->lo)
 			out->lo[i] = out->hi[i] = out->value[i];
 	}

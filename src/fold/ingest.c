@@ -144,6 +144,8 @@ void ingest__trace_free(ingest__trace *t)
 		big_free(t->threads[i].smp, t->threads[i].cap_smp, sizeof *t->threads[i].smp);
 		big_free(t->threads[i].vals, t->threads[i].cap_vals, sizeof *t->threads[i].vals);
 		big_free(t->threads[i].cpu_cum, t->threads[i].nsmp, sizeof *t->threads[i].cpu_cum);
+		free(t->threads[i].cost_ns);
+		free(t->threads[i].lag_ns);
 	}
 	free(t->threads);
 	free(t->frames);
@@ -319,6 +321,8 @@ static void see_tick(ingest__trace *t, uint64_t tick)
 	if (tick > t->max_tick)
 		t->max_tick = tick;
 }
+
+static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag);
 
 static int on_record(loader *L, const trace_record *r)
 {
@@ -502,8 +506,36 @@ static int on_record(loader *L, const trace_record *r)
 		see_tick(t, r->tick);
 		return 0;
 	}
+	case TRACE_REC_SAMPLE_COST:
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		return th->nsmp ? put_cost(th, r->u.sample_cost.cost_ns, r->u.sample_cost.lag_ns) : 0;
 	default: return 0;
 	}
+}
+
+/* Records the cost of the thread's latest sample. */
+static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag)
+{
+	if (th->cap_cost < th->nsmp) {
+		size_t cap = th->cap_cost ? th->cap_cost : 1024;
+		while (cap < th->nsmp)
+			cap *= 2;
+		uint32_t *c = realloc(th->cost_ns, cap * sizeof *c);
+		if (c)
+			th->cost_ns = c;
+		uint32_t *l = c ? realloc(th->lag_ns, cap * sizeof *l) : NULL;
+		if (!c || !l)
+			return -ENOMEM;
+		th->lag_ns = l;
+		for (size_t k = th->cap_cost; k < cap; k++)
+			th->cost_ns[k] = th->lag_ns[k] = UINT32_MAX;
+		th->cap_cost = cap;
+	}
+	th->cost_ns[th->nsmp - 1] = cost >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)cost;
+	th->lag_ns[th->nsmp - 1] = lag >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)lag;
+	th->ncost++;
+	return 0;
 }
 
 static void finish_clock(ingest__trace *t)

@@ -60,6 +60,11 @@ typedef struct ingest__thread {
 	size_t nvals, cap_vals;
 	uint64_t last_tick;
 	double *cpu_cum; /* cpu_cum[k] = CPU ns of samples 0..k (NULL when no sample had cpu_ns) */
+	/* sample_cost records (format 1.1): per sample, the handler's time from
+	 * its entry to its exit and the timestamp's lag after the entry, ns
+	 * (NULL when the thread has none; UINT32_MAX: that sample has none) */
+	uint32_t *cost_ns, *lag_ns;
+	size_t cap_cost, ncost;
 } ingest__thread;
 
 typedef struct ingest__cset {

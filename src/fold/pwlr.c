@@ -642,6 +642,137 @@ static size_t absorb_transition(const sser *S, size_t ns, fold__pwlr_result *r, 
 	return 0;
 }
 
+/* Curvature c of series s over [a, b] around the chord from ka to kb:
+ * y = chord + c (x - a)(x - b), least squares on the raw points. Returns
+ * the SSE of that quadratic and (in *pl) of the current fit r there. */
+static double quad_fit(const sser *s, const fold__pwlr_result *r, size_t k, double a, double b, double ka,
+                       double kb, double *c, double *pl, size_t *npts)
+{
+	size_t ia = lower_bound(s->x, s->n, a), ib = upper_index(s, b);
+	double sqq = 0, srq = 0;
+	for (size_t i = ia; i < ib; i++) {
+		double x = s->x[i], q = (x - a) * (x - b);
+		double res = s->yr[i] - (ka + (kb - ka) * (x - a) / (b - a));
+		sqq += q * q;
+		srq += res * q;
+	}
+	*c = sqq > 0 ? srq / sqq : 0;
+	double sq = 0, sp = 0;
+	for (size_t i = ia; i < ib; i++) {
+		double x = s->x[i], q = (x - a) * (x - b);
+		double e = s->yr[i] - (ka + (kb - ka) * (x - a) / (b - a)) - *c * q;
+		double f = s->yr[i] - fold__pwlr_cum(r, k, x);
+		sq += e * e;
+		sp += f * f;
+	}
+	*pl = sp;
+	*npts = ib > ia ? ib - ia : 0;
+	return sq;
+}
+
+/* Do segments [j, e] (inclusive, e >= j + 2) form one gradual change? Every
+ * detecting series' slopes move monotonically the same way, and a single
+ * quadratic is as good as the staircase by BIC. */
+static int is_gradual(const sser *S, size_t ns, const fold__pwlr_result *r, size_t j, size_t e)
+{
+	int any = 0;
+	for (size_t k = 0; k < ns; k++) {
+		if (!S[k].detect)
+			continue;
+		const double *sl = r->slope + k * r->nseg;
+		int dir = 0;
+		for (size_t q = j; q < e; q++) {
+			int d = sl[q + 1] > sl[q] ? 1 : sl[q + 1] < sl[q] ? -1 : 0;
+			if (!d || (dir && d != dir))
+				return 0;
+			dir = d;
+		}
+		const double *kn = r->knot + k * (r->nseg + 1);
+		double a = r->bounds[j], b = r->bounds[e + 1], c, pl;
+		size_t n;
+		double q = quad_fit(&S[k], r, k, a, b, kn[j], kn[e + 1], &c, &pl, &n);
+		if (n < 10 * (e - j + 1))
+			return 0;
+		double var = S[k].sigma * S[k].sigma * (S[k].deff > 1 ? S[k].deff : 1);
+		double neff = (double)n / (S[k].deff > 1 ? S[k].deff : 1);
+		/* The staircase has 2 (e - j) more parameters (inner knots' places
+		 * and values) and the quadratic one (c). */
+		double penalty = (2.0 * (double)(e - j) - 1) * log(neff > 3 ? neff : 3);
+		if (!(var > 0) || (q - pl) / var > penalty)
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* Step 10: merges runs of segments that are one gradual change. */
+static int merge_gradual(const sser *S, size_t ns, fold__pwlr_result *r)
+{
+	size_t K = r->nseg;
+	size_t grp_end[FOLD_PWLR_MAX_SEGMENTS];
+	unsigned char grad[FOLD_PWLR_MAX_SEGMENTS];
+	size_t ng = 0, merged = 0;
+	for (size_t j = 0; j < K;) {
+		size_t e = j;
+		for (size_t t = K - 1; t >= j + 2 && t < K; t--)
+			if (is_gradual(S, ns, r, j, t)) {
+				e = t;
+				break;
+			}
+		grad[ng] = e > j;
+		grp_end[ng++] = e;
+		merged += e - j;
+		j = e + 1;
+	}
+	if (!merged)
+		return 0;
+	double *knot = calloc(ns * (FOLD_PWLR_MAX_SEGMENTS + 1) + 1, sizeof *knot);
+	double *slope = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *slope);
+	double *curv = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *curv);
+	if (!knot || !slope || !curv) {
+		free(knot);
+		free(slope);
+		free(curv);
+		return -ENOMEM;
+	}
+	double bounds[FOLD_PWLR_MAX_SEGMENTS + 1];
+	bounds[0] = 0;
+	for (size_t g = 0, j = 0; g < ng; j = grp_end[g] + 1, g++) {
+		size_t e = grp_end[g];
+		bounds[g + 1] = r->bounds[e + 1];
+		for (size_t k = 0; k < ns; k++) {
+			const double *kn = r->knot + k * (K + 1);
+			knot[k * (ng + 1) + g] = kn[j];
+			knot[k * (ng + 1) + g + 1] = kn[e + 1];
+			if (!grad[g]) {
+				slope[k * ng + g] = r->slope[k * K + j];
+				continue;
+			}
+			double a = r->bounds[j], b = r->bounds[e + 1], len = b - a, c, pl;
+			size_t n;
+			double chord = (kn[e + 1] - kn[j]) / len;
+			quad_fit(&S[k], r, k, a, b, kn[j], kn[e + 1], &c, &pl, &n);
+			/* Rates at both ends stay >= 0: |c| len <= chord. */
+			if (fabs(c) * len > chord)
+				c = c > 0 ? chord / len : -chord / len;
+			slope[k * ng + g] = chord > 0 ? chord : 0;
+			curv[k * ng + g] = n ? c : 0;
+		}
+	}
+	free(r->knot);
+	free(r->slope);
+	free(r->curv);
+	r->knot = knot;
+	r->slope = slope;
+	r->curv = curv;
+	memcpy(r->bounds, bounds, (ng + 1) * sizeof *bounds);
+	memset(r->gradual, 0, sizeof r->gradual);
+	memcpy(r->gradual, grad, ng);
+	r->nseg = ng;
+	r->gradual_merged = merged;
+	return 0;
+}
+
 /* Points of the detecting series in [a, b). */
 static size_t points_in(const sser *S, size_t ns, double a, double b)
 {
@@ -764,10 +895,11 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 	r->knot = calloc(ns * (FOLD_PWLR_MAX_SEGMENTS + 1) + 1, sizeof *r->knot);
 	r->slope = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *r->slope);
 	r->rms = calloc(ns + 1, sizeof *r->rms);
+	r->curv = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *r->curv);
 	r->sigma = calloc(ns + 1, sizeof *r->sigma);
 	r->deff = calloc(ns + 1, sizeof *r->deff);
-	if (!ref || !tmp || !isum || !d.C || !d.F || !d.A || !r->knot || !r->slope || !r->rms || !r->sigma ||
-	    !r->deff)
+	if (!ref || !tmp || !isum || !d.C || !d.F || !d.A || !r->knot || !r->slope || !r->rms || !r->curv ||
+	    !r->sigma || !r->deff)
 		goto out;
 	r->nseries = ns;
 	r->nseg = 1;
@@ -878,6 +1010,10 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 				s = sl;
 			r->slope[k * r->nseg + j] = s > 0 ? s : 0;
 		}
+	}
+	if (r->nseg >= 3 && merge_gradual(S, ns, r))
+		goto out;
+	for (size_t k = 0; k < ns; k++) {
 		double ss = 0;
 		for (size_t i = 0; i < S[k].n; i++) {
 			double e = S[k].yr[i] - fold__pwlr_cum(r, k, S[k].x[i]);
@@ -911,7 +1047,8 @@ void fold__pwlr_result_free(fold__pwlr_result *r)
 	free(r->rms);
 	free(r->sigma);
 	free(r->deff);
-	r->knot = r->slope = r->rms = r->sigma = r->deff = NULL;
+	free(r->curv);
+	r->knot = r->slope = r->rms = r->sigma = r->deff = r->curv = NULL;
 }
 
 size_t fold__pwlr_segment(const fold__pwlr_result *r, double x)
@@ -932,5 +1069,17 @@ double fold__pwlr_cum(const fold__pwlr_result *r, size_t i, double x)
 	const double *k = r->knot + i * (r->nseg + 1);
 	double a = r->bounds[g], b = r->bounds[g + 1];
 	double t = b > a ? (x - a) / (b - a) : 0;
-	return k[g] + t * (k[g + 1] - k[g]);
+	double v = k[g] + t * (k[g + 1] - k[g]);
+	if (r->gradual[g] && r->curv)
+		v += r->curv[i * r->nseg + g] * (x - a) * (x - b);
+	return v;
+}
+
+double fold__pwlr_rate(const fold__pwlr_result *r, size_t i, double x)
+{
+	size_t g = fold__pwlr_segment(r, x < 0 ? 0 : x > 1 ? 1 : x);
+	double v = r->slope[i * r->nseg + g];
+	if (r->gradual[g] && r->curv)
+		v += r->curv[i * r->nseg + g] * (2 * x - r->bounds[g] - r->bounds[g + 1]);
+	return v > 0 ? v : 0;
 }

@@ -43,6 +43,15 @@
  *     a margin of 2 x smear (at least one cell) away from inner boundaries,
  *     so the smear of a switch does not bias them; the continuous spline's
  *     slope when the interior holds too few points. Negative slopes -> 0.
+ * 10. Gradual changes: a run of 3 or more segments whose slopes move the
+ *     same way in every detecting series (a staircase cut into a ramp) is
+ *     one gradual segment when a single quadratic cumulative curve (a rate
+ *     changing linearly) explains its raw points as well as the staircase
+ *     does, by BIC on the design-effect corrected sums of squares: steps
+ *     have corners a quadratic cannot follow, a ramp has curvature inside
+ *     every step. The merged segment keeps the outer knots; its curve is
+ *     the chord plus curv x (x - a)(x - b), its slope[] the chord's (the
+ *     mean rate), and fold__pwlr_rate() gives the rate at any x.
  * Series flagged rates_only are fitted and get rates but do not place
  * breakpoints (noisy or sparse series). Deterministic; no randomness.
  * Callers turn GSL's aborting error handler off (gsl_set_error_handler_off)
@@ -88,6 +97,9 @@ typedef struct fold__pwlr_result {
 	size_t bic_segments; /* K chosen by BIC, before the meaningfulness and transition steps */
 	size_t transitions;  /* segments absorbed as the smear of a switch */
 	double noise[8];     /* first series' noise sigma, for reports */
+	unsigned char gradual[FOLD_PWLR_MAX_SEGMENTS]; /* 1: a gradual change (step 10) */
+	double *curv;          /* nseries x nseg: curvature of gradual segments (0 elsewhere) */
+	size_t gradual_merged; /* segments merged into gradual ones */
 } fold__pwlr_result;
 
 /* Returns 0, -EINVAL (no series has 3 points) or -ENOMEM. */
@@ -95,6 +107,9 @@ int fold__pwlr_fit(const fold__pwlr_series *s, size_t ns, const fold__pwlr_opts 
 void fold__pwlr_result_free(fold__pwlr_result *r);
 /* Fitted cumulative share of series i at x (monotone). */
 double fold__pwlr_cum(const fold__pwlr_result *r, size_t i, double x);
+/* Fitted rate (d cum / dx, relative to the mean) of series i at x: the
+ * segment's slope, varying linearly inside a gradual segment; >= 0. */
+double fold__pwlr_rate(const fold__pwlr_result *r, size_t i, double x);
 /* Segment containing x. */
 size_t fold__pwlr_segment(const fold__pwlr_result *r, double x);
 

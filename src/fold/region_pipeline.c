@@ -5,9 +5,12 @@
  *                -> r->groups, instance marks, the pieces to fold
  *   fold series  every counter, then CPU time (wall time only when nothing
  *                else) -> series_work[]
- *   fit phases   the joint piecewise-linear fit -> fold__pwlr_result
+ *   fit phases   the joint piecewise-linear fit -> fold__pwlr_result (steps
+ *                and gradual changes)
  *   fit curves   the chosen fit (fit.h) per series -> r->series, fit_params
  *   build phases phases with per-series rates and samples -> r->phases
+ *   uncertainty  bootstrap intervals of boundaries and rates, the
+ *                odd/even self-check (uncertainty.c) -> r->phases, r->self_check
  *   apply models derived metrics from the model files (models.c)
  *   attribute    source lines per phase (attribution.c)
  *
@@ -25,6 +28,7 @@
 #include "folding.h"
 #include "grouping.h"
 #include "pwlr.h"
+#include "uncertainty.h"
 
 typedef struct series_work {
 	fold__folded f;
@@ -341,6 +345,49 @@ out:
 	return rc;
 }
 
+/* Warns when the folded instances did not get the CPU: their median CPU
+ * share (CPU time / duration) is low, or a tenth of them got clearly less
+ * than the typical one (preempted or waiting: their samples fold where they
+ * were paused, not where code changed). Needs CPU time in the samples. */
+#define FOLD__LOW_CPU_SHARE 0.6
+#define FOLD__STARVED_SHARE 0.8
+
+static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const fold__instance *inst, size_t n)
+{
+	double *u = malloc((n + 1) * sizeof *u);
+	size_t m = 0;
+	if (!u)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].used && !inst[i].nested_same) {
+			double v = cpu_utilisation(c->tr, &inst[i]);
+			if (v >= 0)
+				u[m++] = v;
+		}
+	if (m >= 10) {
+		qsort(u, m, sizeof *u, cmp_dbl);
+		double med = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
+		size_t low = 0;
+		while (low < m && u[low] < FOLD__STARVED_SHARE * med)
+			low++;
+		if (med < FOLD__LOW_CPU_SHARE)
+			analyze__warn(
+			    c,
+			    "region %s: the folded instances ran on a CPU for only %.0f%% of their time "
+			    "(median): they waited (I/O, locks, messages) or were preempted; phases with "
+			    "low cpu_time may be waits rather than code",
+			    r->name, 100 * med);
+		else if (10 * low > m)
+			analyze__warn(
+			    c,
+			    "region %s: %.0f%% of the folded instances got less than %.0f%% of the typical "
+			    "instance's CPU share (%.0f%%): preempted or waiting; their samples fold where "
+			    "they were paused (are other busy threads or processes sharing these cores?)",
+			    r->name, 100.0 * (double)low / (double)m, 100 * FOLD__STARVED_SHARE, 100 * med);
+	}
+	free(u);
+}
+
 /* Sets r->reason when too few instances or samples are left to fold.
  * Returns 1 if so, 0 if the region folds, or -ENOMEM. */
 static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
@@ -433,16 +480,146 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 
 /* --- stage 3: fit phases --- */
 
+/* A phase whose length varies from instance to instance puts its boundary
+ * at a different share of each instance: folded on shares, the switch
+ * smears and phase durations come out wrong (shares cannot hold a fixed and
+ * a variable phase at once). When the boundary that moves most between the
+ * shorter and the longer half of the instances moves by more than
+ * FOLD__ALIGN_MIN_SHIFT, each instance's own position of it is estimated
+ * (the place that best matches the folded curve of the first series that
+ * places boundaries, between the neighbouring boundaries, on a grid) and
+ * every series' points of that instance are warped piecewise-linearly so
+ * that it lands on the duration-weighted mean position: phase durations are
+ * then the mean durations. The phases are fitted again on the aligned
+ * points. Needs FOLD__ALIGN_MIN_POINTS points of an instance near the
+ * boundary; instances with fewer are left as they are. */
+#define FOLD__ALIGN_MIN_SHIFT 0.03
+#define FOLD__ALIGN_MIN_POINTS 4
+#define FOLD__ALIGN_GRID 80
+
+typedef struct align_info {
+	int done;
+	double at;      /* the aligned boundary's position */
+	size_t aligned; /* instances with their own estimate */
+} align_info;
+
+static double warp(double x, double lo, double from, double to, double hi)
+{
+	if (x < lo || x > hi || !(from > lo) || !(from < hi))
+		return x;
+	return x < from ? lo + (x - lo) * (to - lo) / (from - lo) : to + (x - from) * (hi - to) / (hi - from);
+}
+
+static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, const fold__pwlr_opts *po,
+                          fold__pwlr_result *pr, const fold__instance *inst, size_t n, align_info *ai,
+                          fold__pwlr_result *keep)
+{
+	memset(ai, 0, sizeof *ai);
+	size_t k0 = SIZE_MAX;
+	for (size_t k = 0; k < nps && k0 == SIZE_MAX; k++)
+		if (!ps[k].rates_only && ps[k].inst)
+			k0 = k;
+	if (pr->nseg < 2 || k0 == SIZE_MAX || !n)
+		return 0;
+	double *dur = malloc(n * sizeof *dur), *bi = malloc(n * sizeof *bi);
+	size_t *cnt = calloc(n + 1, sizeof *cnt), *idx = malloc((ps[k0].n + 1) * sizeof *idx);
+	int rc = -ENOMEM;
+	if (!dur || !bi || !cnt || !idx)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		dur[i] = inst[i].dur_ns;
+	size_t j;
+	double as, al;
+	rc = fold__duration_shift(ps, nps, po, pr, dur, &j, &as, &al);
+	if (rc <= 0 || !(fabs(al - as) > FOLD__ALIGN_MIN_SHIFT))
+		goto out;
+	rc = 0;
+	if (j == 0 || j >= pr->nseg)
+		goto out;
+	/* the window: the neighbouring boundaries, past a segment next to it
+	 * whose slope lies between its own neighbours' (the same smeared
+	 * switch: a transition) */
+	size_t jl = j - 1, jh = j + 1;
+	const double *sl = pr->slope + k0 * pr->nseg;
+	if (jl > 0 && j < pr->nseg &&
+	    (sl[jl] - sl[jl - 1]) * (sl[j] - sl[jl]) > 0) /* segment jl between jl-1 and j */
+		jl--;
+	if (jh < pr->nseg && (sl[jh - 1] - sl[j - 1]) * (sl[jh] - sl[jh - 1]) > 0) /* segment j */
+		jh++;
+	double lo = pr->bounds[jl], b = pr->bounds[j], hi = pr->bounds[jh];
+	/* points of the reference series grouped by instance (counting sort) */
+	const fold__pwlr_series *s = &ps[k0];
+	for (size_t i = 0; i < s->n; i++)
+		if (s->inst[i] < n)
+			cnt[s->inst[i] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		cnt[i + 1] += cnt[i];
+	for (size_t i = 0; i < s->n; i++)
+		if (s->inst[i] < n)
+			idx[cnt[s->inst[i]]++] = i;
+	for (size_t i = n; i > 0; i--)
+		cnt[i] = cnt[i - 1];
+	cnt[0] = 0;
+	double sw = 0, sd = 0;
+	for (size_t i = 0; i < n; i++) {
+		bi[i] = NAN;
+		size_t near = 0;
+		for (size_t q = cnt[i]; q < cnt[i + 1]; q++)
+			near += s->x[idx[q]] >= lo && s->x[idx[q]] <= hi;
+		if (near < FOLD__ALIGN_MIN_POINTS)
+			continue;
+		double best = INFINITY;
+		for (int g = 0; g <= FOLD__ALIGN_GRID; g++) {
+			double bb = lo + (hi - lo) * (0.05 + 0.9 * g / FOLD__ALIGN_GRID), cost = 0;
+			for (size_t q = cnt[i]; q < cnt[i + 1]; q++) {
+				double x = s->x[idx[q]];
+				if (x < lo || x > hi)
+					continue;
+				double e = s->y[idx[q]] - fold__pwlr_cum(pr, k0, warp(x, lo, bb, b, hi));
+				cost += e * e;
+			}
+			if (cost < best) {
+				best = cost;
+				bi[i] = bb;
+			}
+		}
+		sw += bi[i] * dur[i];
+		sd += dur[i];
+		ai->aligned++;
+	}
+	if (ai->aligned < 10 || !(sd > 0))
+		goto out;
+	double target = sw / sd;
+
+	for (size_t k = 0; k < nps; k++)
+		for (size_t i = 0; i < ps[k].n; i++) {
+			uint32_t id = ps[k].inst ? ps[k].inst[i] : UINT32_MAX;
+			if (id < n && !isnan(bi[id]))
+				xs[k][i] = warp(xs[k][i], lo, bi[id], target, hi);
+		}
+	if (keep && !keep->knot)
+		*keep = *pr; /* the unaligned fit, for the rates */
+	else
+		fold__pwlr_result_free(pr);
+	rc = fold__pwlr_fit(ps, nps, po, pr);
+	ai->done = rc == 0;
+	ai->at = target;
+out:
+	free(dur);
+	free(bi);
+	free(cnt);
+	free(idx);
+	return rc < 0 ? rc : 0;
+}
+
 /* Joint piecewise-linear fit over every series but wall time (y = x has no
  * phases); only the reliable ones place boundaries (choose_phase_series).
  * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
 static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *inst, size_t n,
-                            fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw)
+                            fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw, fold__pwlr_series *ps,
+                            size_t *nps_out, align_info *ai)
 {
 	choose_phase_series(sw, nsw);
-	fold__pwlr_series *ps = calloc(nsw, sizeof *ps);
-	if (!ps)
-		return -ENOMEM;
 	size_t nps = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		pw[k] = SIZE_MAX;
@@ -458,9 +635,50 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *i
 	}
 	fold__pwlr_opts_init(po);
 	po->smear = duration_smear(inst, n);
+	*nps_out = nps;
 	int rc = fold__pwlr_fit(ps, nps, po, pr);
-	free(ps);
-	return rc;
+	if (rc)
+		return rc;
+	/* the series' own point arrays, in the fit's order, for the alignment */
+	double *xs[64];
+	if (nps > 64)
+		return 0;
+	for (size_t k = 0; k < nps; k++)
+		xs[k] = NULL;
+	for (size_t k = 0; k < nsw; k++)
+		if (pw[k] < nps)
+			xs[pw[k]] = sw[k].f.x;
+	for (size_t k = 0; k < nps; k++)
+		if (!xs[k])
+			return 0;
+	/* twice: the first pass aligns on a smeared fit, the second on the
+	 * sharper fit of the aligned points */
+	align_info a2;
+	fold__pwlr_result first;
+	memset(&first, 0, sizeof first);
+	if ((rc = align_boundary(ps, xs, nps, po, pr, inst, n, ai, &first)) || !ai->done ||
+	    (rc = align_boundary(ps, xs, nps, po, pr, inst, n, &a2, NULL))) {
+		fold__pwlr_result_free(&first);
+		return rc;
+	}
+	if (a2.done)
+		ai->at = a2.at;
+	/* Rates: warping an instance rescales its slopes by its own factor,
+	 * which biases the pooled slope; each phase takes the rate of the
+	 * unaligned fit's phase at its middle (measured there away from the
+	 * smear of the switch), unless that phase is a transition (its slope
+	 * between its neighbours'). */
+	for (size_t k = 0; k < nps && first.knot; k++)
+		for (size_t p = 0; p < pr->nseg; p++) {
+			size_t q = fold__pwlr_segment(&first, 0.5 * (pr->bounds[p] + pr->bounds[p + 1]));
+			const double *s = first.slope + k * first.nseg;
+			if (pr->gradual[p] || first.gradual[q] ||
+			    (q > 0 && q + 1 < first.nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
+				continue;
+			pr->slope[k * pr->nseg + p] = s[q];
+		}
+	fold__pwlr_result_free(&first);
+	return 0;
 }
 
 /* The phase fit's parameters (pwlr.*), which series placed the boundaries
@@ -476,6 +694,7 @@ static int record_phase_params(const fit_params *p, const fold__pwlr_result *pr,
 	    (rc = fit_param(p, "pwlr.bic", "%.6g", pr->bic)) ||
 	    (rc = fit_param(p, "pwlr.bic_segments", "%zu", pr->bic_segments)) ||
 	    (rc = fit_param(p, "pwlr.transitions_absorbed", "%zu", pr->transitions)) ||
+	    (rc = fit_param(p, "pwlr.gradual_merged", "%zu", pr->gradual_merged)) ||
 	    (rc = fit_param(p, "pwlr.smear", "%.4g", po->smear)))
 		return rc;
 	char *list = NULL;
@@ -562,12 +781,29 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		ph->rates = calloc(room, sizeof *ph->rates);
 		if (!ph->rate_names || !ph->rates)
 			return -ENOMEM;
+		ph->gradual = pr->gradual[p];
+		if (ph->gradual) {
+			ph->rate_from = calloc(room, sizeof *ph->rate_from);
+			ph->rate_to = calloc(room, sizeof *ph->rate_to);
+			if (!ph->rate_from || !ph->rate_to)
+				return -ENOMEM;
+		}
 		for (size_t k = 0; k < nsw; k++) {
 			double slope = pw[k] < pr->nseries ? pr->slope[pw[k] * pr->nseg + p] : 1.0;
 			ph->rate_names[ph->nrates] = util_strdup(r->series[k].name);
 			ph->rates[ph->nrates] = slope * sw[k].rscale;
 			if (!ph->rate_names[ph->nrates])
 				return -ENOMEM;
+			if (ph->gradual) {
+				int in = pw[k] < pr->nseries;
+				ph->rate_from[ph->nrates] =
+				    in ? fold__pwlr_rate(pr, pw[k], ph->start) * sw[k].rscale
+				       : ph->rates[ph->nrates];
+				ph->rate_to[ph->nrates] =
+				    in ? fold__pwlr_rate(pr, pw[k], ph->end) * sw[k].rscale
+				       : ph->rates[ph->nrates];
+				ph->nrange = ph->nrates + 1;
+			}
 			ph->nrates++;
 		}
 	}
@@ -592,6 +828,82 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	return 0;
 }
 
+/* --- stage 6: uncertainty --- */
+
+/* Bootstrap replicates behind each interval: 5th-95th percentiles of 30
+ * are within a few per cent of their limit and cost 30 phase fits. */
+#define FOLD__BOOTSTRAP_REPLICATES 30
+
+/* Intervals of every phase's start and of its rates, and the self-check. */
+static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
+                             const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                             const fold__pwlr_result *pr, const size_t *pw, const fold__region_acc *A)
+{
+	fold__unc_result u;
+	double *dur = malloc((A->ninst + 1) * sizeof *dur);
+	if (!dur)
+		return -ENOMEM;
+	for (size_t i = 0; i < A->ninst; i++)
+		dur[i] = A->inst[i].dur_ns;
+	int rc = fold__uncertainty(ps, nps, po, pr, FOLD__BOOTSTRAP_REPLICATES, c->opt->seed, dur, &u);
+	free(dur);
+	if (rc) {
+		fold__unc_result_free(&u);
+		return rc;
+	}
+	r->bootstrap_replicates = u.replicates;
+	for (size_t p = 0; p < r->nphases; p++) {
+		fold_phase_result *ph = &r->phases[p];
+		ph->start_lo = u.replicates ? u.blo[p] : NAN;
+		ph->start_hi = u.replicates ? u.bhi[p] : NAN;
+		ph->rate_lo = calloc(nsw + 1, sizeof *ph->rate_lo);
+		ph->rate_hi = calloc(nsw + 1, sizeof *ph->rate_hi);
+		if (!ph->rate_lo || !ph->rate_hi) {
+			fold__unc_result_free(&u);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < nsw; k++) {
+			int in = pw[k] < pr->nseries && u.replicates;
+			ph->rate_lo[k] = in ? u.rlo[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
+			ph->rate_hi[k] = in ? u.rhi[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
+		}
+		ph->nrate_ci = nsw;
+	}
+	fold_self_check *sc = &r->self_check;
+	sc->done = u.checked;
+	sc->instances_a = u.ninst_a;
+	sc->instances_b = u.ninst_b;
+	sc->phases_a = u.nseg_a;
+	sc->phases_b = u.nseg_b;
+	sc->boundary = u.check_boundary;
+	sc->rate = u.check_rate;
+	if (sc->done && (sc->phases_a != r->nphases || sc->phases_b != r->nphases || sc->boundary > 0.05 ||
+	                 sc->rate > 0.1))
+		analyze__warn(c,
+		              "region %s: self-check failed: its two halves of instances folded on their own "
+		              "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
+		              "rates %.0f%% apart; these phases are not reproducible",
+		              r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary,
+		              100 * sc->rate);
+	/* A boundary that moves between the shorter and the longer instances
+	 * by more than the halves' own disagreement (and 1% of the instance):
+	 * a phase whose length varies. */
+	if (u.dur_checked) {
+		double shift = fabs(u.dur_long - u.dur_short);
+		sc->duration_shift = u.dur_long - u.dur_short;
+		if (shift > 0.01 && (!sc->done || shift > 2 * sc->boundary))
+			analyze__warn(
+			    c,
+			    "region %s: the phase boundary at %.3f moves with the instance's duration "
+			    "(%.3f in the shorter half of the instances, %.3f in the longer): a phase's "
+			    "length varies from instance to instance, so phase shares and durations are "
+			    "averages over different code positions",
+			    r->name, pr->bounds[u.dur_boundary], u.dur_short, u.dur_long);
+	}
+	fold__unc_result_free(&u);
+	return 0;
+}
+
 /* --- the pipeline --- */
 
 int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
@@ -599,13 +911,15 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	fold__region_acc *A = &c->acc[g];
 	grouped gr = {0};
 	series_work *sw = NULL;
-	size_t nsw = 0, *pw = NULL;
+	size_t nsw = 0, *pw = NULL, nps = 0;
+	fold__pwlr_series *ps = NULL;
 	fold__pwlr_opts po;
 	fold__pwlr_result pr;
 	memset(&pr, 0, sizeof pr);
 	int rc = stage_group(c, A, r, &gr);
 	if (rc || (rc = too_few(c, r, &gr)))
 		goto out;
+	warn_cpu_share(c, r, A->inst, A->ninst);
 	rc = -ENOMEM;
 	sw = calloc(c->a->ncounters + 2, sizeof *sw);
 	if (!sw || (rc = stage_fold_series(c, &gr, sw, &nsw)))
@@ -617,12 +931,27 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	}
 	rc = -ENOMEM;
 	pw = malloc(nsw * sizeof *pw);
-	if (!pw || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw)))
+	ps = calloc(nsw, sizeof *ps);
+	align_info ai = {0};
+	if (!pw || !ps || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai)))
 		goto out;
+	if (ai.done) {
+		analyze__warn(
+		    c,
+		    "region %s: a phase's length varies from instance to instance: each instance's "
+		    "phase boundary was aligned to %.3f (%zu instances) before the phases were fitted",
+		    r->name, ai.at, ai.aligned);
+		if ((rc = fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.boundary", "%.4f",
+		                    ai.at)) ||
+		    (rc = fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.instances", "%zu",
+		                    ai.aligned)))
+			goto out;
+	}
 	fit_params params = {&r->fit_params, &r->nfit_params};
 	if ((rc = stage_fit_curves(c, r, sw, nsw, &pr, pw)) ||
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
+	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
 	    (rc = fold__models_apply(c->models, r)) ||
 	    (rc = fold__attrib_region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;
@@ -634,6 +963,7 @@ out:
 	}
 	free(sw);
 	free(pw);
+	free(ps);
 	free(gr.pieces);
 	fold__pwlr_result_free(&pr);
 	return rc > 0 ? 0 : rc;

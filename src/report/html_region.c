@@ -462,6 +462,17 @@ static const char *rate_unit(const fold_region_result *r, const char *name)
 static void phase_table(html_ctx *h, const fold_region_result *r)
 {
 	char d[32], v[32];
+	if (r->self_check.done) {
+		const fold_self_check *sc = &r->self_check;
+		report_buf_printf(
+		    h->b,
+		    "<p class=\"note\">Self-check: the odd and the even instances (%lu and %lu), "
+		    "folded apart, give %zu and %zu phase(s); their boundaries are %.1f%% of the "
+		    "instance and their rates %.1f%% apart. Intervals: 90%% of %u bootstrap "
+		    "resamples of the instances.</p>\n",
+		    sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b, 100 * sc->boundary,
+		    100 * sc->rate, r->bootstrap_replicates);
+	}
 	report_buf_puts(h->b,
 	                "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"
 	                "<th class=\"n\">span</th><th class=\"n\">duration</th><th class=\"n\">samples</th>"
@@ -469,11 +480,13 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase_result *p = &r->phases[k];
 		report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
-		report_buf_printf(
-		    h->b,
-		    "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f</td><td class=\"n\">%s</td>"
-		    "<td class=\"n\">%lu</td><td>",
-		    k + 1, p->start, p->end, d, p->samples);
+		report_buf_printf(h->b, "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f", k + 1,
+		                  p->start, p->end);
+		if (k && isfinite(p->start_lo) && isfinite(p->start_hi))
+			report_buf_printf(h->b, "<br><small>start %.3f&ndash;%.3f</small>", p->start_lo,
+			                  p->start_hi);
+		report_buf_printf(h->b, "</td><td class=\"n\">%s</td><td class=\"n\">%lu</td><td>", d,
+		                  p->samples);
 		for (size_t i = 0; i < p->nrates; i++) {
 			int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
 			if (!cpus)
@@ -483,6 +496,22 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 			report_buf_printf(h->b, "</code> %s", v);
 			if (!cpus)
 				report_html_text(h, rate_unit(r, p->rate_names[i]));
+			if (i < p->nrate_ci && isfinite(p->rate_lo[i]) && isfinite(p->rate_hi[i])) {
+				char a[32], z[32];
+				if (!report_cpu_rate(p->rate_names[i], p->rate_lo[i], a, sizeof a))
+					report_fmt_si(a, sizeof a, p->rate_lo[i]);
+				if (!report_cpu_rate(p->rate_names[i], p->rate_hi[i], z, sizeof z))
+					report_fmt_si(z, sizeof z, p->rate_hi[i]);
+				report_buf_printf(h->b, " <small>[%s&ndash;%s]</small>", a, z);
+			}
+			if (p->gradual && i < p->nrange) {
+				char a[32], z[32];
+				if (!report_cpu_rate(p->rate_names[i], p->rate_from[i], a, sizeof a))
+					report_fmt_si(a, sizeof a, p->rate_from[i]);
+				if (!report_cpu_rate(p->rate_names[i], p->rate_to[i], z, sizeof z))
+					report_fmt_si(z, sizeof z, p->rate_to[i]);
+				report_buf_printf(h->b, " (gradual: %s &rarr; %s)", a, z);
+			}
 			report_buf_puts(h->b, "</span>");
 		}
 		report_buf_puts(h->b, "</td><td>");

@@ -256,6 +256,19 @@ static void write_region(jw *w, const fold_region_result *r)
 	kint(w, "selected_group", r->selected_group);
 	kstr(w, "fit_method", r->fit_method);
 	kv_object(w, "fit_params", r->fit_params, r->nfit_params);
+	kint(w, "bootstrap_replicates", r->bootstrap_replicates);
+	kobj(w, "self_check");
+	kbool(w, "done", r->self_check.done);
+	if (r->self_check.done) {
+		kint(w, "instances_a", (long long)r->self_check.instances_a);
+		kint(w, "instances_b", (long long)r->self_check.instances_b);
+		kint(w, "phases_a", (long long)r->self_check.phases_a);
+		kint(w, "phases_b", (long long)r->self_check.phases_b);
+		knum(w, "boundary", r->self_check.boundary);
+		knum(w, "rate", r->self_check.rate);
+		knum(w, "duration_shift", r->self_check.duration_shift);
+	}
+	close_(w, '}');
 	karr(w, "groups");
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const fold_group *g = &r->groups[i];
@@ -284,6 +297,33 @@ static void write_region(jw *w, const fold_region_result *r)
 		for (size_t k = 0; k < p->nrates; k++)
 			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rates[k]);
 		close_(w, '}');
+		karr(w, "start_interval");
+		sep(w);
+		num_raw(w, i ? p->start_lo : 0);
+		sep(w);
+		num_raw(w, i ? p->start_hi : 0);
+		close_(w, ']');
+		kobj(w, "rate_intervals");
+		for (size_t k = 0; k < p->nrate_ci && k < p->nrates; k++) {
+			karr(w, p->rate_names[k] ? p->rate_names[k] : "");
+			sep(w);
+			num_raw(w, p->rate_lo[k]);
+			sep(w);
+			num_raw(w, p->rate_hi[k]);
+			close_(w, ']');
+		}
+		close_(w, '}');
+		kbool(w, "gradual", p->gradual);
+		if (p->gradual) {
+			kobj(w, "rate_from");
+			for (size_t k = 0; k < p->nrange; k++)
+				knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_from[k]);
+			close_(w, '}');
+			kobj(w, "rate_to");
+			for (size_t k = 0; k < p->nrange; k++)
+				knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_to[k]);
+			close_(w, '}');
+		}
 		karr(w, "top_functions");
 		for (size_t k = 0; k < p->ntop; k++)
 			write_attribution(w, &p->top[k]);
@@ -527,6 +567,11 @@ static void write_document(jw *w, const fold_analysis *a)
 	kstr(w, "sample_config", a->sample_config);
 	kint(w, "total_samples", (long long)a->total_samples);
 	knum(w, "hook_overhead_ns", a->hook_overhead_ns);
+	kobj(w, "sample_cost");
+	kint(w, "samples_compensated", (long long)a->samples_compensated);
+	knum(w, "handler_ns", a->sample_handler_ns);
+	knum(w, "delivery_ns", a->sample_delivery_ns);
+	close_(w, '}');
 	karr(w, "processes");
 	for (size_t i = 0; i < a->nprocs; i++)
 		write_process(w, &a->procs[i]);

@@ -227,8 +227,19 @@ static void top_line(term *t, const fold_attribution *at)
 static void rate(term *t, const fold_region_result *r, const fold_phase_result *p, size_t i, unsigned width)
 {
 	char v[64];
-	if (!report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v)) {
+	int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
+	if (!cpus)
 		report_fmt_si(v, sizeof v, p->rates[i]);
+	if (p->gradual && i < p->nrange) {
+		/* a gradual phase: the rate at its start and at its end */
+		char a[24], b[24];
+		if (!report_cpu_rate(p->rate_names[i], p->rate_from[i], a, sizeof a))
+			report_fmt_si(a, sizeof a, p->rate_from[i]);
+		if (!report_cpu_rate(p->rate_names[i], p->rate_to[i], b, sizeof b))
+			report_fmt_si(b, sizeof b, p->rate_to[i]);
+		snprintf(v, sizeof v, "%s->%s", a, b);
+	}
+	if (!cpus) {
 		const char *suffix = rate_suffix(r, p->rate_names[i]);
 		if (*suffix && strcmp(suffix, "/s"))
 			strncat(v, " ", sizeof v - strlen(v) - 1);
@@ -280,6 +291,15 @@ static void region_phases(term *t, const fold_region_result *r)
 	if (r->fit_method)
 		term_putf(t, ", %s fit", r->fit_method);
 	term_newline(t);
+	if (r->self_check.done) {
+		/* the region's fidelity figure: two halves folded apart */
+		const fold_self_check *sc = &r->self_check;
+		term_putf(t, "  self-check (odd vs even instances): boundaries %.1f%%, rates %.1f%% apart",
+		          100 * sc->boundary, 100 * sc->rate);
+		if (sc->phases_a != sc->phases_b)
+			term_putf(t, ", %zu vs %zu phases", sc->phases_a, sc->phases_b);
+		term_newline(t);
+	}
 	if (t->width < 90) {
 		region_phases_narrow(t, r);
 		return;

@@ -247,6 +247,9 @@ typedef struct fold_thread {
 	/* the one-shot sampling timer: when it was last armed and for how long,
 	 * on its clock, to count the samples a thread blocking our signal loses */
 	uint64_t armed_at, armed_for;
+	/* the sample being taken: CLOCK_MONOTONIC ns of the handler's entry
+	 * (0: unknown, e.g. a PAPI overflow callback), for its cost record */
+	uint64_t sample_entry;
 	unsigned slot; /* index in the state table */
 	uint64_t generation;
 

@@ -192,6 +192,21 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 	return d;
 }
 
+/* What the sample just recorded cost the program (trace_enc_sample_cost):
+ * the handler's time from its entry (or from stamp_ns, when the entry is
+ * unknown) to now, and the lag of the sample's timestamp (taken at
+ * stamp_ns) after the entry. The kernel's delivery before the entry is not
+ * measurable here (the timer's expiry is no help: on a VM the signal
+ * arrives tens of us after it while the program keeps running); the
+ * analysis estimates it from the instances. A full buffer loses the
+ * record, not the sample: the cost is then unknown. */
+static void record_cost(fold_thread *t, uint64_t stamp_ns)
+{
+	uint64_t from = t->sample_entry && t->sample_entry <= stamp_ns ? t->sample_entry : stamp_ns;
+	uint64_t now = fold__ns(CLOCK_MONOTONIC);
+	trace_enc_sample_cost(&t->enc, now > from ? now - from : 0, stamp_ns - from);
+}
+
 void fold__sample(fold_thread *t, void *uc)
 {
 	if (t->busy) {
@@ -219,6 +234,7 @@ void fold__sample(fold_thread *t, void *uc)
 			goto out;
 		}
 	}
+	uint64_t stamp_ns = fold__ns(CLOCK_MONOTONIC);
 	uint64_t tick = fold__tick();
 	uint64_t frames[TRACE_MAX_DEPTH];
 	unsigned depth = unwind(uc, frames, fold__rt.cfg.stack_depth);
@@ -244,6 +260,7 @@ void fold__sample(fold_thread *t, void *uc)
 		}
 	}
 	t->samples_taken++;
+	record_cost(t, stamp_ns);
 	t->handler_ticks += fold__tick() - tick;
 	fold__flush_due(t, tick);
 out:
@@ -327,11 +344,14 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 && si->si_fd == t->sample_fd))) {
 		fold__tls_sig_ours++;
+		/* The handler's entry, for the sample's cost record. */
+		t->sample_entry = fold__ns(CLOCK_MONOTONIC);
 		/* Re-armed first: nothing the sample does can cost the thread
 		 * its sampling. */
 		if (atomic_load_explicit(&fold__rt.phase, memory_order_relaxed) == FOLD_RUNNING)
 			fold__rt.source->rearm(t);
 		fold__sample(t, uc);
+		t->sample_entry = 0;
 	} else if (si && si->si_code == SI_TIMER && !t && si->si_value.sival_ptr &&
 	           app_action[sig].sa_handler == SIG_DFL) {
 		/* A late tick of a thread that has just ended: ignore it. */

@@ -415,6 +415,25 @@ int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsi
 	return 0;
 }
 
+static unsigned varint_len(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns)
+{
+	cursor c = open_record(enc, TRACE_REC_SAMPLE_COST);
+	put_v(&c, varint_len(cost_ns) + varint_len(lag_ns));
+	put_v(&c, cost_ns);
+	put_v(&c, lag_ns);
+	return commit(enc, &c);
+}
+
 int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text)
 {
 	cursor c = open_record(enc, TRACE_REC_MARKER);

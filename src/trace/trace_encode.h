@@ -83,6 +83,10 @@ int trace_enc_enter(trace_enc *enc, uint64_t tick, uint32_t region, const uint64
 int trace_enc_exit(trace_enc *enc, uint64_t tick, uint32_t region, const uint64_t *ctr);
 int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsigned depth,
                      uint64_t cpu_ns, const uint64_t *ctr);
+/* What the sample just encoded cost the program: cost_ns from the
+ * handler's entry to its exit, lag_ns from the entry to the sample's
+ * timestamp. An extended record (format 1.1): older readers skip it. */
+int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns);
 int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text);
 
 /* Varint primitives, shared with the decoder. */

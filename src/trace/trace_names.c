@@ -23,6 +23,7 @@ const char *trace_record_kind_name(unsigned kind)
 	case TRACE_REC_SAMPLE: return "sample";
 	case TRACE_REC_STACK_DEF: return "stack_def";
 	case TRACE_REC_MARKER: return "marker";
+	case TRACE_REC_SAMPLE_COST: return "sample_cost";
 	default: return "unknown";
 	}
 }

@@ -340,6 +340,18 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 			return -EBADMSG;
 		rec->u.marker.text = d->str + a;
 		return 0;
+	case TRACE_REC_SAMPLE_COST: {
+		const uint8_t *end;
+		if (get_v(d, &v) || v > (uint64_t)(d->end - d->p))
+			return -EBADMSG;
+		end = d->p + v;
+		/* Fields a later minor version may append are skipped. */
+		if (get_v(d, &rec->u.sample_cost.cost_ns) || get_v(d, &rec->u.sample_cost.lag_ns) ||
+		    d->p > end)
+			return -EBADMSG;
+		d->p = end;
+		return 0;
+	}
 	default:
 		if (kind >= TRACE_REC_EXTENDED_FIRST && kind <= TRACE_REC_EXTENDED_LAST) {
 			if (get_v(d, &v) || v > (uint64_t)(d->end - d->p))

@@ -29,7 +29,9 @@ static void usage(FILE *f)
 	           "  --preempt-fixed     every preemption lasts exactly --preempt-mean\n"
 	           "  --phase-jitter F[:P]  relative sd of the length of phase P only (0; P = last)\n"
 	           "  --no-boundary-counters  do not record counters at enter/exit\n"
-	           "  --rotate-sets       odd threads record only the first counter\n");
+	           "  --rotate-sets       odd threads record only the first counter\n"
+	           "  --sample-cost NS[:HANDLER[:LAG]]  each sample stops the program for NS; the trace\n"
+	           "                      records the handler's HANDLER ns and a LAG ns timestamp lag (0)\n");
 }
 
 static unsigned parse_list(const char *s, double *out, unsigned max)
@@ -51,27 +53,17 @@ int main(int argc, char **argv)
 	synth_config_init(&c);
 	const char *out = NULL;
 	int custom_counters = 0, custom_groups = 0;
-	static const struct option lo[] = {{"seed", 1, 0, 's'},
-	                                   {"threads", 1, 0, 't'},
-	                                   {"instances", 1, 0, 'n'},
-	                                   {"breaks", 1, 0, 'b'},
-	                                   {"counter", 1, 0, 'c'},
-	                                   {"cpu", 1, 0, 'u'},
-	                                   {"group", 1, 0, 'g'},
-	                                   {"dur-jitter", 1, 0, 'd'},
-	                                   {"period-ns", 1, 0, 'p'},
-	                                   {"sample-jitter", 1, 0, 'j'},
-	                                   {"noise", 1, 0, 'z'},
-	                                   {"outliers", 1, 0, 'x'},
-	                                   {"outlier-factor", 1, 0, 'f'},
-	                                   {"no-boundary-counters", 0, 0, 'B'},
-	                                   {"rotate-sets", 0, 0, 'R'},
-	                                   {"preempt", 1, 0, 'P'},
-	                                   {"preempt-mean", 1, 0, 'M'},
-	                                   {"phase-jitter", 1, 0, 'J'},
-	                                   {"preempt-fixed", 0, 0, 'F'},
-	                                   {"help", 0, 0, 'h'},
-	                                   {0, 0, 0, 0}};
+	static const struct option lo[] = {{"seed", 1, 0, 's'},           {"threads", 1, 0, 't'},
+	                                   {"instances", 1, 0, 'n'},      {"breaks", 1, 0, 'b'},
+	                                   {"counter", 1, 0, 'c'},        {"cpu", 1, 0, 'u'},
+	                                   {"group", 1, 0, 'g'},          {"dur-jitter", 1, 0, 'd'},
+	                                   {"period-ns", 1, 0, 'p'},      {"sample-jitter", 1, 0, 'j'},
+	                                   {"noise", 1, 0, 'z'},          {"outliers", 1, 0, 'x'},
+	                                   {"outlier-factor", 1, 0, 'f'}, {"no-boundary-counters", 0, 0, 'B'},
+	                                   {"rotate-sets", 0, 0, 'R'},    {"preempt", 1, 0, 'P'},
+	                                   {"preempt-mean", 1, 0, 'M'},   {"phase-jitter", 1, 0, 'J'},
+	                                   {"preempt-fixed", 0, 0, 'F'},  {"sample-cost", 1, 0, 'C'},
+	                                   {"help", 0, 0, 'h'},           {0, 0, 0, 0}};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -134,6 +126,15 @@ int main(int argc, char **argv)
 		case 'P': c.preempt = atof(optarg); break;
 		case 'M': c.preempt_mean_ns = atof(optarg); break;
 		case 'F': c.preempt_fixed = 1; break;
+		case 'C': {
+			char *end;
+			c.sample_cost_ns = strtod(optarg, &end);
+			if (*end == ':')
+				c.sample_handler_ns = strtod(end + 1, &end);
+			if (*end == ':')
+				c.sample_lag_ns = strtod(end + 1, &end);
+			break;
+		}
 		case 'J': {
 			char *end;
 			c.phase_jitter = strtod(optarg, &end);

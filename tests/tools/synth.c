@@ -5,6 +5,8 @@
  * time order; between consecutive records every counter advances by the
  * integral of its piecewise-constant rate, times (1 + noise * N(0,1))
  * clipped at 0, so every recorded value lies on one monotone path.
+ * Everything is generated in the program's own time; with a sample cost,
+ * written timestamps add the time stolen by the samples so far.
  */
 #include "synth.h"
 
@@ -235,7 +237,10 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			goto fail_free;
 		double val[SYNTH_MAX_COUNTERS + 1] = {0};
 		uint64_t v64[SYNTH_MAX_COUNTERS];
-		double tprev = t0, cpu_since = 0;
+		double tprev = t0, cpu_since = 0, steal = 0, cpu_carry = 0;
+		const double cost = c->sample_cost_ns > 0 ? c->sample_cost_ns : 0;
+		const double hand = cost > 0 ? fmin(c->sample_handler_ns, cost) : 0;
+		const double deliver = cost - hand; /* before the handler's entry */
 		double ts = t0 + c->period_ns * uniform(&R);
 		unsigned i = 0;
 		int inside = 0;
@@ -266,24 +271,36 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
 				if (inside)
 					frames[0] = synth_phase_address(phase_at(c, &I[i], ts));
-				uint64_t cpu = (uint64_t)llround(cpu_since);
+				/* CPU: the rest of the previous sample's cost, then this
+				 * one's delivery and the handler up to its read */
+				double lag = cost > 0 ? fmin(c->sample_lag_ns, hand) : 0;
+				uint64_t cpu = (uint64_t)llround(cpu_since + cpu_carry + deliver + lag);
 				cpu_since = 0;
-				TRACE_PUT(rc, w, stream, trace_enc_sample, (uint64_t)llround(ts), frames,
+				cpu_carry = cost - deliver - lag;
+				TRACE_PUT(rc, w, stream, trace_enc_sample,
+				          (uint64_t)llround(ts + steal + deliver + lag), frames,
 				          c->stacks ? 3 : 0, cpu, v64);
+				if (!rc && cost > 0)
+					TRACE_PUT(rc, w, stream, trace_enc_sample_cost,
+					          (uint64_t)llround(hand), (uint64_t)llround(lag));
 				if (rc)
 					goto fail_free;
 				if (inside)
 					tr.samples_in_instances++;
-				ts += c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1));
+				/* the timer runs on wall time: the program sees less of the period */
+				double next =
+				    c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1)) - cost;
+				steal += cost;
+				ts += next > 0.05 * c->period_ns ? next : 0.05 * c->period_ns;
 				continue;
 			}
 			ADVANCE(tb);
 			if (!inside) {
-				TRACE_PUT(rc, w, stream, trace_enc_enter, (uint64_t)llround(tb), 1,
+				TRACE_PUT(rc, w, stream, trace_enc_enter, (uint64_t)llround(tb + steal), 1,
 				          c->boundary_counters ? v64 : NULL);
 				inside = 1;
 			} else {
-				TRACE_PUT(rc, w, stream, trace_enc_exit, (uint64_t)llround(tb), 1,
+				TRACE_PUT(rc, w, stream, trace_enc_exit, (uint64_t)llround(tb + steal), 1,
 				          c->boundary_counters ? v64 : NULL);
 				inside = 0;
 				i++;
@@ -293,6 +310,7 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				goto fail_free;
 		}
 #undef ADVANCE
+		tend += steal;
 		TRACE_PUT(rc, w, stream, trace_enc_thread_end, (uint64_t)llround(tend));
 		if (rc)
 			goto fail_free;

@@ -67,6 +67,13 @@ typedef struct synth_config {
 	int rotate_sets;        /* odd threads carry only the first counter */
 	int stacks;             /* record a 3-frame stack whose leaf depends on the phase */
 	const char *region_name;
+	/* The sample's own cost in the program (0: none): every sample stops the
+	 * program for sample_cost_ns (kernel delivery, then the handler, as a
+	 * real sampler does); the trace records only the handler's part
+	 * (sample_handler_ns, from its entry to its exit) and the timestamp's
+	 * lag after the entry (sample_lag_ns), as sample_cost records. The
+	 * sampling clock runs on wall time; counters stop, CPU time runs. */
+	double sample_cost_ns, sample_handler_ns, sample_lag_ns;
 } synth_config;
 
 /* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at

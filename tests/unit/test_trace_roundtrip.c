@@ -80,6 +80,10 @@ static void test_every_record_kind(void **state)
 		uint64_t ctr2[2] = {c0, c1};
 		TRACE_PUT(rc, w, 1, trace_enc_sample, tick, frames, 3, 999600, ctr2);
 		assert_int_equal(rc, 0);
+		if (i % 5 == 0) {
+			TRACE_PUT(rc, w, 1, trace_enc_sample_cost, 26000 + (uint64_t)i, 9000 + (uint64_t)i);
+			assert_int_equal(rc, 0);
+		}
 		tick += 13;
 		TRACE_PUT(rc, w, 1, trace_enc_exit, tick, 3, ctr2);
 		assert_int_equal(rc, 0);
@@ -95,7 +99,8 @@ static void test_every_record_kind(void **state)
 	assert_int_equal(trace_reader_open(&r, path, diag_fail, NULL, msg, sizeof msg), 0);
 	assert_int_equal(trace_reader_version_major(r), TRACE_VERSION_MAJOR);
 	trace_record rec;
-	int seen[TRACE_REC_FIXED_LAST + 1] = {0};
+	int seen[TRACE_REC_EXTENDED_LAST + 1] = {0};
+	int last_sample = -1;
 	uint64_t rtick = 100000, r0 = 0, r1 = 1000;
 	int phase = 0, i = 0;
 	while ((rc = trace_reader_next(r, &rec)) == 1) {
@@ -181,7 +186,15 @@ static void test_every_record_kind(void **state)
 			r1 += (uint64_t)i;
 			phase = 1;
 			break;
+		case TRACE_REC_SAMPLE_COST:
+			/* follows the sample of instance i (phase 2: the sample was read) */
+			assert_int_equal(phase, 2);
+			assert_int_equal(last_sample % 5, 0);
+			assert_int_equal(rec.u.sample_cost.cost_ns, 26000 + (uint64_t)last_sample);
+			assert_int_equal(rec.u.sample_cost.lag_ns, 9000 + (uint64_t)last_sample);
+			break;
 		case TRACE_REC_SAMPLE:
+			last_sample = (int)i;
 			assert_int_equal(phase, 1);
 			assert_int_equal(rec.tick, rtick);
 			assert_int_equal(rec.u.sample.depth, 3);
@@ -228,6 +241,8 @@ static void test_every_record_kind(void **state)
 	assert_int_equal(st->samples_without_stack_def, 0);
 	/* Steady stacks are deduplicated: only a few definitions per chunk. */
 	assert_true(seen[TRACE_REC_STACK_DEF] <= 3 * (int)st->chunks_ok);
+	assert_int_equal(seen[TRACE_REC_SAMPLE_COST], 1000);
+	assert_int_equal(st->records_unknown, 0);
 	assert_int_equal(trace_reader_loss_summary(r, msg, sizeof msg), 0);
 	trace_reader_close(r);
 }

@@ -98,7 +98,37 @@ typedef struct fold_phase_result {
 	fold_attribution *top; /* functions/lines by share, largest first */
 	size_t ntop;
 	unsigned long samples;
+	/* A gradual change (a ramp, not a step): its rates vary linearly from
+	 * rate_from[k] at start to rate_to[k] at end (rates[k] is the mean);
+	 * the first nrange rates have them (the folded series, not derived
+	 * metrics). */
+	int gradual;
+	double *rate_from, *rate_to;
+	size_t nrange;
+	/* 90% intervals from a bootstrap over instances (NAN when none): of
+	 * start (0 for the first phase: exact), and of the first nrate_ci
+	 * rates (the folded series, not derived metrics). */
+	double start_lo, start_hi;
+	double *rate_lo, *rate_hi;
+	size_t nrate_ci;
 } fold_phase_result;
+
+/* The region's self-check: the folded instances split in two interleaved
+ * halves (odd/even), each folded on its own. Their agreement is the
+ * region's fidelity figure: how far apart their boundaries nearest to each
+ * phase boundary are (share of the instance) and their largest relative
+ * rate difference over a phase (series that place boundaries). */
+typedef struct fold_self_check {
+	int done; /* 0: not computed (too few instances) */
+	unsigned long instances_a, instances_b;
+	size_t phases_a, phases_b;
+	double boundary; /* largest boundary disagreement, share of the instance */
+	double rate;     /* largest relative rate disagreement */
+	/* The same between the shorter and the longer half of the instances,
+	 * for the boundary that moves most (position in the longer minus in
+	 * the shorter; 0 when not computed): a phase whose length varies. */
+	double duration_shift;
+} fold_self_check;
 
 typedef struct fold_group {
 	unsigned id;
@@ -162,6 +192,8 @@ typedef struct fold_region_result {
 	char *fit_method;    /* "kriging" or "pwlr" */
 	fold_kv *fit_params; /* hyper-parameters chosen, seeds, approximation notes */
 	size_t nfit_params;
+	unsigned bootstrap_replicates; /* behind the phases' intervals (0: none) */
+	fold_self_check self_check;
 } fold_region_result;
 
 /* One thread's share of a profile entry. */
@@ -291,6 +323,13 @@ typedef struct fold_analysis {
 	size_t nwarnings;
 	char *sample_config;     /* e.g. "time@10ms jitter 10%" */
 	double hook_overhead_ns; /* per enter+exit pair, subtracted from the profile (0: none) */
+	/* The samples' own cost, taken out of folded instances and sample
+	 * positions (not out of the exact profile): the mean handler time
+	 * measured per sample, the kernel's delivery estimated per sample (0:
+	 * not estimated, then only the handler's time is taken out), and how
+	 * many samples had it (0: the traces carry no sample_cost records). */
+	double sample_handler_ns, sample_delivery_ns;
+	unsigned long samples_compensated;
 	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
 	size_t nmodels_skipped;
 	char **models_used; /* ids of the models evaluated */

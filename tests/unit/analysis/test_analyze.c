@@ -340,6 +340,170 @@ static void test_stretched_group_not_folded_by_default(void **state)
 	fold_analysis_free(a);
 }
 
+/* Every phase boundary and rate has a bootstrap interval, deterministic for
+ * a seed, and the region has a self-check: two halves of the instances
+ * folded apart agree on a clean two-phase region. */
+static void test_intervals_and_self_check(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.noise = 0.02;
+	c.seed = 5;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a, *b;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	assert_int_equal(fold_analyze(paths, 1, &o, &b, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration"), *r2 = region(b, "iteration");
+	check_two_phases(r);
+	assert_true(r->bootstrap_replicates >= 20);
+	const fold_phase_result *p1 = &r->phases[1];
+	assert_true(p1->start_lo <= p1->start && p1->start <= p1->start_hi);
+	assert_true(p1->start_hi - p1->start_lo < 0.02);
+	assert_true(p1->start_lo - 0.005 <= 0.37 && 0.37 <= p1->start_hi + 0.005);
+	for (size_t p = 0; p < 2; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		assert_true(ph->nrate_ci >= 1);
+		assert_string_equal(ph->rate_names[0], "app::work");
+		double truth = p ? 3e8 : 1e9;
+		assert_true(ph->rate_lo[0] < ph->rate_hi[0]);
+		assert_true(ph->rate_lo[0] <= truth * 1.01 && truth * 0.99 <= ph->rate_hi[0]);
+		assert_true(ph->rate_hi[0] - ph->rate_lo[0] < 0.05 * truth);
+		/* deterministic */
+		assert_true(ph->rate_lo[0] == r2->phases[p].rate_lo[0]);
+		assert_true(ph->start_hi == r2->phases[p].start_hi);
+	}
+	const fold_self_check *sc = &r->self_check;
+	assert_true(sc->done);
+	assert_int_equal(sc->instances_a + sc->instances_b, r->instances_used);
+	assert_int_equal(sc->phases_a, 2);
+	assert_int_equal(sc->phases_b, 2);
+	assert_true(sc->boundary < 0.01);
+	assert_true(sc->rate > 0 && sc->rate < 0.03);
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		assert_null(strstr(a->warnings[i].what, "moves with the instance's duration"));
+		assert_null(strstr(a->warnings[i].what, "CPU share"));
+		assert_null(strstr(a->warnings[i].what, "ran on a CPU"));
+	}
+	fold_analysis_free(a);
+	fold_analysis_free(b);
+}
+
+/* Instances that spend most of their time off the CPU are named. */
+static void test_low_cpu_share_warned(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.cpu[0] = c.cpu[1] = 0.4;
+	c.noise = 0.02;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	int warned = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warned |= strstr(a->warnings[i].what, "ran on a CPU for only 40%") != NULL;
+	assert_true(warned);
+	fold_analysis_free(a);
+}
+
+/* A phase whose length varies (fixed 0.5 ms, then 1.0 +- 0.3 ms): the
+ * boundary moves with the instance's duration; fold aligns each instance's
+ * boundary, says so, and the phase durations are right (folded on shares
+ * alone: 3 phases, durations 12% off). */
+static void test_variable_phase_length_warned(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 1000;
+	c.groups[0].duration_ns = 1.5e6;
+	c.bounds[1] = 1.0 / 3;
+	c.duration_jitter = 0;
+	c.phase_jitter = 0.3;
+	c.jitter_phase = 1;
+	c.period_ns = 75e3;
+	c.noise = 0.02;
+	c.seed = 1314;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_int_equal(r->nphases, 2);
+	assert_true(fabs(fold_phase_duration_ns(r, &r->phases[0]) / 5e5 - 1) < 0.05);
+	assert_true(fabs(fold_phase_duration_ns(r, &r->phases[1]) / 1e6 - 1) < 0.05);
+	int warned = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warned |= strstr(a->warnings[i].what, "phase boundary was aligned") != NULL;
+	assert_true(warned);
+	/* after the alignment the halves agree */
+	assert_true(r->self_check.done && r->self_check.boundary < 0.01);
+	fold_analysis_free(a);
+}
+
+/* A 50 us region at 1 ms sampling where each sample costs the program
+ * 26 us (18 us kernel delivery + 8 us handler, as measured on a VM; the
+ * trace records the handler's part): without compensation the instances
+ * that carry a sample are 50% longer and are dropped as outliers, so
+ * nothing folds. With it: the delivery is estimated, durations and rates
+ * are the program's own, two phases. */
+static void test_sample_cost_compensated(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 20000;
+	c.groups[0].duration_ns = 5e4;
+	c.gap_ns = 5e4;
+	c.period_ns = 1e6;
+	c.noise = 0.02;
+	c.sample_cost_ns = 26e3;
+	c.sample_handler_ns = 8e3;
+	c.sample_lag_ns = 2e3;
+	c.seed = 77;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	assert_true(a->samples_compensated > 900);
+	assert_true(fabs(a->sample_handler_ns - 8e3) < 100);
+	assert_true(fabs(a->sample_delivery_ns / 18e3 - 1) < 0.1);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_int_equal(r->nphases, 2);
+	assert_true(r->instances_used > 0.9 * r->instances);
+	assert_true(fabs(r->folded_mean_duration_ns / 5e4 - 1) < 0.02);
+	assert_true(fabs(r->phases[0].end - 0.37) < 0.02);
+	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.05);
+	assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.05);
+	/* the exact profile keeps the program's own (perturbed) times */
+	assert_true(a->profile[0].inclusive_ns > 20000 * 5e4 + 900 * 20e3);
+	fold_analysis_free(a);
+}
+
 /* Hand-written trace: main { A { B } A { B B } } R { R { R } } and an exit
  * without enter. One tick = 1 ns. inner_ns < 0: the hook calibration is the
  * legacy STAT calibration.hook_ns = 10; else the runtime's INFO keys
@@ -528,6 +692,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),

@@ -103,6 +103,57 @@ static void test_straight_line_is_one_phase(void **state)
 	fold__pwlr_result_free(&res);
 }
 
+/* A linear ramp (rate rising 5x across the instance) is one gradual phase
+ * whose rate at each end is reported, not a staircase of steps. */
+static void test_ramp_is_one_gradual_phase(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	static double x[N], y[N];
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(g, 11);
+	for (size_t i = 0; i < N; i++) {
+		x[i] = gsl_rng_uniform(g);
+		/* rate 0.2 + 0.8 x (relative to its mean 0.6) */
+		y[i] = (0.2 * x[i] + 0.4 * x[i] * x[i]) / 0.6 + gsl_ran_gaussian(g, 0.003);
+	}
+	gsl_rng_free(g);
+	fold__pwlr_series s = {x, y, N, NULL, 0};
+	fold__pwlr_opts o;
+	fold__pwlr_opts_init(&o);
+	fold__pwlr_result res;
+	assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+	assert_int_equal(res.nseg, 1);
+	assert_true(res.gradual[0]);
+	/* rate at the ends, relative: 0.2 / 0.6 and 1.0 / 0.6 */
+	assert_true(fabs(fold__pwlr_rate(&res, 0, 0.0) - 0.2 / 0.6) < 0.03);
+	assert_true(fabs(fold__pwlr_rate(&res, 0, 1.0) - 1.0 / 0.6) < 0.05);
+	assert_true(fabs(fold__pwlr_rate(&res, 0, 0.5) - 1.0) < 0.02);
+	assert_true(fabs(fold__pwlr_cum(&res, 0, 0.5) - (0.1 + 0.1) / 0.6) < 0.01);
+	fold__pwlr_result_free(&res);
+}
+
+/* Three steps whose rates fall monotonically stay three steps: a ramp is
+ * told apart by the curvature inside the segments, not by the slopes. */
+static void test_monotone_steps_are_not_a_ramp(void **state)
+{
+	(void)state;
+	enum { N = 4000 };
+	static double x[N], y[N];
+	const double b[] = {0, 0.3, 0.6, 1}, r[] = {1e9, 6e8, 2e8};
+	make(x, y, N, b, r, 3, 0.003, 5);
+	fold__pwlr_series s = {x, y, N, NULL, 0};
+	fold__pwlr_opts o;
+	fold__pwlr_opts_init(&o);
+	fold__pwlr_result res;
+	assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+	assert_int_equal(res.nseg, 3);
+	for (size_t j = 0; j < 3; j++)
+		assert_false(res.gradual[j]);
+	assert_true(fabs(res.bounds[1] - 0.3) < 0.01 && fabs(res.bounds[2] - 0.6) < 0.01);
+	fold__pwlr_result_free(&res);
+}
+
 /* Folded points of instances like a noisy real run: the switch at b of an
  * instance whose second phase has relative length f (the switch moves in
  * x), rates r0 then r1, 5 samples per instance; a share `preempted` of the
@@ -248,6 +299,8 @@ int main(void)
 	    cmocka_unit_test(test_break_at_037_found_within_1_percent),
 	    cmocka_unit_test(test_three_phases_and_joint_series),
 	    cmocka_unit_test(test_straight_line_is_one_phase),
+	    cmocka_unit_test(test_ramp_is_one_gradual_phase),
+	    cmocka_unit_test(test_monotone_steps_are_not_a_ramp),
 	    cmocka_unit_test(test_preempted_instances_do_not_make_phases),
 	    cmocka_unit_test(test_smeared_switch_gives_two_phases_and_exact_rates),
 	    cmocka_unit_test(test_kriging_smooth_curve_and_rate),

@@ -1,0 +1,251 @@
+/* perturb.c: taking the sampler's own cost out of what is folded.
+ *
+ * Owns the compensation of the measurement's perturbation (issue 13): every
+ * sample stops the program for the kernel's delivery of the signal and the
+ * handler, so an instance that carries samples is longer by their cost, and
+ * a sample's timestamp lags the moment the program was interrupted. The
+ * trace's sample_cost records give, per sample, the handler's time (entry
+ * to exit) and the timestamp's lag after the entry; the kernel's part
+ * before the entry is not measurable in the handler, so it is estimated
+ * per trace from the instances themselves: in a region whose instances are
+ * short against the sampling period, instances with one sample are longer
+ * than those without by the sample's whole cost (compared at their lower
+ * quartiles: see delivery_from_region); minus the handler's measured part
+ * that is the delivery (D).
+ *
+ * Then, per thread, time is contracted around every sample: with S[k] the
+ * time stolen by samples 0..k-1 (handler + D each),
+ *   sample k's tick   -> tick - lag_k - D - S[k]   (where the program was:
+ *                        all of D is taken as before the handler's entry;
+ *                        on this VM about 0.9 of it is, measured by where
+ *                        a real 50 us region's samples land, and the rest,
+ *                        the signal's return, leaves the last ~6% of such
+ *                        an instance without samples)
+ *   event ticks       -> tick - S[samples before it]
+ *   instance t0 (t1)  -> t0 - S[isb]  (t1 - S[ise]), the same
+ *   its duration      -> from the two (what it takes without the sampler)
+ *   CPU time           the stolen time ran on the CPU: taken out of cpu_cum.
+ * Runs once, after the exact profile (which keeps the program's own,
+ * perturbed times: they are what the program's timers see) and before the
+ * regions are folded; later stages order events and samples by
+ * ev[].nsamples, never by comparing raw ticks with compensated ones. Traces without sample_cost records are
+ * untouched.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_ctx.h"
+
+/* Fewest instances with no sample and with exactly one for an estimate. */
+#define FOLD__MIN_COST_INSTANCES 20
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_dbl);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* q-quantile of v[0..n) (sorts v). */
+static double quantile(double *v, size_t n, double q)
+{
+	qsort(v, n, sizeof *v, cmp_dbl);
+	return v[(size_t)(q * (double)(n - 1))];
+}
+
+/* Handler time of sample k (the thread's median for a sample without a
+ * record). */
+static double handler_ns(const ingest__thread *th, size_t k, double fallback)
+{
+	if (!th->cost_ns || k >= th->cap_cost || th->cost_ns[k] == UINT32_MAX)
+		return fallback;
+	return th->cost_ns[k];
+}
+
+/* Estimate of the delivery D for trace p from one region's instances;
+ * returns the number of one-sample instances it rests on (0: none). */
+static size_t delivery_from_region(const analyze_ctx *c, const fold__region_acc *A, size_t p,
+                                   const double *fallback, double *d)
+{
+	size_t n = A->ninst, n0 = 0, n1 = 0;
+	double *v0 = malloc((n + 1) * sizeof *v0), *v1 = malloc((n + 1) * sizeof *v1);
+	size_t got = 0;
+	if (!v0 || !v1)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const fold__instance *in = &A->inst[i];
+		if (in->proc != p || in->nested_same)
+			continue;
+		const ingest__thread *th = &c->tr[p]->threads[in->thread];
+		if (in->ise == in->isb)
+			v0[n0++] = in->dur_ns;
+		else if (in->ise == in->isb + 1)
+			v1[n1++] = in->dur_ns - handler_ns(th, in->isb, fallback[in->thread]);
+	}
+	if (n0 < FOLD__MIN_COST_INSTANCES || n1 < FOLD__MIN_COST_INSTANCES)
+		goto out;
+	double m0 = median(v0, n0);
+	/* Same population only: a region with instances of very different
+	 * lengths would compare long (sampled) with short (unsampled) ones. */
+	size_t m = 0;
+	for (size_t i = 0; i < n1; i++)
+		if (v1[i] > 0.5 * m0 && v1[i] < 2 * m0 + 2e5)
+			v1[m++] = v1[i];
+	if (m < FOLD__MIN_COST_INSTANCES || 2 * m < n1)
+		goto out;
+	/* Lower quartiles, not medians: a sample is more likely to land in an
+	 * instance the scheduler paused (the wall-clock timer expires during
+	 * the pause and the signal arrives when the thread runs again), so the
+	 * upper part of the sampled instances holds preemption, not cost. */
+	*d = quantile(v1, m, 0.25) - quantile(v0, n0, 0.25);
+	got = m;
+out:
+	free(v0);
+	free(v1);
+	return got;
+}
+
+int analyze__compensate_samples(analyze_ctx *c)
+{
+	fold_analysis *a = c->a;
+	double hsum = 0, dsum = 0;
+	unsigned long hn = 0, comp = 0;
+	for (size_t p = 0; p < c->ntr; p++) {
+		ingest__trace *t = c->tr[p];
+		int any = 0;
+		for (size_t i = 0; i < t->nthreads; i++)
+			any |= t->threads[i].ncost > 0;
+		if (!any || !(t->ns_per_tick > 0))
+			continue;
+		double *fallback = calloc(t->nthreads + 1, sizeof *fallback);
+		double **S = calloc(t->nthreads + 1, sizeof *S);
+		int rc = -ENOMEM;
+		if (!fallback || !S)
+			goto fail;
+		/* each thread's median handler time, for samples without a record */
+		for (size_t i = 0; i < t->nthreads; i++) {
+			ingest__thread *th = &t->threads[i];
+			if (!th->ncost)
+				continue;
+			double *v = malloc(th->ncost * sizeof *v);
+			if (!v)
+				goto fail;
+			size_t m = 0;
+			for (size_t k = 0; k < th->nsmp && k < th->cap_cost && m < th->ncost; k++)
+				if (th->cost_ns[k] != UINT32_MAX)
+					v[m++] = th->cost_ns[k];
+			fallback[i] = m ? median(v, m) : 0;
+			free(v);
+		}
+		/* D: from the region with the most one-sample instances */
+		double D = 0;
+		size_t best = 0;
+		for (size_t g = 0; g < c->nreg; g++) {
+			double d;
+			size_t got = delivery_from_region(c, &c->acc[g], p, fallback, &d);
+			if (got > best) {
+				best = got;
+				D = d;
+			}
+		}
+		D = D < 0 ? 0 : D > 1e6 ? 1e6 : D;
+		if (best && D > a->sample_delivery_ns)
+			a->sample_delivery_ns = D;
+		/* S[k]: time stolen before sample k, in ticks */
+		for (size_t i = 0; i < t->nthreads; i++) {
+			ingest__thread *th = &t->threads[i];
+			if (!th->ncost)
+				continue;
+			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)))
+				goto fail;
+			S[i][0] = 0;
+			for (size_t k = 0; k < th->nsmp; k++) {
+				double h = handler_ns(th, k, fallback[i]);
+				hsum += h;
+				hn++;
+				dsum += D;
+				S[i][k + 1] = S[i][k] + (h + D) / t->ns_per_tick;
+			}
+		}
+		/* instances of every region in this trace */
+		for (size_t g = 0; g < c->nreg; g++) {
+			fold__region_acc *A = &c->acc[g];
+			for (size_t k = 0; k < A->ninst; k++) {
+				fold__instance *in = &A->inst[k];
+				const double *s = in->proc == p ? S[in->thread] : NULL;
+				if (!s)
+					continue;
+				double t0 = (double)in->t0 - s[in->isb], t1 = (double)in->t1 - s[in->ise];
+				if (t1 < t0)
+					t1 = t0;
+				in->t0 = (uint64_t)llround(t0);
+				in->t1 = (uint64_t)llround(t1);
+				in->dur_ns = (t1 - t0) * t->ns_per_tick;
+			}
+		}
+		/* samples: where the program was; never before the record before them */
+		for (size_t i = 0; i < t->nthreads; i++) {
+			ingest__thread *th = &t->threads[i];
+			if (!S[i])
+				continue;
+			size_t e = 0;
+			double floor = 0, cpu = 0;
+			for (size_t k = 0; k < th->nsmp; k++) {
+				while (e < th->nev && th->ev[e].nsamples <= k) {
+					double et = (double)th->ev[e].tick - S[i][k];
+					floor = et > floor ? et : floor;
+					e++;
+				}
+				double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX
+				                 ? th->lag_ns[k]
+				                 : 0;
+				double back = (lag + D) / t->ns_per_tick;
+				double tk = (double)th->smp[k].tick - S[i][k] - back;
+				if (tk < floor)
+					tk = floor;
+				floor = tk;
+				th->smp[k].tick = (uint64_t)llround(tk);
+				if (th->cpu_cum) {
+					/* the stolen time ran on the CPU: delivery and the
+					 * handler up to its read for this sample, the rest of
+					 * the previous one's */
+					double prev = k ? handler_ns(th, k - 1, fallback[i]) : 0;
+					double plag = k && th->lag_ns && k - 1 < th->cap_cost &&
+					                      th->lag_ns[k - 1] != UINT32_MAX
+					                  ? th->lag_ns[k - 1]
+					                  : 0;
+					double own = th->smp[k].cpu_ns - (D + lag) - (prev - plag);
+					cpu += own > 0 ? own : 0;
+					th->cpu_cum[k] = cpu;
+				}
+				comp++;
+			}
+			/* events last (the samples' floors used their raw ticks) */
+			for (size_t k = 0; k < th->nev; k++) {
+				size_t at = th->ev[k].nsamples <= th->nsmp ? th->ev[k].nsamples : th->nsmp;
+				th->ev[k].tick = (uint64_t)llround((double)th->ev[k].tick - S[i][at]);
+			}
+		}
+		rc = 0;
+	fail:
+		if (S)
+			for (size_t i = 0; i < t->nthreads; i++)
+				free(S[i]);
+		free(S);
+		free(fallback);
+		if (rc)
+			return rc;
+	}
+	a->samples_compensated = comp;
+	a->sample_handler_ns = hn ? hsum / (double)hn : 0;
+	(void)dsum;
+	return 0;
+}

@@ -1,0 +1,332 @@
+/* uncertainty.c: bootstrap intervals and the self-check (see uncertainty.h). */
+#include "uncertainty.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Fits the series with instance i taken mult[i] times (as distinct
+ * instances). Returns 0, 1 (nothing to fit) or -ENOMEM. */
+static int refit(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po, const uint32_t *mult,
+                 const uint32_t *offset, fold__pwlr_result *out)
+{
+	fold__pwlr_series *s = calloc(nps, sizeof *s);
+	int rc = -ENOMEM;
+	if (!s)
+		return -ENOMEM;
+	for (size_t k = 0; k < nps; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < ps[k].n; i++)
+			n += mult[ps[k].inst[i]];
+		double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
+		uint32_t *id = malloc((n + 1) * sizeof *id);
+		s[k] = (fold__pwlr_series){x, y, 0, id, ps[k].rates_only};
+		if (!x || !y || !id)
+			goto out;
+		size_t m = 0;
+		for (size_t i = 0; i < ps[k].n; i++)
+			for (uint32_t c = 0; c < mult[ps[k].inst[i]]; c++) {
+				x[m] = ps[k].x[i];
+				y[m] = ps[k].y[i];
+				id[m++] = offset[ps[k].inst[i]] + c;
+			}
+		s[k].n = m;
+	}
+	rc = fold__pwlr_fit(s, nps, po, out);
+	if (rc == -EINVAL)
+		rc = 1;
+out:
+	for (size_t k = 0; k < nps; k++) {
+		free((void *)s[k].x);
+		free((void *)s[k].y);
+		free((void *)s[k].inst);
+	}
+	free(s);
+	return rc;
+}
+
+static void offsets(const uint32_t *mult, uint32_t n, uint32_t *offset)
+{
+	uint32_t o = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		offset[i] = o;
+		o += mult[i];
+	}
+}
+
+/* The boundary of f nearest to x (NAN when f has none). */
+static double nearest(const fold__pwlr_result *f, double x)
+{
+	double best = NAN;
+	for (size_t j = 1; j < f->nseg; j++)
+		if (isnan(best) || fabs(f->bounds[j] - x) < fabs(best - x))
+			best = f->bounds[j];
+	return best;
+}
+
+/* Mean relative slope of series k of f over phase p's interior of pr. */
+static double interior_slope(const fold__pwlr_result *f, size_t k, const fold__pwlr_result *pr, size_t p)
+{
+	double a = pr->bounds[p], b = pr->bounds[p + 1], m = 0.15 * (b - a);
+	if (!(b - a - 2 * m > 0))
+		return NAN;
+	return (fold__pwlr_cum(f, k, b - m) - fold__pwlr_cum(f, k, a + m)) / (b - a - 2 * m);
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* 5th and 95th percentiles of the non-NAN v[0..n) (reorders v). */
+static void interval(double *v, size_t n, double *lo, double *hi)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[m++] = v[i];
+	*lo = *hi = NAN;
+	if (m < 5)
+		return;
+	qsort(v, m, sizeof *v, cmp_dbl);
+	*lo = v[(size_t)floor(0.05 * (double)(m - 1))];
+	*hi = v[(size_t)ceil(0.95 * (double)(m - 1))];
+}
+
+static void self_check(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                       const fold__pwlr_result *pr, uint32_t nid, const uint8_t *present, uint32_t *mult,
+                       uint32_t *offset, fold__unc_result *u)
+{
+	fold__pwlr_result h[2];
+	int ok[2] = {0, 0};
+	size_t cnt[2] = {0, 0};
+	memset(h, 0, sizeof h);
+	for (int half = 0; half < 2; half++) {
+		for (uint32_t i = 0; i < nid; i++) {
+			mult[i] = present[i] && (i % 2) == (uint32_t)half;
+			cnt[half] += mult[i];
+		}
+		offsets(mult, nid, offset);
+		ok[half] = cnt[half] >= 2 && refit(ps, nps, po, mult, offset, &h[half]) == 0;
+	}
+	if (ok[0] && ok[1]) {
+		u->checked = 1;
+		u->ninst_a = cnt[0];
+		u->ninst_b = cnt[1];
+		u->nseg_a = h[0].nseg;
+		u->nseg_b = h[1].nseg;
+		double bd = 0, rd = 0;
+		for (size_t j = 1; j < pr->nseg; j++) {
+			double a = nearest(&h[0], pr->bounds[j]), b = nearest(&h[1], pr->bounds[j]);
+			bd = fmax(bd, isnan(a) || isnan(b) ? 1 : fabs(a - b));
+		}
+		for (size_t p = 0; p < pr->nseg; p++)
+			for (size_t k = 0; k < nps; k++) {
+				if (ps[k].rates_only)
+					continue;
+				double a = interior_slope(&h[0], k, pr, p),
+				       b = interior_slope(&h[1], k, pr, p);
+				double mean = 0.5 * (a + b);
+				if (isnan(a) || isnan(b) || !(mean > 1e-9))
+					continue;
+				rd = fmax(rd, fabs(a - b) / mean);
+			}
+		u->check_boundary = bd;
+		u->check_rate = rd;
+	}
+	for (int half = 0; half < 2; half++)
+		if (ok[half])
+			fold__pwlr_result_free(&h[half]);
+}
+
+/* Fits the shorter and the longer half of the instances apart and finds
+ * the boundary of pr whose counterparts move most between them. */
+static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                           const fold__pwlr_result *pr, uint32_t nid, const uint8_t *present,
+                           const double *dur, uint32_t *mult, uint32_t *offset, fold__unc_result *u)
+{
+	double *v = malloc((nid + 1) * sizeof *v);
+	size_t m = 0;
+	if (!v || pr->nseg < 2)
+		goto out;
+	for (uint32_t i = 0; i < nid; i++)
+		if (present[i])
+			v[m++] = dur[i];
+	if (m < 8)
+		goto out;
+	qsort(v, m, sizeof *v, cmp_dbl);
+	double med = v[m / 2];
+	fold__pwlr_result h[2];
+	int ok[2] = {0, 0};
+	for (int half = 0; half < 2; half++) {
+		size_t cnt = 0;
+		for (uint32_t i = 0; i < nid; i++) {
+			mult[i] = present[i] && (half ? dur[i] >= med : dur[i] < med);
+			cnt += mult[i];
+		}
+		offsets(mult, nid, offset);
+		ok[half] = cnt >= 4 && refit(ps, nps, po, mult, offset, &h[half]) == 0;
+	}
+	if (ok[0] && ok[1]) {
+		double worst = -1;
+		for (size_t j = 1; j < pr->nseg; j++) {
+			double a = nearest(&h[0], pr->bounds[j]), b = nearest(&h[1], pr->bounds[j]);
+			if (isnan(a) || isnan(b) || fabs(a - b) <= worst)
+				continue;
+			worst = fabs(a - b);
+			u->dur_boundary = j;
+			u->dur_short = a;
+			u->dur_long = b;
+		}
+		u->dur_checked = worst >= 0;
+	}
+	for (int half = 0; half < 2; half++)
+		if (ok[half])
+			fold__pwlr_result_free(&h[half]);
+out:
+	free(v);
+}
+
+int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, const double *dur,
+                      fold__unc_result *u)
+{
+	memset(u, 0, sizeof *u);
+	size_t K = pr->nseg;
+	for (size_t j = 0; j <= K; j++)
+		u->blo[j] = u->bhi[j] = pr->bounds[j];
+	u->rlo = malloc((nps * K + 1) * sizeof *u->rlo);
+	u->rhi = malloc((nps * K + 1) * sizeof *u->rhi);
+	if (!u->rlo || !u->rhi)
+		return -ENOMEM;
+	for (size_t i = 0; i < nps * K; i++)
+		u->rlo[i] = u->rhi[i] = NAN;
+	uint32_t nid = 0;
+	for (size_t k = 0; k < nps; k++) {
+		if (!ps[k].inst)
+			return 0; /* points without instances: nothing to resample */
+		for (size_t i = 0; i < ps[k].n; i++)
+			if (ps[k].inst[i] + 1 > nid)
+				nid = ps[k].inst[i] + 1;
+	}
+	uint8_t *present = calloc(nid + 1, 1);
+	uint32_t *ids = malloc((nid + 1) * sizeof *ids), *mult = calloc(nid + 1, sizeof *mult);
+	uint32_t *offset = malloc((nid + 1) * sizeof *offset);
+	double *bv = malloc(((size_t)replicates * (K + 1) + 1) * sizeof *bv);
+	double *rv = malloc(((size_t)replicates * nps * K + 1) * sizeof *rv);
+	int rc = -ENOMEM;
+	if (!present || !ids || !mult || !offset || !bv || !rv)
+		goto out;
+	uint32_t nu = 0;
+	for (size_t k = 0; k < nps; k++)
+		for (size_t i = 0; i < ps[k].n; i++)
+			present[ps[k].inst[i]] = 1;
+	for (uint32_t i = 0; i < nid; i++)
+		if (present[i])
+			ids[nu++] = i;
+	rc = 0;
+	if (nu < 4)
+		goto out;
+	uint64_t st = seed * 0x2545f4914f6cdd1dull + 0x13;
+	unsigned got = 0;
+	for (unsigned b = 0; b < replicates; b++) {
+		memset(mult, 0, (nid + 1) * sizeof *mult);
+		for (uint32_t i = 0; i < nu; i++)
+			mult[ids[splitmix(&st) % nu]]++;
+		offsets(mult, nid, offset);
+		fold__pwlr_result f;
+		int r = refit(ps, nps, po, mult, offset, &f);
+		if (r < 0) {
+			rc = r;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		for (size_t j = 1; j < K; j++)
+			bv[(size_t)got * (K + 1) + j] = nearest(&f, pr->bounds[j]);
+		for (size_t k = 0; k < nps; k++)
+			for (size_t p = 0; p < K; p++)
+				rv[((size_t)got * nps + k) * K + p] = interior_slope(&f, k, pr, p);
+		got++;
+		fold__pwlr_result_free(&f);
+	}
+	u->replicates = got;
+	double *tmp = malloc((got + 1) * sizeof *tmp);
+	if (!tmp) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t j = 1; j < K; j++) {
+		for (unsigned b = 0; b < got; b++)
+			tmp[b] = bv[(size_t)b * (K + 1) + j];
+		interval(tmp, got, &u->blo[j], &u->bhi[j]);
+	}
+	for (size_t k = 0; k < nps; k++)
+		for (size_t p = 0; p < K; p++) {
+			for (unsigned b = 0; b < got; b++)
+				tmp[b] = rv[((size_t)b * nps + k) * K + p];
+			interval(tmp, got, &u->rlo[k * K + p], &u->rhi[k * K + p]);
+		}
+	free(tmp);
+	self_check(ps, nps, po, pr, nid, present, mult, offset, u);
+	if (dur)
+		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, u);
+out:
+	free(present);
+	free(ids);
+	free(mult);
+	free(offset);
+	free(bv);
+	free(rv);
+	return rc;
+}
+
+void fold__unc_result_free(fold__unc_result *u)
+{
+	free(u->rlo);
+	free(u->rhi);
+	u->rlo = u->rhi = NULL;
+}
+
+int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
+                         const fold__pwlr_result *pr, const double *dur, size_t *j, double *at_short,
+                         double *at_long)
+{
+	uint32_t nid = 0;
+	for (size_t k = 0; k < nps; k++) {
+		if (!ps[k].inst)
+			return 0;
+		for (size_t i = 0; i < ps[k].n; i++)
+			if (ps[k].inst[i] + 1 > nid)
+				nid = ps[k].inst[i] + 1;
+	}
+	uint8_t *present = calloc(nid + 1, 1);
+	uint32_t *mult = calloc(nid + 1, sizeof *mult), *offset = malloc((nid + 1) * sizeof *offset);
+	int rc = -ENOMEM;
+	if (present && mult && offset) {
+		for (size_t k = 0; k < nps; k++)
+			for (size_t i = 0; i < ps[k].n; i++)
+				present[ps[k].inst[i]] = 1;
+		fold__unc_result u;
+		memset(&u, 0, sizeof u);
+		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, &u);
+		rc = u.dur_checked;
+		*j = u.dur_boundary;
+		*at_short = u.dur_short;
+		*at_long = u.dur_long;
+	}
+	free(present);
+	free(mult);
+	free(offset);
+	return rc;
+}
