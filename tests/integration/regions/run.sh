@@ -238,6 +238,15 @@ for n in ("timestep", "work"):
         bad.append("%s: %d instances" % (n, r["instances"]))
     if not r["folded"]:
         bad.append("%s not folded: %s" % (n, r["reason"]))
+# Bursts are keyed by call path: the two calls of allsum() share one call
+# site in allsum but follow different loops, so their bursts are different
+# regions (60 instances per rank each), as is the burst after dot().
+after = sorted((p["calls"], p["name"]) for p in a["profile"] if p["name"].startswith("burst after MPI_Allreduce"))
+calls = {}
+for c, n in after:
+    calls[n] = calls.get(n, 0) + c
+if sorted(calls.values()) != [120, 120, 120]:
+    bad.append("bursts after MPI_Allreduce: %s, expected three regions of 120 calls" % calls)
 for b in bad:
     print("FAIL:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
