@@ -151,18 +151,21 @@ static double cpu_utilisation(ingest__trace *const *tr, const fold__instance *in
 #define FOLD__MIN_RELATIVE_UTILISATION 0.9
 
 /* The group folded by default: the one with the largest total time among
- * the groups whose instances run on the CPU about as much as the best
- * group's. On a loaded machine preemption can make a stretched copy of the
+ * the groups that have the instances and samples to fold (can_fold[k]; all
+ * groups when none has) and whose instances run on the CPU about as much as
+ * the best group's. On a loaded machine preemption can make a stretched copy of the
  * region's instances the largest group (a regular competitor preempts the
  * same way every time, a mode of its own); those instances are the
  * scheduler's, not the code's, and their median CPU utilisation gives them
  * away. Without CPU time: the largest total time. */
 static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__instance *inst, size_t n,
-                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng)
+                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng,
+                           const int *can_fold)
 {
 	size_t sel = 0;
 	for (size_t k = 1; k < ng; k++)
-		if (gs[k].total > gs[sel].total)
+		if (can_fold[k] > can_fold[sel] ||
+		    (can_fold[k] == can_fold[sel] && gs[k].total > gs[sel].total))
 			sel = k;
 	if (ng < 2)
 		return sel;
@@ -193,7 +196,8 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__in
 	size_t pick = SIZE_MAX;
 	for (size_t k = 0; k < ng && k < 16; k++)
 		if (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best)
-			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
+			if (pick == SIZE_MAX || can_fold[k] > can_fold[pick] ||
+			    (can_fold[k] == can_fold[pick] && gs[k].total > gs[pick].total))
 				pick = k;
 	if (pick != SIZE_MAX && pick != sel) {
 		analyze__warn(
@@ -256,6 +260,35 @@ static unsigned long mark_instances(fold__instance *inst, size_t n, const uint32
 	return outl;
 }
 
+/* What one sample adds to the duration of the instance that carries it
+ * (signal delivery and handler), estimated from the instances themselves
+ * when they are short against the sampling period: then whether an instance
+ * carries a sample is nearly independent of its length (at most 10% of the
+ * instances carry one), and the sampled instances' excess over the median
+ * unsampled duration, per sample, is the cost. Otherwise 0 (every instance
+ * carries samples in proportion to its length; the stretch is uniform).
+ * Grouping works on durations with this cost removed, so that carrying a
+ * sample never makes an instance an outlier or a group of its own. */
+static double sample_cost_ns(const fold__instance *inst, size_t n, double *tmp)
+{
+	size_t n0 = 0, n1 = 0;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].ise == inst[i].isb)
+			tmp[n0++] = inst[i].dur_ns;
+	n1 = n - n0;
+	if (n1 < 5 || n0 < 5 || (double)n1 > 0.1 * (double)n)
+		return 0;
+	qsort(tmp, n0, sizeof *tmp, cmp_dbl);
+	double m0 = n0 % 2 ? tmp[n0 / 2] : 0.5 * (tmp[n0 / 2 - 1] + tmp[n0 / 2]);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].ise > inst[i].isb)
+			tmp[m++] = (inst[i].dur_ns - m0) / (double)(inst[i].ise - inst[i].isb);
+	qsort(tmp, m, sizeof *tmp, cmp_dbl);
+	double cost = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+	return cost > 0 ? cost : 0;
+}
+
 /* Groups the instances by duration and picks the group to fold (--group
  * overrides the choice). */
 static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_result *r, uint32_t *grp,
@@ -265,11 +298,17 @@ static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_resu
 	double *dur = malloc((n + 1) * sizeof *dur);
 	if (!dur)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		dur[i] = A->inst[i].dur_ns;
+	double cost = sample_cost_ns(A->inst, n, dur);
+	for (size_t i = 0; i < n; i++) {
+		double k = (double)(A->inst[i].ise - A->inst[i].isb);
+		dur[i] = A->inst[i].dur_ns - k * cost;
+		if (dur[i] < 0.5 * A->inst[i].dur_ns / (1 + k))
+			dur[i] = 0.5 * A->inst[i].dur_ns / (1 + k);
+	}
 	fold__grouping_opts go;
 	fold__grouping_opts_init(&go);
 	go.outlier_k = c->opt->outlier_k > 0 ? c->opt->outlier_k : 3.0;
+	go.max_out_groups = 16;
 	*outlier_k = go.outlier_k;
 	fold__group_stat gs[16];
 	size_t ng = 0;
@@ -277,11 +316,26 @@ static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_resu
 	free(dur);
 	if (rc)
 		return -ENOMEM;
+	fit_params params = {&r->fit_params, &r->nfit_params};
+	if (cost > 0 && fit_param(&params, "grouping.sample_cost_ns", "%.0f", cost))
+		return -ENOMEM;
 	r->groups = calloc(ng + 1, sizeof *r->groups);
 	if (!r->groups)
 		return -ENOMEM;
 	fill_groups(r, gs, ng);
-	*sel = choose_group(c, r, A->inst, n, grp, why, gs, ng);
+	/* Which groups have the instances and the samples to fold. */
+	unsigned long gsmp[16] = {0};
+	for (size_t i = 0; i < n; i++)
+		if (why[i] == 0 && grp[i] < 16 && A->inst[i].nested_same == 0)
+			gsmp[grp[i]] += A->inst[i].ise - A->inst[i].isb;
+	int can_fold[16] = {0};
+	for (size_t k = 0; k < ng && k < 16; k++) {
+		can_fold[k] =
+		    gs[k].used >= c->opt->min_instances && gs[k].used > 0 && gsmp[k] >= c->opt->min_samples;
+		r->groups[k].samples = gsmp[k];
+		r->groups[k].total_ns = gs[k].total;
+	}
+	*sel = choose_group(c, r, A->inst, n, grp, why, gs, ng, can_fold);
 	int want = c->opt->group;
 	if (want >= 0) {
 		if ((size_t)want < ng)
@@ -341,19 +395,37 @@ out:
 	return rc;
 }
 
-/* Sets r->reason when too few instances or samples are left to fold.
+/* Sets r->reason when too few instances or samples are left to fold: what
+ * is missing and what to do (another group that can fold and the option
+ * that selects it, or how to get more samples or instances).
  * Returns 1 if so, 0 if the region folds, or -ENOMEM. */
 static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
 {
 	const fold_options *opt = c->opt;
-	if (g->used < opt->min_instances || g->used == 0)
-		r->reason = util_asprintf("%lu instance(s) usable, at least %u needed to fold", g->used,
-		                          opt->min_instances);
-	else if (g->sfold < opt->min_samples)
-		r->reason = util_asprintf("%lu sample(s) inside usable instances, at least %u needed to fold",
-		                          g->sfold, opt->min_samples);
-	else
+	int few_inst = g->used < opt->min_instances || g->used == 0;
+	if (!few_inst && g->sfold >= opt->min_samples)
 		return 0;
+	char other[160] = "";
+	for (size_t k = 0; k < r->ngroups; k++) {
+		const fold_group *G = &r->groups[k];
+		if (k != r->selected_group && G->used >= opt->min_instances && G->used > 0 &&
+		    G->samples >= opt->min_samples) {
+			snprintf(other, sizeof other,
+			         "; group %zu (%lu instances, median %.3g ms, %lu samples) can be folded "
+			         "with --group %zu",
+			         k, G->used, G->median_duration_ns / 1e6, G->samples, k);
+			break;
+		}
+	}
+	if (few_inst)
+		r->reason = util_asprintf("%lu instance(s) usable in group %u, at least %u needed to fold%s",
+		                          g->used, r->selected_group, opt->min_instances,
+		                          *other ? other : "; run more iterations or lower --min-instances");
+	else
+		r->reason = util_asprintf(
+		    "%lu sample(s) inside the usable instances of group %u, at least %u needed to fold%s",
+		    g->sfold, r->selected_group, opt->min_samples,
+		    *other ? other : "; sample more often (FOLD_SAMPLE=time@1ms) or run more iterations");
 	return r->reason ? 1 : -ENOMEM;
 }
 

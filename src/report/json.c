@@ -296,6 +296,8 @@ static void write_region(jw *w, const fold_region_result *r)
 		knum(w, "mean_duration_ns", g->mean_duration_ns);
 		knum(w, "min_duration_ns", g->min_duration_ns);
 		knum(w, "max_duration_ns", g->max_duration_ns);
+		kint(w, "samples", (long long)g->samples);
+		knum(w, "total_ns", g->total_ns);
 		close_(w, '}');
 	}
 	close_(w, ']');

@@ -110,6 +110,8 @@ typedef struct fold_group {
 	double mad_duration_ns;
 	double mean_duration_ns; /* mean over its used instances */
 	double min_duration_ns, max_duration_ns;
+	unsigned long samples; /* samples inside its used instances */
+	double total_ns;       /* summed duration of its used instances */
 } fold_group;
 
 /* The routine active along the folded instance, at one stack depth. */

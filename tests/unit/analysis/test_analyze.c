@@ -193,7 +193,11 @@ static void test_noisy_run_two_phases_robust_rates(void **state)
 		const char *paths[] = {trace};
 		assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
 		const fold_region_result *r = region(a, "iteration");
-		assert_int_equal(r->ngroups, 1);
+		/* the preempted 30% are a population of their own (too many to be
+		 * outliers), stretched: the unperturbed group is folded */
+		assert_int_equal(r->ngroups, 2);
+		assert_int_equal(r->selected_group, 0);
+		assert_true(r->groups[1].median_duration_ns > r->groups[0].median_duration_ns);
 		assert_int_equal(r->nphases, 2);
 		assert_true(fabs(r->phases[0].end - 0.37) < 0.02);
 		assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.02);
@@ -206,6 +210,75 @@ static void test_noisy_run_two_phases_robust_rates(void **state)
 		assert_true(fabs(r->folded_mean_duration_ns / r->groups[0].mean_duration_ns - 1) < 1e-9);
 		fold_analysis_free(a);
 	}
+}
+
+/* A 50 us region sampled every 1 ms: 5% of its instances carry a sample,
+ * and each sample stretches its instance by 26 us (signal delivery and
+ * handler). Carrying a sample must not make an instance an outlier or a
+ * group of its own: every instance is used, every sample folded. Also the
+ * "not folded" reason (too few samples at 2 000 instances) names the fix. */
+static void test_sampled_instances_are_not_outliers(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 1 << 16), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	uint32_t ids[1] = {1};
+	TRACE_PUT(rc, w, 0, trace_enc_counter_def, 1, TRACE_COUNTER_APP, "app::work");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "small");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_counter_set, ids, 1);
+	assert_int_equal(rc, 0);
+	uint64_t t = 1000000, frames[1] = {0x401000}, v = 0;
+	unsigned long nsmp = 0;
+	enum { N = 2000 };
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t d = 50000 + (uint64_t)((i * 7919u) % 1000); /* 50-51 us */
+		int sampled = i % 20 == 7;
+		uint64_t v64[1] = {v};
+		TRACE_PUT(rc, w, 1, trace_enc_enter, t, 1, v64);
+		if (sampled) {
+			uint64_t ts = t + (uint64_t)((i * 104729u) % 40000) + 5000;
+			v64[0] = v + (ts - t) / 2;
+			TRACE_PUT(rc, w, 1, trace_enc_sample, ts, frames, 1, 0, v64);
+			nsmp++;
+			d += 26000;
+		}
+		v += 25000;
+		v64[0] = v;
+		TRACE_PUT(rc, w, 1, trace_enc_exit, t + d, 1, v64);
+		t += d + 10000;
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, t);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	o.min_samples = 20;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "small");
+	assert_int_equal(r->instances, N);
+	assert_int_equal(r->ngroups, 1);
+	assert_int_equal(r->instances_used, N);
+	assert_int_equal(r->samples_folded, nsmp);
+	fold_analysis_free(a);
+
+	/* With fewer samples than needed, the reason says how to get more. */
+	o.min_samples = 1000;
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	r = region(a, "small");
+	assert_false(r->folded);
+	assert_non_null(r->reason);
+	assert_non_null(strstr(r->reason, "100 sample(s)"));
+	assert_non_null(strstr(r->reason, "FOLD_SAMPLE="));
+	fold_analysis_free(a);
 }
 
 /* A recursive region: 60 outer instances of R (3 ms) each call R once in
@@ -527,6 +600,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sampled_instances_are_not_outliers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
