@@ -597,6 +597,9 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 		s->f.x = s->f.y = NULL;
 		o->total_per_instance = s->f.ninst ? s->f.sum_total / (double)s->f.ninst : 0;
 		o->mean_rate = s->scale;
+		o->boundaries_estimated = s->skind != FOLD__SER_WALL && s->f.nexact < s->f.ninst;
+		o->instances_folded = s->f.ninst;
+		o->instances_skipped = s->f.nskipped;
 		if (!o->name || !o->unit || curve_alloc(&o->fit, G, fit->band))
 			return -ENOMEM;
 		fit_input in = {o->px, o->py, o->npoints, s->scale, s->rscale, pr, pw[k], opt->seed};

@@ -281,6 +281,57 @@ static void test_sampled_instances_are_not_outliers(void **state)
 	fold_analysis_free(a);
 }
 
+static const fold_series *series_of(const fold_region_result *r, const char *name)
+{
+	for (size_t k = 0; k < r->nseries; k++)
+		if (!strcmp(r->series[k].name, name))
+			return &r->series[k];
+	return NULL;
+}
+
+/* A function region (no counters read at enter/exit) that takes no page
+ * faults, between neighbours that take 1e6 faults/s; about 4 samples per
+ * instance. Boundary values must not be interpolated from the neighbours'
+ * samples (their faults would leak in and make phases): the region's
+ * page-fault rate is 0 in every phase, and its series say their boundary
+ * values are estimated. */
+static void test_unmeasured_boundaries_do_not_leak_neighbours(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.boundary_counters = 0;
+	c.period_ns = 2.5e5;
+	c.sample_jitter = 0.3;
+	c.instances = 400;
+	c.ncounters = 2;
+	c.counters[1] = (synth_counter){"perf::PAGE-FAULTS", TRACE_COUNTER_SOFTWARE, {0, 0}, 1e6};
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const fold_series *pf = series_of(r, "perf::PAGE-FAULTS");
+	if (pf) {
+		assert_true(pf->total_per_instance == 0);
+		assert_true(pf->boundaries_estimated);
+	}
+	for (size_t p = 0; p < r->nphases; p++)
+		for (size_t k = 0; k < r->phases[p].nrates; k++)
+			if (!strcmp(r->phases[p].rate_names[k], "perf::PAGE-FAULTS"))
+				assert_true(r->phases[p].rates[k] == 0);
+	const fold_series *w = series_of(r, "app::work");
+	assert_non_null(w);
+	assert_true(w->boundaries_estimated);
+	assert_true(w->instances_folded > 300);
+	fold_analysis_free(a);
+}
+
 /* A recursive region: 60 outer instances of R (3 ms) each call R once in
  * the middle (1 ms). An app counter counts 1e9/s in the outer's own time and
  * 3e8/s inside the nested call; a sample every 50 us. Each sample belongs to
@@ -601,6 +652,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sampled_instances_are_not_outliers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unmeasured_boundaries_do_not_leak_neighbours, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
