@@ -503,6 +503,79 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 	return rc < 0 ? rc : 0;
 }
 
+/* Is series s the thread's CPU clock as a counter (ns of CPU per second)? */
+static int is_cpu_clock(const series_work *s)
+{
+	static const char *const names[] = {"perf::TASK-CLOCK", "perf::task-clock", "perf::CPU-CLOCK",
+	                                    "perf::cpu-clock"};
+	if (s->skind != FOLD__SER_COUNTER || !s->name)
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(s->name, names[i]))
+			return 1;
+	return 0;
+}
+
+/* One CPU-time series, not several that disagree: when the samples' CPU
+ * time (cpu_time) and a CPU-clock counter (TASK-CLOCK) both folded, keep
+ * the counter if its values at enter/exit were read there (measured) for
+ * most instances, else cpu_time (both are then read at the samples only);
+ * drop the other and say which in fit_params (cpu_series). */
+static int one_cpu_series(series_work *sw, size_t *nsw, fit_params *params)
+{
+	size_t cpu = SIZE_MAX, clk = SIZE_MAX;
+	for (size_t k = 0; k < *nsw; k++) {
+		if (sw[k].skind == FOLD__SER_CPU)
+			cpu = k;
+		else if (is_cpu_clock(&sw[k]) && clk == SIZE_MAX)
+			clk = k;
+	}
+	if (cpu == SIZE_MAX || clk == SIZE_MAX)
+		return 0;
+	int measured = 2 * sw[clk].f.nexact >= sw[clk].f.ninst && sw[clk].f.ninst > 0;
+	size_t keep = measured ? clk : cpu, drop = measured ? cpu : clk;
+	int rc = fit_param(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
+	                   measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
+	                   measured ? "estimated at the boundaries" : "not read at enter/exit either");
+	fold__folded_free(&sw[drop].f);
+	free(sw[drop].name);
+	for (size_t k = drop; k + 1 < *nsw; k++)
+		sw[k] = sw[k + 1];
+	(*nsw)--;
+	memset(&sw[*nsw], 0, sizeof sw[*nsw]);
+	return rc;
+}
+
+/* The largest rate a series can physically have on one thread: CPU time
+ * 1 s/s, a CPU-clock counter 1e9 ns/s (instances are per thread);
+ * otherwise unbounded. Every counter is cumulative: no rate is below 0. */
+static double series_max(int skind, const char *name)
+{
+	if (skind == FOLD__SER_CPU || skind == FOLD__SER_WALL)
+		return 1.0;
+	series_work probe = {.skind = skind, .name = (char *)name};
+	return is_cpu_clock(&probe) ? 1e9 : INFINITY;
+}
+
+/* Clamps a fitted curve's values (and band) to [0, max]; returns how many
+ * values were outside. */
+static size_t clamp_curve(fold_curve *cv, double max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cv->n; i++) {
+		double *v[3] = {&cv->value[i], cv->lo ? &cv->lo[i] : NULL, cv->hi ? &cv->hi[i] : NULL};
+		for (int j = 0; j < 3; j++) {
+			if (!v[j] || !isfinite(*v[j]))
+				continue;
+			if (*v[j] < 0 || *v[j] > max) {
+				*v[j] = *v[j] < 0 ? 0 : max;
+				n += j == 0;
+			}
+		}
+	}
+	return n;
+}
+
 /* --- stage 3: fit phases --- */
 
 /* Joint piecewise-linear fit over every series but wall time (y = x has no
@@ -587,6 +660,7 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 	for (size_t k = 0; k < nsw; k++) {
 		series_work *s = &sw[k];
 		fold_series *o = &r->series[r->nseries++];
+		double max = series_max(s->skind, s->name);
 		o->name = s->name;
 		s->name = NULL;
 		o->unit = util_strdup(s->unit);
@@ -613,6 +687,10 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			if ((rc = fit_pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
 		}
+		size_t nclamp = clamp_curve(&o->fit, max);
+		if (nclamp && fit_param(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
+		                        o->name, nclamp, o->fit.n, max))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -629,6 +707,7 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	if (!r->phases)
 		return -ENOMEM;
 	r->nphases = pr->nseg;
+	size_t nclamped = 0;
 	for (size_t p = 0; p < pr->nseg; p++) {
 		fold_phase_result *ph = &r->phases[p];
 		ph->start = pr->bounds[p];
@@ -641,10 +720,23 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 			double slope = pw[k] < pr->nseries ? pr->slope[pw[k] * pr->nseg + p] : 1.0;
 			ph->rate_names[ph->nrates] = util_strdup(r->series[k].name);
 			ph->rates[ph->nrates] = slope * sw[k].rscale;
+			double max = series_max(sw[k].skind, r->series[k].name);
+			if (ph->rates[ph->nrates] > max || ph->rates[ph->nrates] < 0) {
+				ph->rates[ph->nrates] = ph->rates[ph->nrates] < 0 ? 0 : max;
+				nclamped++;
+			}
 			if (!ph->rate_names[ph->nrates])
 				return -ENOMEM;
 			ph->nrates++;
 		}
+	}
+	double *xlo = malloc(2 * (pr->nseg + 1) * sizeof *xlo), *xhi;
+	if (!xlo)
+		return -ENOMEM;
+	xhi = xlo + pr->nseg + 1;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		xlo[p] = INFINITY;
+		xhi[p] = -INFINITY;
 	}
 	for (size_t i = 0; i < g->npieces; i++) {
 		const fold__instance *in = &g->pieces[i];
@@ -654,8 +746,37 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
 			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
-			r->phases[fold__pwlr_segment(pr, x)].samples++;
+			size_t p = fold__pwlr_segment(pr, x);
+			r->phases[p].samples++;
+			if (x < xlo[p])
+				xlo[p] = x;
+			if (x > xhi[p])
+				xhi[p] = x;
 		}
+	}
+	/* A phase at an end of the instance whose samples do not cover at least
+	 * half of it (none, or all at its inner edge: the sample-free ends that
+	 * delivery lag and sample cost leave) is measured there only by the
+	 * boundary values: a series whose boundary values are estimated
+	 * (extrapolated from the samples inside) has no data there, and says so
+	 * (NaN: "no data" in the reports, null in the JSON), rather than a rate
+	 * the samples do not support. */
+	for (size_t p = 0; p < r->nphases; p++) {
+		fold_phase_result *ph = &r->phases[p];
+		if (p != 0 && p + 1 != r->nphases)
+			continue;
+		if (ph->samples && xhi[p] - xlo[p] >= 0.5 * (ph->end - ph->start))
+			continue;
+		for (size_t k = 0; k < nsw && k < ph->nrates; k++)
+			if (sw[k].skind != FOLD__SER_WALL && sw[k].f.nexact < sw[k].f.ninst)
+				ph->rates[k] = NAN;
+	}
+	free(xlo);
+	if (nclamped) {
+		fit_params params = {&r->fit_params, &r->nfit_params};
+		if (fit_param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
+		              nclamped))
+			return -ENOMEM;
 	}
 	for (size_t p = 0; p < r->nphases; p++)
 		if (r->phases[p].samples < 10)
@@ -685,6 +806,11 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	sw = calloc(c->a->ncounters + 2, sizeof *sw);
 	if (!sw || (rc = stage_fold_series(c, &gr, sw, &nsw)))
 		goto out;
+	{
+		fit_params cp = {&r->fit_params, &r->nfit_params};
+		if ((rc = one_cpu_series(sw, &nsw, &cp)))
+			goto out;
+	}
 	if (!nsw) {
 		r->reason = util_strdup("no counter, CPU time or sample could be folded");
 		rc = r->reason ? 0 : -ENOMEM;
