@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How far (in samples) to look for a neighbour carrying the counter. */
-#define FOLD__NEIGHBOUR_SPAN 64
 /* Fewest samples in an instance for boundary extrapolation from inside it. */
 #define FOLD__EXTRAPOLATE_MIN 8
 
@@ -35,40 +33,6 @@ static int value_at(const ingest__trace *t, const ingest__thread *th, size_t k, 
 	return fold__sample_value(t, th, k, id, v);
 }
 
-/* Linear interpolation between the nearest samples carrying the counter on
- * either side of the event. */
-static int interpolate(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev, uint32_t id,
-                       int cpu, double *v)
-{
-	size_t k = ev->nsamples;
-	double vb = 0, va = 0;
-	uint64_t tb = 0, ta = 0;
-	int hb = 0, ha = 0;
-	for (size_t i = k, n = 0; i > 0 && n < FOLD__NEIGHBOUR_SPAN; i--, n++)
-		if (value_at(t, th, i - 1, id, cpu, &vb) == 0) {
-			tb = th->smp[i - 1].tick;
-			hb = 1;
-			break;
-		}
-	for (size_t i = k, n = 0; i < th->nsmp && n < FOLD__NEIGHBOUR_SPAN; i++, n++)
-		if (value_at(t, th, i, id, cpu, &va) == 0) {
-			ta = th->smp[i].tick;
-			ha = 1;
-			break;
-		}
-	if (hb && ha && ta > tb) {
-		double f = ((double)ev->tick - (double)tb) / ((double)ta - (double)tb);
-		f = f < 0 ? 0 : f > 1 ? 1 : f;
-		*v = vb + f * (va - vb);
-		return 0;
-	}
-	if (ha || hb) {
-		*v = ha ? va : vb;
-		return 0;
-	}
-	return -ENOENT;
-}
-
 int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
                          uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v)
 {
@@ -79,60 +43,73 @@ int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const
 			return 0;
 		}
 	}
-	/* Extrapolate from the instance's own first (last) two samples: the rate
-	 * outside the instance may differ, the rate just inside is the one that
-	 * continues to the boundary. With few samples per instance those two
-	 * samples may straddle a phase change; interpolating across the
-	 * boundary is then the smaller error. */
-	size_t k1 = SIZE_MAX, k2 = SIZE_MAX;
-	double v1 = 0, v2 = 0;
-	if (se - sb < FOLD__EXTRAPOLATE_MIN)
-		return interpolate(t, th, ev, id, cpu, v);
-	if (!is_exit) {
-		for (size_t k = sb; k < se && k2 == SIZE_MAX; k++)
-			if (value_at(t, th, k, id, cpu, k1 == SIZE_MAX ? &v1 : &v2) == 0) {
-				if (k1 == SIZE_MAX)
-					k1 = k;
-				else
-					k2 = k;
+	/* Not measured at the boundary: estimate it from the instance's own
+	 * samples only. A neighbour's samples are never interpolated across the
+	 * boundary (a neighbour's page faults would leak into the instance);
+	 * they only bound the estimate (the counter is cumulative). With enough
+	 * samples, extrapolate the rate between the instance's first (last) two
+	 * samples: the rate just inside is the one that continues to the
+	 * boundary. With fewer, the instance's mean measured rate (between its
+	 * first and last sample). With fewer than two samples carrying the
+	 * counter nothing inside the instance measures it: -ENOENT. */
+	size_t k1 = SIZE_MAX, k2 = SIZE_MAX, kf = SIZE_MAX, kl = SIZE_MAX, nc = 0;
+	double v1 = 0, v2 = 0, vf = 0, vl = 0, x;
+	for (size_t k = sb; k < se; k++)
+		if (value_at(t, th, k, id, cpu, &x) == 0) {
+			if (kf == SIZE_MAX) {
+				kf = k;
+				vf = x;
 			}
-	} else {
-		for (size_t k = se; k > sb && k1 == SIZE_MAX; k--)
-			if (value_at(t, th, k - 1, id, cpu, k2 == SIZE_MAX ? &v2 : &v1) == 0) {
-				if (k2 == SIZE_MAX)
-					k2 = k - 1;
-				else
-					k1 = k - 1;
-			}
-	}
-	if (k1 != SIZE_MAX && k2 != SIZE_MAX && th->smp[k2].tick > th->smp[k1].tick) {
-		double t1 = (double)th->smp[k1].tick, t2 = (double)th->smp[k2].tick;
-		double rate = (v2 - v1) / (t2 - t1);
-		double outside;
-		int has_outside = interpolate(t, th, ev, id, cpu, &outside) == 0;
-		if (!is_exit) {
-			*v = v1 - rate * (t1 - (double)ev->tick);
-			if (*v > v1)
-				*v = v1;
-			/* never below what a sample before the enter already read */
-			if (has_outside && ev->nsamples > 0 && *v < outside && outside <= v1) {
-				double before;
-				if (value_at(t, th, ev->nsamples - 1, id, cpu, &before) == 0 && *v < before)
-					*v = before;
-			}
-		} else {
-			*v = v2 + rate * ((double)ev->tick - t2);
-			if (*v < v2)
-				*v = v2;
-			if (ev->nsamples < th->nsmp) {
-				double after;
-				if (value_at(t, th, ev->nsamples, id, cpu, &after) == 0 && *v > after)
-					*v = after;
-			}
+			kl = k;
+			vl = x;
+			nc++;
 		}
-		return 0;
+	if (nc < 2 || th->smp[kl].tick <= th->smp[kf].tick)
+		return -ENOENT;
+	if (nc >= FOLD__EXTRAPOLATE_MIN) {
+		if (!is_exit) {
+			for (size_t k = sb; k < se && k2 == SIZE_MAX; k++)
+				if (value_at(t, th, k, id, cpu, k1 == SIZE_MAX ? &v1 : &v2) == 0) {
+					if (k1 == SIZE_MAX)
+						k1 = k;
+					else
+						k2 = k;
+				}
+		} else {
+			for (size_t k = se; k > sb && k1 == SIZE_MAX; k--)
+				if (value_at(t, th, k - 1, id, cpu, k2 == SIZE_MAX ? &v2 : &v1) == 0) {
+					if (k2 == SIZE_MAX)
+						k2 = k - 1;
+					else
+						k1 = k - 1;
+				}
+		}
 	}
-	return interpolate(t, th, ev, id, cpu, v);
+	if (k1 == SIZE_MAX || k2 == SIZE_MAX || th->smp[k2].tick <= th->smp[k1].tick) {
+		k1 = kf;
+		k2 = kl;
+		v1 = vf;
+		v2 = vl;
+	}
+	double t1 = (double)th->smp[k1].tick, t2 = (double)th->smp[k2].tick;
+	double rate = (v2 - v1) / (t2 - t1);
+	if (rate < 0)
+		rate = 0;
+	if (!is_exit) {
+		*v = vf - rate * ((double)th->smp[kf].tick - (double)ev->tick);
+		/* never below what a sample before the enter already read */
+		double before;
+		if (ev->nsamples > 0 && value_at(t, th, ev->nsamples - 1, id, cpu, &before) == 0 &&
+		    *v < before && before <= vf)
+			*v = before;
+	} else {
+		*v = vl + rate * ((double)ev->tick - (double)th->smp[kl].tick);
+		double after;
+		if (ev->nsamples < th->nsmp && value_at(t, th, ev->nsamples, id, cpu, &after) == 0 &&
+		    *v > after && after >= vl)
+			*v = after;
+	}
+	return 0;
 }
 
 /* Does the event record counter id itself (an exact boundary value)? */
@@ -239,8 +216,11 @@ static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, 
 		if (!carries)
 			continue;
 		if (fold__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->isb, in->ise, 0, &v0) ||
-		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->isb, in->ise, 1, &v1))
+		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->isb, in->ise, 1, &v1)) {
+			if (!in->cont)
+				out->nskipped++;
 			continue;
+		}
 		double total = v1 - v0;
 		if (!in->cont) { /* a further piece of an instance adds points only */
 			irate[out->ninst] = in->dur_ns > 0 && v1 > v0 ? (v1 - v0) / in->dur_ns : 0;

@@ -6,10 +6,15 @@
  *
  * Invariants:
  *  - Boundary values come from the counters recorded at enter/exit when the
- *    event carries the counter; otherwise they are extrapolated from the
- *    rate between the instance's own first (last) two samples, clamped by
- *    the samples outside (the counter is cumulative and monotone), so a
- *    different rate outside the instance does not leak into it.
+ *    event carries the counter (measured); otherwise they are estimated
+ *    from the instance's own samples only: extrapolated with the rate
+ *    between its first (last) two samples when it has at least 8, else with
+ *    its mean rate between its first and last sample, bounded by the
+ *    samples outside (the counter is cumulative and monotone). A
+ *    neighbour's samples are never interpolated across a boundary, so a
+ *    different rate outside the instance does not leak into it; an instance
+ *    with fewer than two samples carrying the counter (and no measured
+ *    boundary) does not take part in that counter's series.
  *  - Each counter uses only the instances whose samples carry it, so
  *    instances measured with different counter sets fold together.
  *  - An instance whose total for a counter is 0 contributes no points but
@@ -44,6 +49,7 @@ typedef struct fold__folded {
 	double sum_dur_ns;  /* their summed duration */
 	size_t ninst;       /* instances that carry the counter */
 	size_t nexact;      /* ... whose boundary values were recorded at enter and exit */
+	size_t nskipped;    /* instances left out: no measured boundary and < 2 samples carrying it */
 	size_t nzero;       /* ... with no event (contribute no point) */
 	double median_rate; /* median over those instances of total / duration (per ns): the
 	                       typical instance's rate, which stretched instances do not lower */
@@ -62,9 +68,9 @@ int fold__sample_value(const ingest__trace *t, const ingest__thread *th, size_t 
 
 /* Counter value at an instance boundary (ev = its enter or exit event,
  * [sb, se) its samples). Exact when the event carries the counter; else
- * extrapolated from the instance's first (last) two samples carrying it;
- * else interpolated between the nearest samples on either side. Returns 0
- * or -ENOENT when no sample nor event carries the counter near it. */
+ * estimated from the instance's own samples (see the invariants). Returns 0
+ * or -ENOENT when neither the event nor two of the instance's samples carry
+ * the counter. */
 int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
                          uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v);
 

@@ -24,6 +24,9 @@ void fold__grouping_opts_init(fold__grouping_opts *o)
 	o->min_group_share = 0.02;
 	o->min_group = 3;
 	o->log_floor = 0.01;
+	o->outlier_max_share = 0.03;
+	o->outlier_max_time = 0.05;
+	o->max_out_groups = 16;
 }
 
 typedef struct keyed {
@@ -347,37 +350,79 @@ static void assign_members(const keyed *k, size_t n, const size_t *first, unsign
 }
 
 /* Within each of the ng groups: marks outliers (why 1) beyond
- * median +- outlier_k x MAD of the members, and fills stats[g] for
- * g < max_groups. 0 or -ENOMEM. */
-static int group_stats(const double *dur, size_t n, const fold__grouping_opts *o, const uint32_t *group,
-                       uint8_t *why, unsigned ng, fold__group_stat *stats)
+ * centre +- outlier_k x scale of the members (see robust_centre), and
+ * returns each group's centre and scale. vals is scratch for n values. */
+static void mark_outliers(const double *dur, size_t n, const fold__grouping_opts *o, const uint32_t *group,
+                          uint8_t *why, unsigned ng, double *centre, double *scale, double *vals)
 {
-	/* Within each group: centre +- k x scale on durations (see robust_centre). */
-	double *vals = malloc(n * sizeof *vals);
-	if (!vals)
-		return -ENOMEM;
 	for (unsigned g = 0; g < ng; g++) {
 		size_t c = 0;
 		for (size_t i = 0; i < n; i++)
 			if (group[i] == g && why[i] == 0)
 				vals[c++] = dur[i];
 		qsort(vals, c, sizeof *vals, cmp_double);
-		double med, mad;
-		robust_centre(vals, c, &med, &mad);
-		if (mad < 0.01 * med)
-			mad = 0.01 * med;
+		robust_centre(vals, c, &centre[g], &scale[g]);
+		if (scale[g] < 0.01 * centre[g])
+			scale[g] = 0.01 * centre[g];
+		for (size_t i = 0; i < n; i++)
+			if (group[i] == g && why[i] == 0 &&
+			    fabs(dur[i] - centre[g]) > o->outlier_k * scale[g])
+				why[i] = 1;
+	}
+}
+
+/* Numbers the groups by increasing median duration of their members,
+ * permuting centre and scale alike. vals is scratch for n values. */
+static void renumber_groups(const double *dur, size_t n, uint32_t *group, unsigned ng, double *centre,
+                            double *scale, double *vals)
+{
+	double med[64];
+	unsigned order[64], rank[64];
+	for (unsigned g = 0; g < ng; g++) {
+		size_t c = 0;
+		for (size_t i = 0; i < n; i++)
+			if (group[i] == g)
+				vals[c++] = dur[i];
+		qsort(vals, c, sizeof *vals, cmp_double);
+		med[g] = median_sorted(vals, c);
+		order[g] = g;
+	}
+	for (unsigned a = 1; a < ng; a++) /* insertion sort: stable, few groups */
+		for (unsigned bb = a; bb > 0 && med[order[bb - 1]] > med[order[bb]]; bb--) {
+			unsigned t = order[bb];
+			order[bb] = order[bb - 1];
+			order[bb - 1] = t;
+		}
+	for (unsigned r = 0; r < ng; r++)
+		rank[order[r]] = r;
+	double c2[64], s2[64];
+	for (unsigned g = 0; g < ng; g++) {
+		c2[rank[g]] = centre[g];
+		s2[rank[g]] = scale[g];
+	}
+	for (size_t i = 0; i < n; i++)
+		group[i] = rank[group[i]];
+	memcpy(centre, c2, ng * sizeof *centre);
+	memcpy(scale, s2, ng * sizeof *scale);
+}
+
+/* Fills stats[g] for g < maxg: counts, used durations, centre and scale (a
+ * promoted population, centre NAN, gets its members' median and MAD). */
+static void fill_stats(const double *dur, size_t n, const uint32_t *group, const uint8_t *why, unsigned ng,
+                       const double *centre, const double *scale, double *vals, fold__group_stat *stats,
+                       unsigned maxg)
+{
+	for (unsigned g = 0; g < ng; g++) {
 		fold__group_stat st = {0};
-		st.median = med;
-		st.mad = mad;
 		st.min = INFINITY;
 		st.max = -INFINITY;
+		size_t c = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (group[i] != g)
 				continue;
 			st.n++;
-			if (why[i] == 0 && fabs(dur[i] - med) > o->outlier_k * mad)
-				why[i] = 1;
 			if (why[i] == 0) {
+				vals[c++] = dur[i];
 				st.used++;
 				st.total += dur[i];
 				if (dur[i] < st.min)
@@ -390,13 +435,97 @@ static int group_stats(const double *dur, size_t n, const fold__grouping_opts *o
 				st.isolated++;
 			}
 		}
+		if (!isnan(centre[g])) {
+			st.median = centre[g];
+			st.mad = scale[g];
+		} else { /* a promoted population: median and MAD of its members */
+			qsort(vals, c, sizeof *vals, cmp_double);
+			robust_centre(vals, c, &st.median, &st.mad);
+		}
 		if (!st.used)
-			st.min = st.max = med;
+			st.min = st.max = st.median;
 		else
 			st.mean = st.total / (double)st.used;
-		if (stats && g < o->max_groups)
+		if (stats && g < maxg)
 			stats[g] = st;
 	}
+}
+
+/* Outliers are a small minority by construction: when the excluded
+ * instances (outliers and isolated clusters) are more than
+ * o->outlier_max_share of the instances or hold more than
+ * o->outlier_max_time of the region's time, they are populations, not
+ * outliers. The candidate sets are, per group, the outliers above and those
+ * below its centre, and each isolated cluster; the sets holding the most
+ * time become groups of their own (all members used) until what stays
+ * excluded is within both caps, or *ng reaches maxg. A promoted group gets
+ * centre NAN (its members' median is computed by the caller). k[j].i is the
+ * instance at sorted position j and clu_of[j] its cluster. */
+static void promote_populations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
+                                uint8_t *why, const uint32_t *clu_of, const keyed *k, double *centre,
+                                double *scale, unsigned *ng, unsigned maxg)
+{
+	enum { NSET = 3 * 64 };
+	double tset[NSET] = {0}, total = 0, texcl = 0;
+	size_t cset[NSET] = {0}, nexcl = 0;
+	uint16_t *set = malloc((n ? n : 1) * sizeof *set);
+	if (!set)
+		return;
+	for (size_t j = 0; j < n; j++) {
+		size_t i = k[j].i;
+		total += dur[i];
+		if (!why[i])
+			continue;
+		unsigned sid = why[i] == 2 ? 2 * 64 + (clu_of[j] < 64 ? clu_of[j] : 63)
+		                           : 2 * group[i] + (dur[i] > centre[group[i]]);
+		set[i] = (uint16_t)sid;
+		tset[sid] += dur[i];
+		cset[sid]++;
+		texcl += dur[i];
+		nexcl++;
+	}
+	double cap_n = o->outlier_max_share * (double)n, cap_t = o->outlier_max_time * total;
+	while ((double)nexcl > cap_n || texcl > cap_t) {
+		unsigned best = NSET;
+		for (unsigned sid = 0; sid < NSET; sid++)
+			if (cset[sid] && (best == NSET || tset[sid] > tset[best]))
+				best = sid;
+		if (best == NSET || *ng >= maxg)
+			break;
+		unsigned g = (*ng)++;
+		centre[g] = NAN;
+		scale[g] = 0;
+		for (size_t i = 0; i < n; i++)
+			if (why[i] && set[i] == best) {
+				group[i] = g;
+				why[i] = 0;
+			}
+		nexcl -= cset[best];
+		texcl -= tset[best];
+		cset[best] = 0;
+		tset[best] = 0;
+	}
+	free(set);
+}
+
+/* From members labelled by cluster to the final groups: outliers marked,
+ * populations promoted out of the excluded, groups renumbered by duration,
+ * their stats filled. clu_of[j]: cluster of sorted value j. 0 or -ENOMEM. */
+static int settle_groups(const double *dur, size_t n, const fold__grouping_opts *o, const keyed *k,
+                         const uint32_t *clu_of, uint32_t *group, uint8_t *why, unsigned *ng,
+                         fold__group_stat *stats)
+{
+	double *vals = malloc((n ? n : 1) * sizeof *vals);
+	if (!vals)
+		return -ENOMEM;
+	double centre[64], scale[64];
+	mark_outliers(dur, n, o, group, why, *ng, centre, scale, vals);
+	unsigned maxg = o->max_out_groups ? o->max_out_groups : o->max_groups;
+	if (maxg > 64)
+		maxg = 64;
+	promote_populations(dur, n, o, group, why, clu_of, k, centre, scale, ng, maxg);
+	renumber_groups(dur, n, group, *ng, centre, scale, vals);
+	fill_stats(dur, n, group, why, *ng, centre, scale, vals, stats, maxg);
 	free(vals);
 	return 0;
 }
@@ -535,10 +664,9 @@ int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts
 	}
 	/* tmp as uint32 storage: n doubles hold n uint32 */
 	assign_members(k, n, first, nclu, real, gid, (uint32_t *)tmp, group, why);
-	if (group_stats(dur, n, o, group, why, ng, stats))
-		goto out;
-	*ngroups = ng;
-	rc = 0;
+	rc = settle_groups(dur, n, o, k, (const uint32_t *)tmp, group, why, &ng, stats);
+	if (rc == 0)
+		*ngroups = ng;
 out:
 	free(k);
 	free(tmp);

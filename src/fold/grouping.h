@@ -16,6 +16,12 @@
  * group (a tight mode and a tail), the half-sample mode and the MAD of the
  * durations below it.
  *
+ * Outliers stay a small minority by construction: when the excluded
+ * instances exceed a few percent of the instances or of the region's time,
+ * the excluded sets holding the most time (a group's outliers above its
+ * centre, those below, each isolated cluster) become groups of their own,
+ * reported and selectable, until what stays excluded is within the caps.
+ *
  * Invariants: deterministic; groups are numbered by increasing median
  * duration; every instance gets a group (isolated ones the nearest group)
  * and a reason when it is excluded.
@@ -32,6 +38,11 @@ typedef struct fold__grouping_opts {
 	double min_group_share; /* a cluster below this share of instances is isolated (default 0.02) */
 	unsigned min_group;     /* ... or below this many instances (default 3) */
 	double log_floor;       /* smallest within-group spread in log-duration (default 0.01) */
+	/* Outliers are a minority by construction: excluded instances beyond
+	 * these shares of the instances / of the region's time are populations,
+	 * made groups of their own (default 0.03 / 0.05). */
+	double outlier_max_share, outlier_max_time;
+	unsigned max_out_groups; /* groups returned at most, clusters plus populations (default 16) */
 } fold__grouping_opts;
 
 void fold__grouping_opts_init(fold__grouping_opts *o);

@@ -104,13 +104,21 @@ typedef struct thread_prof {
 	double incl, excl, min, max;
 } thread_prof;
 
+/* One stack of open regions: user regions, functions, MPI calls and OpenMP
+ * regions nest on one; MPI computation bursts on their own (see
+ * instances.h). */
+typedef struct stack {
+	frame *f;
+	size_t n, cap;
+} stack;
+
 static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
-                       fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs,
-                       thread_prof *tp, uint32_t *active, uint32_t *touched, size_t *ntouched)
+                       const uint8_t *is_burst, fold__region_acc *acc, size_t nacc, fold__hook_cost hook,
+                       fold__callpairs *pairs, thread_prof *tp, uint32_t *active, uint32_t *touched,
+                       size_t *ntouched)
 {
 	const ingest__thread *th = &t->threads[ti];
-	frame *stk = NULL;
-	size_t nstk = 0, cap = 0;
+	stack stacks[2] = {{0}, {0}};
 	int rc = 0;
 	for (size_t e = 0; e < th->nev; e++) {
 		const ingest__event *ev = &th->ev[e];
@@ -119,12 +127,16 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		uint32_t g = map[ev->region];
 		if (g >= nacc)
 			continue;
+		int burst = is_burst[ev->region];
+		stack *S = &stacks[burst];
+		frame *stk = S->f;
+		size_t nstk = S->n;
 		if (ev->kind == INGEST__EV_ENTER) {
-			if (util_grow((void **)&stk, &cap, nstk + 1, sizeof *stk)) {
+			if (util_grow((void **)&S->f, &S->cap, S->n + 1, sizeof *S->f)) {
 				rc = -ENOMEM;
 				goto out;
 			}
-			stk[nstk++] = (frame){g, (uint32_t)e, 0, 0, 0};
+			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0};
 			active[g]++;
 			continue;
 		}
@@ -143,6 +155,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			active[f->g]--;
 		}
 		frame f = stk[--nstk];
+		S->n = nstk;
 		active[g]--;
 		const ingest__event *en = &th->ev[f.ev];
 		double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
@@ -170,10 +183,10 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		in->nested_same = active[g];
 		in->used = 1;
 
-		/* see "Overhead compensation" in instances.h */
-		double incl = dur - hook.inner_ns - hook.pair_ns * (double)f.desc;
-		double excl =
-		    dur - f.child_ns - hook.inner_ns - (hook.pair_ns - hook.inner_ns) * (double)f.nchild;
+		/* see "Overhead compensation" in instances.h; a burst is not a hooked call */
+		fold__hook_cost hc = burst ? (fold__hook_cost){0, 0} : hook;
+		double incl = dur - hc.inner_ns - hc.pair_ns * (double)f.desc;
+		double excl = dur - f.child_ns - hc.inner_ns - (hc.pair_ns - hc.inner_ns) * (double)f.nchild;
 		if (incl < 0)
 			incl = 0;
 		if (excl < 0)
@@ -192,7 +205,9 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			p->min = incl;
 		if (incl > p->max)
 			p->max = incl;
-		if (nstk > 0) {
+		/* A burst has no parent or children: it is not nested with the
+		 * other regions (it ends inside one and begins inside another). */
+		if (nstk > 0 && !burst) {
 			frame *parent = &stk[nstk - 1];
 			parent->child_ns += dur;
 			parent->desc += f.desc + 1;
@@ -203,12 +218,14 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			}
 		}
 	}
-	for (size_t k = 0; k < nstk; k++) {
-		acc[stk[k].g].unclosed++;
-		active[stk[k].g]--;
-	}
+	for (int b = 0; b < 2; b++)
+		for (size_t k = 0; k < stacks[b].n; k++) {
+			acc[stacks[b].f[k].g].unclosed++;
+			active[stacks[b].f[k].g]--;
+		}
 out:
-	free(stk);
+	free(stacks[0].f);
+	free(stacks[1].f);
 	return rc;
 }
 
@@ -219,14 +236,18 @@ int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t 
 	thread_prof *tp = calloc(nacc ? nacc : 1, sizeof *tp);
 	uint32_t *active = calloc(nacc ? nacc : 1, sizeof *active);
 	uint32_t *touched = calloc(nacc ? nacc : 1, sizeof *touched);
-	if (!tp || !active || !touched) {
+	uint8_t *is_burst = calloc(nmap ? nmap : 1, 1);
+	if (!tp || !active || !touched || !is_burst) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	for (size_t r = 0; r < t->nreg; r++)
+		if (t->reg[r].id < nmap && t->reg[r].kind == TRACE_REGION_BURST)
+			is_burst[t->reg[r].id] = 1;
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		size_t ntouched = 0;
-		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, acc, nacc, hook, pairs, tp, active,
-		                 touched, &ntouched);
+		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, is_burst, acc, nacc, hook, pairs, tp,
+		                 active, touched, &ntouched);
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			fold__region_acc *A = &acc[g];
@@ -246,5 +267,6 @@ out:
 	free(tp);
 	free(active);
 	free(touched);
+	free(is_burst);
 	return rc;
 }

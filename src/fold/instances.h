@@ -12,6 +12,12 @@
  *    folded region that contains it: fold__instance_pieces() cuts an
  *    instance of a recursive region around its nested instances of the same
  *    region into pieces, each owning a sample range.
+ *  - MPI computation bursts (TRACE_REGION_BURST) pair on a stack of their
+ *    own: a burst begins when an MPI call returns and ends when the next one
+ *    starts, so it is not nested with the program's regions (a burst open at
+ *    a region's enter closes inside it). Bursts have no parent and no
+ *    children in the profile; every other region nests as if bursts did not
+ *    exist.
  *  - Unbalanced events never crash and never invent time: an exit without a
  *    matching enter is ignored, regions left open by a mismatched exit or at
  *    thread end produce no instance; all are counted per region.

@@ -155,18 +155,21 @@ static double cpu_utilisation(ingest__trace *const *tr, const fold__instance *in
 #define FOLD__MIN_RELATIVE_UTILISATION 0.9
 
 /* The group folded by default: the one with the largest total time among
- * the groups whose instances run on the CPU about as much as the best
- * group's. On a loaded machine preemption can make a stretched copy of the
+ * the groups that have the instances and samples to fold (can_fold[k]; all
+ * groups when none has) and whose instances run on the CPU about as much as
+ * the best group's. On a loaded machine preemption can make a stretched copy of the
  * region's instances the largest group (a regular competitor preempts the
  * same way every time, a mode of its own); those instances are the
  * scheduler's, not the code's, and their median CPU utilisation gives them
  * away. Without CPU time: the largest total time. */
 static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__instance *inst, size_t n,
-                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng)
+                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng,
+                           const int *can_fold)
 {
 	size_t sel = 0;
 	for (size_t k = 1; k < ng; k++)
-		if (gs[k].total > gs[sel].total)
+		if (can_fold[k] > can_fold[sel] ||
+		    (can_fold[k] == can_fold[sel] && gs[k].total > gs[sel].total))
 			sel = k;
 	if (ng < 2)
 		return sel;
@@ -197,7 +200,8 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__in
 	size_t pick = SIZE_MAX;
 	for (size_t k = 0; k < ng && k < 16; k++)
 		if (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best)
-			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
+			if (pick == SIZE_MAX || can_fold[k] > can_fold[pick] ||
+			    (can_fold[k] == can_fold[pick] && gs[k].total > gs[pick].total))
 				pick = k;
 	if (pick != SIZE_MAX && pick != sel) {
 		analyze__warn(
@@ -260,6 +264,35 @@ static unsigned long mark_instances(fold__instance *inst, size_t n, const uint32
 	return outl;
 }
 
+/* What one sample adds to the duration of the instance that carries it
+ * (signal delivery and handler), estimated from the instances themselves
+ * when they are short against the sampling period: then whether an instance
+ * carries a sample is nearly independent of its length (at most 10% of the
+ * instances carry one), and the sampled instances' excess over the median
+ * unsampled duration, per sample, is the cost. Otherwise 0 (every instance
+ * carries samples in proportion to its length; the stretch is uniform).
+ * Grouping works on durations with this cost removed, so that carrying a
+ * sample never makes an instance an outlier or a group of its own. */
+static double sample_cost_ns(const fold__instance *inst, size_t n, double *tmp)
+{
+	size_t n0 = 0, n1 = 0;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].ise == inst[i].isb)
+			tmp[n0++] = inst[i].dur_ns;
+	n1 = n - n0;
+	if (n1 < 5 || n0 < 5 || (double)n1 > 0.1 * (double)n)
+		return 0;
+	qsort(tmp, n0, sizeof *tmp, cmp_dbl);
+	double m0 = n0 % 2 ? tmp[n0 / 2] : 0.5 * (tmp[n0 / 2 - 1] + tmp[n0 / 2]);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].ise > inst[i].isb)
+			tmp[m++] = (inst[i].dur_ns - m0) / (double)(inst[i].ise - inst[i].isb);
+	qsort(tmp, m, sizeof *tmp, cmp_dbl);
+	double cost = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+	return cost > 0 ? cost : 0;
+}
+
 /* Groups the instances by duration and picks the group to fold (--group
  * overrides the choice). */
 static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_result *r, uint32_t *grp,
@@ -269,11 +302,17 @@ static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_resu
 	double *dur = malloc((n + 1) * sizeof *dur);
 	if (!dur)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		dur[i] = A->inst[i].dur_ns;
+	double cost = sample_cost_ns(A->inst, n, dur);
+	for (size_t i = 0; i < n; i++) {
+		double k = (double)(A->inst[i].ise - A->inst[i].isb);
+		dur[i] = A->inst[i].dur_ns - k * cost;
+		if (dur[i] < 0.5 * A->inst[i].dur_ns / (1 + k))
+			dur[i] = 0.5 * A->inst[i].dur_ns / (1 + k);
+	}
 	fold__grouping_opts go;
 	fold__grouping_opts_init(&go);
 	go.outlier_k = c->opt->outlier_k > 0 ? c->opt->outlier_k : 3.0;
+	go.max_out_groups = 16;
 	*outlier_k = go.outlier_k;
 	fold__group_stat gs[16];
 	size_t ng = 0;
@@ -281,11 +320,26 @@ static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_resu
 	free(dur);
 	if (rc)
 		return -ENOMEM;
+	fit_params params = {&r->fit_params, &r->nfit_params};
+	if (cost > 0 && fit_param(&params, "grouping.sample_cost_ns", "%.0f", cost))
+		return -ENOMEM;
 	r->groups = calloc(ng + 1, sizeof *r->groups);
 	if (!r->groups)
 		return -ENOMEM;
 	fill_groups(r, gs, ng);
-	*sel = choose_group(c, r, A->inst, n, grp, why, gs, ng);
+	/* Which groups have the instances and the samples to fold. */
+	unsigned long gsmp[16] = {0};
+	for (size_t i = 0; i < n; i++)
+		if (why[i] == 0 && grp[i] < 16 && A->inst[i].nested_same == 0)
+			gsmp[grp[i]] += A->inst[i].ise - A->inst[i].isb;
+	int can_fold[16] = {0};
+	for (size_t k = 0; k < ng && k < 16; k++) {
+		can_fold[k] =
+		    gs[k].used >= c->opt->min_instances && gs[k].used > 0 && gsmp[k] >= c->opt->min_samples;
+		r->groups[k].samples = gsmp[k];
+		r->groups[k].total_ns = gs[k].total;
+	}
+	*sel = choose_group(c, r, A->inst, n, grp, why, gs, ng, can_fold);
 	int want = c->opt->group;
 	if (want >= 0) {
 		if ((size_t)want < ng)
@@ -388,19 +442,37 @@ static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const fo
 	free(u);
 }
 
-/* Sets r->reason when too few instances or samples are left to fold.
+/* Sets r->reason when too few instances or samples are left to fold: what
+ * is missing and what to do (another group that can fold and the option
+ * that selects it, or how to get more samples or instances).
  * Returns 1 if so, 0 if the region folds, or -ENOMEM. */
 static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
 {
 	const fold_options *opt = c->opt;
-	if (g->used < opt->min_instances || g->used == 0)
-		r->reason = util_asprintf("%lu instance(s) usable, at least %u needed to fold", g->used,
-		                          opt->min_instances);
-	else if (g->sfold < opt->min_samples)
-		r->reason = util_asprintf("%lu sample(s) inside usable instances, at least %u needed to fold",
-		                          g->sfold, opt->min_samples);
-	else
+	int few_inst = g->used < opt->min_instances || g->used == 0;
+	if (!few_inst && g->sfold >= opt->min_samples)
 		return 0;
+	char other[160] = "";
+	for (size_t k = 0; k < r->ngroups; k++) {
+		const fold_group *G = &r->groups[k];
+		if (k != r->selected_group && G->used >= opt->min_instances && G->used > 0 &&
+		    G->samples >= opt->min_samples) {
+			snprintf(other, sizeof other,
+			         "; group %zu (%lu instances, median %.3g ms, %lu samples) can be folded "
+			         "with --group %zu",
+			         k, G->used, G->median_duration_ns / 1e6, G->samples, k);
+			break;
+		}
+	}
+	if (few_inst)
+		r->reason = util_asprintf("%lu instance(s) usable in group %u, at least %u needed to fold%s",
+		                          g->used, r->selected_group, opt->min_instances,
+		                          *other ? other : "; run more iterations or lower --min-instances");
+	else
+		r->reason = util_asprintf(
+		    "%lu sample(s) inside the usable instances of group %u, at least %u needed to fold%s",
+		    g->sfold, r->selected_group, opt->min_samples,
+		    *other ? other : "; sample more often (FOLD_SAMPLE=time@1ms) or run more iterations");
 	return r->reason ? 1 : -ENOMEM;
 }
 
@@ -476,6 +548,85 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 	}
 	free(ids);
 	return rc < 0 ? rc : 0;
+}
+
+/* Is series s the thread's CPU clock as a counter (ns of CPU per second)? */
+static int is_cpu_clock(const series_work *s)
+{
+	static const char *const names[] = {"perf::TASK-CLOCK", "perf::task-clock", "perf::CPU-CLOCK",
+	                                    "perf::cpu-clock"};
+	if (s->skind != FOLD__SER_COUNTER || !s->name)
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(s->name, names[i]))
+			return 1;
+	return 0;
+}
+
+/* One CPU-time series, not several that disagree: when the samples' CPU
+ * time (cpu_time) and a CPU-clock counter (TASK-CLOCK) both folded, keep
+ * the counter if its values at enter/exit were read there (measured) for
+ * most instances, else cpu_time (both are then read at the samples only);
+ * drop the other and say which in fit_params (cpu_series). */
+static int one_cpu_series(series_work *sw, size_t *nsw, fit_params *params)
+{
+	size_t cpu = SIZE_MAX, clk = SIZE_MAX;
+	for (size_t k = 0; k < *nsw; k++) {
+		if (sw[k].skind == FOLD__SER_CPU)
+			cpu = k;
+		else if (is_cpu_clock(&sw[k]) && clk == SIZE_MAX)
+			clk = k;
+	}
+	if (cpu == SIZE_MAX || clk == SIZE_MAX)
+		return 0;
+	int measured = 2 * sw[clk].f.nexact >= sw[clk].f.ninst && sw[clk].f.ninst > 0;
+	size_t keep = measured ? clk : cpu, drop = measured ? cpu : clk;
+	int rc = fit_param(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
+	                   measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
+	                   measured ? "estimated at the boundaries" : "not read at enter/exit either");
+	fold__folded_free(&sw[drop].f);
+	free(sw[drop].name);
+	for (size_t k = drop; k + 1 < *nsw; k++)
+		sw[k] = sw[k + 1];
+	(*nsw)--;
+	memset(&sw[*nsw], 0, sizeof sw[*nsw]);
+	return rc;
+}
+
+/* The largest rate a series can physically have on one thread: CPU time
+ * 1 s/s, a CPU-clock counter 1e9 ns/s (instances are per thread);
+ * otherwise unbounded. Every counter is cumulative: no rate is below 0. */
+static double series_max(int skind, const char *name)
+{
+	if (skind == FOLD__SER_CPU || skind == FOLD__SER_WALL)
+		return 1.0;
+	series_work probe = {.skind = skind, .name = (char *)name};
+	return is_cpu_clock(&probe) ? 1e9 : INFINITY;
+}
+
+/* v within [0, max]; NaN (no data) stays NaN. */
+static double clamp_rate(double v, double max)
+{
+	return v < 0 ? 0 : v > max ? max : v;
+}
+
+/* Clamps a fitted curve's values (and band) to [0, max]; returns how many
+ * values were outside. */
+static size_t clamp_curve(fold_curve *cv, double max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cv->n; i++) {
+		double *v[3] = {&cv->value[i], cv->lo ? &cv->lo[i] : NULL, cv->hi ? &cv->hi[i] : NULL};
+		for (int j = 0; j < 3; j++) {
+			if (!v[j] || !isfinite(*v[j]))
+				continue;
+			if (*v[j] < 0 || *v[j] > max) {
+				*v[j] = *v[j] < 0 ? 0 : max;
+				n += j == 0;
+			}
+		}
+	}
+	return n;
 }
 
 /* --- stage 3: fit phases --- */
@@ -734,6 +885,7 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 	for (size_t k = 0; k < nsw; k++) {
 		series_work *s = &sw[k];
 		fold_series *o = &r->series[r->nseries++];
+		double max = series_max(s->skind, s->name);
 		o->name = s->name;
 		s->name = NULL;
 		o->unit = util_strdup(s->unit);
@@ -744,6 +896,9 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 		s->f.x = s->f.y = NULL;
 		o->total_per_instance = s->f.ninst ? s->f.sum_total / (double)s->f.ninst : 0;
 		o->mean_rate = s->scale;
+		o->boundaries_estimated = s->skind != FOLD__SER_WALL && s->f.nexact < s->f.ninst;
+		o->instances_folded = s->f.ninst;
+		o->instances_skipped = s->f.nskipped;
 		if (!o->name || !o->unit || curve_alloc(&o->fit, G, fit->band))
 			return -ENOMEM;
 		fit_input in = {o->px, o->py, o->npoints, s->scale, s->rscale, pr, pw[k], opt->seed};
@@ -757,6 +912,10 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			if ((rc = fit_pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
 		}
+		size_t nclamp = clamp_curve(&o->fit, max);
+		if (nclamp && fit_param(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
+		                        o->name, nclamp, o->fit.n, max))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -773,6 +932,7 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	if (!r->phases)
 		return -ENOMEM;
 	r->nphases = pr->nseg;
+	size_t nclamped = 0;
 	for (size_t p = 0; p < pr->nseg; p++) {
 		fold_phase_result *ph = &r->phases[p];
 		ph->start = pr->bounds[p];
@@ -792,6 +952,11 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 			double slope = pw[k] < pr->nseries ? pr->slope[pw[k] * pr->nseg + p] : 1.0;
 			ph->rate_names[ph->nrates] = util_strdup(r->series[k].name);
 			ph->rates[ph->nrates] = slope * sw[k].rscale;
+			double max = series_max(sw[k].skind, r->series[k].name);
+			if (ph->rates[ph->nrates] > max || ph->rates[ph->nrates] < 0) {
+				ph->rates[ph->nrates] = ph->rates[ph->nrates] < 0 ? 0 : max;
+				nclamped++;
+			}
 			if (!ph->rate_names[ph->nrates])
 				return -ENOMEM;
 			if (ph->gradual) {
@@ -802,10 +967,20 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 				ph->rate_to[ph->nrates] =
 				    in ? fold__pwlr_rate(pr, pw[k], ph->end) * sw[k].rscale
 				       : ph->rates[ph->nrates];
+				ph->rate_from[ph->nrates] = clamp_rate(ph->rate_from[ph->nrates], max);
+				ph->rate_to[ph->nrates] = clamp_rate(ph->rate_to[ph->nrates], max);
 				ph->nrange = ph->nrates + 1;
 			}
 			ph->nrates++;
 		}
+	}
+	double *xlo = malloc(2 * (pr->nseg + 1) * sizeof *xlo), *xhi;
+	if (!xlo)
+		return -ENOMEM;
+	xhi = xlo + pr->nseg + 1;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		xlo[p] = INFINITY;
+		xhi[p] = -INFINITY;
 	}
 	for (size_t i = 0; i < g->npieces; i++) {
 		const fold__instance *in = &g->pieces[i];
@@ -815,8 +990,40 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
 			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
-			r->phases[fold__pwlr_segment(pr, x)].samples++;
+			size_t p = fold__pwlr_segment(pr, x);
+			r->phases[p].samples++;
+			if (x < xlo[p])
+				xlo[p] = x;
+			if (x > xhi[p])
+				xhi[p] = x;
 		}
+	}
+	/* A phase at an end of the instance whose samples do not cover at least
+	 * half of it (none, or all at its inner edge: the sample-free ends that
+	 * delivery lag and sample cost leave) is measured there only by the
+	 * boundary values: a series whose boundary values are estimated
+	 * (extrapolated from the samples inside) has no data there, and says so
+	 * (NaN: "no data" in the reports, null in the JSON), rather than a rate
+	 * the samples do not support. */
+	for (size_t p = 0; p < r->nphases; p++) {
+		fold_phase_result *ph = &r->phases[p];
+		if (p != 0 && p + 1 != r->nphases)
+			continue;
+		if (ph->samples && xhi[p] - xlo[p] >= 0.5 * (ph->end - ph->start))
+			continue;
+		for (size_t k = 0; k < nsw && k < ph->nrates; k++)
+			if (sw[k].skind != FOLD__SER_WALL && sw[k].f.nexact < sw[k].f.ninst) {
+				ph->rates[k] = NAN;
+				if (k < ph->nrange)
+					ph->rate_from[k] = ph->rate_to[k] = NAN;
+			}
+	}
+	free(xlo);
+	if (nclamped) {
+		fit_params params = {&r->fit_params, &r->nfit_params};
+		if (fit_param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
+		              nclamped))
+			return -ENOMEM;
 	}
 	for (size_t p = 0; p < r->nphases; p++)
 		if (r->phases[p].samples < 10)
@@ -866,6 +1073,10 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 			int in = pw[k] < pr->nseries && u.replicates;
 			ph->rate_lo[k] = in ? u.rlo[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
 			ph->rate_hi[k] = in ? u.rhi[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
+			double max = series_max(sw[k].skind, r->series[k].name);
+			int nodata = k < ph->nrates && isnan(ph->rates[k]);
+			ph->rate_lo[k] = nodata ? NAN : clamp_rate(ph->rate_lo[k], max);
+			ph->rate_hi[k] = nodata ? NAN : clamp_rate(ph->rate_hi[k], max);
 		}
 		ph->nrate_ci = nsw;
 	}
@@ -924,6 +1135,11 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	sw = calloc(c->a->ncounters + 2, sizeof *sw);
 	if (!sw || (rc = stage_fold_series(c, &gr, sw, &nsw)))
 		goto out;
+	{
+		fit_params cp = {&r->fit_params, &r->nfit_params};
+		if ((rc = one_cpu_series(sw, &nsw, &cp)))
+			goto out;
+	}
 	if (!nsw) {
 		r->reason = util_strdup("no counter, CPU time or sample could be folded");
 		rc = r->reason ? 0 : -ENOMEM;

@@ -214,6 +214,11 @@ static void write_series(jw *w, const fold_series *s)
 	if (!s->derived)
 		kint(w, "counter_kind", s->counter_kind);
 	knum(w, "total_per_instance", s->total_per_instance);
+	if (!s->derived) {
+		kstr(w, "boundaries", s->boundaries_estimated ? "estimated" : "measured");
+		kint(w, "instances_folded", (long long)s->instances_folded);
+		kint(w, "instances_skipped", (long long)s->instances_skipped);
+	}
 	knum(w, "mean_rate", s->mean_rate);
 	knum(w, "fit_error", s->fit_error);
 	kobj(w, "curve");
@@ -283,6 +288,8 @@ static void write_region(jw *w, const fold_region_result *r)
 		knum(w, "mean_duration_ns", g->mean_duration_ns);
 		knum(w, "min_duration_ns", g->min_duration_ns);
 		knum(w, "max_duration_ns", g->max_duration_ns);
+		kint(w, "samples", (long long)g->samples);
+		knum(w, "total_ns", g->total_ns);
 		close_(w, '}');
 	}
 	close_(w, ']');

@@ -8,12 +8,16 @@
  *
  * Bursts are how an unmodified MPI code gets repetitive regions to fold (the
  * BSC approach): a burst starts when an MPI call returns and ends when the
- * thread's next MPI call starts. One region per (MPI call, call site) it
- * follows, named "burst after MPI_Allreduce" ("... #2" for a second call site
- * of the same function), with the call site in REGION_DEF.address: the
- * computation that follows a given call site is the same code every
- * iteration, so its instances fold together, while the different phases of
- * an iteration stay apart. Region boundaries carry counter values, with one
+ * thread's next MPI call starts. One region per (MPI call, call path) it
+ * follows, named "burst after MPI_Allreduce" ("... #2" for a second call path
+ * of the same function), with the call site in REGION_DEF.address. The call
+ * path is the call site and the BURST_PATH_CALLERS return addresses above it
+ * (libunwind, when the MPI call returns): the computation that follows a
+ * given call path is the same code every iteration, so its instances fold
+ * together, while the different phases of an iteration stay apart even when
+ * they all end in one wrapper's MPI call (a dot() or halo_exchange() called
+ * from several places). Without libunwind, or when the unwind does not reach
+ * the call site, the key is the call site alone. Region boundaries carry counter values, with one
  * counter read and one timestamp shared by the burst's exit and the call's
  * enter.
  *
@@ -269,9 +273,35 @@ static int bursts_on = -1;
 
 typedef struct burst_key {
 	uint32_t call;
-	uint64_t site;
+	uint64_t site, path; /* path: hash of the call path (0: the site alone) */
 	uint32_t region;
 } burst_key;
+
+/* Return addresses above the call site that distinguish call paths. */
+enum { BURST_PATH_CALLERS = 3, BURST_UNWIND_MAX = 12 };
+
+/* Hash of the call path ending at the return address `site`: the site and
+ * the callers above it, from an unwind of this thread's stack (the wrapper's
+ * own frames come first and are skipped). 0 when it cannot be told. */
+static uint64_t call_path(uint64_t site)
+{
+	void *fr[BURST_UNWIND_MAX];
+	int n = fold__unwind_backtrace(fr, BURST_UNWIND_MAX);
+	int i = 0;
+	while (i < n && (uint64_t)(uintptr_t)fr[i] != site)
+		i++;
+	if (i >= n)
+		return 0;
+	uint64_t h = 1469598103934665603ull; /* FNV-1a over the addresses */
+	for (int k = i; k < n && k <= i + BURST_PATH_CALLERS; k++) {
+		uint64_t a = (uint64_t)(uintptr_t)fr[k];
+		for (int b = 0; b < 8; b++) {
+			h ^= (a >> (8 * b)) & 0xff;
+			h *= 1099511628211ull;
+		}
+	}
+	return h ? h : 1;
+}
 
 static pthread_mutex_t burst_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -299,13 +329,13 @@ static uint32_t region_of(enum mpi_call call)
 	return r;
 }
 
-/* The burst region following `call` made from `site`. */
-static uint32_t burst_region(enum mpi_call call, uint64_t site)
+/* The burst region following `call` made from `site` on call path `path`. */
+static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path)
 {
 	uint32_t r = 0;
 	pthread_mutex_lock(&burst_lock);
 	for (size_t i = 0; i < nbursts; i++)
-		if (bursts[i].call == call && bursts[i].site == site) {
+		if (bursts[i].call == call && bursts[i].site == site && bursts[i].path == path) {
 			r = bursts[i].region;
 			goto out;
 		}
@@ -324,7 +354,7 @@ static uint32_t burst_region(enum mpi_call call, uint64_t site)
 	else
 		snprintf(name, sizeof name, "burst after %s #%u", call_names[call], k);
 	r = fold__region_define(TRACE_REGION_BURST, site, name);
-	bursts[nbursts++] = (burst_key){call, site, r};
+	bursts[nbursts++] = (burst_key){call, site, path, r};
 out:
 	pthread_mutex_unlock(&burst_lock);
 	return r;
@@ -397,8 +427,15 @@ static void mpi_end(mpi_scope *s)
 		bursts_on = fold__env_flag("FOLD_MPI_BURSTS", 1);
 	uint32_t burst = 0;
 	if (bursts_on && s->call != CALL_Finalize &&
-	    atomic_load_explicit(&mpi_initialized, memory_order_relaxed))
-		burst = burst_region(s->call, s->site);
+	    atomic_load_explicit(&mpi_initialized, memory_order_relaxed)) {
+		/* Unwind under the guard: the sampler does not unwind this thread meanwhile. */
+		uint64_t path = 0;
+		if (s->t && fold__enter_runtime(s->t)) {
+			path = call_path(s->site);
+			fold__leave_runtime(s->t);
+		}
+		burst = burst_region(s->call, s->site, path);
+	}
 	fold__region_handover(s->t, region_of(s->call), burst);
 	open_burst = burst;
 	in_mpi = 0;

@@ -88,6 +88,13 @@ typedef struct fold_series {
 	double total_per_instance; /* mean events per instance */
 	double mean_rate;          /* over the whole instance */
 	double fit_error;          /* RMS residual of the fit on cumulative share */
+	/* 1: the values at the instances' enter/exit were not read there but
+	 * estimated from each instance's own samples (CPU time; counters of
+	 * function and OpenMP regions): the ends of the instance are an
+	 * extrapolation of the rate its samples measured. */
+	int boundaries_estimated;
+	size_t instances_folded;  /* instances that contribute to this series */
+	size_t instances_skipped; /* left out: no value read at the boundaries and < 2 samples inside */
 } fold_series;
 
 typedef struct fold_phase_result {
@@ -140,6 +147,8 @@ typedef struct fold_group {
 	double mad_duration_ns;
 	double mean_duration_ns; /* mean over its used instances */
 	double min_duration_ns, max_duration_ns;
+	unsigned long samples; /* samples inside its used instances */
+	double total_ns;       /* summed duration of its used instances */
 } fold_group;
 
 /* The routine active along the folded instance, at one stack depth. */

@@ -208,6 +208,50 @@ mpi_c | mpi_fortran)
 	calls MPI_Allreduce 10
 	absent "burst after MPI_Allreduce"
 	;;
+mpi_regions)
+	# Program regions whose bodies make MPI calls, with bursts on (the
+	# default): they keep their instances, their exact times and are folded.
+	mpirun_np2 -x FOLD_SAMPLE=time@1ms "$FOLDRUN" -q -o 'rank%r.trace' "$PROGS/prog_mpi_regions" 60
+	for r in 0 1; do nesting rank$r.trace; done
+	analyse rank0.trace rank1.trace
+	calls timestep 120
+	calls dot 120
+	calls allsum 240
+	calls MPI_Allreduce 360
+	python3 - out.json <<'PY' || fail "see above"
+import json, sys
+a = json.load(open(sys.argv[1]))
+prof = {}
+for p in a["profile"]:
+    prof[p["name"]] = prof.get(p["name"], 0) + p["inclusive_ns"]
+regs = {r["name"]: r for r in a["regions"]}
+bad = []
+# timestep holds dot, allsum and both loops: at least as long as its parts.
+if not prof.get("timestep", 0) > 0.9 * (prof.get("dot", 0) + prof.get("allsum", 0) + prof.get("work", 0)):
+    bad.append("timestep inclusive %s below its parts" % prof.get("timestep"))
+for n in ("timestep", "work"):
+    r = regs.get(n)
+    if not r:
+        bad.append("%s: no region result" % n)
+        continue
+    if r["instances"] != {"timestep": 120, "work": 240}[n]:
+        bad.append("%s: %d instances" % (n, r["instances"]))
+    if not r["folded"]:
+        bad.append("%s not folded: %s" % (n, r["reason"]))
+# Bursts are keyed by call path: the two calls of allsum() share one call
+# site in allsum but follow different loops, so their bursts are different
+# regions (60 instances per rank each), as is the burst after dot().
+after = sorted((p["calls"], p["name"]) for p in a["profile"] if p["name"].startswith("burst after MPI_Allreduce"))
+calls = {}
+for c, n in after:
+    calls[n] = calls.get(n, 0) + c
+if sorted(calls.values()) != [120, 120, 120]:
+    bad.append("bursts after MPI_Allreduce: %s, expected three regions of 120 calls" % calls)
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+	;;
 *)
 	fail "unknown case"
 	;;

@@ -78,6 +78,9 @@ static unsigned nmarkers;
 static uint64_t region_pairs[MAXN];
 static unsigned region_depth[MAXSTREAMS];
 static uint32_t region_stack[MAXSTREAMS][64];
+static unsigned burst_depth[MAXSTREAMS];
+static uint32_t burst_stack[MAXSTREAMS][64];
+static unsigned char region_is_burst[MAXN];
 static uint64_t unbalanced;
 static uint64_t counter_last[MAXSTREAMS][TRACE_MAX_COUNTERS];
 static uint32_t counter_ids[MAXSTREAMS][TRACE_MAX_COUNTERS];
@@ -154,6 +157,7 @@ static void record(const trace_record *r)
 		if (r->u.region_def.id < MAXN) {
 			free(region_names[r->u.region_def.id]);
 			region_names[r->u.region_def.id] = sdup(r->u.region_def.name);
+			region_is_burst[r->u.region_def.id] = r->u.region_def.kind == TRACE_REGION_BURST;
 		}
 		break;
 	case TRACE_REC_COUNTER_DEF:
@@ -198,25 +202,32 @@ static void record(const trace_record *r)
 		memcpy(counter_ids[s], r->u.counter_set.ids, r->u.counter_set.n * sizeof(uint32_t));
 		break;
 	case TRACE_REC_ENTER:
-	case TRACE_REC_ENTER_CTR:
-		if (region_depth[s] < 64)
-			region_stack[s][region_depth[s]] = r->u.region.region;
-		region_depth[s]++;
+	case TRACE_REC_ENTER_CTR: {
+		int b = r->u.region.region < MAXN && region_is_burst[r->u.region.region];
+		unsigned *depth = b ? &burst_depth[s] : &region_depth[s];
+		uint32_t *stk = b ? burst_stack[s] : region_stack[s];
+		if (*depth < 64)
+			stk[*depth] = r->u.region.region;
+		(*depth)++;
 		break;
+	}
 	case TRACE_REC_EXIT:
-	case TRACE_REC_EXIT_CTR:
-		if (region_depth[s] == 0 ||
-		    (region_depth[s] <= 64 && region_stack[s][region_depth[s] - 1] != r->u.region.region)) {
+	case TRACE_REC_EXIT_CTR: {
+		int b = r->u.region.region < MAXN && region_is_burst[r->u.region.region];
+		unsigned *depth = b ? &burst_depth[s] : &region_depth[s];
+		uint32_t *stk = b ? burst_stack[s] : region_stack[s];
+		if (*depth == 0 || (*depth <= 64 && stk[*depth - 1] != r->u.region.region)) {
 			unbalanced++;
 		} else {
-			region_depth[s]--;
+			(*depth)--;
 			if (r->u.region.region < MAXN)
 				region_pairs[r->u.region.region]++;
 		}
 		break;
+	}
 	case TRACE_REC_SAMPLE: {
 		nsamples++;
-		if (region_depth[s])
+		if (region_depth[s] || burst_depth[s])
 			samples_in_region++;
 		else
 			samples_outside[s]++;

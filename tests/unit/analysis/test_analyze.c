@@ -193,7 +193,11 @@ static void test_noisy_run_two_phases_robust_rates(void **state)
 		const char *paths[] = {trace};
 		assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
 		const fold_region_result *r = region(a, "iteration");
-		assert_int_equal(r->ngroups, 1);
+		/* the preempted 30% are a population of their own (too many to be
+		 * outliers), stretched: the unperturbed group is folded */
+		assert_int_equal(r->ngroups, 2);
+		assert_int_equal(r->selected_group, 0);
+		assert_true(r->groups[1].median_duration_ns > r->groups[0].median_duration_ns);
 		assert_int_equal(r->nphases, 2);
 		assert_true(fabs(r->phases[0].end - 0.37) < 0.02);
 		assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.02);
@@ -206,6 +210,243 @@ static void test_noisy_run_two_phases_robust_rates(void **state)
 		assert_true(fabs(r->folded_mean_duration_ns / r->groups[0].mean_duration_ns - 1) < 1e-9);
 		fold_analysis_free(a);
 	}
+}
+
+/* A 50 us region sampled every 1 ms: 5% of its instances carry a sample,
+ * and each sample stretches its instance by 26 us (signal delivery and
+ * handler). Carrying a sample must not make an instance an outlier or a
+ * group of its own: every instance is used, every sample folded. Also the
+ * "not folded" reason (too few samples at 2 000 instances) names the fix. */
+static void test_sampled_instances_are_not_outliers(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 1 << 16), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	uint32_t ids[1] = {1};
+	TRACE_PUT(rc, w, 0, trace_enc_counter_def, 1, TRACE_COUNTER_APP, "app::work");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "small");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_counter_set, ids, 1);
+	assert_int_equal(rc, 0);
+	uint64_t t = 1000000, frames[1] = {0x401000}, v = 0;
+	unsigned long nsmp = 0;
+	enum { N = 2000 };
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t d = 50000 + (uint64_t)((i * 7919u) % 1000); /* 50-51 us */
+		int sampled = i % 20 == 7;
+		uint64_t v64[1] = {v};
+		TRACE_PUT(rc, w, 1, trace_enc_enter, t, 1, v64);
+		if (sampled) {
+			uint64_t ts = t + (uint64_t)((i * 104729u) % 40000) + 5000;
+			v64[0] = v + (ts - t) / 2;
+			TRACE_PUT(rc, w, 1, trace_enc_sample, ts, frames, 1, 0, v64);
+			nsmp++;
+			d += 26000;
+		}
+		v += 25000;
+		v64[0] = v;
+		TRACE_PUT(rc, w, 1, trace_enc_exit, t + d, 1, v64);
+		t += d + 10000;
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, t);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	o.min_samples = 20;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "small");
+	assert_int_equal(r->instances, N);
+	assert_int_equal(r->ngroups, 1);
+	assert_int_equal(r->instances_used, N);
+	assert_int_equal(r->samples_folded, nsmp);
+	fold_analysis_free(a);
+
+	/* With fewer samples than needed, the reason says how to get more. */
+	o.min_samples = 1000;
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	r = region(a, "small");
+	assert_false(r->folded);
+	assert_non_null(r->reason);
+	assert_non_null(strstr(r->reason, "100 sample(s)"));
+	assert_non_null(strstr(r->reason, "FOLD_SAMPLE="));
+	fold_analysis_free(a);
+}
+
+static const fold_series *series_of(const fold_region_result *r, const char *name)
+{
+	for (size_t k = 0; k < r->nseries; k++)
+		if (!strcmp(r->series[k].name, name))
+			return &r->series[k];
+	return NULL;
+}
+
+/* A function region (no counters read at enter/exit) that takes no page
+ * faults, between neighbours that take 1e6 faults/s; about 4 samples per
+ * instance. Boundary values must not be interpolated from the neighbours'
+ * samples (their faults would leak in and make phases): the region's
+ * page-fault rate is 0 in every phase, and its series say their boundary
+ * values are estimated. */
+static void test_unmeasured_boundaries_do_not_leak_neighbours(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.boundary_counters = 0;
+	c.period_ns = 2.5e5;
+	c.sample_jitter = 0.3;
+	c.instances = 400;
+	c.ncounters = 2;
+	c.counters[1] = (synth_counter){"perf::PAGE-FAULTS", TRACE_COUNTER_SOFTWARE, {0, 0}, 1e6};
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const fold_series *pf = series_of(r, "perf::PAGE-FAULTS");
+	if (pf) {
+		assert_true(pf->total_per_instance == 0);
+		assert_true(pf->boundaries_estimated);
+	}
+	for (size_t p = 0; p < r->nphases; p++)
+		for (size_t k = 0; k < r->phases[p].nrates; k++)
+			if (!strcmp(r->phases[p].rate_names[k], "perf::PAGE-FAULTS"))
+				assert_true(r->phases[p].rates[k] == 0);
+	const fold_series *w = series_of(r, "app::work");
+	assert_non_null(w);
+	assert_true(w->boundaries_estimated);
+	assert_true(w->instances_folded > 300);
+	fold_analysis_free(a);
+}
+
+/* Physical bounds and one CPU-time series: a region with CPU utilisation
+ * 1.0 then 0.5 and a TASK-CLOCK counter read at enter/exit. fold keeps one
+ * CPU-time series (the measured TASK-CLOCK; cpu_time dropped, said in
+ * fit_params), and no CPU rate, curve or band exceeds one CPU (the Kriging
+ * curve overshoots at the step otherwise). */
+static void test_cpu_rates_bounded_one_series(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.cpu[0] = 1.0;
+	c.cpu[1] = 0.5;
+	c.noise = 0.05;
+	c.ncounters = 2;
+	c.counters[1] = (synth_counter){"perf::TASK-CLOCK", TRACE_COUNTER_SOFTWARE, {1e9, 5e8}, 1e9};
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_null(series_of(r, "cpu_time"));
+	const fold_series *tc = series_of(r, "perf::TASK-CLOCK");
+	assert_non_null(tc);
+	int said = 0;
+	for (size_t i = 0; i < r->nfit_params; i++)
+		said |= !strcmp(r->fit_params[i].key, "cpu_series") &&
+		        strstr(r->fit_params[i].value, "perf::TASK-CLOCK") == r->fit_params[i].value;
+	assert_true(said);
+	for (size_t k = 0; k < r->nseries; k++) {
+		const fold_series *sr = &r->series[k];
+		double max = !strcmp(sr->name, "perf::TASK-CLOCK")  ? 1e9
+		             : !strcmp(sr->name, "cpu_utilisation") ? 1
+		                                                    : 0;
+		if (!max)
+			continue;
+		for (size_t i = 0; i < sr->fit.n; i++) {
+			assert_true(sr->fit.value[i] <= max * (1 + 1e-12));
+			if (sr->fit.hi)
+				assert_true(sr->fit.hi[i] <= max * (1 + 1e-12));
+		}
+		for (size_t p = 0; p < r->nphases; p++)
+			for (size_t q = 0; q < r->phases[p].nrates; q++)
+				if (!strcmp(r->phases[p].rate_names[q], sr->name))
+					assert_true(!(r->phases[p].rates[q] > max * (1 + 1e-12)));
+	}
+	fold_analysis_free(a);
+}
+
+/* An API region whose app counter is read at enter/exit, whose samples all
+ * fall after the first quarter of each instance: the leading phase holds no
+ * sample but at its inner edge. Its app-counter rate is measured (enter to
+ * first sample); its CPU time is not (the samples' CPU time is only known
+ * from the first sample on): no data (NaN), not an extrapolated rate. */
+static void test_sample_free_end_phase_has_no_estimated_rate(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 1 << 16), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	uint32_t ids[1] = {1};
+	TRACE_PUT(rc, w, 0, trace_enc_counter_def, 1, TRACE_COUNTER_APP, "app::work");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "R");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_counter_set, ids, 1);
+	assert_int_equal(rc, 0);
+	uint64_t t = 1000000, frames[1] = {0x401000};
+	double v = 0;
+	for (int i = 0; i < 200; i++) {
+		/* 1 ms: app counter 1e10/s in [0, 0.2], 1e9/s after; samples every
+		 * 40 us from x = 0.25 */
+		uint64_t v64[1] = {(uint64_t)llround(v)};
+		TRACE_PUT(rc, w, 1, trace_enc_enter, t, 1, v64);
+		uint64_t off = 250000 + (uint64_t)((i * 7919) % 40) * 1000;
+		uint64_t prev = t;
+		for (uint64_t ts = t + off; ts < t + 990000; ts += 40000) {
+			double rel = (double)(ts - t) * 1e-9;
+			double val = v + (rel < 2e-4 ? 1e10 * rel : 2e6 + 1e9 * (rel - 2e-4));
+			v64[0] = (uint64_t)llround(val);
+			TRACE_PUT(rc, w, 1, trace_enc_sample, ts, frames, 1, ts - prev, v64);
+			prev = ts;
+		}
+		v += 2e6 + 8e5;
+		v64[0] = (uint64_t)llround(v);
+		TRACE_PUT(rc, w, 1, trace_enc_exit, t + 1000000, 1, v64);
+		t += 1100000;
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, t);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	o.fit = "pwlr";
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "R");
+	assert_true(r->folded);
+	assert_true(r->nphases >= 2);
+	/* the leading phase ends where the samples begin: at most a few of them,
+	 * all at its inner edge */
+	const fold_phase_result *p0 = &r->phases[0];
+	assert_true(p0->end > 0.2 && p0->end < 0.3);
+	assert_true(p0->samples < 0.01 * r->samples_folded);
+	assert_true(rate_of(p0, "app::work") > 3e9);
+	assert_true(isnan(rate_of(p0, "cpu_time")));
+	fold_analysis_free(a);
 }
 
 /* A recursive region: 60 outer instances of R (3 ms) each call R once in
@@ -691,6 +932,12 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recursive_region_innermost_instance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sampled_instances_are_not_outliers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unmeasured_boundaries_do_not_leak_neighbours, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_rates_bounded_one_series, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sample_free_end_phase_has_no_estimated_rate, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),

@@ -37,9 +37,11 @@ static void test_two_groups_and_outliers(void **state)
 	size_t ng;
 	fold__grouping_opts o;
 	fold__grouping_opts_init(&o);
-	fold__group_stat st[8];
+	fold__group_stat st[16];
 	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
-	assert_int_equal(ng, 2);
+	/* The two 20 ms instances are too few to be a cluster, but they hold
+	 * 14% of the region's time: a population of their own, not outliers. */
+	assert_int_equal(ng, 3);
 	for (unsigned i = 0; i < 100; i++) {
 		assert_int_equal(g[i], 0);
 		assert_int_equal(why[i], 0);
@@ -48,11 +50,15 @@ static void test_two_groups_and_outliers(void **state)
 		assert_int_equal(g[i], 1);
 		assert_int_equal(why[i], 0);
 	}
-	assert_int_equal(why[150], 2); /* isolated cluster */
-	assert_int_equal(why[151], 2);
-	assert_int_not_equal(why[152], 0); /* 20% off its group: excluded */
+	assert_int_equal(g[150], 2);
+	assert_int_equal(g[151], 2);
+	assert_int_equal(why[150], 0);
+	assert_int_equal(why[151], 0);
+	assert_int_not_equal(why[152], 0); /* 20% off its group, 0.4% of the time: an outlier */
 	assert_int_equal(st[0].used, 100);
 	assert_int_equal(st[1].used, 50);
+	assert_int_equal(st[2].used, 2);
+	assert_true(fabs(st[2].median - 2.05e7) < 1e6);
 	assert_true(fabs(st[0].median - 1e6) < 2e4);
 	assert_true(fabs(st[1].median - 3e6) < 6e4);
 }
@@ -104,10 +110,12 @@ static double expo(unsigned i, double mean)
 }
 
 /* Preemption stretches instances and never shortens them: a tight mode and
- * a long one-sided tail. Without a gap in the density that is one group;
- * its centre is the mode (even when most instances are stretched), and the
- * stretched instances are outliers, not groups of their own. */
-static void test_preemption_tail_is_one_group_centred_on_the_mode(void **state)
+ * a long one-sided tail. Without a gap in the density the mixture does not
+ * split it; the centre is the mode (even when most instances are stretched).
+ * The stretched instances are too many to be outliers (35% or 60% of the
+ * instances, most of the time): they are a population of their own, the
+ * group above the mode, and the mode's group keeps the unperturbed ones. */
+static void test_preemption_tail_is_a_group_above_the_mode(void **state)
 {
 	(void)state;
 	enum { N = 400 };
@@ -126,18 +134,24 @@ static void test_preemption_tail_is_one_group_centred_on_the_mode(void **state)
 		size_t ng;
 		fold__grouping_opts o;
 		fold__grouping_opts_init(&o);
-		fold__group_stat st[8];
+		fold__group_stat st[16];
 		assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
-		assert_int_equal(ng, 1);
+		assert_int_equal(ng, 2);
 		assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
 		assert_true(fabs(st[0].mean / 5e6 - 1) < 0.01);
+		assert_true(st[1].median > 6e6);
+		size_t excluded = 0;
 		for (unsigned i = 0; i < N; i++) {
+			excluded += why[i] != 0;
 			if (!stretched[i] ||
-			    d[i] < 5.1e6) /* unperturbed (or barely stretched) instances are used */
+			    d[i] < 5.1e6) { /* unperturbed (or barely stretched) instances are used */
+				assert_int_equal(g[i], 0);
 				assert_int_equal(why[i], 0);
-			if (d[i] > 5.5e6) /* stretched by 10% or more: excluded */
-				assert_int_not_equal(why[i], 0);
+			}
+			if (d[i] > 5.5e6) /* stretched by 10% or more: the other group */
+				assert_int_equal(g[i], 1);
 		}
+		assert_true(excluded <= 0.03 * N);
 	}
 }
 
@@ -157,14 +171,96 @@ static void test_two_modes_with_a_gap_and_a_tail(void **state)
 	size_t ng;
 	fold__grouping_opts o;
 	fold__grouping_opts_init(&o);
-	fold__group_stat st[8];
+	fold__group_stat st[16];
 	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
-	assert_int_equal(ng, 2);
-	assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
-	assert_true(fabs(st[1].median / 8e6 - 1) < 0.01);
+	/* The two modes, and their stretched tails (10% of the instances) as
+	 * populations of their own rather than outliers. */
+	assert_true(ng >= 2 && ng <= 4);
+	uint32_t g5 = g[0 + 1], g8 = g[2];
+	assert_int_not_equal(g5, g8);
+	assert_true(fabs(st[g5].median / 5e6 - 1) < 0.01);
+	assert_true(fabs(st[g8].median / 8e6 - 1) < 0.01);
 	for (unsigned i = 0; i < N; i++)
-		if (i % 10 != 0)
-			assert_int_equal(g[i], i % 3 == 2 ? 1u : 0u);
+		if (i % 10 != 0) {
+			assert_int_equal(g[i], i % 3 == 2 ? g8 : g5);
+			assert_int_equal(why[i], 0);
+		}
+}
+
+/* Outliers are a small minority by construction: whatever the durations,
+ * at most 3% of the instances and 5% of the time are excluded. */
+static void check_outlier_caps(const double *d, size_t n, size_t *ng, uint32_t *g, uint8_t *why,
+                               fold__group_stat *st)
+{
+	fold__grouping_opts o;
+	fold__grouping_opts_init(&o);
+	assert_int_equal(fold__group_durations(d, n, &o, g, why, ng, st), 0);
+	double total = 0, texcl = 0;
+	size_t nexcl = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += d[i];
+		if (why[i]) {
+			texcl += d[i];
+			nexcl++;
+		}
+	}
+	assert_true((double)nexcl <= 0.03 * (double)n);
+	assert_true(texcl <= 0.05 * total);
+}
+
+/* A per-iteration region with a clearly bimodal histogram (2 ms and 4 ms,
+ * with spread and a preemption tail) is two groups, not one group with half
+ * of its instances outliers. */
+static void test_bimodal_2ms_4ms_is_two_groups(void **state)
+{
+	(void)state;
+	enum { N = 600 };
+	double d[N];
+	for (unsigned i = 0; i < N; i++) {
+		d[i] = (i % 2 ? 4e6 : 2e6) * (1 + jitter(i, 0.08));
+		if (i % 25 == 0)
+			d[i] += expo(i, 1e6);
+	}
+	uint32_t g[N];
+	uint8_t why[N];
+	size_t ng;
+	fold__group_stat st[16];
+	check_outlier_caps(d, N, &ng, g, why, st);
+	assert_true(ng >= 2);
+	assert_true(fabs(st[g[2]].median / 2e6 - 1) < 0.05);
+	assert_true(fabs(st[g[1]].median / 4e6 - 1) < 0.05);
+	assert_int_not_equal(g[2], g[1]);
+	size_t in2 = 0, in4 = 0;
+	for (unsigned i = 0; i < N; i++) {
+		in2 += g[i] == g[2] && why[i] == 0;
+		in4 += g[i] == g[1] && why[i] == 0;
+	}
+	assert_true(in2 >= 0.9 * N / 2);
+	assert_true(in4 >= 0.9 * N / 2);
+}
+
+/* A kernel region: thousands of 2.4 us calls and 64 calls of 30-132 ms that
+ * hold almost all of the time. The large calls are a group (the one that
+ * holds the time), never outliers. */
+static void test_few_large_instances_holding_the_time_are_a_group(void **state)
+{
+	(void)state;
+	enum { N = 5064 };
+	static double d[N];
+	for (unsigned i = 0; i < N - 64; i++)
+		d[i] = 2.4e3 * (1 + jitter(i, 0.05));
+	for (unsigned i = N - 64; i < N; i++)
+		d[i] = 3e7 + 1e8 * (0.5 * (1 + jitter(i, 1.0)));
+	static uint32_t g[N];
+	static uint8_t why[N];
+	size_t ng;
+	fold__group_stat st[16];
+	check_outlier_caps(d, N, &ng, g, why, st);
+	assert_true(ng >= 2);
+	for (unsigned i = N - 64; i < N; i++) {
+		assert_int_equal(why[i], 0);
+		assert_int_not_equal(g[i], g[0]);
+	}
 }
 
 int main(void)
@@ -173,7 +269,9 @@ int main(void)
 	    cmocka_unit_test(test_two_groups_and_outliers),
 	    cmocka_unit_test(test_uniform_jitter_is_one_group),
 	    cmocka_unit_test(test_identical_durations),
-	    cmocka_unit_test(test_preemption_tail_is_one_group_centred_on_the_mode),
+	    cmocka_unit_test(test_bimodal_2ms_4ms_is_two_groups),
+	    cmocka_unit_test(test_few_large_instances_holding_the_time_are_a_group),
+	    cmocka_unit_test(test_preemption_tail_is_a_group_above_the_mode),
 	    cmocka_unit_test(test_two_modes_with_a_gap_and_a_tail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
