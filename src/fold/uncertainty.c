@@ -14,11 +14,25 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Bootstrap re-fits use a coarser candidate grid (the boundaries are then refined
+ * on the points, pwlr.h step 7): the segmentation's cost grows with the
+ * square of the cells, and 30-odd re-fits must not cost more than the
+ * analysis itself. */
+#define FOLD__REFIT_CELLS 100
+/* A bootstrap replicate draws m of the n instances (m-out-of-n) so that it
+ * holds about this many points; its deviations from the main fit are
+ * scaled by sqrt(m / n) (the spread of an estimate falls as 1/sqrt(size)). */
+#define FOLD__REFIT_POINTS 8000
+
 /* Fits the series with instance i taken mult[i] times (as distinct
- * instances). Returns 0, 1 (nothing to fit) or -ENOMEM. */
-static int refit(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po, const uint32_t *mult,
-                 const uint32_t *offset, fold__pwlr_result *out)
+ * instances; coarse: on the bootstrap's grid). Returns 0, 1 (nothing to fit) or -ENOMEM. */
+static int refit(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po_main,
+                 const uint32_t *mult, const uint32_t *offset, fold__pwlr_result *out, int coarse)
 {
+	fold__pwlr_opts ro = *po_main;
+	if (coarse && ro.cells > FOLD__REFIT_CELLS)
+		ro.cells = FOLD__REFIT_CELLS;
+	const fold__pwlr_opts *po = &ro;
 	fold__pwlr_series *s = calloc(nps, sizeof *s);
 	int rc = -ENOMEM;
 	if (!s)
@@ -82,6 +96,21 @@ static double interior_slope(const fold__pwlr_result *f, size_t k, const fold__p
 	return (fold__pwlr_cum(f, k, b - m) - fold__pwlr_cum(f, k, a + m)) / (b - a - 2 * m);
 }
 
+/* Halves hold at most this many points (every step-th instance of the
+ * half, step = ceil(points / this)), so the self-check's and the duration
+ * split's four re-fits stay cheap on big regions; the alignment's duration
+ * split (fold__duration_shift), which decides on warping, 4 times as many. */
+#define FOLD__HALF_POINTS 8000
+
+/* step for thinning a half of the instances of ps */
+static uint32_t half_step(const fold__pwlr_series *ps, size_t nps, size_t cap)
+{
+	size_t npts = 0;
+	for (size_t k = 0; k < nps; k++)
+		npts = ps[k].n > npts ? ps[k].n : npts;
+	return npts / 2 > cap ? (uint32_t)((npts / 2 + cap - 1) / cap) : 1;
+}
+
 static int cmp_dbl(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
@@ -112,12 +141,15 @@ static void self_check(const fold__pwlr_series *ps, size_t nps, const fold__pwlr
 	size_t cnt[2] = {0, 0};
 	memset(h, 0, sizeof h);
 	for (int half = 0; half < 2; half++) {
+		uint32_t step = half_step(ps, nps, FOLD__HALF_POINTS), rank = 0;
 		for (uint32_t i = 0; i < nid; i++) {
 			mult[i] = present[i] && (i % 2) == (uint32_t)half;
+			if (mult[i] && rank++ % step)
+				mult[i] = 0;
 			cnt[half] += mult[i];
 		}
 		offsets(mult, nid, offset);
-		ok[half] = cnt[half] >= 2 && refit(ps, nps, po, mult, offset, &h[half]) == 0;
+		ok[half] = cnt[half] >= 2 && refit(ps, nps, po, mult, offset, &h[half], 1) == 0;
 	}
 	if (ok[0] && ok[1]) {
 		u->checked = 1;
@@ -153,7 +185,8 @@ static void self_check(const fold__pwlr_series *ps, size_t nps, const fold__pwlr
  * the boundary of pr whose counterparts move most between them. */
 static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
                            const fold__pwlr_result *pr, uint32_t nid, const uint8_t *present,
-                           const double *dur, uint32_t *mult, uint32_t *offset, fold__unc_result *u)
+                           const double *dur, uint32_t *mult, uint32_t *offset, fold__unc_result *u,
+                           int coarse)
 {
 	double *v = malloc((nid + 1) * sizeof *v);
 	size_t m = 0;
@@ -170,12 +203,16 @@ static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__
 	int ok[2] = {0, 0};
 	for (int half = 0; half < 2; half++) {
 		size_t cnt = 0;
+		uint32_t step = half_step(ps, nps, coarse ? FOLD__HALF_POINTS : 4 * FOLD__HALF_POINTS),
+		         rank = 0;
 		for (uint32_t i = 0; i < nid; i++) {
 			mult[i] = present[i] && (half ? dur[i] >= med : dur[i] < med);
+			if (mult[i] && rank++ % step)
+				mult[i] = 0;
 			cnt += mult[i];
 		}
 		offsets(mult, nid, offset);
-		ok[half] = cnt >= 4 && refit(ps, nps, po, mult, offset, &h[half]) == 0;
+		ok[half] = cnt >= 4 && refit(ps, nps, po, mult, offset, &h[half], coarse) == 0;
 	}
 	if (ok[0] && ok[1]) {
 		double worst = -1;
@@ -239,13 +276,23 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
 		goto out;
 	uint64_t st = seed * 0x2545f4914f6cdd1dull + 0x13;
 	unsigned got = 0;
+	size_t npts = 0;
+	for (size_t k = 0; k < nps; k++)
+		npts = ps[k].n > npts ? ps[k].n : npts;
+	uint32_t m = nu;
+	if (npts > FOLD__REFIT_POINTS) {
+		double f = (double)FOLD__REFIT_POINTS / (double)npts;
+		m = (uint32_t)ceil(f * nu);
+		m = m < 30 ? (nu < 30 ? nu : 30) : m;
+	}
+	double scale = sqrt((double)m / (double)nu);
 	for (unsigned b = 0; b < replicates; b++) {
 		memset(mult, 0, (nid + 1) * sizeof *mult);
-		for (uint32_t i = 0; i < nu; i++)
+		for (uint32_t i = 0; i < m; i++)
 			mult[ids[splitmix(&st) % nu]]++;
 		offsets(mult, nid, offset);
 		fold__pwlr_result f;
-		int r = refit(ps, nps, po, mult, offset, &f);
+		int r = refit(ps, nps, po, mult, offset, &f, 1);
 		if (r < 0) {
 			rc = r;
 			goto out;
@@ -253,10 +300,14 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
 		if (r > 0)
 			continue;
 		for (size_t j = 1; j < K; j++)
-			bv[(size_t)got * (K + 1) + j] = nearest(&f, pr->bounds[j]);
+			bv[(size_t)got * (K + 1) + j] =
+			    pr->bounds[j] + scale * (nearest(&f, pr->bounds[j]) - pr->bounds[j]);
 		for (size_t k = 0; k < nps; k++)
-			for (size_t p = 0; p < K; p++)
-				rv[((size_t)got * nps + k) * K + p] = interior_slope(&f, k, pr, p);
+			for (size_t p = 0; p < K; p++) {
+				double main = interior_slope(pr, k, pr, p);
+				rv[((size_t)got * nps + k) * K + p] =
+				    main + scale * (interior_slope(&f, k, pr, p) - main);
+			}
 		got++;
 		fold__pwlr_result_free(&f);
 	}
@@ -280,7 +331,7 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
 	free(tmp);
 	self_check(ps, nps, po, pr, nid, present, mult, offset, u);
 	if (dur)
-		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, u);
+		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, u, 1);
 out:
 	free(present);
 	free(ids);
@@ -319,7 +370,7 @@ int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pw
 				present[ps[k].inst[i]] = 1;
 		fold__unc_result u;
 		memset(&u, 0, sizeof u);
-		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, &u);
+		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, &u, 0);
 		rc = u.dur_checked;
 		*j = u.dur_boundary;
 		*at_short = u.dur_short;
