@@ -489,12 +489,15 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 		                  p->samples);
 		for (size_t i = 0; i < p->nrates; i++) {
 			int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
-			if (!cpus)
+			int nodata = isnan(p->rates[i]); /* the samples do not cover it */
+			if (nodata)
+				snprintf(v, sizeof v, "no data");
+			else if (!cpus)
 				report_fmt_si(v, sizeof v, p->rates[i]);
 			report_buf_puts(h->b, "<span class=\"attr\"><code>");
 			report_html_text(h, p->rate_names[i]);
 			report_buf_printf(h->b, "</code> %s", v);
-			if (!cpus)
+			if (!cpus && !nodata)
 				report_html_text(h, rate_unit(r, p->rate_names[i]));
 			if (i < p->nrate_ci && isfinite(p->rate_lo[i]) && isfinite(p->rate_hi[i])) {
 				char a[32], z[32];

@@ -11,6 +11,7 @@
  */
 #include "names.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -191,6 +192,9 @@ int report_cpu_rate(const char *counter, double rate, char *out, size_t n)
 	                  strstr(counter, "CPU-CLOCK") || strstr(counter, "CPU_CLOCK")))
 		return 0;
 	/* Nanoseconds of CPU per second of wall time: CPUs in use. */
-	snprintf(out, n, "%.2f CPUs", rate / 1e9);
+	if (isnan(rate))
+		snprintf(out, n, "no data");
+	else
+		snprintf(out, n, "%.2f CPUs", rate / 1e9);
 	return 1;
 }

@@ -239,7 +239,9 @@ static void rate(term *t, const fold_region_result *r, const fold_phase_result *
 			report_fmt_si(b, sizeof b, p->rate_to[i]);
 		snprintf(v, sizeof v, "%s->%s", a, b);
 	}
-	if (!cpus) {
+	if (isnan(p->rates[i])) {
+		snprintf(v, sizeof v, "no data"); /* the samples do not cover it */
+	} else if (!cpus) {
 		const char *suffix = rate_suffix(r, p->rate_names[i]);
 		if (*suffix && strcmp(suffix, "/s"))
 			strncat(v, " ", sizeof v - strlen(v) - 1);
@@ -247,8 +249,12 @@ static void rate(term *t, const fold_region_result *r, const fold_phase_result *
 	}
 	unsigned vw = report_term_width(v);
 	unsigned nw = width > vw + 1 ? width - vw - 1 : 1;
-	unsigned name = report_term_width(p->rate_names[i]);
-	term_cell(t, p->rate_names[i], name < nw ? name : nw, 0);
+	/* perf::TASK-CLOCK is TASK-CLOCK to a reader: the prefix only costs room */
+	const char *nm = p->rate_names[i];
+	if (!strncmp(nm, "perf::", 6) && nm[6])
+		nm += 6;
+	unsigned name = report_term_width(nm);
+	term_cell(t, nm, name < nw ? name : nw, 0);
 	term_put(t, " ");
 	term_put(t, v);
 }
@@ -294,7 +300,7 @@ static void region_phases(term *t, const fold_region_result *r)
 	if (r->self_check.done) {
 		/* the region's fidelity figure: two halves folded apart */
 		const fold_self_check *sc = &r->self_check;
-		term_putf(t, "  self-check (odd vs even instances): boundaries %.1f%%, rates %.1f%% apart",
+		term_putf(t, "  self-check (odd/even halves): boundaries %.1f%%, rates %.1f%% apart",
 		          100 * sc->boundary, 100 * sc->rate);
 		if (sc->phases_a != sc->phases_b)
 			term_putf(t, ", %zu vs %zu phases", sc->phases_a, sc->phases_b);
