@@ -279,8 +279,12 @@ def check_region(run, doc, r, region_total_all):
     for k, p in enumerate(phases):
         rates = {n: v for n, v in (p.get("rates") or {}).items() if isinstance(v, (int, float))}
         ps = "phase %d [%.3f,%.3f] (%d samples)" % (k, p["start"], p["end"], p["samples"])
-        if p["samples"] == 0 and rates:
-            physical.append("%s shows %d rates with 0 samples" % (ps, len(rates)))
+        # a rate in a phase without samples is supported only by counter
+        # values read at the region's enter/exit (series "measured")
+        measured = {x.get("name") for x in (r.get("series") or []) if x.get("boundaries") == "measured"}
+        unsupported = [n for n in rates if n not in measured]
+        if p["samples"] == 0 and unsupported:
+            physical.append("%s shows %d rates with 0 samples (%s)" % (ps, len(unsupported), ", ".join(unsupported)))
         elif rates and p["samples"] < MIN_PHASE_SAMPLES:
             thin.append("%s shows rates" % ps)
         for n, v in rates.items():

@@ -640,6 +640,9 @@ int fold__models_apply(const fold__models *m, fold_region_result *r)
 			}
 			s->unit = strdup(mt->unit);
 			s->derived = 1;
+			/* measured at the boundaries only if all its inputs are */
+			for (size_t k = 0; k < md->nal; k++)
+				s->boundaries_estimated |= r->series[ix[k]].boundaries_estimated;
 			s->fit.n = G;
 			s->fit.x = malloc(G * sizeof(double));
 			s->fit.value = malloc(G * sizeof(double));

@@ -1004,15 +1004,20 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	 * boundary values: a series whose boundary values are estimated
 	 * (extrapolated from the samples inside) has no data there, and says so
 	 * (NaN: "no data" in the reports, null in the JSON), rather than a rate
-	 * the samples do not support. */
+	 * the samples do not support. The same for a phase without any sample
+	 * anywhere in the instance, where wall time's 1 s/s is no data either. */
 	for (size_t p = 0; p < r->nphases; p++) {
 		fold_phase_result *ph = &r->phases[p];
-		if (p != 0 && p + 1 != r->nphases)
+		/* no sample at all, anywhere in the instance: only the values
+		 * read at enter/exit measure it; wall time (1 s/s) says nothing */
+		int none = ph->samples == 0;
+		if (!none && p != 0 && p + 1 != r->nphases)
 			continue;
-		if (ph->samples && xhi[p] - xlo[p] >= 0.5 * (ph->end - ph->start))
+		if (!none && xhi[p] - xlo[p] >= 0.5 * (ph->end - ph->start))
 			continue;
 		for (size_t k = 0; k < nsw && k < ph->nrates; k++)
-			if (sw[k].skind != FOLD__SER_WALL && sw[k].f.nexact < sw[k].f.ninst) {
+			if ((none && sw[k].skind == FOLD__SER_WALL) ||
+			    (sw[k].skind != FOLD__SER_WALL && sw[k].f.nexact < sw[k].f.ninst)) {
 				ph->rates[k] = NAN;
 				if (k < ph->nrange)
 					ph->rate_from[k] = ph->rate_to[k] = NAN;

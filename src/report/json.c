@@ -214,8 +214,8 @@ static void write_series(jw *w, const fold_series *s)
 	if (!s->derived)
 		kint(w, "counter_kind", s->counter_kind);
 	knum(w, "total_per_instance", s->total_per_instance);
+	kstr(w, "boundaries", s->boundaries_estimated ? "estimated" : "measured");
 	if (!s->derived) {
-		kstr(w, "boundaries", s->boundaries_estimated ? "estimated" : "measured");
 		kint(w, "instances_folded", (long long)s->instances_folded);
 		kint(w, "instances_skipped", (long long)s->instances_skipped);
 	}
