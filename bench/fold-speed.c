@@ -139,22 +139,22 @@ int main(int argc, char **argv)
 			       a->regions[0].samples_folded, a->regions[0].nseries);
 			/* fits alone, on the first series' points */
 			const fold_series *s = &a->regions[0].series[0];
-			fold__pwlr_series ps = {s->px, s->py, s->npoints, NULL, 0};
-			fold__pwlr_opts po;
-			fold__pwlr_opts_init(&po);
-			fold__pwlr_result pr;
+			pwlr__series ps = {s->px, s->py, s->npoints, NULL, 0};
+			pwlr__opts po;
+			pwlr__opts_init(&po);
+			pwlr__result pr;
 			double f0 = now();
-			fold__pwlr_fit(&ps, 1, &po, &pr);
+			pwlr__fit(&ps, 1, &po, &pr);
 			double f1 = now();
-			fold__kriging_opts ko;
-			fold__kriging_opts_init(&ko);
-			fold__kriging_result kr;
-			fold__kriging_fit(s->px, s->py, s->npoints, &ko, s->fit.x, s->fit.n, &kr);
+			kriging__opts ko;
+			kriging__opts_init(&ko);
+			kriging__result kr;
+			kriging__fit(s->px, s->py, s->npoints, &ko, s->fit.x, s->fit.n, &kr);
 			double f2 = now();
 			printf("  pwlr alone %.3f s, Kriging alone %.3f s (one series of %zu points)\n",
 			       f1 - f0, f2 - f1, s->npoints);
-			fold__pwlr_result_free(&pr);
-			fold__kriging_result_free(&kr);
+			pwlr__result_free(&pr);
+			kriging__result_free(&kr);
 		}
 		fold_analysis_free(a);
 		if (t1 - t0 < tload)

@@ -95,7 +95,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	c.opt = opt;
 	pthread_mutex_init(&c.warn_lock, NULL);
 	trace_diag_fn diag = opt->diag ? opt->diag : default_diag;
-	fold__callpairs pairs;
+	instances__callpairs pairs;
 	memset(&pairs, 0, sizeof pairs);
 	c.a = calloc(1, sizeof *c.a);
 	if (!c.a) {
@@ -111,12 +111,12 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))
 		goto fail_nomem;
-	rc = fold__models_load(opt->share_dir, &c.models, diag, opt->diag_arg);
+	rc = models__load(opt->share_dir, &c.models, diag, opt->diag_arg);
 	if (rc)
 		goto fail_nomem;
-	if ((rc = fold__models_classify(c.models, c.a)))
+	if ((rc = models__classify(c.models, c.a)))
 		goto fail_nomem;
-	rc = fold__attrib_new(&c.attrib, c.tr, c.ntr, diag, opt->diag_arg);
+	rc = attribution__new(&c.attrib, c.tr, c.ntr, diag, opt->diag_arg);
 	if (rc)
 		goto fail_nomem;
 	if ((rc = analyze__map_regions(&c)))
@@ -127,24 +127,23 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	}
 	for (size_t i = 0; i < c.ntr; i++) {
-		fold__hook_cost h = analyze__hook_cost(c.tr[i]);
+		instances__hook_cost h = analyze__hook_cost(c.tr[i]);
 		if (h.pair_ns > 0)
 			c.a->hook_overhead_ns = h.pair_ns;
-		rc = fold__instances_build(c.tr[i], (unsigned)i, c.map[i], c.nmap[i], c.acc, c.nreg, h,
-		                           &pairs);
+		rc = instances__build(c.tr[i], (unsigned)i, c.map[i], c.nmap[i], c.acc, c.nreg, h, &pairs);
 		if (rc)
 			goto fail_nomem;
 		for (size_t t = 0; t < c.tr[i]->nthreads; t++)
 			c.a->total_samples += c.tr[i]->threads[t].nsmp;
 	}
-	if ((rc = analyze__build_profile(&c, &pairs)) || (rc = analyze__compensate_samples(&c)))
+	if ((rc = analyze__build_profile(&c, &pairs)) || (rc = perturb__compensate_samples(&c)))
 		goto fail_nomem;
 	analyze__progress(&c, 0.5, "folding");
 	if ((rc = analyze__fold_regions(&c)))
 		goto fail_nomem;
-	if ((rc = fold__attrib_global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)))
+	if ((rc = attribution__global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)))
 		goto fail_nomem;
-	if ((rc = fold__threads_classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold__imbalance(c.a)))
+	if ((rc = threads__classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = imbalance__compute(c.a)))
 		goto fail_nomem;
 	analyze__progress(&c, 1.0, "done");
 	*out = c.a;
@@ -164,12 +163,12 @@ cleanup:
 	free(c.tr);
 	if (c.acc)
 		for (size_t g = 0; g < c.nreg; g++)
-			fold__region_acc_free(&c.acc[g]);
+			instances__region_acc_free(&c.acc[g]);
 	free(c.acc);
 	analyze__regions_free(&c);
-	fold__callpairs_free(&pairs);
-	fold__models_free(c.models);
-	fold__attrib_free(c.attrib);
+	instances__callpairs_free(&pairs);
+	models__free(c.models);
+	attribution__free(c.attrib);
 	pthread_mutex_destroy(&c.warn_lock);
 	return rc;
 }

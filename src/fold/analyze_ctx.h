@@ -40,9 +40,9 @@ typedef struct analyze_ctx {
 	util_hmap reg_by_name; /* name -> index into reg */
 	uint32_t **map;        /* per trace: region id -> global index */
 	size_t *nmap;
-	fold__region_acc *acc;
-	fold__models *models;
-	fold__attrib *attrib;
+	instances__region_acc *acc;
+	models__set *models;
+	attribution__ctx *attrib;
 	pthread_mutex_t warn_lock;
 	size_t cap_warn;
 } analyze_ctx;
@@ -65,13 +65,13 @@ void analyze__regions_free(analyze_ctx *c);
 
 /* profile.c: the hooks' calibrated cost of a trace, and a->profile,
  * a->callpairs with their warnings from the accumulated instances. */
-fold__hook_cost analyze__hook_cost(const ingest__trace *t);
-int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs);
+instances__hook_cost analyze__hook_cost(const ingest__trace *t);
+int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs);
 
 /* perturb.c: the samples' own cost taken out of instance durations, sample
  * positions and CPU time (traces with sample_cost records only); a's
  * sample_handler_ns, sample_delivery_ns, samples_compensated. */
-int analyze__compensate_samples(analyze_ctx *c);
+int perturb__compensate_samples(analyze_ctx *c);
 
 /* region_pipeline.c: the per-region pipeline for region g into r (whose
  * region_basics are filled). Returns 0 (r->folded or r->reason set) or a

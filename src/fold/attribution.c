@@ -29,7 +29,7 @@
 #define FOLD__TOP_PER_PHASE 10
 #define FOLD__TIMELINE_LEVELS 4
 
-typedef fold__frame lframe;
+typedef attribution__frame lframe;
 
 typedef struct stk_info {
 	int done;
@@ -43,7 +43,7 @@ typedef struct proc_cache {
 	size_t n;
 } proc_cache;
 
-struct fold__attrib {
+struct attribution__ctx {
 	symtab *st;
 	pthread_mutex_t lock;
 	ingest__trace *const *tr;
@@ -53,7 +53,7 @@ struct fold__attrib {
 	size_t nowned, cap_owned;
 };
 
-static const char *own(fold__attrib *a, char *s)
+static const char *own(attribution__ctx *a, char *s)
 {
 	if (!s)
 		return "[unknown]";
@@ -65,10 +65,10 @@ static const char *own(fold__attrib *a, char *s)
 	return s;
 }
 
-int fold__attrib_new(fold__attrib **out, ingest__trace *const *tr, size_t ntr, trace_diag_fn diag,
+int attribution__new(attribution__ctx **out, ingest__trace *const *tr, size_t ntr, trace_diag_fn diag,
                      void *diag_arg)
 {
-	fold__attrib *a = calloc(1, sizeof *a);
+	attribution__ctx *a = calloc(1, sizeof *a);
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
@@ -76,20 +76,20 @@ int fold__attrib_new(fold__attrib **out, ingest__trace *const *tr, size_t ntr, t
 	a->ntr = ntr;
 	a->pc = calloc(ntr + 1, sizeof *a->pc);
 	if (!a->pc) {
-		fold__attrib_free(a);
+		attribution__free(a);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ntr; i++) {
 		a->pc[i].n = tr[i]->nstacks + 1;
 		a->pc[i].stk = calloc(a->pc[i].n, sizeof *a->pc[i].stk);
 		if (!a->pc[i].stk) {
-			fold__attrib_free(a);
+			attribution__free(a);
 			return -ENOMEM;
 		}
 	}
 	int rc = symtab_new(&a->st, diag, diag_arg);
 	if (rc) {
-		fold__attrib_free(a);
+		attribution__free(a);
 		return rc;
 	}
 	for (size_t i = 0; i < ntr; i++)
@@ -103,7 +103,7 @@ int fold__attrib_new(fold__attrib **out, ingest__trace *const *tr, size_t ntr, t
 	return 0;
 }
 
-void fold__attrib_free(fold__attrib *a)
+void attribution__free(attribution__ctx *a)
 {
 	if (!a)
 		return;
@@ -122,7 +122,7 @@ void fold__attrib_free(fold__attrib *a)
 	free(a);
 }
 
-const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t address, char *buf,
+const char *attribution__function_name(attribution__ctx *a, unsigned proc, uint64_t address, char *buf,
                                        size_t len)
 {
 	snprintf(buf, len, "0x%" PRIx64, address);
@@ -140,7 +140,7 @@ const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t 
 }
 
 /* Symbolises stack id of proc into logical frames; caller holds the lock. */
-static stk_info *resolve_stack(fold__attrib *a, unsigned proc, uint32_t id)
+static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 {
 	if (proc >= a->ntr || !id || id >= a->pc[proc].n)
 		return NULL;
@@ -183,7 +183,7 @@ static stk_info *resolve_stack(fold__attrib *a, unsigned proc, uint32_t id)
 	return si;
 }
 
-static stk_info *stack_of(fold__attrib *a, unsigned proc, uint32_t id)
+static stk_info *stack_of(attribution__ctx *a, unsigned proc, uint32_t id)
 {
 	pthread_mutex_lock(&a->lock);
 	stk_info *si = resolve_stack(a, proc, id);
@@ -191,8 +191,8 @@ static stk_info *stack_of(fold__attrib *a, unsigned proc, uint32_t id)
 	return si && si->nlog ? si : NULL;
 }
 
-const fold__frame *fold__attrib_stack(fold__attrib *a, unsigned proc, uint32_t id, unsigned *n,
-                                      const char **leaf_module)
+const attribution__frame *attribution__stack(attribution__ctx *a, unsigned proc, uint32_t id, unsigned *n,
+                                             const char **leaf_module)
 {
 	*n = 0;
 	if (leaf_module)
@@ -556,8 +556,8 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 	return rc;
 }
 
-int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
-                        fold_region_result *r)
+int attribution__region(attribution__ctx *a, ingest__trace *const *tr, const instances__instance *inst,
+                        size_t ninst, fold_region_result *r)
 {
 	if (!a || !r->nphases)
 		return 0;
@@ -572,7 +572,7 @@ int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__i
 		return -ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < ninst; i++) {
-		const fold__instance *in = &inst[i];
+		const instances__instance *in = &inst[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
 		const ingest__thread *th = &tr[in->proc]->threads[in->thread];
@@ -707,7 +707,7 @@ static int flat_lines(leaf_count *lc, size_t n, fold_analysis *an)
 	return 0;
 }
 
-int fold__attrib_global(fold__attrib *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an)
+int attribution__global(attribution__ctx *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an)
 {
 	if (!a)
 		return 0;

@@ -6,7 +6,7 @@
  * the sampled call tree. Symbolisation itself is symbols.h's; this module
  * decides what to look up and aggregates.
  *
- * Invariants: thread-safe for concurrent fold__attrib_region() calls (the
+ * Invariants: thread-safe for concurrent attribution__region() calls (the
  * symbol table is behind a lock); every name it produces is printable.
  */
 #ifndef FOLD_ATTRIBUTION_H
@@ -18,34 +18,34 @@
 #include "ingest.h"
 #include "instances.h"
 
-typedef struct fold__attrib fold__attrib;
+typedef struct attribution__ctx attribution__ctx;
 
-int fold__attrib_new(fold__attrib **out, ingest__trace *const *tr, size_t ntr, trace_diag_fn diag,
+int attribution__new(attribution__ctx **out, ingest__trace *const *tr, size_t ntr, trace_diag_fn diag,
                      void *diag_arg);
-void fold__attrib_free(fold__attrib *a);
+void attribution__free(attribution__ctx *a);
 
 /* Name of the function at a region's entry address; buf holds a fallback
- * ("0x..."). The result stays valid until fold__attrib_free. */
-const char *fold__attrib_function_name(fold__attrib *a, unsigned proc, uint64_t address, char *buf,
+ * ("0x..."). The result stays valid until attribution__free. */
+const char *attribution__function_name(attribution__ctx *a, unsigned proc, uint64_t address, char *buf,
                                        size_t len);
 
 /* Fills r->phases[].top and r->timeline from the samples of the used instances. */
-int fold__attrib_region(fold__attrib *a, ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
-                        fold_region_result *r);
+int attribution__region(attribution__ctx *a, ingest__trace *const *tr, const instances__instance *inst,
+                        size_t ninst, fold_region_result *r);
 
 /* A logical frame: a physical frame or one of its inlined calls. */
-typedef struct fold__frame {
+typedef struct attribution__frame {
 	const char *function, *file;
 	unsigned line;
-} fold__frame;
+} attribution__frame;
 
 /* The logical frames of stack id of process proc, outermost first (*n of
  * them; NULL and 0 for no stack), and the module of the interrupted address
- * (NULL when unknown). Valid until fold__attrib_free; thread-safe. */
-const fold__frame *fold__attrib_stack(fold__attrib *a, unsigned proc, uint32_t id, unsigned *n,
-                                      const char **leaf_module);
+ * (NULL when unknown). Valid until attribution__free; thread-safe. */
+const attribution__frame *attribution__stack(attribution__ctx *a, unsigned proc, uint32_t id, unsigned *n,
+                                             const char **leaf_module);
 
 /* Fills the sampled call tree (an->cct) from every sample of every trace. */
-int fold__attrib_global(fold__attrib *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an);
+int attribution__global(attribution__ctx *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an);
 
 #endif

@@ -8,12 +8,12 @@
 
 static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const fit_params *params)
 {
-	fold__kriging_opts ko;
-	fold__kriging_opts_init(&ko);
+	kriging__opts ko;
+	kriging__opts_init(&ko);
 	ko.seed = in->seed;
-	fold__kriging_result kr;
-	if (fold__kriging_fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr)) {
-		fold__kriging_result_free(&kr);
+	kriging__result kr;
+	if (kriging__fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr)) {
+		kriging__result_free(&kr);
 		return 1;
 	}
 	for (size_t i = 0; i < out->n; i++) {
@@ -30,7 +30,7 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 	               (rc = fit_param(params, "kriging.bins", "%zu", kr.nbins)) ||
 	               (rc = fit_param(params, "kriging.approximation", "%s", kr.approximation))))
 		rc = -ENOMEM;
-	fold__kriging_result_free(&kr);
+	kriging__result_free(&kr);
 	return rc;
 }
 

@@ -7,7 +7,7 @@
 
 static int pwlr_fit(const fit_input *in, fold_curve *out, double *rms, const fit_params *params)
 {
-	const fold__pwlr_result *pr = in->phases;
+	const pwlr__result *pr = in->phases;
 	int member = in->pi != SIZE_MAX && in->pi < pr->nseries;
 	for (size_t i = 0; i < out->n; i++) {
 		double x = out->x[i];
@@ -16,8 +16,8 @@ static int pwlr_fit(const fit_input *in, fold_curve *out, double *rms, const fit
 			out->value[i] = in->scale;
 			continue;
 		}
-		out->cum[i] = fold__pwlr_cum(pr, in->pi, x);
-		out->value[i] = fold__pwlr_rate(pr, in->pi, x) * in->rscale;
+		out->cum[i] = pwlr__cum(pr, in->pi, x);
+		out->value[i] = pwlr__rate(pr, in->pi, x) * in->rscale;
 		if (out->lo)
 			out->lo[i] = out->hi[i] = out->value[i];
 	}

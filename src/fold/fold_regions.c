@@ -24,7 +24,7 @@ typedef struct region_queue {
 
 static int region_basics(analyze_ctx *c, size_t g, fold_region_result *r)
 {
-	const fold__region_acc *A = &c->acc[g];
+	const instances__region_acc *A = &c->acc[g];
 	r->name = util_strdup(c->reg[g].name);
 	r->kind = c->reg[g].kind;
 	r->instances = A->ninst;
@@ -35,7 +35,7 @@ static int region_basics(analyze_ctx *c, size_t g, fold_region_result *r)
 	double total = 0;
 	unsigned long samples = 0, outermost = 0;
 	for (size_t i = 0; i < A->ninst; i++) {
-		const fold__instance *in = &A->inst[i];
+		const instances__instance *in = &A->inst[i];
 		fold_instance_info *o = &r->inst[i];
 		o->start_ns = in->start_ns;
 		o->duration_ns = in->dur_ns;
@@ -56,7 +56,7 @@ static int region_basics(analyze_ctx *c, size_t g, fold_region_result *r)
 
 static int cmp_instance_start(const void *x, const void *y)
 {
-	const fold__instance *a = x, *b = y;
+	const instances__instance *a = x, *b = y;
 	if (a->proc != b->proc)
 		return a->proc < b->proc ? -1 : 1;
 	if (a->thread != b->thread)

@@ -9,7 +9,7 @@
 /* Fewest samples in an instance for boundary extrapolation from inside it. */
 #define FOLD__EXTRAPOLATE_MIN 8
 
-int fold__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v)
+int folding__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v)
 {
 	const ingest__sample *s = &th->smp[k];
 	if (!s->cset)
@@ -30,11 +30,11 @@ static int value_at(const ingest__trace *t, const ingest__thread *th, size_t k, 
 		*v = th->cpu_cum[k];
 		return 0;
 	}
-	return fold__sample_value(t, th, k, id, v);
+	return folding__sample_value(t, th, k, id, v);
 }
 
-int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
-                         uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v)
+int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                            uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v)
 {
 	if (!cpu && ev->cset) {
 		int j = ingest__cset_find(&t->csets[ev->cset], id);
@@ -118,7 +118,7 @@ static int exact_at(const ingest__trace *t, const ingest__event *ev, uint32_t id
 	return ev->cset && ingest__cset_find(&t->csets[ev->cset], id) >= 0;
 }
 
-static int push(fold__folded *f, double x, double y, size_t inst)
+static int push(folding__folded *f, double x, double y, size_t inst)
 {
 	if (f->n == f->cap) {
 		/* Three parallel arrays, one capacity: util_grow picks the same new
@@ -137,7 +137,7 @@ static int push(fold__folded *f, double x, double y, size_t inst)
 	return 0;
 }
 
-void fold__folded_free(fold__folded *f)
+void folding__folded_free(folding__folded *f)
 {
 	free(f->x);
 	free(f->y);
@@ -145,8 +145,8 @@ void fold__folded_free(fold__folded *f)
 	memset(f, 0, sizeof *f);
 }
 
-static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
-                          const fold__fold_spec *spec, int cpu, fold__folded *out, double *irate);
+static int fold_instances(ingest__trace *const *tr, const instances__instance *inst, size_t ninst,
+                          const folding__spec *spec, int cpu, folding__folded *out, double *irate);
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -154,8 +154,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int fold__fold_series(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
-                      const fold__fold_spec *spec, fold__folded *out)
+int folding__fold_series(ingest__trace *const *tr, const instances__instance *inst, size_t ninst,
+                         const folding__spec *spec, folding__folded *out)
 {
 	memset(out, 0, sizeof *out);
 	int cpu = spec->kind == FOLD__SER_CPU;
@@ -172,11 +172,11 @@ int fold__fold_series(ingest__trace *const *tr, const fold__instance *inst, size
 	return rc;
 }
 
-static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
-                          const fold__fold_spec *spec, int cpu, fold__folded *out, double *irate)
+static int fold_instances(ingest__trace *const *tr, const instances__instance *inst, size_t ninst,
+                          const folding__spec *spec, int cpu, folding__folded *out, double *irate)
 {
 	for (size_t i = 0; i < ninst; i++) {
-		const fold__instance *in = &inst[i];
+		const instances__instance *in = &inst[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
 		const ingest__trace *t = tr[in->proc];
@@ -208,15 +208,16 @@ static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, 
 		double v0, v1, v;
 		int carries = 0;
 		for (size_t k = in->isb; k < in->ise && !carries; k++)
-			carries = cpu || fold__sample_value(t, th, k, id, &v) == 0;
+			carries = cpu || folding__sample_value(t, th, k, id, &v) == 0;
 		if (!carries && !cpu) {
 			const ingest__event *e = &th->ev[in->ev_enter];
 			carries = e->cset && ingest__cset_find(&t->csets[e->cset], id) >= 0;
 		}
 		if (!carries)
 			continue;
-		if (fold__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->isb, in->ise, 0, &v0) ||
-		    fold__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->isb, in->ise, 1, &v1)) {
+		if (folding__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->isb, in->ise, 0,
+		                            &v0) ||
+		    folding__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->isb, in->ise, 1, &v1)) {
 			if (!in->cont)
 				out->nskipped++;
 			continue;
@@ -239,7 +240,7 @@ static int fold_instances(ingest__trace *const *tr, const fold__instance *inst, 
 		for (size_t k = in->sb; k < in->se; k++) {
 			if (cpu)
 				v = th->cpu_cum[k];
-			else if (fold__sample_value(t, th, k, id, &v))
+			else if (folding__sample_value(t, th, k, id, &v))
 				continue;
 			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
 			double y = (v - v0) / total;

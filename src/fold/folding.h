@@ -34,14 +34,14 @@
 #include "ingest.h"
 #include "instances.h"
 
-enum fold__series_kind { FOLD__SER_COUNTER = 0, FOLD__SER_CPU = 1, FOLD__SER_WALL = 2 };
+enum folding__series_kind { FOLD__SER_COUNTER = 0, FOLD__SER_CPU = 1, FOLD__SER_WALL = 2 };
 
-typedef struct fold__fold_spec {
+typedef struct folding__spec {
 	int kind;
 	const int64_t *ctr_id; /* per trace: counter id, or -1 when that trace lacks it */
-} fold__fold_spec;
+} folding__spec;
 
-typedef struct fold__folded {
+typedef struct folding__folded {
 	double *x, *y;
 	uint32_t *inst; /* index (into the instance array) of each point's instance */
 	size_t n, cap;
@@ -53,25 +53,25 @@ typedef struct fold__folded {
 	size_t nzero;       /* ... with no event (contribute no point) */
 	double median_rate; /* median over those instances of total / duration (per ns): the
 	                       typical instance's rate, which stretched instances do not lower */
-} fold__folded;
+} folding__folded;
 
-/* Folds one series over the instances (pieces, see fold__instance_pieces)
+/* Folds one series over the instances (pieces, see instances__instance_pieces)
  * with used != 0: points from each piece's own samples; boundary values,
  * totals and counts once per instance (its first piece). Point i's instance
  * is inst[].id. */
-int fold__fold_series(ingest__trace *const *tr, const fold__instance *inst, size_t ninst,
-                      const fold__fold_spec *spec, fold__folded *out);
-void fold__folded_free(fold__folded *f);
+int folding__fold_series(ingest__trace *const *tr, const instances__instance *inst, size_t ninst,
+                         const folding__spec *spec, folding__folded *out);
+void folding__folded_free(folding__folded *f);
 
 /* Value of counter id at sample k of thread th, or -1 when absent. */
-int fold__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v);
+int folding__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v);
 
 /* Counter value at an instance boundary (ev = its enter or exit event,
  * [sb, se) its samples). Exact when the event carries the counter; else
  * estimated from the instance's own samples (see the invariants). Returns 0
  * or -ENOENT when neither the event nor two of the instance's samples carry
  * the counter. */
-int fold__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
-                         uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v);
+int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                            uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v);
 
 #endif

@@ -17,7 +17,7 @@
 /* Adjacent duration clusters closer than this many (sd_a + sd_b) are one group. */
 #define FOLD__SEPARATION 2.5
 
-void fold__grouping_opts_init(fold__grouping_opts *o)
+void grouping__opts_init(grouping__opts *o)
 {
 	o->outlier_k = 3.0;
 	o->max_groups = 6;
@@ -352,7 +352,7 @@ static void assign_members(const keyed *k, size_t n, const size_t *first, unsign
 /* Within each of the ng groups: marks outliers (why 1) beyond
  * centre +- outlier_k x scale of the members (see robust_centre), and
  * returns each group's centre and scale. vals is scratch for n values. */
-static void mark_outliers(const double *dur, size_t n, const fold__grouping_opts *o, const uint32_t *group,
+static void mark_outliers(const double *dur, size_t n, const grouping__opts *o, const uint32_t *group,
                           uint8_t *why, unsigned ng, double *centre, double *scale, double *vals)
 {
 	for (unsigned g = 0; g < ng; g++) {
@@ -409,11 +409,11 @@ static void renumber_groups(const double *dur, size_t n, uint32_t *group, unsign
 /* Fills stats[g] for g < maxg: counts, used durations, centre and scale (a
  * promoted population, centre NAN, gets its members' median and MAD). */
 static void fill_stats(const double *dur, size_t n, const uint32_t *group, const uint8_t *why, unsigned ng,
-                       const double *centre, const double *scale, double *vals, fold__group_stat *stats,
+                       const double *centre, const double *scale, double *vals, grouping__stat *stats,
                        unsigned maxg)
 {
 	for (unsigned g = 0; g < ng; g++) {
-		fold__group_stat st = {0};
+		grouping__stat st = {0};
 		st.min = INFINITY;
 		st.max = -INFINITY;
 		size_t c = 0;
@@ -461,7 +461,7 @@ static void fill_stats(const double *dur, size_t n, const uint32_t *group, const
  * excluded is within both caps, or *ng reaches maxg. A promoted group gets
  * centre NAN (its members' median is computed by the caller). k[j].i is the
  * instance at sorted position j and clu_of[j] its cluster. */
-static void promote_populations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
+static void promote_populations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group,
                                 uint8_t *why, const uint32_t *clu_of, const keyed *k, double *centre,
                                 double *scale, unsigned *ng, unsigned maxg)
 {
@@ -511,9 +511,9 @@ static void promote_populations(const double *dur, size_t n, const fold__groupin
 /* From members labelled by cluster to the final groups: outliers marked,
  * populations promoted out of the excluded, groups renumbered by duration,
  * their stats filled. clu_of[j]: cluster of sorted value j. 0 or -ENOMEM. */
-static int settle_groups(const double *dur, size_t n, const fold__grouping_opts *o, const keyed *k,
+static int settle_groups(const double *dur, size_t n, const grouping__opts *o, const keyed *k,
                          const uint32_t *clu_of, uint32_t *group, uint8_t *why, unsigned *ng,
-                         fold__group_stat *stats)
+                         grouping__stat *stats)
 {
 	double *vals = malloc((n ? n : 1) * sizeof *vals);
 	if (!vals)
@@ -530,8 +530,8 @@ static int settle_groups(const double *dur, size_t n, const fold__grouping_opts 
 	return 0;
 }
 
-int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
-                          uint8_t *why, size_t *ngroups, fold__group_stat *stats)
+int grouping__durations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group, uint8_t *why,
+                        size_t *ngroups, grouping__stat *stats)
 {
 	int rc = -ENOMEM;
 	keyed *k = NULL;

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct fold__grouping_opts {
+typedef struct grouping__opts {
 	double outlier_k;       /* default 3 */
 	unsigned max_groups;    /* default 6 */
 	double min_group_share; /* a cluster below this share of instances is isolated (default 0.02) */
@@ -43,21 +43,21 @@ typedef struct fold__grouping_opts {
 	 * made groups of their own (default 0.03 / 0.05). */
 	double outlier_max_share, outlier_max_time;
 	unsigned max_out_groups; /* groups returned at most, clusters plus populations (default 16) */
-} fold__grouping_opts;
+} grouping__opts;
 
-void fold__grouping_opts_init(fold__grouping_opts *o);
+void grouping__opts_init(grouping__opts *o);
 
-typedef struct fold__group_stat {
+typedef struct grouping__stat {
 	unsigned long n, used, outliers, isolated;
 	double median, mad, min, max; /* of durations, ns (median: the centre, see above) */
 	double total;                 /* summed duration of the used instances */
 	double mean;                  /* their mean duration */
-} fold__group_stat;
+} grouping__stat;
 
 /* dur[n] durations; fills group[n] (0..*ngroups-1) and why[n]
  * (0 used, 1 outlier, 2 isolated). stats (may be NULL) receives up to
  * max_groups entries. Returns 0 or -ENOMEM. */
-int fold__group_durations(const double *dur, size_t n, const fold__grouping_opts *o, uint32_t *group,
-                          uint8_t *why, size_t *ngroups, fold__group_stat *stats);
+int grouping__durations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group, uint8_t *why,
+                        size_t *ngroups, grouping__stat *stats);
 
 #endif

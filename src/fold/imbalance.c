@@ -187,7 +187,7 @@ static int by_thread(fold_analysis *a, imb_list *l)
 	return rc;
 }
 
-int fold__imbalance(fold_analysis *a)
+int imbalance__compute(fold_analysis *a)
 {
 	imb_list l = {0};
 	int rc = by_rank(a, &l);

@@ -16,7 +16,7 @@ typedef struct frame {
 } frame;
 
 typedef struct pair_probe {
-	const fold__callpairs *p;
+	const instances__callpairs *p;
 	uint64_t key;
 } pair_probe;
 
@@ -26,7 +26,7 @@ static int same_key(const void *arg, size_t value)
 	return q->p->e[value].key == q->key;
 }
 
-static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, double incl)
+static int pairs_add(instances__callpairs *p, uint32_t caller, uint32_t callee, double incl)
 {
 	uint64_t key = ((uint64_t)(caller + 1) << 32) | (uint64_t)(callee + 1);
 	uint64_t h = util_hash_mix(key, 0);
@@ -37,22 +37,22 @@ static int pairs_add(fold__callpairs *p, uint32_t caller, uint32_t callee, doubl
 		if (util_grow((void **)&p->e, &p->cap, p->n + 1, sizeof *p->e) ||
 		    util_hmap_insert(&p->by_key, h, p->n))
 			return -ENOMEM;
-		p->e[p->n++] = (fold__callpair_acc){key, 0, 0};
+		p->e[p->n++] = (instances__callpair_acc){key, 0, 0};
 	}
 	p->e[i].calls++;
 	p->e[i].incl += incl;
 	return 0;
 }
 
-fold__instance *fold__instance_pieces(const fold__instance *inst, size_t n, size_t *npieces)
+instances__instance *instances__instance_pieces(const instances__instance *inst, size_t n, size_t *npieces)
 {
-	fold__instance *p = malloc((2 * n + 1) * sizeof *p);
+	instances__instance *p = malloc((2 * n + 1) * sizeof *p);
 	size_t m = 0;
 	if (!p)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		const fold__instance *in = &inst[i];
-		fold__instance base = *in;
+		const instances__instance *in = &inst[i];
+		instances__instance base = *in;
 		base.id = (uint32_t)i;
 		base.isb = in->sb;
 		base.ise = in->se;
@@ -60,7 +60,7 @@ fold__instance *fold__instance_pieces(const fold__instance *inst, size_t n, size
 		uint32_t cur = in->sb;
 		/* Directly nested instances of the same region follow it in sorted order. */
 		for (size_t j = i + 1; j < n; j++) {
-			const fold__instance *c = &inst[j];
+			const instances__instance *c = &inst[j];
 			if (c->proc != in->proc || c->thread != in->thread || c->t0 >= in->t1)
 				break;
 			if (c->nested_same != in->nested_same + 1 || c->t1 > in->t1 || c->sb < cur)
@@ -85,14 +85,14 @@ fold__instance *fold__instance_pieces(const fold__instance *inst, size_t n, size
 	return p;
 }
 
-void fold__region_acc_free(fold__region_acc *a)
+void instances__region_acc_free(instances__region_acc *a)
 {
 	free(a->inst);
 	free(a->pt);
 	memset(a, 0, sizeof *a);
 }
 
-void fold__callpairs_free(fold__callpairs *p)
+void instances__callpairs_free(instances__callpairs *p)
 {
 	free(p->e);
 	util_hmap_free(&p->by_key);
@@ -113,9 +113,9 @@ typedef struct stack {
 } stack;
 
 static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
-                       const uint8_t *is_burst, fold__region_acc *acc, size_t nacc, fold__hook_cost hook,
-                       fold__callpairs *pairs, thread_prof *tp, uint32_t *active, uint32_t *touched,
-                       size_t *ntouched)
+                       const uint8_t *is_burst, instances__region_acc *acc, size_t nacc,
+                       instances__hook_cost hook, instances__callpairs *pairs, thread_prof *tp,
+                       uint32_t *active, uint32_t *touched, size_t *ntouched)
 {
 	const ingest__thread *th = &t->threads[ti];
 	stack stacks[2] = {{0}, {0}};
@@ -161,12 +161,12 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
 		if (ev->tick < en->tick)
 			dur = 0;
-		fold__region_acc *A = &acc[g];
+		instances__region_acc *A = &acc[g];
 		if (util_grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		fold__instance *in = &A->inst[A->ninst++];
+		instances__instance *in = &A->inst[A->ninst++];
 		memset(in, 0, sizeof *in);
 		in->t0 = en->tick;
 		in->t1 = ev->tick;
@@ -184,7 +184,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		in->used = 1;
 
 		/* see "Overhead compensation" in instances.h; a burst is not a hooked call */
-		fold__hook_cost hc = burst ? (fold__hook_cost){0, 0} : hook;
+		instances__hook_cost hc = burst ? (instances__hook_cost){0, 0} : hook;
 		double incl = dur - hc.inner_ns - hc.pair_ns * (double)f.desc;
 		double excl = dur - f.child_ns - hc.inner_ns - (hc.pair_ns - hc.inner_ns) * (double)f.nchild;
 		if (incl < 0)
@@ -229,8 +229,9 @@ out:
 	return rc;
 }
 
-int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
-                          fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs)
+int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+                     instances__region_acc *acc, size_t nacc, instances__hook_cost hook,
+                     instances__callpairs *pairs)
 {
 	int rc = 0;
 	thread_prof *tp = calloc(nacc ? nacc : 1, sizeof *tp);
@@ -250,12 +251,12 @@ int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t 
 		                 active, touched, &ntouched);
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
-			fold__region_acc *A = &acc[g];
+			instances__region_acc *A = &acc[g];
 			if (util_grow((void **)&A->pt, &A->cap_pt, A->npt + 1, sizeof *A->pt)) {
 				rc = -ENOMEM;
 				break;
 			}
-			A->pt[A->npt++] = (fold__prof_thread){
+			A->pt[A->npt++] = (instances__prof_thread){
 			    proc, (uint32_t)ti, tp[g].calls, tp[g].incl, tp[g].excl, tp[g].min, tp[g].max};
 		}
 		for (size_t k = 0; k < ntouched; k++)

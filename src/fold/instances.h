@@ -9,7 +9,7 @@
  *  - An instance's samples are the thread's samples [sb, se): every sample
  *    taken between its enter and its exit, including those inside nested
  *    regions. Folding attaches a sample to the innermost instance of the
- *    folded region that contains it: fold__instance_pieces() cuts an
+ *    folded region that contains it: instances__instance_pieces() cuts an
  *    instance of a recursive region around its nested instances of the same
  *    region into pieces, each owning a sample range.
  *  - MPI computation bursts (TRACE_REGION_BURST) pair on a stack of their
@@ -41,7 +41,7 @@
 #include "ingest.h"
 #include "util.h"
 
-typedef struct fold__instance {
+typedef struct instances__instance {
 	uint64_t t0, t1; /* ticks */
 	double start_ns, dur_ns;
 	uint32_t proc, thread; /* trace index, thread index in that trace */
@@ -52,11 +52,11 @@ typedef struct fold__instance {
 	uint32_t nested_same; /* how many instances of the same region enclose it */
 	uint32_t group;
 	uint8_t used;
-	uint8_t why;  /* fold__exclusion */
-	uint8_t cont; /* 1: a further piece of the same instance (see fold__instance_pieces) */
-} fold__instance;
+	uint8_t why;  /* instances__exclusion */
+	uint8_t cont; /* 1: a further piece of the same instance (see instances__instance_pieces) */
+} instances__instance;
 
-enum fold__exclusion {
+enum instances__exclusion {
 	FOLD__USED = 0,
 	FOLD__EXCL_OUTLIER = 1,     /* duration outside median +- k*MAD of its group */
 	FOLD__EXCL_ISOLATED = 2,    /* duration cluster too small to be a group */
@@ -65,44 +65,45 @@ enum fold__exclusion {
 	    4, /* unused since recursive instances fold at every depth (kept: stable values) */
 };
 
-typedef struct fold__prof_thread {
+typedef struct instances__prof_thread {
 	uint32_t proc, thread;
 	uint64_t calls;
 	double incl, excl, min, max;
-} fold__prof_thread;
+} instances__prof_thread;
 
-typedef struct fold__region_acc {
-	fold__instance *inst;
+typedef struct instances__region_acc {
+	instances__instance *inst;
 	size_t ninst, cap_inst;
-	fold__prof_thread *pt;
+	instances__prof_thread *pt;
 	size_t npt, cap_pt;
 	unsigned long unclosed;   /* enters never matched by an exit (mismatch, thread end) */
 	unsigned long stray_exit; /* exits without an enter */
-} fold__region_acc;
+} instances__region_acc;
 
-typedef struct fold__callpair_acc {
+typedef struct instances__callpair_acc {
 	uint64_t key; /* (caller + 1) << 32 | (callee + 1), global region indices */
 	uint64_t calls;
 	double incl;
-} fold__callpair_acc;
+} instances__callpair_acc;
 
-typedef struct fold__callpairs {
-	fold__callpair_acc *e; /* e[0..n): the pairs in order of first call */
+typedef struct instances__callpairs {
+	instances__callpair_acc *e; /* e[0..n): the pairs in order of first call */
 	util_hmap by_key;      /* key -> index into e */
 	size_t cap, n;
-} fold__callpairs;
+} instances__callpairs;
 
 /* Walks every thread of trace t (index proc). map[id] gives the global
  * region index of trace region id (ids >= nmap are ignored as undefined).
  * Instances and profile data are appended to acc[global index]. */
 /* Calibrated cost of the compiler hooks, ns (0 when the trace has none). */
-typedef struct fold__hook_cost {
+typedef struct instances__hook_cost {
 	double pair_ns;  /* one recorded enter+exit pair */
 	double inner_ns; /* the part between the call's own two timestamps */
-} fold__hook_cost;
+} instances__hook_cost;
 
-int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
-                          fold__region_acc *acc, size_t nacc, fold__hook_cost hook, fold__callpairs *pairs);
+int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
+                     instances__region_acc *acc, size_t nacc, instances__hook_cost hook,
+                     instances__callpairs *pairs);
 
 /* Pieces of the instances inst[0..n) of one region, sorted by (process,
  * thread, start, longest first) as fold_region sorts them: one piece per
@@ -111,9 +112,9 @@ int fold__instances_build(const ingest__trace *t, unsigned proc, const uint32_t 
  * after it). The first piece of an instance has cont = 0; all carry the
  * instance's index in id and its whole sample range in isb/ise. Non-recursive
  * regions get one piece per instance. Returns NULL on allocation failure. */
-fold__instance *fold__instance_pieces(const fold__instance *inst, size_t n, size_t *npieces);
+instances__instance *instances__instance_pieces(const instances__instance *inst, size_t n, size_t *npieces);
 
-void fold__region_acc_free(fold__region_acc *a);
-void fold__callpairs_free(fold__callpairs *p);
+void instances__region_acc_free(instances__region_acc *a);
+void instances__callpairs_free(instances__callpairs *p);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void fold__kriging_opts_init(fold__kriging_opts *o)
+void kriging__opts_init(kriging__opts *o)
 {
 	o->bins = 1000;
 	o->n_len = 20;
@@ -97,7 +97,7 @@ static double loglik(const obs *o, size_t N, double ell, double eta, double *s2)
 	return -0.5 * sum_logS - 0.5 * n * log(sh) - 0.5 * n;
 }
 
-void fold__kriging_result_free(fold__kriging_result *r)
+void kriging__result_free(kriging__result *r)
 {
 	free(r->cum);
 	free(r->rate);
@@ -129,8 +129,8 @@ static void pava(double *y, size_t n, double *wbuf, size_t *lenbuf)
 			y[--k] = y[b];
 }
 
-int fold__kriging_fit(const double *x, const double *y, size_t n, const fold__kriging_opts *o, const double *grid,
-                      size_t G, fold__kriging_result *r)
+int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts *o, const double *grid,
+                 size_t G, kriging__result *r)
 {
 	int rc = -ENOMEM;
 	memset(r, 0, sizeof *r);
@@ -366,7 +366,7 @@ int fold__kriging_fit(const double *x, const double *y, size_t n, const fold__kr
 	rc = 0;
 out:
 	if (rc)
-		fold__kriging_result_free(r);
+		kriging__result_free(r);
 	free(ob);
 	free(pts);
 	free(gx);

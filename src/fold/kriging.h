@@ -26,16 +26,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct fold__kriging_opts {
+typedef struct kriging__opts {
 	unsigned bins;  /* default 1000 */
 	unsigned n_len; /* length-scale grid points (default 20) */
 	unsigned n_eta; /* nugget-ratio grid points (default 10) */
 	uint64_t seed;  /* recorded only: the fit is deterministic */
-} fold__kriging_opts;
+} kriging__opts;
 
-void fold__kriging_opts_init(fold__kriging_opts *o);
+void kriging__opts_init(kriging__opts *o);
 
-typedef struct fold__kriging_result {
+typedef struct kriging__result {
 	size_t n;                     /* grid points */
 	double *cum, *rate;           /* at the grid: cumulative share, d cum/dx */
 	double *rate_lo, *rate_hi;    /* 95% band of the rate */
@@ -44,12 +44,12 @@ typedef struct fold__kriging_result {
 	double loglik;
 	size_t nbins;                 /* observations after binning (0: none) */
 	char approximation[160];
-} fold__kriging_result;
+} kriging__result;
 
 /* grid: G positions in [0,1], ascending. Returns 0, -EINVAL (fewer than 5
  * points) or -ENOMEM. r is always safe to free. */
-int fold__kriging_fit(const double *x, const double *y, size_t n, const fold__kriging_opts *o, const double *grid,
-                      size_t G, fold__kriging_result *r);
-void fold__kriging_result_free(fold__kriging_result *r);
+int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts *o, const double *grid,
+                 size_t G, kriging__result *r);
+void kriging__result_free(kriging__result *r);
 
 #endif

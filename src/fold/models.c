@@ -51,14 +51,14 @@ typedef struct model {
 	size_t nmt;
 } model;
 
-struct fold__models {
+struct models__set {
 	model *m;
 	size_t n;
 };
 
-fold__models *fold__models_new(void)
+models__set *models__new(void)
 {
-	return calloc(1, sizeof(fold__models));
+	return calloc(1, sizeof(models__set));
 }
 
 static void model_free(model *m)
@@ -81,7 +81,7 @@ static void model_free(model *m)
 	free(m->mt);
 }
 
-void fold__models_free(fold__models *m)
+void models__free(models__set *m)
 {
 	if (!m)
 		return;
@@ -91,12 +91,12 @@ void fold__models_free(fold__models *m)
 	free(m);
 }
 
-size_t fold__models_count(const fold__models *m)
+size_t models__count(const models__set *m)
 {
 	return m ? m->n : 0;
 }
 
-size_t fold__models_max_metrics(const fold__models *m)
+size_t models__max_metrics(const models__set *m)
 {
 	size_t t = 0;
 	for (size_t i = 0; m && i < m->n; i++)
@@ -104,7 +104,7 @@ size_t fold__models_max_metrics(const fold__models *m)
 	return t;
 }
 
-const char *fold__models_metric_name(const fold__models *m, size_t mi, size_t k)
+const char *models__metric_name(const models__set *m, size_t mi, size_t k)
 {
 	if (!m || mi >= m->n || k >= m->m[mi].nmt)
 		return NULL;
@@ -312,7 +312,7 @@ static char *token(char **sp)
 	return start;
 }
 
-int fold__models_parse(fold__models *ms, const char *text, const char *origin, char *err, size_t errlen)
+int models__parse(models__set *ms, const char *text, const char *origin, char *err, size_t errlen)
 {
 	model md;
 	memset(&md, 0, sizeof md);
@@ -440,11 +440,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int fold__models_load(const char *dir, fold__models **out, trace_diag_fn diag, void *diag_arg)
+int models__load(const char *dir, models__set **out, trace_diag_fn diag, void *diag_arg)
 {
 	char path[PATH_MAX + 16], exe[PATH_MAX], cand[PATH_MAX + 64];
 	int found = 0;
-	fold__models *ms = fold__models_new();
+	models__set *ms = models__new();
 	if (!ms)
 		return -ENOMEM;
 	*out = ms;
@@ -503,7 +503,7 @@ int fold__models_load(const char *dir, fold__models **out, trace_diag_fn diag, v
 			continue;
 		}
 		char err[512];
-		int rc = fold__models_parse(ms, text, file, err, sizeof err);
+		int rc = models__parse(ms, text, file, err, sizeof err);
 		free(text);
 		if (rc && diag) {
 			char line[600];
@@ -537,7 +537,7 @@ static void alias_list(const alias *a, char *buf, size_t len)
 	}
 }
 
-int fold__models_classify(const fold__models *m, fold_analysis *a)
+int models__classify(const models__set *m, fold_analysis *a)
 {
 	if (!m || !m->n)
 		return 0;
@@ -580,8 +580,8 @@ int fold__models_classify(const fold__models *m, fold_analysis *a)
 	return 0;
 }
 
-int fold__models_eval(const fold__models *m, size_t mi, size_t k, const char *const *names,
-                      const double *rates, size_t n, double *out)
+int models__eval(const models__set *m, size_t mi, size_t k, const char *const *names, const double *rates,
+                 size_t n, double *out)
 {
 	if (!m || mi >= m->n || k >= m->m[mi].nmt)
 		return -EINVAL;
@@ -599,7 +599,7 @@ int fold__models_eval(const fold__models *m, size_t mi, size_t k, const char *co
 	return 0;
 }
 
-int fold__models_apply(const fold__models *m, fold_region_result *r)
+int models__apply(const models__set *m, fold_region_result *r)
 {
 	if (!m || !r->nseries)
 		return 0;

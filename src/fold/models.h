@@ -25,33 +25,33 @@
 #include "analysis.h"
 #include "trace_reader.h"
 
-typedef struct fold__models fold__models;
+typedef struct models__set models__set;
 
 /* Loads every *.model file of <share>/models, share being dir, else
  * $FOLD_SHARE_DIR, else the installed data directory next to the executable,
  * else the source tree's share/fold. No directory is not an error (no
  * models); a malformed file is reported through diag and skipped. */
-int fold__models_load(const char *dir, fold__models **out, trace_diag_fn diag, void *diag_arg);
+int models__load(const char *dir, models__set **out, trace_diag_fn diag, void *diag_arg);
 /* Parses one model from text (for tests); origin names it in messages. */
-int fold__models_parse(fold__models *m, const char *text, const char *origin, char *err, size_t errlen);
-fold__models *fold__models_new(void);
-void fold__models_free(fold__models *m);
-size_t fold__models_count(const fold__models *m);
-size_t fold__models_max_metrics(const fold__models *m);
+int models__parse(models__set *m, const char *text, const char *origin, char *err, size_t errlen);
+models__set *models__new(void);
+void models__free(models__set *m);
+size_t models__count(const models__set *m);
+size_t models__max_metrics(const models__set *m);
 
 /* Records in a->models_skipped every model that needs a counter the
  * analysis has nowhere (id -> "no counter for ALIAS (NAME | NAME ...)"),
  * and in a->models_used the others. Returns 0 or -ENOMEM. */
-int fold__models_classify(const fold__models *m, fold_analysis *a);
+int models__classify(const models__set *m, fold_analysis *a);
 
 /* Appends derived series (curves on the region's grid) and per-phase metric
  * values for every model whose counters the region's series include. */
-int fold__models_apply(const fold__models *m, fold_region_result *r);
+int models__apply(const models__set *m, fold_region_result *r);
 
 /* Evaluates metric k of model j on named rates (tests): 0, or -ENOENT when a
  * counter is missing. */
-int fold__models_eval(const fold__models *m, size_t model, size_t metric, const char *const *names,
-                      const double *rates, size_t n, double *out);
-const char *fold__models_metric_name(const fold__models *m, size_t model, size_t metric);
+int models__eval(const models__set *m, size_t model, size_t metric, const char *const *names,
+                 const double *rates, size_t n, double *out);
+const char *models__metric_name(const models__set *m, size_t model, size_t metric);
 
 #endif

@@ -72,7 +72,7 @@ static double handler_ns(const ingest__thread *th, size_t k, double fallback)
 
 /* Estimate of the delivery D for trace p from one region's instances;
  * returns the number of one-sample instances it rests on (0: none). */
-static size_t delivery_from_region(const analyze_ctx *c, const fold__region_acc *A, size_t p,
+static size_t delivery_from_region(const analyze_ctx *c, const instances__region_acc *A, size_t p,
                                    const double *fallback, double *d)
 {
 	size_t n = A->ninst, n0 = 0, n1 = 0;
@@ -81,7 +81,7 @@ static size_t delivery_from_region(const analyze_ctx *c, const fold__region_acc 
 	if (!v0 || !v1)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const fold__instance *in = &A->inst[i];
+		const instances__instance *in = &A->inst[i];
 		if (in->proc != p || in->nested_same)
 			continue;
 		const ingest__thread *th = &c->tr[p]->threads[in->thread];
@@ -113,7 +113,7 @@ out:
 	return got;
 }
 
-int analyze__compensate_samples(analyze_ctx *c)
+int perturb__compensate_samples(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
 	double hsum = 0, dsum = 0;
@@ -177,9 +177,9 @@ int analyze__compensate_samples(analyze_ctx *c)
 		}
 		/* instances of every region in this trace */
 		for (size_t g = 0; g < c->nreg; g++) {
-			fold__region_acc *A = &c->acc[g];
+			instances__region_acc *A = &c->acc[g];
 			for (size_t k = 0; k < A->ninst; k++) {
-				fold__instance *in = &A->inst[k];
+				instances__instance *in = &A->inst[k];
 				const double *s = in->proc == p ? S[in->thread] : NULL;
 				if (!s)
 					continue;

@@ -24,11 +24,11 @@ static double calibration(const ingest__trace *t, const char *const *keys, size_
 }
 
 /* The compiler hooks' calibrated cost (docs/trace-format.md, overhead.*). */
-fold__hook_cost analyze__hook_cost(const ingest__trace *t)
+instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 {
 	static const char *const pair_keys[] = {"overhead.hook_ns", "calibration.hook_ns"};
 	static const char *const inner_keys[] = {"overhead.hook_inner_ns"};
-	fold__hook_cost h = {calibration(t, pair_keys, 2), calibration(t, inner_keys, 1)};
+	instances__hook_cost h = {calibration(t, pair_keys, 2), calibration(t, inner_keys, 1)};
 	if (!(h.pair_ns > 0 && h.pair_ns < 1e6))
 		h.pair_ns = h.inner_ns = 0; /* absent or absurd: no compensation */
 	if (!(h.inner_ns >= 0 && h.inner_ns <= h.pair_ns))
@@ -53,14 +53,14 @@ static int cmp_callpair(const void *x, const void *y)
 	return r ? r : strcmp(a->callee, b->callee);
 }
 
-int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs)
+int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 {
 	fold_analysis *a = c->a;
 	a->profile = calloc(c->nreg + 1, sizeof *a->profile);
 	if (!a->profile)
 		return -ENOMEM;
 	for (size_t g = 0; g < c->nreg; g++) {
-		fold__region_acc *A = &c->acc[g];
+		instances__region_acc *A = &c->acc[g];
 		if (!A->npt && !A->unclosed && !A->stray_exit)
 			continue;
 		fold_profile_entry *p = &a->profile[a->nprofile++];
@@ -73,7 +73,7 @@ int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs)
 		p->min_ns = INFINITY;
 		p->max_ns = 0;
 		for (size_t k = 0; k < A->npt; k++) {
-			const fold__prof_thread *pt = &A->pt[k];
+			const instances__prof_thread *pt = &A->pt[k];
 			fold_profile_thread *o = &p->per_thread[p->nper_thread++];
 			o->proc = pt->proc;
 			o->rank = a->procs[pt->proc].rank;
@@ -107,7 +107,7 @@ int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs)
 	if (!a->callpairs)
 		return -ENOMEM;
 	for (size_t i = 0; i < pairs->n; i++) {
-		const fold__callpair_acc *s = &pairs->e[i];
+		const instances__callpair_acc *s = &pairs->e[i];
 		uint32_t caller = (uint32_t)(s->key >> 32) - 1, callee = (uint32_t)s->key - 1;
 		fold_callpair *o = &a->callpairs[a->ncallpairs++];
 		o->caller = util_strdup(c->reg[caller].name);
@@ -119,7 +119,7 @@ int analyze__build_profile(analyze_ctx *c, fold__callpairs *pairs)
 	}
 	qsort(a->callpairs, a->ncallpairs, sizeof *a->callpairs, cmp_callpair);
 	for (size_t g = 0; g < c->nreg; g++) {
-		const fold__region_acc *A = &c->acc[g];
+		const instances__region_acc *A = &c->acc[g];
 		if (A->unclosed || A->stray_exit)
 			analyze__warn(
 			    c,

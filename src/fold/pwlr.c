@@ -26,7 +26,7 @@
 /* Fewest instances for a design-effect estimate. */
 #define FOLD__DEFF_MIN_INSTANCES 10
 
-void fold__pwlr_opts_init(fold__pwlr_opts *o)
+void pwlr__opts_init(pwlr__opts *o)
 {
 	o->cells = 400;
 	o->min_len = 0.02;
@@ -137,7 +137,7 @@ static void sser_free(sser *s)
 	free(s->idx);
 }
 
-static int sser_init(sser *s, const fold__pwlr_series *in, unsigned cells)
+static int sser_init(sser *s, const pwlr__series *in, unsigned cells)
 {
 	memset(s, 0, sizeof *s);
 	size_t n = in->n, m = 0;
@@ -365,7 +365,7 @@ static double joint_cost_x(const sser *S, size_t ns, double xa, double xb)
 }
 
 /* Continuous fit of one series: tent basis at bounds, knot[0] = 0, knot[K] = 1. */
-static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
+static void continuous_fit(const sser *s, pwlr__result *r, size_t si)
 {
 	size_t K = r->nseg;
 	double *knot = r->knot + si * (K + 1);
@@ -381,7 +381,7 @@ static void continuous_fit(const sser *s, fold__pwlr_result *r, size_t si)
 			/* y - x*knot[K]*phi_K = sum_j c_j phi_j, phi_j tents; phi_K's coefficient is 1. */
 			for (size_t i = 0; i < s->n; i++) {
 				double x = s->x[i];
-				size_t g = fold__pwlr_segment(r, x);
+				size_t g = pwlr__segment(r, x);
 				double a = r->bounds[g], b = r->bounds[g + 1];
 				double t = b > a ? (x - a) / (b - a) : 0;
 				double wl = 1 - t, wr = t; /* weights on knots g and g+1 */
@@ -445,7 +445,7 @@ static int seg_slope(const sser *s, double xa, double xb, double *slope, double 
 }
 
 /* Is the boundary between [xa, xm) and [xm, xb) a real change of rate? */
-static int meaningful(const sser *S, size_t ns, double xa, double xm, double xb, const fold__pwlr_opts *o)
+static int meaningful(const sser *S, size_t ns, double xa, double xm, double xb, const pwlr__opts *o)
 {
 	for (size_t k = 0; k < ns; k++) {
 		if (!S[k].detect)
@@ -552,8 +552,8 @@ static void dp_bounds(const dp *d, unsigned q, double *bounds)
 }
 
 /* Refines boundary j of r on the points within [lo, hi]. cand: scratch. */
-static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, double lo, double hi,
-                  double min_len, double **cand, size_t *cap)
+static int refine(const sser *S, size_t ns, pwlr__result *r, size_t j, double lo, double hi, double min_len,
+                  double **cand, size_t *cap)
 {
 	double minlo = r->bounds[j - 1] + min_len * 0.999, maxhi = r->bounds[j + 1] - min_len * 0.999;
 	if (lo < minlo)
@@ -596,7 +596,7 @@ static int refine(const sser *S, size_t ns, fold__pwlr_result *r, size_t j, doub
 }
 
 /* Absorbs one transition segment if there is one; returns its index or 0. */
-static size_t absorb_transition(const sser *S, size_t ns, fold__pwlr_result *r, double max_len, double *lo,
+static size_t absorb_transition(const sser *S, size_t ns, pwlr__result *r, double max_len, double *lo,
                                 double *hi)
 {
 	for (size_t j = 1; j + 1 < r->nseg; j++) {
@@ -645,7 +645,7 @@ static size_t absorb_transition(const sser *S, size_t ns, fold__pwlr_result *r, 
 /* Curvature c of series s over [a, b] around the chord from ka to kb:
  * y = chord + c (x - a)(x - b), least squares on the raw points. Returns
  * the SSE of that quadratic and (in *pl) of the current fit r there. */
-static double quad_fit(const sser *s, const fold__pwlr_result *r, size_t k, double a, double b, double ka,
+static double quad_fit(const sser *s, const pwlr__result *r, size_t k, double a, double b, double ka,
                        double kb, double *c, double *pl, size_t *npts)
 {
 	size_t ia = lower_bound(s->x, s->n, a), ib = upper_index(s, b);
@@ -661,7 +661,7 @@ static double quad_fit(const sser *s, const fold__pwlr_result *r, size_t k, doub
 	for (size_t i = ia; i < ib; i++) {
 		double x = s->x[i], q = (x - a) * (x - b);
 		double e = s->yr[i] - (ka + (kb - ka) * (x - a) / (b - a)) - *c * q;
-		double f = s->yr[i] - fold__pwlr_cum(r, k, x);
+		double f = s->yr[i] - pwlr__cum(r, k, x);
 		sq += e * e;
 		sp += f * f;
 	}
@@ -673,7 +673,7 @@ static double quad_fit(const sser *s, const fold__pwlr_result *r, size_t k, doub
 /* Do segments [j, e] (inclusive, e >= j + 2) form one gradual change? Every
  * detecting series' slopes move monotonically the same way, and a single
  * quadratic is as good as the staircase by BIC. */
-static int is_gradual(const sser *S, size_t ns, const fold__pwlr_result *r, size_t j, size_t e)
+static int is_gradual(const sser *S, size_t ns, const pwlr__result *r, size_t j, size_t e)
 {
 	int any = 0;
 	for (size_t k = 0; k < ns; k++) {
@@ -706,7 +706,7 @@ static int is_gradual(const sser *S, size_t ns, const fold__pwlr_result *r, size
 }
 
 /* Step 10: merges runs of segments that are one gradual change. */
-static int merge_gradual(const sser *S, size_t ns, fold__pwlr_result *r)
+static int merge_gradual(const sser *S, size_t ns, pwlr__result *r)
 {
 	size_t K = r->nseg;
 	size_t grp_end[FOLD_PWLR_MAX_SEGMENTS];
@@ -783,7 +783,7 @@ static size_t points_in(const sser *S, size_t ns, double a, double b)
 	return c;
 }
 
-static void insert_bound(fold__pwlr_result *r, size_t j, double x)
+static void insert_bound(pwlr__result *r, size_t j, double x)
 {
 	for (size_t q = r->nseg + 1; q > j; q--)
 		r->bounds[q] = r->bounds[q - 1];
@@ -791,7 +791,7 @@ static void insert_bound(fold__pwlr_result *r, size_t j, double x)
 	r->nseg++;
 }
 
-static void remove_bound(fold__pwlr_result *r, size_t j)
+static void remove_bound(pwlr__result *r, size_t j)
 {
 	for (size_t q = j; q < r->nseg; q++)
 		r->bounds[q] = r->bounds[q + 1];
@@ -805,7 +805,7 @@ static void remove_bound(fold__pwlr_result *r, size_t j)
  * random sampling leaves empty: with n uniform points, a gap of g somewhere
  * has probability about n exp(-n g), so g >= ln(1000 n) / n. Split segments
  * at their holes, then merge neighbours that hold (almost) no points. */
-static void split_holes(const sser *S, size_t ns, fold__pwlr_result *r, double min_len)
+static void split_holes(const sser *S, size_t ns, pwlr__result *r, double min_len)
 {
 	size_t nmax = 0;
 	for (size_t k = 0; k < ns; k++)
@@ -846,7 +846,7 @@ static void split_holes(const sser *S, size_t ns, fold__pwlr_result *r, double m
 	}
 }
 
-int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts *o, fold__pwlr_result *r)
+int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__result *r)
 {
 	int rc = -ENOMEM;
 	memset(r, 0, sizeof *r);
@@ -1016,7 +1016,7 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 	for (size_t k = 0; k < ns; k++) {
 		double ss = 0;
 		for (size_t i = 0; i < S[k].n; i++) {
-			double e = S[k].yr[i] - fold__pwlr_cum(r, k, S[k].x[i]);
+			double e = S[k].yr[i] - pwlr__cum(r, k, S[k].x[i]);
 			ss += e * e;
 		}
 		r->rms[k] = S[k].n ? sqrt(ss / (double)S[k].n) : 0;
@@ -1028,7 +1028,7 @@ int fold__pwlr_fit(const fold__pwlr_series *in, size_t ns, const fold__pwlr_opts
 	rc = 0;
 out:
 	if (rc)
-		fold__pwlr_result_free(r);
+		pwlr__result_free(r);
 	for (size_t k = 0; k < ok; k++)
 		sser_free(&S[k]);
 	free(S);
@@ -1040,7 +1040,7 @@ out:
 	return rc;
 }
 
-void fold__pwlr_result_free(fold__pwlr_result *r)
+void pwlr__result_free(pwlr__result *r)
 {
 	free(r->knot);
 	free(r->slope);
@@ -1051,7 +1051,7 @@ void fold__pwlr_result_free(fold__pwlr_result *r)
 	r->knot = r->slope = r->rms = r->sigma = r->deff = r->curv = NULL;
 }
 
-size_t fold__pwlr_segment(const fold__pwlr_result *r, double x)
+size_t pwlr__segment(const pwlr__result *r, double x)
 {
 	size_t g = 0;
 	while (g + 1 < r->nseg && x >= r->bounds[g + 1])
@@ -1059,13 +1059,13 @@ size_t fold__pwlr_segment(const fold__pwlr_result *r, double x)
 	return g;
 }
 
-double fold__pwlr_cum(const fold__pwlr_result *r, size_t i, double x)
+double pwlr__cum(const pwlr__result *r, size_t i, double x)
 {
 	if (x <= 0)
 		return 0;
 	if (x >= 1)
 		return r->knot[i * (r->nseg + 1) + r->nseg];
-	size_t g = fold__pwlr_segment(r, x);
+	size_t g = pwlr__segment(r, x);
 	const double *k = r->knot + i * (r->nseg + 1);
 	double a = r->bounds[g], b = r->bounds[g + 1];
 	double t = b > a ? (x - a) / (b - a) : 0;
@@ -1075,9 +1075,9 @@ double fold__pwlr_cum(const fold__pwlr_result *r, size_t i, double x)
 	return v;
 }
 
-double fold__pwlr_rate(const fold__pwlr_result *r, size_t i, double x)
+double pwlr__rate(const pwlr__result *r, size_t i, double x)
 {
-	size_t g = fold__pwlr_segment(r, x < 0 ? 0 : x > 1 ? 1 : x);
+	size_t g = pwlr__segment(r, x < 0 ? 0 : x > 1 ? 1 : x);
 	double v = r->slope[i * r->nseg + g];
 	if (r->gradual[g] && r->curv)
 		v += r->curv[i * r->nseg + g] * (2 * x - r->bounds[g] - r->bounds[g + 1]);

@@ -51,7 +51,7 @@
  *     have corners a quadratic cannot follow, a ramp has curvature inside
  *     every step. The merged segment keeps the outer knots; its curve is
  *     the chord plus curv x (x - a)(x - b), its slope[] the chord's (the
- *     mean rate), and fold__pwlr_rate() gives the rate at any x.
+ *     mean rate), and pwlr__rate() gives the rate at any x.
  * Series flagged rates_only are fitted and get rates but do not place
  * breakpoints (noisy or sparse series). Deterministic; no randomness.
  * Callers turn GSL's aborting error handler off (gsl_set_error_handler_off)
@@ -65,14 +65,14 @@
 
 #define FOLD_PWLR_MAX_SEGMENTS 32
 
-typedef struct fold__pwlr_series {
+typedef struct pwlr__series {
 	const double *x, *y; /* folded points, any order, x in [0,1] */
 	size_t n;
 	const uint32_t *inst; /* instance of each point (NULL: points independent) */
 	int rates_only;       /* 1: gets rates but does not place breakpoints */
-} fold__pwlr_series;
+} pwlr__series;
 
-typedef struct fold__pwlr_opts {
+typedef struct pwlr__opts {
 	unsigned cells;        /* default 400 */
 	double min_len;        /* default 0.02 */
 	unsigned max_segments; /* default 12, at most FOLD_PWLR_MAX_SEGMENTS */
@@ -80,11 +80,11 @@ typedef struct fold__pwlr_opts {
 	double min_change;     /* smallest relative slope change of a boundary (default 0.1) */
 	double z;              /* ... and in standard errors (default 4) */
 	double smear;          /* relative spread of instance durations (default 0) */
-} fold__pwlr_opts;
+} pwlr__opts;
 
-void fold__pwlr_opts_init(fold__pwlr_opts *o);
+void pwlr__opts_init(pwlr__opts *o);
 
-typedef struct fold__pwlr_result {
+typedef struct pwlr__result {
 	size_t nseg;
 	double bounds[FOLD_PWLR_MAX_SEGMENTS + 1]; /* bounds[0] = 0, bounds[nseg] = 1 */
 	size_t nseries;
@@ -100,17 +100,17 @@ typedef struct fold__pwlr_result {
 	unsigned char gradual[FOLD_PWLR_MAX_SEGMENTS]; /* 1: a gradual change (step 10) */
 	double *curv;          /* nseries x nseg: curvature of gradual segments (0 elsewhere) */
 	size_t gradual_merged; /* segments merged into gradual ones */
-} fold__pwlr_result;
+} pwlr__result;
 
 /* Returns 0, -EINVAL (no series has 3 points) or -ENOMEM. */
-int fold__pwlr_fit(const fold__pwlr_series *s, size_t ns, const fold__pwlr_opts *o, fold__pwlr_result *r);
-void fold__pwlr_result_free(fold__pwlr_result *r);
+int pwlr__fit(const pwlr__series *s, size_t ns, const pwlr__opts *o, pwlr__result *r);
+void pwlr__result_free(pwlr__result *r);
 /* Fitted cumulative share of series i at x (monotone). */
-double fold__pwlr_cum(const fold__pwlr_result *r, size_t i, double x);
+double pwlr__cum(const pwlr__result *r, size_t i, double x);
 /* Fitted rate (d cum / dx, relative to the mean) of series i at x: the
  * segment's slope, varying linearly inside a gradual segment; >= 0. */
-double fold__pwlr_rate(const fold__pwlr_result *r, size_t i, double x);
+double pwlr__rate(const pwlr__result *r, size_t i, double x);
 /* Segment containing x. */
-size_t fold__pwlr_segment(const fold__pwlr_result *r, double x);
+size_t pwlr__segment(const pwlr__result *r, double x);
 
 #endif

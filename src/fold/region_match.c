@@ -74,7 +74,7 @@ int analyze__map_regions(analyze_ctx *c)
 			char buf[64];
 			const char *name = d->name;
 			if (!name || !*name)
-				name = fold__attrib_function_name(c->attrib, (unsigned)i, d->address, buf,
+				name = attribution__function_name(c->attrib, (unsigned)i, d->address, buf,
 				                                  sizeof buf);
 			if (region_index(c, name, d->kind, d->address, &c->map[i][d->id]))
 				return -ENOMEM;

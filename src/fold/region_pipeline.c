@@ -5,7 +5,7 @@
  *                -> r->groups, instance marks, the pieces to fold
  *   fold series  every counter, then CPU time (wall time only when nothing
  *                else) -> series_work[]
- *   fit phases   the joint piecewise-linear fit -> fold__pwlr_result (steps
+ *   fit phases   the joint piecewise-linear fit -> pwlr__result (steps
  *                and gradual changes)
  *   fit curves   the chosen fit (fit.h) per series -> r->series, fit_params
  *   build phases phases with per-series rates and samples -> r->phases
@@ -31,7 +31,7 @@
 #include "uncertainty.h"
 
 typedef struct series_work {
-	fold__folded f;
+	folding__folded f;
 	char *name;
 	unsigned kind; /* counter kind; 0 for time */
 	int skind;
@@ -60,7 +60,7 @@ static void choose_phase_series(series_work *sw, size_t nsw)
 	int any_exact = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		series_work *s = &sw[k];
-		const fold__folded *f = &s->f;
+		const folding__folded *f = &s->f;
 		s->rates_only = s->skind == FOLD__SER_WALL;
 		if (s->skind == FOLD__SER_COUNTER &&
 		    (!f->ninst || s->f.sum_total / (double)f->ninst < FOLD__MIN_EVENTS_PER_INSTANCE ||
@@ -81,7 +81,7 @@ static void choose_phase_series(series_work *sw, size_t nsw)
  * median over instances): stretched instances (preempted: same events, longer
  * duration) do not lower it. Sparse counters, whose typical instance has no
  * event, use the mean rate. */
-static double rate_scale(const fold__folded *f, double mean_scale, double unit)
+static double rate_scale(const folding__folded *f, double mean_scale, double unit)
 {
 	if (2 * f->nzero >= f->ninst || !(f->median_rate > 0))
 		return mean_scale;
@@ -96,7 +96,7 @@ static int cmp_dbl(const void *x, const void *y)
 
 /* Relative spread of the used instances' durations (1.4826 MAD / median):
  * how far a phase switch can smear across the folded instance. */
-static double duration_smear(const fold__instance *inst, size_t n)
+static double duration_smear(const instances__instance *inst, size_t n)
 {
 	double *v = malloc((n + 1) * sizeof *v);
 	size_t m = 0;
@@ -138,14 +138,14 @@ static int curve_alloc(fold_curve *cv, size_t n, int band)
 
 /* Share of its duration instance in spent on the CPU (from the samples'
  * CPU time), or -1 when unknown. */
-static double cpu_utilisation(ingest__trace *const *tr, const fold__instance *in)
+static double cpu_utilisation(ingest__trace *const *tr, const instances__instance *in)
 {
 	const ingest__trace *t = tr[in->proc];
 	const ingest__thread *th = &t->threads[in->thread];
 	double v0, v1;
 	if (!th->cpu_cum || !(in->dur_ns > 0) ||
-	    fold__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
-	    fold__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))
+	    folding__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
+	    folding__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))
 		return -1;
 	return (v1 - v0) / in->dur_ns;
 }
@@ -162,8 +162,8 @@ static double cpu_utilisation(ingest__trace *const *tr, const fold__instance *in
  * same way every time, a mode of its own); those instances are the
  * scheduler's, not the code's, and their median CPU utilisation gives them
  * away. Without CPU time: the largest total time. */
-static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__instance *inst, size_t n,
-                           const uint32_t *grp, const uint8_t *why, const fold__group_stat *gs, size_t ng,
+static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instances__instance *inst, size_t n,
+                           const uint32_t *grp, const uint8_t *why, const grouping__stat *gs, size_t ng,
                            const int *can_fold)
 {
 	size_t sel = 0;
@@ -221,13 +221,13 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const fold__in
 
 /* What grouping leaves for the following stages. */
 typedef struct grouped {
-	fold__instance *pieces; /* samples attached to the innermost instance */
+	instances__instance *pieces; /* samples attached to the innermost instance */
 	size_t npieces;
 	unsigned long used;  /* instances folded */
 	unsigned long sfold; /* samples inside them */
 } grouped;
 
-static void fill_groups(fold_region_result *r, const fold__group_stat *gs, size_t ng)
+static void fill_groups(fold_region_result *r, const grouping__stat *gs, size_t ng)
 {
 	for (size_t k = 0; k < ng; k++) {
 		fold_group *G = &r->groups[k];
@@ -247,12 +247,12 @@ static void fill_groups(fold_region_result *r, const fold__group_stat *gs, size_
 /* Marks every instance used or why not; returns the selected group's
  * outliers. Every instance folds, nested ones of a recursive region too: a
  * sample belongs to the innermost instance that contains it (pieces). */
-static unsigned long mark_instances(fold__instance *inst, size_t n, const uint32_t *grp, const uint8_t *why,
-                                    size_t sel)
+static unsigned long mark_instances(instances__instance *inst, size_t n, const uint32_t *grp,
+                                    const uint8_t *why, size_t sel)
 {
 	unsigned long outl = 0;
 	for (size_t i = 0; i < n; i++) {
-		fold__instance *in = &inst[i];
+		instances__instance *in = &inst[i];
 		in->group = grp[i];
 		in->why = why[i] == 1 ? FOLD__EXCL_OUTLIER : why[i] == 2 ? FOLD__EXCL_ISOLATED : FOLD__USED;
 		if (grp[i] != sel && in->why == FOLD__USED)
@@ -273,7 +273,7 @@ static unsigned long mark_instances(fold__instance *inst, size_t n, const uint32
  * carries samples in proportion to its length; the stretch is uniform).
  * Grouping works on durations with this cost removed, so that carrying a
  * sample never makes an instance an outlier or a group of its own. */
-static double sample_cost_ns(const fold__instance *inst, size_t n, double *tmp)
+static double sample_cost_ns(const instances__instance *inst, size_t n, double *tmp)
 {
 	size_t n0 = 0, n1 = 0;
 	for (size_t i = 0; i < n; i++)
@@ -295,7 +295,7 @@ static double sample_cost_ns(const fold__instance *inst, size_t n, double *tmp)
 
 /* Groups the instances by duration and picks the group to fold (--group
  * overrides the choice). */
-static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_result *r, uint32_t *grp,
+static int group_durations(analyze_ctx *c, instances__region_acc *A, fold_region_result *r, uint32_t *grp,
                            uint8_t *why, size_t *sel, double *outlier_k)
 {
 	size_t n = A->ninst;
@@ -309,14 +309,14 @@ static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_resu
 		if (dur[i] < 0.5 * A->inst[i].dur_ns / (1 + k))
 			dur[i] = 0.5 * A->inst[i].dur_ns / (1 + k);
 	}
-	fold__grouping_opts go;
-	fold__grouping_opts_init(&go);
+	grouping__opts go;
+	grouping__opts_init(&go);
 	go.outlier_k = c->opt->outlier_k > 0 ? c->opt->outlier_k : 3.0;
 	go.max_out_groups = 16;
 	*outlier_k = go.outlier_k;
-	fold__group_stat gs[16];
+	grouping__stat gs[16];
 	size_t ng = 0;
-	int rc = fold__group_durations(dur, n, &go, grp, why, &ng, gs);
+	int rc = grouping__durations(dur, n, &go, grp, why, &ng, gs);
 	free(dur);
 	if (rc)
 		return -ENOMEM;
@@ -353,7 +353,7 @@ static int group_durations(analyze_ctx *c, fold__region_acc *A, fold_region_resu
 	return 0;
 }
 
-static int stage_group(analyze_ctx *c, fold__region_acc *A, fold_region_result *r, grouped *out)
+static int stage_group(analyze_ctx *c, instances__region_acc *A, fold_region_result *r, grouped *out)
 {
 	size_t n = A->ninst;
 	uint32_t *grp = malloc((n + 1) * sizeof *grp);
@@ -367,7 +367,7 @@ static int stage_group(analyze_ctx *c, fold__region_acc *A, fold_region_result *
 		goto out;
 	unsigned long outl = mark_instances(A->inst, n, grp, why, sel);
 	rc = -ENOMEM;
-	out->pieces = fold__instance_pieces(A->inst, n, &out->npieces);
+	out->pieces = instances__instance_pieces(A->inst, n, &out->npieces);
 	if (!out->pieces)
 		goto out;
 	double used_ns = 0;
@@ -406,7 +406,8 @@ out:
 #define FOLD__LOW_CPU_SHARE 0.6
 #define FOLD__STARVED_SHARE 0.8
 
-static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const fold__instance *inst, size_t n)
+static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const instances__instance *inst,
+                           size_t n)
 {
 	double *u = malloc((n + 1) * sizeof *u);
 	size_t m = 0;
@@ -480,14 +481,14 @@ static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
 
 /* Folds one series into *s. Returns 1 if it has enough to fit, 0 if it was
  * dropped, or a negative errno. */
-static int fold_one(analyze_ctx *c, const grouped *g, const fold__fold_spec *spec, series_work *s)
+static int fold_one(analyze_ctx *c, const grouped *g, const folding__spec *spec, series_work *s)
 {
-	if (fold__fold_series(c->tr, g->pieces, g->npieces, spec, &s->f)) {
-		fold__folded_free(&s->f);
+	if (folding__fold_series(c->tr, g->pieces, g->npieces, spec, &s->f)) {
+		folding__folded_free(&s->f);
 		return -ENOMEM;
 	}
 	if (s->f.n < 3 || s->f.sum_total <= 0 || s->f.sum_dur_ns <= 0) {
-		fold__folded_free(&s->f);
+		folding__folded_free(&s->f);
 		return 0;
 	}
 	/* Counters in events/s; CPU and wall time in seconds per second. */
@@ -527,7 +528,7 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 	for (size_t k = 0; k < a->ncounters && rc >= 0; k++) {
 		if (!counter_ids(c, a->counters[k].name, ids))
 			continue;
-		fold__fold_spec spec = {FOLD__SER_COUNTER, ids};
+		folding__spec spec = {FOLD__SER_COUNTER, ids};
 		rc = fold_one(c, g, &spec, &sw[*nsw]);
 		if (rc > 0) {
 			sw[*nsw].name = util_strdup(a->counters[k].name);
@@ -538,7 +539,7 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 	for (int kind = FOLD__SER_CPU; kind <= FOLD__SER_WALL && rc >= 0; kind++) {
 		if (kind == FOLD__SER_WALL && *nsw)
 			break;
-		fold__fold_spec spec = {kind, ids};
+		folding__spec spec = {kind, ids};
 		rc = fold_one(c, g, &spec, &sw[*nsw]);
 		if (rc > 0) {
 			sw[*nsw].name = util_strdup(kind == FOLD__SER_CPU ? "cpu_time" : "wall_time");
@@ -584,7 +585,7 @@ static int one_cpu_series(series_work *sw, size_t *nsw, fit_params *params)
 	int rc = fit_param(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
 	                   measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
 	                   measured ? "estimated at the boundaries" : "not read at enter/exit either");
-	fold__folded_free(&sw[drop].f);
+	folding__folded_free(&sw[drop].f);
 	free(sw[drop].name);
 	for (size_t k = drop; k + 1 < *nsw; k++)
 		sw[k] = sw[k + 1];
@@ -661,9 +662,9 @@ static double warp(double x, double lo, double from, double to, double hi)
 	return x < from ? lo + (x - lo) * (to - lo) / (from - lo) : to + (x - from) * (hi - to) / (hi - from);
 }
 
-static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, const fold__pwlr_opts *po,
-                          fold__pwlr_result *pr, const fold__instance *inst, size_t n, align_info *ai,
-                          fold__pwlr_result *keep)
+static int align_boundary(pwlr__series *ps, double *const *xs, size_t nps, const pwlr__opts *po,
+                          pwlr__result *pr, const instances__instance *inst, size_t n, align_info *ai,
+                          pwlr__result *keep)
 {
 	memset(ai, 0, sizeof *ai);
 	size_t k0 = SIZE_MAX;
@@ -681,7 +682,7 @@ static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, 
 		dur[i] = inst[i].dur_ns;
 	size_t j;
 	double as, al;
-	rc = fold__duration_shift(ps, nps, po, pr, dur, &j, &as, &al);
+	rc = uncertainty__duration_shift(ps, nps, po, pr, dur, &j, &as, &al);
 	if (rc <= 0 || !(fabs(al - as) > FOLD__ALIGN_MIN_SHIFT))
 		goto out;
 	rc = 0;
@@ -699,7 +700,7 @@ static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, 
 		jh++;
 	double lo = pr->bounds[jl], b = pr->bounds[j], hi = pr->bounds[jh];
 	/* points of the reference series grouped by instance (counting sort) */
-	const fold__pwlr_series *s = &ps[k0];
+	const pwlr__series *s = &ps[k0];
 	for (size_t i = 0; i < s->n; i++)
 		if (s->inst[i] < n)
 			cnt[s->inst[i] + 1]++;
@@ -726,7 +727,7 @@ static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, 
 				double x = s->x[idx[q]];
 				if (x < lo || x > hi)
 					continue;
-				double e = s->y[idx[q]] - fold__pwlr_cum(pr, k0, warp(x, lo, bb, b, hi));
+				double e = s->y[idx[q]] - pwlr__cum(pr, k0, warp(x, lo, bb, b, hi));
 				cost += e * e;
 			}
 			if (cost < best) {
@@ -751,8 +752,8 @@ static int align_boundary(fold__pwlr_series *ps, double *const *xs, size_t nps, 
 	if (keep && !keep->knot)
 		*keep = *pr; /* the unaligned fit, for the rates */
 	else
-		fold__pwlr_result_free(pr);
-	rc = fold__pwlr_fit(ps, nps, po, pr);
+		pwlr__result_free(pr);
+	rc = pwlr__fit(ps, nps, po, pr);
 	ai->done = rc == 0;
 	ai->at = target;
 out:
@@ -766,9 +767,9 @@ out:
 /* Joint piecewise-linear fit over every series but wall time (y = x has no
  * phases); only the reliable ones place boundaries (choose_phase_series).
  * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
-static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *inst, size_t n,
-                            fold__pwlr_opts *po, fold__pwlr_result *pr, size_t *pw, fold__pwlr_series *ps,
-                            size_t *nps_out, align_info *ai)
+static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instance *inst, size_t n,
+                            pwlr__opts *po, pwlr__result *pr, size_t *pw, pwlr__series *ps, size_t *nps_out,
+                            align_info *ai)
 {
 	choose_phase_series(sw, nsw);
 	size_t nps = 0;
@@ -776,18 +777,18 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *i
 		pw[k] = SIZE_MAX;
 		if (sw[k].skind != FOLD__SER_WALL) {
 			pw[k] = nps;
-			ps[nps++] = (fold__pwlr_series){sw[k].f.x, sw[k].f.y, sw[k].f.n, sw[k].f.inst,
-			                                sw[k].rates_only};
+			ps[nps++] =
+			    (pwlr__series){sw[k].f.x, sw[k].f.y, sw[k].f.n, sw[k].f.inst, sw[k].rates_only};
 		}
 	}
 	if (!nps) {
 		pw[0] = 0;
-		ps[nps++] = (fold__pwlr_series){sw[0].f.x, sw[0].f.y, sw[0].f.n, sw[0].f.inst, 0};
+		ps[nps++] = (pwlr__series){sw[0].f.x, sw[0].f.y, sw[0].f.n, sw[0].f.inst, 0};
 	}
-	fold__pwlr_opts_init(po);
+	pwlr__opts_init(po);
 	po->smear = duration_smear(inst, n);
 	*nps_out = nps;
-	int rc = fold__pwlr_fit(ps, nps, po, pr);
+	int rc = pwlr__fit(ps, nps, po, pr);
 	if (rc)
 		return rc;
 	/* the series' own point arrays, in the fit's order, for the alignment */
@@ -805,11 +806,11 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *i
 	/* twice: the first pass aligns on a smeared fit, the second on the
 	 * sharper fit of the aligned points */
 	align_info a2;
-	fold__pwlr_result first;
+	pwlr__result first;
 	memset(&first, 0, sizeof first);
 	if ((rc = align_boundary(ps, xs, nps, po, pr, inst, n, ai, &first)) || !ai->done ||
 	    (rc = align_boundary(ps, xs, nps, po, pr, inst, n, &a2, NULL))) {
-		fold__pwlr_result_free(&first);
+		pwlr__result_free(&first);
 		return rc;
 	}
 	if (a2.done)
@@ -821,20 +822,20 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const fold__instance *i
 	 * between its neighbours'). */
 	for (size_t k = 0; k < nps && first.knot; k++)
 		for (size_t p = 0; p < pr->nseg; p++) {
-			size_t q = fold__pwlr_segment(&first, 0.5 * (pr->bounds[p] + pr->bounds[p + 1]));
+			size_t q = pwlr__segment(&first, 0.5 * (pr->bounds[p] + pr->bounds[p + 1]));
 			const double *s = first.slope + k * first.nseg;
 			if (pr->gradual[p] || first.gradual[q] ||
 			    (q > 0 && q + 1 < first.nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
 				continue;
 			pr->slope[k * pr->nseg + p] = s[q];
 		}
-	fold__pwlr_result_free(&first);
+	pwlr__result_free(&first);
 	return 0;
 }
 
 /* The phase fit's parameters (pwlr.*), which series placed the boundaries
  * (with their robust noise and design effect), and the seed. */
-static int record_phase_params(const fit_params *p, const fold__pwlr_result *pr, const fold__pwlr_opts *po,
+static int record_phase_params(const fit_params *p, const pwlr__result *pr, const pwlr__opts *po,
                                const series_work *sw, const fold_series *series, size_t nsw, const size_t *pw,
                                uint64_t seed)
 {
@@ -870,7 +871,7 @@ static int record_phase_params(const fit_params *p, const fold__pwlr_result *pr,
  * grid (the phase fit's when the chosen one fails). The first series
  * records the fit's parameters. */
 static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, size_t nsw,
-                            const fold__pwlr_result *pr, const size_t *pw)
+                            const pwlr__result *pr, const size_t *pw)
 {
 	const fold_options *opt = c->opt;
 	const fit_method *fit = opt->fit ? fit_find(opt->fit) : &fit_kriging;
@@ -878,7 +879,7 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 		fit = &fit_kriging;
 	size_t G = opt->grid >= 2 ? opt->grid : 200;
 	r->fit_method = util_strdup(fit->name);
-	r->series = calloc(nsw + fold__models_max_metrics(c->models) + 1, sizeof *r->series);
+	r->series = calloc(nsw + models__max_metrics(c->models) + 1, sizeof *r->series);
 	if (!r->series || !r->fit_method)
 		return -ENOMEM;
 	fit_params params = {&r->fit_params, &r->nfit_params};
@@ -925,9 +926,9 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 /* Phases with per-series rates from the piecewise-linear slopes, and the
  * samples of the used instances per phase. */
 static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
-                              const fold__pwlr_result *pr, const size_t *pw, const grouped *g)
+                              const pwlr__result *pr, const size_t *pw, const grouped *g)
 {
-	size_t room = nsw + fold__models_max_metrics(c->models) + 1;
+	size_t room = nsw + models__max_metrics(c->models) + 1;
 	r->phases = calloc(pr->nseg, sizeof *r->phases);
 	if (!r->phases)
 		return -ENOMEM;
@@ -962,11 +963,10 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 			if (ph->gradual) {
 				int in = pw[k] < pr->nseries;
 				ph->rate_from[ph->nrates] =
-				    in ? fold__pwlr_rate(pr, pw[k], ph->start) * sw[k].rscale
+				    in ? pwlr__rate(pr, pw[k], ph->start) * sw[k].rscale
 				       : ph->rates[ph->nrates];
-				ph->rate_to[ph->nrates] =
-				    in ? fold__pwlr_rate(pr, pw[k], ph->end) * sw[k].rscale
-				       : ph->rates[ph->nrates];
+				ph->rate_to[ph->nrates] = in ? pwlr__rate(pr, pw[k], ph->end) * sw[k].rscale
+				                             : ph->rates[ph->nrates];
 				ph->rate_from[ph->nrates] = clamp_rate(ph->rate_from[ph->nrates], max);
 				ph->rate_to[ph->nrates] = clamp_rate(ph->rate_to[ph->nrates], max);
 				ph->nrange = ph->nrates + 1;
@@ -983,14 +983,14 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		xhi[p] = -INFINITY;
 	}
 	for (size_t i = 0; i < g->npieces; i++) {
-		const fold__instance *in = &g->pieces[i];
+		const instances__instance *in = &g->pieces[i];
 		if (!in->used || in->t1 <= in->t0)
 			continue;
 		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
 			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
-			size_t p = fold__pwlr_segment(pr, x);
+			size_t p = pwlr__segment(pr, x);
 			r->phases[p].samples++;
 			if (x < xlo[p])
 				xlo[p] = x;
@@ -1048,19 +1048,19 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 
 /* Intervals of every phase's start and of its rates, and the self-check. */
 static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
-                             const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                             const fold__pwlr_result *pr, const size_t *pw, const fold__region_acc *A)
+                             const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
+                             const size_t *pw, const instances__region_acc *A)
 {
-	fold__unc_result u;
+	uncertainty__result u;
 	double *dur = malloc((A->ninst + 1) * sizeof *dur);
 	if (!dur)
 		return -ENOMEM;
 	for (size_t i = 0; i < A->ninst; i++)
 		dur[i] = A->inst[i].dur_ns;
-	int rc = fold__uncertainty(ps, nps, po, pr, FOLD__BOOTSTRAP_REPLICATES, c->opt->seed, dur, &u);
+	int rc = uncertainty__estimate(ps, nps, po, pr, FOLD__BOOTSTRAP_REPLICATES, c->opt->seed, dur, &u);
 	free(dur);
 	if (rc) {
-		fold__unc_result_free(&u);
+		uncertainty__result_free(&u);
 		return rc;
 	}
 	r->bootstrap_replicates = u.replicates;
@@ -1071,7 +1071,7 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 		ph->rate_lo = calloc(nsw + 1, sizeof *ph->rate_lo);
 		ph->rate_hi = calloc(nsw + 1, sizeof *ph->rate_hi);
 		if (!ph->rate_lo || !ph->rate_hi) {
-			fold__unc_result_free(&u);
+			uncertainty__result_free(&u);
 			return -ENOMEM;
 		}
 		for (size_t k = 0; k < nsw; k++) {
@@ -1120,7 +1120,7 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 			    "averages over different code positions",
 			    r->name, pr->bounds[u.dur_boundary], u.dur_short, u.dur_long);
 	}
-	fold__unc_result_free(&u);
+	uncertainty__result_free(&u);
 	return 0;
 }
 
@@ -1128,13 +1128,13 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 
 int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 {
-	fold__region_acc *A = &c->acc[g];
+	instances__region_acc *A = &c->acc[g];
 	grouped gr = {0};
 	series_work *sw = NULL;
 	size_t nsw = 0, *pw = NULL, nps = 0;
-	fold__pwlr_series *ps = NULL;
-	fold__pwlr_opts po;
-	fold__pwlr_result pr;
+	pwlr__series *ps = NULL;
+	pwlr__opts po;
+	pwlr__result pr;
 	memset(&pr, 0, sizeof pr);
 	int rc = stage_group(c, A, r, &gr);
 	if (rc || (rc = too_few(c, r, &gr)))
@@ -1177,19 +1177,19 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
 	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
-	    (rc = fold__models_apply(c->models, r)) ||
-	    (rc = fold__attrib_region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
+	    (rc = models__apply(c->models, r)) ||
+	    (rc = attribution__region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;
 	r->folded = 1;
 out:
 	for (size_t k = 0; sw && k < nsw; k++) {
-		fold__folded_free(&sw[k].f);
+		folding__folded_free(&sw[k].f);
 		free(sw[k].name);
 	}
 	free(sw);
 	free(pw);
 	free(ps);
 	free(gr.pieces);
-	fold__pwlr_result_free(&pr);
+	pwlr__result_free(&pr);
 	return rc > 0 ? 0 : rc;
 }

@@ -82,7 +82,7 @@ static const char *const waits[] = {
     "io_uring_enter",
 };
 
-int fold__is_kernel_wait(const char *fn)
+int threads__is_kernel_wait(const char *fn)
 {
 	if (!fn)
 		return 0;
@@ -103,7 +103,7 @@ int fold__is_kernel_wait(const char *fn)
 	return 0;
 }
 
-int fold__is_openmp_frame(const char *fn)
+int threads__is_openmp_frame(const char *fn)
 {
 	return fn && (strstr(fn, "._omp_fn.") || !strncmp(fn, "GOMP_", 5) || !strncmp(fn, "gomp_", 5) ||
 	              !strncmp(fn, "__kmp", 5) || !strncmp(fn, "__kmpc", 6) || strstr(fn, "libgomp") ||
@@ -168,7 +168,7 @@ static const char *no_symbols_name(leaves *l, const char *fn)
 	return l->names[l->nnames++] = d;
 }
 
-static int leaves_add(leaves *l, const fold__frame *f, const char *module, double cpu, double off)
+static int leaves_add(leaves *l, const attribution__frame *f, const char *module, double cpu, double off)
 {
 	if (util_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
 		return -ENOMEM;
@@ -278,8 +278,8 @@ static int same_stack(const void *arg, size_t value)
 /* The leaves of thread th, one per distinct call stack with its samples,
  * CPU and off-CPU time; counts its waits and whether it ran OpenMP code.
  * Stacks are looked at once each, not once per sample. */
-static int thread_leaves(fold__attrib *at, const ingest__trace *t, unsigned proc, const ingest__thread *th,
-                         leaves *l, fold_thread_summary *ts, int *omp)
+static int thread_leaves(attribution__ctx *at, const ingest__trace *t, unsigned proc,
+                         const ingest__thread *th, leaves *l, fold_thread_summary *ts, int *omp)
 {
 	util_hmap map = {0};
 	int rc = 0;
@@ -304,18 +304,18 @@ static int thread_leaves(fold__attrib *at, const ingest__trace *t, unsigned proc
 		}
 		unsigned n = 0;
 		const char *mod = NULL;
-		const fold__frame *fr = fold__attrib_stack(at, proc, s->stack, &n, &mod);
+		const attribution__frame *fr = attribution__stack(at, proc, s->stack, &n, &mod);
 		if (!fr || !n)
 			continue;
 		for (unsigned d = 0; d < n && !*omp; d++)
-			*omp = fold__is_openmp_frame(fr[d].function);
+			*omp = threads__is_openmp_frame(fr[d].function);
 		if (!*omp && mod && (strstr(mod, "libgomp") || strstr(mod, "libomp.so")))
 			*omp = 1;
 		if ((rc = leaves_add(l, &fr[n - 1], mod, cpu, off)))
 			break;
 		leaf_w *w = &l->v[l->n - 1];
 		w->stack = s->stack;
-		w->wait = fold__is_kernel_wait(fr[n - 1].function);
+		w->wait = threads__is_kernel_wait(fr[n - 1].function);
 		ts->wait_samples += w->wait;
 		rc = util_hmap_insert(&map, h, l->n - 1);
 	}
@@ -331,7 +331,7 @@ static int cmp_thread(const void *p, const void *q)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-int fold__threads_classify(fold__attrib *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a)
+int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a)
 {
 	size_t total = 0;
 	for (size_t p = 0; p < ntr; p++)

@@ -11,15 +11,15 @@
 #include "ingest.h"
 
 /* Whether fn is a C library function a thread blocks in the kernel with. */
-int fold__is_kernel_wait(const char *fn);
+int threads__is_kernel_wait(const char *fn);
 /* Whether fn is an OpenMP outlined region or OpenMP runtime frame. */
-int fold__is_openmp_frame(const char *fn);
+int threads__is_openmp_frame(const char *fn);
 
 /* Fills a->threads, a->hot_cpu, a->hot_wall, a->cpu_weighted (needs
  * a->procs). 0 or -ENOMEM. */
-int fold__threads_classify(fold__attrib *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a);
+int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a);
 
 /* Fills a->imbalance from a->profile, a->procs and a->threads. 0 or -ENOMEM. */
-int fold__imbalance(fold_analysis *a);
+int imbalance__compute(fold_analysis *a);
 
 #endif

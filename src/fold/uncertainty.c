@@ -26,14 +26,14 @@ static uint64_t splitmix(uint64_t *s)
 
 /* Fits the series with instance i taken mult[i] times (as distinct
  * instances; coarse: on the bootstrap's grid). Returns 0, 1 (nothing to fit) or -ENOMEM. */
-static int refit(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po_main,
-                 const uint32_t *mult, const uint32_t *offset, fold__pwlr_result *out, int coarse)
+static int refit(const pwlr__series *ps, size_t nps, const pwlr__opts *po_main, const uint32_t *mult,
+                 const uint32_t *offset, pwlr__result *out, int coarse)
 {
-	fold__pwlr_opts ro = *po_main;
+	pwlr__opts ro = *po_main;
 	if (coarse && ro.cells > FOLD__REFIT_CELLS)
 		ro.cells = FOLD__REFIT_CELLS;
-	const fold__pwlr_opts *po = &ro;
-	fold__pwlr_series *s = calloc(nps, sizeof *s);
+	const pwlr__opts *po = &ro;
+	pwlr__series *s = calloc(nps, sizeof *s);
 	int rc = -ENOMEM;
 	if (!s)
 		return -ENOMEM;
@@ -43,7 +43,7 @@ static int refit(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts 
 			n += mult[ps[k].inst[i]];
 		double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
 		uint32_t *id = malloc((n + 1) * sizeof *id);
-		s[k] = (fold__pwlr_series){x, y, 0, id, ps[k].rates_only};
+		s[k] = (pwlr__series){x, y, 0, id, ps[k].rates_only};
 		if (!x || !y || !id)
 			goto out;
 		size_t m = 0;
@@ -55,7 +55,7 @@ static int refit(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts 
 			}
 		s[k].n = m;
 	}
-	rc = fold__pwlr_fit(s, nps, po, out);
+	rc = pwlr__fit(s, nps, po, out);
 	if (rc == -EINVAL)
 		rc = 1;
 out:
@@ -78,7 +78,7 @@ static void offsets(const uint32_t *mult, uint32_t n, uint32_t *offset)
 }
 
 /* The boundary of f nearest to x (NAN when f has none). */
-static double nearest(const fold__pwlr_result *f, double x)
+static double nearest(const pwlr__result *f, double x)
 {
 	double best = NAN;
 	for (size_t j = 1; j < f->nseg; j++)
@@ -88,22 +88,22 @@ static double nearest(const fold__pwlr_result *f, double x)
 }
 
 /* Mean relative slope of series k of f over phase p's interior of pr. */
-static double interior_slope(const fold__pwlr_result *f, size_t k, const fold__pwlr_result *pr, size_t p)
+static double interior_slope(const pwlr__result *f, size_t k, const pwlr__result *pr, size_t p)
 {
 	double a = pr->bounds[p], b = pr->bounds[p + 1], m = 0.15 * (b - a);
 	if (!(b - a - 2 * m > 0))
 		return NAN;
-	return (fold__pwlr_cum(f, k, b - m) - fold__pwlr_cum(f, k, a + m)) / (b - a - 2 * m);
+	return (pwlr__cum(f, k, b - m) - pwlr__cum(f, k, a + m)) / (b - a - 2 * m);
 }
 
 /* Halves hold at most this many points (every step-th instance of the
  * half, step = ceil(points / this)), so the self-check's and the duration
  * split's four re-fits stay cheap on big regions; the alignment's duration
- * split (fold__duration_shift), which decides on warping, 4 times as many. */
+ * split (uncertainty__duration_shift), which decides on warping, 4 times as many. */
 #define FOLD__HALF_POINTS 8000
 
 /* step for thinning a half of the instances of ps */
-static uint32_t half_step(const fold__pwlr_series *ps, size_t nps, size_t cap)
+static uint32_t half_step(const pwlr__series *ps, size_t nps, size_t cap)
 {
 	size_t npts = 0;
 	for (size_t k = 0; k < nps; k++)
@@ -132,11 +132,11 @@ static void interval(double *v, size_t n, double *lo, double *hi)
 	*hi = v[(size_t)ceil(0.95 * (double)(m - 1))];
 }
 
-static void self_check(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                       const fold__pwlr_result *pr, uint32_t nid, const uint8_t *present, uint32_t *mult,
-                       uint32_t *offset, fold__unc_result *u)
+static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
+                       uint32_t nid, const uint8_t *present, uint32_t *mult, uint32_t *offset,
+                       uncertainty__result *u)
 {
-	fold__pwlr_result h[2];
+	pwlr__result h[2];
 	int ok[2] = {0, 0};
 	size_t cnt[2] = {0, 0};
 	memset(h, 0, sizeof h);
@@ -178,15 +178,14 @@ static void self_check(const fold__pwlr_series *ps, size_t nps, const fold__pwlr
 	}
 	for (int half = 0; half < 2; half++)
 		if (ok[half])
-			fold__pwlr_result_free(&h[half]);
+			pwlr__result_free(&h[half]);
 }
 
 /* Fits the shorter and the longer half of the instances apart and finds
  * the boundary of pr whose counterparts move most between them. */
-static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                           const fold__pwlr_result *pr, uint32_t nid, const uint8_t *present,
-                           const double *dur, uint32_t *mult, uint32_t *offset, fold__unc_result *u,
-                           int coarse)
+static void duration_split(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
+                           uint32_t nid, const uint8_t *present, const double *dur, uint32_t *mult,
+                           uint32_t *offset, uncertainty__result *u, int coarse)
 {
 	double *v = malloc((nid + 1) * sizeof *v);
 	size_t m = 0;
@@ -199,7 +198,7 @@ static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__
 		goto out;
 	qsort(v, m, sizeof *v, cmp_dbl);
 	double med = v[m / 2];
-	fold__pwlr_result h[2];
+	pwlr__result h[2];
 	int ok[2] = {0, 0};
 	for (int half = 0; half < 2; half++) {
 		size_t cnt = 0;
@@ -229,14 +228,13 @@ static void duration_split(const fold__pwlr_series *ps, size_t nps, const fold__
 	}
 	for (int half = 0; half < 2; half++)
 		if (ok[half])
-			fold__pwlr_result_free(&h[half]);
+			pwlr__result_free(&h[half]);
 out:
 	free(v);
 }
 
-int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, const double *dur,
-                      fold__unc_result *u)
+int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
+                          unsigned replicates, uint64_t seed, const double *dur, uncertainty__result *u)
 {
 	memset(u, 0, sizeof *u);
 	size_t K = pr->nseg;
@@ -291,7 +289,7 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
 		for (uint32_t i = 0; i < m; i++)
 			mult[ids[splitmix(&st) % nu]]++;
 		offsets(mult, nid, offset);
-		fold__pwlr_result f;
+		pwlr__result f;
 		int r = refit(ps, nps, po, mult, offset, &f, 1);
 		if (r < 0) {
 			rc = r;
@@ -309,7 +307,7 @@ int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_
 				    main + scale * (interior_slope(&f, k, pr, p) - main);
 			}
 		got++;
-		fold__pwlr_result_free(&f);
+		pwlr__result_free(&f);
 	}
 	u->replicates = got;
 	double *tmp = malloc((got + 1) * sizeof *tmp);
@@ -342,16 +340,16 @@ out:
 	return rc;
 }
 
-void fold__unc_result_free(fold__unc_result *u)
+void uncertainty__result_free(uncertainty__result *u)
 {
 	free(u->rlo);
 	free(u->rhi);
 	u->rlo = u->rhi = NULL;
 }
 
-int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                         const fold__pwlr_result *pr, const double *dur, size_t *j, double *at_short,
-                         double *at_long)
+int uncertainty__duration_shift(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
+                                const pwlr__result *pr, const double *dur, size_t *j, double *at_short,
+                                double *at_long)
 {
 	uint32_t nid = 0;
 	for (size_t k = 0; k < nps; k++) {
@@ -368,7 +366,7 @@ int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pw
 		for (size_t k = 0; k < nps; k++)
 			for (size_t i = 0; i < ps[k].n; i++)
 				present[ps[k].inst[i]] = 1;
-		fold__unc_result u;
+		uncertainty__result u;
 		memset(&u, 0, sizeof u);
 		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, &u, 0);
 		rc = u.dur_checked;

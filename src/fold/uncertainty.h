@@ -32,7 +32,7 @@
 
 #include "pwlr.h"
 
-typedef struct fold__unc_result {
+typedef struct uncertainty__result {
 	unsigned replicates;                    /* bootstrap replicates that fitted */
 	double blo[FOLD_PWLR_MAX_SEGMENTS + 1]; /* interval of bounds[j] (j = 0, nseg: exact) */
 	double bhi[FOLD_PWLR_MAX_SEGMENTS + 1];
@@ -47,21 +47,20 @@ typedef struct fold__unc_result {
 	int dur_checked;
 	size_t dur_boundary;        /* the boundary that moves most (index into bounds) */
 	double dur_short, dur_long; /* its position in the shorter and the longer half */
-} fold__unc_result;
+} uncertainty__result;
 
 /* ps/nps/po: exactly what the main fit pr was computed from; every series
  * must carry instance ids. dur: each instance id's duration (NULL: no
  * duration split). Returns 0 or -ENOMEM. */
-int fold__uncertainty(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                      const fold__pwlr_result *pr, unsigned replicates, uint64_t seed, const double *dur,
-                      fold__unc_result *out);
-void fold__unc_result_free(fold__unc_result *u);
+int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
+                          unsigned replicates, uint64_t seed, const double *dur, uncertainty__result *out);
+void uncertainty__result_free(uncertainty__result *u);
 
 /* The duration split alone (see above): 1 with *j the boundary of pr that
  * moves most and its positions in the shorter and the longer half, 0 when
  * it could not be computed, or -ENOMEM. */
-int fold__duration_shift(const fold__pwlr_series *ps, size_t nps, const fold__pwlr_opts *po,
-                         const fold__pwlr_result *pr, const double *dur, size_t *j, double *at_short,
-                         double *at_long);
+int uncertainty__duration_shift(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
+                                const pwlr__result *pr, const double *dur, size_t *j, double *at_short,
+                                double *at_long);
 
 #endif

@@ -20,28 +20,28 @@
 
 #include "report_text.h"
 
-static void num(report_buf *b, double v)
+static void num(util_buf *b, double v)
 {
 	if (isfinite(v))
-		report_buf_printf(b, "%.9g", v);
+		util_buf_printf(b, "%.9g", v);
 }
 
-static void str(report_buf *b, const char *s)
+static void str(util_buf *b, const char *s)
 {
 	report_esc_csv(b, s);
 }
 
-static void sep(report_buf *b)
+static void sep(util_buf *b)
 {
-	report_buf_putc(b, ',');
+	util_buf_putc(b, ',');
 }
 
-static void eol(report_buf *b)
+static void eol(util_buf *b)
 {
-	report_buf_puts(b, "\r\n");
+	util_buf_puts(b, "\r\n");
 }
 
-static int write_table(const char *dir, const char *name, report_buf *b, char *err, size_t errlen)
+static int write_table(const char *dir, const char *name, util_buf *b, char *err, size_t errlen)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
 	char *path = malloc(n);
@@ -52,36 +52,35 @@ static int write_table(const char *dir, const char *name, report_buf *b, char *e
 	snprintf(path, n, "%s/%s", dir, name);
 	int rc = report_buf_write_file(b, path, err, errlen);
 	free(path);
-	report_buf_free(b);
-	report_buf_init(b);
+	util_buf_free(b);
+	util_buf_init(b);
 	return rc;
 }
 
-static void regions_table(report_buf *b, const fold_analysis *a)
+static void regions_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b,
-	                "region,rank_by_time,kind,instances,instances_used,samples,samples_folded,total_ns,"
-	                "mean_duration_ns,folded,reason,fit_method,phases\r\n");
+	util_buf_puts(b, "region,rank_by_time,kind,instances,instances_used,samples,samples_folded,total_ns,"
+	                 "mean_duration_ns,folded,reason,fit_method,phases\r\n");
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
 		str(b, r->name);
-		report_buf_printf(b, ",%zu,%u,%lu,%lu,%lu,%lu,", i + 1, r->kind, r->instances,
-		                  r->instances_used, r->samples, r->samples_folded);
+		util_buf_printf(b, ",%zu,%u,%lu,%lu,%lu,%lu,", i + 1, r->kind, r->instances,
+		                r->instances_used, r->samples, r->samples_folded);
 		num(b, r->total_ns);
 		sep(b);
 		num(b, r->mean_duration_ns);
-		report_buf_printf(b, ",%d,", r->folded);
+		util_buf_printf(b, ",%d,", r->folded);
 		str(b, r->reason);
 		sep(b);
 		str(b, r->fit_method);
-		report_buf_printf(b, ",%zu", r->nphases);
+		util_buf_printf(b, ",%zu", r->nphases);
 		eol(b);
 	}
 }
 
-static void samples_table(report_buf *b, const fold_analysis *a)
+static void samples_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,series,x,cumulative_share\r\n");
+	util_buf_puts(b, "region,series,x,cumulative_share\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t s = 0; s < a->regions[i].nseries; s++) {
 			const fold_series *se = &a->regions[i].series[s];
@@ -98,9 +97,9 @@ static void samples_table(report_buf *b, const fold_analysis *a)
 		}
 }
 
-static void curves_table(report_buf *b, const fold_analysis *a)
+static void curves_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,series,unit,derived,x,cumulative_share,value,value_lo,value_hi\r\n");
+	util_buf_puts(b, "region,series,unit,derived,x,cumulative_share,value,value_lo,value_hi\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t s = 0; s < a->regions[i].nseries; s++) {
 			const fold_series *se = &a->regions[i].series[s];
@@ -111,7 +110,7 @@ static void curves_table(report_buf *b, const fold_analysis *a)
 				str(b, se->name);
 				sep(b);
 				str(b, se->unit);
-				report_buf_printf(b, ",%d,", se->derived);
+				util_buf_printf(b, ",%d,", se->derived);
 				num(b, c->x[k]);
 				sep(b);
 				if (c->cum)
@@ -129,33 +128,33 @@ static void curves_table(report_buf *b, const fold_analysis *a)
 		}
 }
 
-static void phases_table(report_buf *b, const fold_analysis *a)
+static void phases_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,phase,start,end,duration_ns,samples\r\n");
+	util_buf_puts(b, "region,phase,start,end,duration_ns,samples\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].nphases; k++) {
 			const fold_phase_result *p = &a->regions[i].phases[k];
 			str(b, a->regions[i].name);
-			report_buf_printf(b, ",%zu,", k + 1);
+			util_buf_printf(b, ",%zu,", k + 1);
 			num(b, p->start);
 			sep(b);
 			num(b, p->end);
 			sep(b);
 			num(b, fold_phase_duration_ns(&a->regions[i], p));
-			report_buf_printf(b, ",%lu", p->samples);
+			util_buf_printf(b, ",%lu", p->samples);
 			eol(b);
 		}
 }
 
-static void phase_rates_table(report_buf *b, const fold_analysis *a)
+static void phase_rates_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,phase,metric,rate\r\n");
+	util_buf_puts(b, "region,phase,metric,rate\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].nphases; k++) {
 			const fold_phase_result *p = &a->regions[i].phases[k];
 			for (size_t m = 0; m < p->nrates; m++) {
 				str(b, a->regions[i].name);
-				report_buf_printf(b, ",%zu,", k + 1);
+				util_buf_printf(b, ",%zu,", k + 1);
 				str(b, p->rate_names[m]);
 				sep(b);
 				num(b, p->rates[m]);
@@ -164,66 +163,66 @@ static void phase_rates_table(report_buf *b, const fold_analysis *a)
 		}
 }
 
-static void phase_sources_table(report_buf *b, const fold_analysis *a)
+static void phase_sources_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,phase,rank,function,file,line,module,share,samples,inlined_in\r\n");
+	util_buf_puts(b, "region,phase,rank,function,file,line,module,share,samples,inlined_in\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].nphases; k++) {
 			const fold_phase_result *p = &a->regions[i].phases[k];
 			for (size_t t = 0; t < p->ntop; t++) {
 				const fold_attribution *at = &p->top[t];
 				str(b, a->regions[i].name);
-				report_buf_printf(b, ",%zu,%zu,", k + 1, t + 1);
+				util_buf_printf(b, ",%zu,%zu,", k + 1, t + 1);
 				str(b, at->function);
 				sep(b);
 				str(b, at->file);
-				report_buf_printf(b, ",%u,", at->line);
+				util_buf_printf(b, ",%u,", at->line);
 				str(b, at->module);
 				sep(b);
 				num(b, at->share);
-				report_buf_printf(b, ",%lu,", at->samples);
+				util_buf_printf(b, ",%lu,", at->samples);
 				/* The inline chain as "outer<-...": its functions after the innermost. */
-				report_buf b2;
-				report_buf_init(&b2);
+				util_buf b2;
+				util_buf_init(&b2);
 				for (size_t f = 1; f < at->ninline; f++) {
 					if (f > 1)
-						report_buf_puts(&b2, " <- ");
-					report_buf_puts(&b2, at->inline_chain[f].function
-					                         ? at->inline_chain[f].function
-					                         : "?");
+						util_buf_puts(&b2, " <- ");
+					util_buf_puts(&b2, at->inline_chain[f].function
+					                       ? at->inline_chain[f].function
+					                       : "?");
 				}
 				if (b2.oom)
 					b->oom = 1;
 				str(b, b2.data);
-				report_buf_free(&b2);
+				util_buf_free(&b2);
 				eol(b);
 			}
 		}
 }
 
-static void instances_table(report_buf *b, const fold_analysis *a)
+static void instances_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,rank,thread,group,start_ns,duration_ns,used\r\n");
+	util_buf_puts(b, "region,rank,thread,group,start_ns,duration_ns,used\r\n");
 	for (size_t i = 0; i < a->nregions; i++)
 		for (size_t k = 0; k < a->regions[i].ninst; k++) {
 			const fold_instance_info *in = &a->regions[i].inst[k];
 			str(b, a->regions[i].name);
-			report_buf_printf(b, ",%ld,%u,%u,", in->rank, in->thread, in->group);
+			util_buf_printf(b, ",%ld,%u,%u,", in->rank, in->thread, in->group);
 			num(b, in->start_ns);
 			sep(b);
 			num(b, in->duration_ns);
-			report_buf_printf(b, ",%d", in->used ? 1 : 0);
+			util_buf_printf(b, ",%d", in->used ? 1 : 0);
 			eol(b);
 		}
 }
 
-static void profile_table(report_buf *b, const fold_analysis *a)
+static void profile_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "region,kind,calls,inclusive_ns,exclusive_ns,min_ns,mean_ns,max_ns,threads\r\n");
+	util_buf_puts(b, "region,kind,calls,inclusive_ns,exclusive_ns,min_ns,mean_ns,max_ns,threads\r\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		str(b, e->name);
-		report_buf_printf(b, ",%u,%lu,", e->kind, e->calls);
+		util_buf_printf(b, ",%u,%lu,", e->kind, e->calls);
 		num(b, e->inclusive_ns);
 		sep(b);
 		num(b, e->exclusive_ns);
@@ -233,47 +232,47 @@ static void profile_table(report_buf *b, const fold_analysis *a)
 		num(b, e->mean_ns);
 		sep(b);
 		num(b, e->max_ns);
-		report_buf_printf(b, ",%u", e->nthreads);
+		util_buf_printf(b, ",%u", e->nthreads);
 		eol(b);
 	}
 }
 
-static void callpairs_table(report_buf *b, const fold_analysis *a)
+static void callpairs_table(util_buf *b, const fold_analysis *a)
 {
-	report_buf_puts(b, "caller,callee,calls,inclusive_ns\r\n");
+	util_buf_puts(b, "caller,callee,calls,inclusive_ns\r\n");
 	for (size_t i = 0; i < a->ncallpairs; i++) {
 		str(b, a->callpairs[i].caller);
 		sep(b);
 		str(b, a->callpairs[i].callee);
-		report_buf_printf(b, ",%lu,", a->callpairs[i].calls);
+		util_buf_printf(b, ",%lu,", a->callpairs[i].calls);
 		num(b, a->callpairs[i].inclusive_ns);
 		eol(b);
 	}
 }
 
-static void tree_table(report_buf *b, const fold_cct_node *t, size_t n)
+static void tree_table(util_buf *b, const fold_cct_node *t, size_t n)
 {
-	report_buf_puts(b, "node,parent,function,file,line,self_samples,total_samples\r\n");
+	util_buf_puts(b, "node,parent,function,file,line,self_samples,total_samples\r\n");
 	for (size_t i = 0; i < n; i++) {
 		const fold_cct_node *c = &t[i];
-		report_buf_printf(b, "%zu,", i);
+		util_buf_printf(b, "%zu,", i);
 		if (c->parent != SIZE_MAX)
-			report_buf_printf(b, "%zu", c->parent);
+			util_buf_printf(b, "%zu", c->parent);
 		sep(b);
 		str(b, c->function);
 		sep(b);
 		str(b, c->file);
-		report_buf_printf(b, ",%u,%lu,%lu", c->line, c->self_samples, c->total_samples);
+		util_buf_printf(b, ",%u,%lu,%lu", c->line, c->self_samples, c->total_samples);
 		eol(b);
 	}
 }
 
-static void calltree_table(report_buf *b, const fold_analysis *a)
+static void calltree_table(util_buf *b, const fold_analysis *a)
 {
 	tree_table(b, a->cct, a->ncct);
 }
 
-static void bottomup_table(report_buf *b, const fold_analysis *a)
+static void bottomup_table(util_buf *b, const fold_analysis *a)
 {
 	tree_table(b, a->bottom_up, a->nbottom_up);
 }
@@ -282,7 +281,7 @@ int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t 
 {
 	static const struct {
 		const char *name;
-		void (*fill)(report_buf *, const fold_analysis *);
+		void (*fill)(util_buf *, const fold_analysis *);
 	} tables[] = {
 	    {"regions.csv", regions_table},         {"samples.csv", samples_table},
 	    {"curves.csv", curves_table},           {"phases.csv", phases_table},
@@ -305,16 +304,16 @@ int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t 
 		snprintf(err, errlen, "%s: exists and is not a directory", dir);
 		return -ENOTDIR;
 	}
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
 		tables[i].fill(&b, a);
 		int rc = write_table(dir, tables[i].name, &b, err, errlen);
 		if (rc) {
-			report_buf_free(&b);
+			util_buf_free(&b);
 			return rc;
 		}
 	}
-	report_buf_free(&b);
+	util_buf_free(&b);
 	return 0;
 }

@@ -7,20 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void export_put_utf8(report_buf *b, const char *s)
+void export_put_utf8(util_buf *b, const char *s)
 {
 	while (s && *s) {
 		uint32_t cp;
 		size_t n = report_utf8_next(s, &cp);
 		if (n == 1 && cp < 0x80)
-			report_buf_putc(b, (char)cp);
+			util_buf_putc(b, (char)cp);
 		else
 			report_buf_put_cp(b, cp);
 		s += n;
 	}
 }
 
-static void put_frame_name(report_buf *b, const char *s)
+static void put_frame_name(util_buf *b, const char *s)
 {
 	/* ';' separates frames and a newline ends a line in the folded format. */
 	while (s && *s) {
@@ -35,7 +35,7 @@ static void put_frame_name(report_buf *b, const char *s)
 	}
 }
 
-int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, report_buf *out, char sep)
+int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, util_buf *out, char sep)
 {
 	const uint64_t *fr;
 	unsigned depth = fold_export_stack(c->x, proc, stack, &fr);
@@ -48,13 +48,13 @@ int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, report_buf *
 			return rc;
 		for (unsigned j = n; j-- > 0;) {
 			if (!first)
-				report_buf_putc(out, sep);
+				util_buf_putc(out, sep);
 			first = 0;
 			put_frame_name(out, f[j].function);
 		}
 	}
 	if (first)
-		report_buf_puts(out, "[no stack]");
+		util_buf_puts(out, "[no stack]");
 	return 0;
 }
 

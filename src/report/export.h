@@ -25,7 +25,7 @@ typedef struct export_ctx {
 /* Appends the symbolised stack of a sample root first, inlined frames
  * expanded, names joined by sep (';' in names becomes ':'); "[no stack]"
  * when the sample has none. */
-int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, report_buf *out, char sep);
+int export_stack_string(export_ctx *c, size_t proc, uint32_t stack, util_buf *out, char sep);
 /* Leaf function name of a stack (innermost inlined frame). */
 const char *export_stack_leaf(export_ctx *c, size_t proc, uint32_t stack);
 
@@ -44,10 +44,10 @@ uint64_t *export_map_get(export_map *m, uint64_t a, uint64_t b, uint64_t init, i
 void export_map_free(export_map *m);
 
 /* UTF-8-sanitised copy of s into b (invalid bytes become U+FFFD). */
-void export_put_utf8(report_buf *b, const char *s);
+void export_put_utf8(util_buf *b, const char *s);
 
-int export_pprof(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen);
-int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen);
-int export_folded(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen);
+int export_pprof(export_ctx *c, util_buf *out, export_stats *st, char *err, size_t errlen);
+int export_chrome(export_ctx *c, util_buf *out, export_stats *st, char *err, size_t errlen);
+int export_folded(export_ctx *c, util_buf *out, export_stats *st, char *err, size_t errlen);
 
 #endif

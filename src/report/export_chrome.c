@@ -25,7 +25,7 @@ typedef struct open_region {
 
 typedef struct chrome_state {
 	export_ctx *c;
-	report_buf *out;
+	util_buf *out;
 	export_stats *st;
 	long pid, tid;
 	size_t proc;
@@ -33,7 +33,7 @@ typedef struct chrome_state {
 	size_t depth, cap;
 	int active;
 	int first_event;
-	report_buf scratch;
+	util_buf scratch;
 	export_map stack_strings; /* (proc, stack) -> index + 1 into strings */
 	char **strings;
 	size_t nstrings, capstrings;
@@ -41,19 +41,19 @@ typedef struct chrome_state {
 
 static void event_head(chrome_state *s, const char *name, const char *cat, const char *ph, double t_ns)
 {
-	report_buf_puts(s->out, s->first_event ? "\n" : ",\n");
+	util_buf_puts(s->out, s->first_event ? "\n" : ",\n");
 	s->first_event = 0;
-	report_buf_puts(s->out, "{\"name\":");
+	util_buf_puts(s->out, "{\"name\":");
 	report_esc_json(s->out, name);
-	report_buf_printf(s->out, ",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":%.3f,\"pid\":%ld,\"tid\":%ld", cat,
-	                  ph, t_ns / 1e3, s->pid, s->tid);
+	util_buf_printf(s->out, ",\"cat\":\"%s\",\"ph\":\"%s\",\"ts\":%.3f,\"pid\":%ld,\"tid\":%ld", cat, ph,
+	                t_ns / 1e3, s->pid, s->tid);
 }
 
 static void emit_begin(chrome_state *s, open_region *o, double t_ns, int clipped)
 {
 	const char *name = fold_export_region_name(s->c->x, s->proc, o->region);
 	event_head(s, name, "region", "B", t_ns);
-	report_buf_puts(s->out, clipped ? ",\"args\":{\"clipped\":true}}" : "}");
+	util_buf_puts(s->out, clipped ? ",\"args\":{\"clipped\":true}}" : "}");
 	o->emitted = 1;
 	s->st->events++;
 }
@@ -61,7 +61,7 @@ static void emit_begin(chrome_state *s, open_region *o, double t_ns, int clipped
 static void emit_end(chrome_state *s, open_region *o, double t_ns)
 {
 	event_head(s, fold_export_region_name(s->c->x, s->proc, o->region), "region", "E", t_ns);
-	report_buf_puts(s->out, "}");
+	util_buf_puts(s->out, "}");
 	o->emitted = 0;
 	s->st->events++;
 }
@@ -120,10 +120,10 @@ static const char *stack_string(chrome_state *s, uint32_t stack)
 	if (added) {
 		if (util_grow((void **)&s->strings, &s->capstrings, s->nstrings + 1, sizeof *s->strings))
 			return NULL;
-		report_buf b;
-		report_buf_init(&b);
+		util_buf b;
+		util_buf_init(&b);
 		if (export_stack_string(s->c, s->proc, stack, &b, ';') || b.oom || !b.data) {
-			report_buf_free(&b);
+			util_buf_free(&b);
 			return NULL;
 		}
 		s->strings[s->nstrings] = b.data;
@@ -138,9 +138,9 @@ static int emit_sample(chrome_state *s, const fold_export_sample *smp, double t_
 	if (!stack)
 		return -ENOMEM;
 	event_head(s, export_stack_leaf(s->c, s->proc, smp->stack), "sample", "i", t_ns);
-	report_buf_puts(s->out, ",\"s\":\"t\",\"args\":{\"stack\":");
+	util_buf_puts(s->out, ",\"s\":\"t\",\"args\":{\"stack\":");
 	report_esc_json(s->out, stack);
-	report_buf_printf(s->out, ",\"cpu_ns\":%u}}", smp->cpu_ns);
+	util_buf_printf(s->out, ",\"cpu_ns\":%u}}", smp->cpu_ns);
 	s->st->samples++;
 	return 0;
 }
@@ -219,7 +219,7 @@ static int thread_events(chrome_state *s, size_t t, double end_ns)
 	return rc;
 }
 
-int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
+int export_chrome(export_ctx *c, util_buf *out, export_stats *st, char *err, size_t errlen)
 {
 	chrome_state s;
 	memset(&s, 0, sizeof s);
@@ -228,8 +228,8 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 	s.st = st;
 	s.first_event = 1;
 	int rc = 0;
-	report_buf_puts(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"fold export\"},"
-	                     "\"traceEvents\":[");
+	util_buf_puts(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"fold export\"},"
+	                   "\"traceEvents\":[");
 	for (size_t p = 0; p < fold_export_nprocs(c->x) && !rc; p++) {
 		const char *pid = fold_export_info(c->x, p, "pid"), *host = fold_export_info(c->x, p, "host");
 		const char *rank = fold_export_info(c->x, p, "mpi.rank"),
@@ -237,24 +237,24 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 		s.proc = p;
 		s.pid = pid ? strtol(pid, NULL, 10) : (long)p + 1;
 		s.tid = 0;
-		report_buf name;
-		report_buf_init(&name);
+		util_buf name;
+		util_buf_init(&name);
 		if (rank)
-			report_buf_printf(&name, "rank %s ", rank);
-		report_buf_printf(&name, "%s",
-		                  exe ? (strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe) : "process");
-		report_buf_printf(&name, " (pid %ld%s%s)", s.pid, host ? " on " : "", host ? host : "");
+			util_buf_printf(&name, "rank %s ", rank);
+		util_buf_printf(&name, "%s",
+		                exe ? (strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe) : "process");
+		util_buf_printf(&name, " (pid %ld%s%s)", s.pid, host ? " on " : "", host ? host : "");
 		event_head(&s, "process_name", "__metadata", "M", 0);
-		report_buf_puts(out, ",\"args\":{\"name\":");
+		util_buf_puts(out, ",\"args\":{\"name\":");
 		report_esc_json(out, name.data);
-		report_buf_puts(out, "}}");
-		report_buf_free(&name);
+		util_buf_puts(out, "}}");
+		util_buf_free(&name);
 		for (size_t ti = 0; ti < fold_export_nthreads(c->x, p) && !rc; ti++) {
 			fold_export_thread thread, *th = &thread;
 			fold_export_thread_get(c->x, p, ti, th);
 			s.tid = th->os_tid ? (long)th->os_tid : (long)th->stream;
 			event_head(&s, "thread_name", "__metadata", "M", 0);
-			report_buf_puts(out, ",\"args\":{\"name\":");
+			util_buf_puts(out, ",\"args\":{\"name\":");
 			if (th->name && *th->name) {
 				report_esc_json(out, th->name);
 			} else {
@@ -262,13 +262,13 @@ int export_chrome(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 				snprintf(tn, sizeof tn, "thread %u", th->stream);
 				report_esc_json(out, tn);
 			}
-			report_buf_puts(out, "}}");
+			util_buf_puts(out, "}}");
 			event_head(&s, "thread_sort_index", "__metadata", "M", 0);
-			report_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->stream);
+			util_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->stream);
 			rc = thread_events(&s, ti, th->end_ns);
 		}
 	}
-	report_buf_puts(out, "\n]}\n");
+	util_buf_puts(out, "\n]}\n");
 	if (!rc && out->oom)
 		rc = -ENOMEM;
 	if (rc)

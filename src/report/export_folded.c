@@ -33,11 +33,11 @@ static int on_sample(void *arg, const fold_export_sample *s)
 	if (added) {
 		if (util_grow((void **)&f->lines, &f->cap, f->n + 1, sizeof *f->lines))
 			return -ENOMEM;
-		report_buf b;
-		report_buf_init(&b);
+		util_buf b;
+		util_buf_init(&b);
 		int rc = export_stack_string(f->c, proc, s->stack, &b, ';');
 		if (rc || b.oom) {
-			report_buf_free(&b);
+			util_buf_free(&b);
 			return rc ? rc : -ENOMEM;
 		}
 		f->lines[f->n] = (folded_line){b.data, 0};
@@ -53,7 +53,7 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const folded_line *)a)->stack, ((const folded_line *)b)->stack);
 }
 
-int export_folded(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
+int export_folded(export_ctx *c, util_buf *out, export_stats *st, char *err, size_t errlen)
 {
 	folded_state f = {.c = c};
 	int rc = fold_export_each_sample(c->x, on_sample, &f);
@@ -68,7 +68,7 @@ int export_folded(export_ctx *c, report_buf *out, export_stats *st, char *err, s
 		unsigned long count = f.lines[i].count;
 		while (i + 1 < f.n && !strcmp(f.lines[i].stack, f.lines[i + 1].stack))
 			count += f.lines[++i].count;
-		report_buf_printf(out, "%s %lu\n", f.lines[i].stack, count);
+		util_buf_printf(out, "%s %lu\n", f.lines[i].stack, count);
 		distinct++;
 	}
 	st->samples = f.samples;

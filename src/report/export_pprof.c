@@ -19,7 +19,7 @@
 #include "export.h"
 
 /* --- protobuf primitives --- */
-static void pb_varint(report_buf *b, uint64_t v)
+static void pb_varint(util_buf *b, uint64_t v)
 {
 	char tmp[10];
 	size_t n = 0;
@@ -27,16 +27,16 @@ static void pb_varint(report_buf *b, uint64_t v)
 		tmp[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	report_buf_put(b, tmp, n);
+	util_buf_put(b, tmp, n);
 }
 
-static void pb_key(report_buf *b, unsigned field, unsigned wire)
+static void pb_key(util_buf *b, unsigned field, unsigned wire)
 {
 	pb_varint(b, (uint64_t)field << 3 | wire);
 }
 
 /* proto3 scalars: zero is the default and is not written. */
-static void pb_uint(report_buf *b, unsigned field, uint64_t v)
+static void pb_uint(util_buf *b, unsigned field, uint64_t v)
 {
 	if (!v)
 		return;
@@ -44,20 +44,20 @@ static void pb_uint(report_buf *b, unsigned field, uint64_t v)
 	pb_varint(b, v);
 }
 
-static void pb_int(report_buf *b, unsigned field, int64_t v)
+static void pb_int(util_buf *b, unsigned field, int64_t v)
 {
 	pb_uint(b, field, (uint64_t)v);
 }
 
-static void pb_bytes(report_buf *b, unsigned field, const char *d, size_t n)
+static void pb_bytes(util_buf *b, unsigned field, const char *d, size_t n)
 {
 	pb_key(b, field, 2);
 	pb_varint(b, n);
-	report_buf_put(b, d, n);
+	util_buf_put(b, d, n);
 }
 
 /* Appends sub as an embedded message and empties it for reuse. */
-static void pb_msg(report_buf *b, unsigned field, report_buf *sub)
+static void pb_msg(util_buf *b, unsigned field, util_buf *sub)
 {
 	pb_bytes(b, field, sub->data ? sub->data : "", sub->len);
 	if (sub->oom)
@@ -75,8 +75,8 @@ typedef struct strtab {
 /* Index of s (UTF-8-sanitised) in the table; -1 on ENOMEM. */
 static int64_t str_index(strtab *t, const char *raw)
 {
-	report_buf clean;
-	report_buf_init(&clean);
+	util_buf clean;
+	util_buf_init(&clean);
 	export_put_utf8(&clean, raw ? raw : "");
 	if (clean.oom)
 		return -1;
@@ -88,12 +88,12 @@ static int64_t str_index(strtab *t, const char *raw)
 		int added;
 		uint64_t *v = export_map_get(&t->map, h + probe, len, t->n, &added);
 		if (!v) {
-			report_buf_free(&clean);
+			util_buf_free(&clean);
 			return -1;
 		}
 		if (added) {
 			if (util_grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s)) {
-				report_buf_free(&clean);
+				util_buf_free(&clean);
 				return -1;
 			}
 			t->s[t->n] = clean.data ? clean.data : strdup("");
@@ -102,7 +102,7 @@ static int64_t str_index(strtab *t, const char *raw)
 			return (int64_t)t->n++;
 		}
 		if (!strcmp(t->s[*v], s)) {
-			report_buf_free(&clean);
+			util_buf_free(&clean);
 			return (int64_t)*v;
 		}
 	}
@@ -114,8 +114,8 @@ typedef struct pprof_state {
 	export_map loc_ids; /* (proc << 1 | is_return, addr) -> location id */
 	export_map fn_ids;  /* (name index, file index) -> function id */
 	export_map agg;     /* (proc << 32 | stream, stack) -> sample index + 1 */
-	report_buf locs;    /* encoded Location messages */
-	report_buf fns;     /* encoded Function messages */
+	util_buf locs;      /* encoded Location messages */
+	util_buf fns;       /* encoded Function messages */
 	uint64_t nloc, nfn;
 	size_t *map_base;        /* per process: id of its first mapping - 1 */
 	unsigned char *map_used; /* by mapping id: some location falls in it */
@@ -149,14 +149,14 @@ static uint64_t function_id(pprof_state *ps, const fold_export_frame *f)
 	if (!v)
 		return 0;
 	if (added) {
-		report_buf m;
-		report_buf_init(&m);
+		util_buf m;
+		util_buf_init(&m);
 		pb_uint(&m, 1, *v);
 		pb_int(&m, 2, name);
 		pb_int(&m, 3, name);
 		pb_int(&m, 4, file);
 		pb_msg(&ps->fns, 5, &m);
-		report_buf_free(&m);
+		util_buf_free(&m);
 		ps->nfn++;
 	}
 	return *v;
@@ -176,9 +176,9 @@ static uint64_t location_id(pprof_state *ps, size_t proc, uint64_t addr, int is_
 	const fold_export_frame *fr = NULL;
 	unsigned nfr = 0;
 	fold_export_frames(ps->c->x, proc, addr, is_return, &fr, &nfr);
-	report_buf m, line;
-	report_buf_init(&m);
-	report_buf_init(&line);
+	util_buf m, line;
+	util_buf_init(&m);
+	util_buf_init(&line);
 	pb_uint(&m, 1, id);
 	pb_uint(&m, 2, mapping_of(ps, proc, addr));
 	pb_uint(&m, 3, addr);
@@ -188,8 +188,8 @@ static uint64_t location_id(pprof_state *ps, size_t proc, uint64_t addr, int is_
 		pb_msg(&m, 4, &line);
 	}
 	pb_msg(&ps->locs, 4, &m);
-	report_buf_free(&m);
-	report_buf_free(&line);
+	util_buf_free(&m);
+	util_buf_free(&line);
 	return id;
 }
 
@@ -223,27 +223,27 @@ static void hex(char *out, const uint8_t *d, size_t n)
 	out[2 * n] = 0;
 }
 
-static void value_type(pprof_state *ps, report_buf *b, unsigned field, const char *type, const char *unit)
+static void value_type(pprof_state *ps, util_buf *b, unsigned field, const char *type, const char *unit)
 {
-	report_buf m;
-	report_buf_init(&m);
+	util_buf m;
+	util_buf_init(&m);
 	pb_int(&m, 1, str_index(&ps->st, type));
 	pb_int(&m, 2, str_index(&ps->st, unit));
 	pb_msg(b, field, &m);
-	report_buf_free(&m);
+	util_buf_free(&m);
 }
 
-static void label(pprof_state *ps, report_buf *b, const char *key, int64_t num)
+static void label(pprof_state *ps, util_buf *b, const char *key, int64_t num)
 {
-	report_buf m;
-	report_buf_init(&m);
+	util_buf m;
+	util_buf_init(&m);
 	pb_int(&m, 1, str_index(&ps->st, key));
 	pb_int(&m, 3, num);
 	pb_msg(b, 3, &m);
-	report_buf_free(&m);
+	util_buf_free(&m);
 }
 
-static int encode_profile(pprof_state *ps, report_buf *prof)
+static int encode_profile(pprof_state *ps, util_buf *prof)
 {
 	export_ctx *c = ps->c;
 	str_index(&ps->st, ""); /* index 0 */
@@ -263,9 +263,9 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 	if (!ps->map_used)
 		return -ENOMEM;
 	/* Samples, leaf location first. */
-	report_buf sm, ids;
-	report_buf_init(&sm);
-	report_buf_init(&ids);
+	util_buf sm, ids;
+	util_buf_init(&sm);
+	util_buf_init(&ids);
 	for (size_t i = 0; i < ps->nsamples; i++) {
 		const struct agg_sample *a = &ps->samples[i];
 		const uint64_t *fr;
@@ -287,8 +287,8 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 			label(ps, &sm, "rank", strtoll(rank, NULL, 10));
 		pb_msg(prof, 2, &sm);
 	}
-	report_buf_free(&sm);
-	report_buf_free(&ids);
+	util_buf_free(&sm);
+	util_buf_free(&ids);
 	/* Mappings; the symbol flags only for modules samples fell in (asking
 	 * about the others would index them, and say they lack DWARF, for nothing). */
 	for (size_t p = 0; p < nprocs; p++) {
@@ -301,8 +301,8 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 			int opened = 0, has_dwarf = 0;
 			if (ps->map_used[id])
 				fold_export_module_symbols(c->x, p, m, &opened, &has_dwarf);
-			report_buf mm;
-			report_buf_init(&mm);
+			util_buf mm;
+			util_buf_init(&mm);
 			pb_uint(&mm, 1, id);
 			pb_uint(&mm, 2, lo);
 			pb_uint(&mm, 3, hi);
@@ -313,11 +313,11 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 			pb_uint(&mm, 9, (uint64_t)has_dwarf);
 			pb_uint(&mm, 10, (uint64_t)has_dwarf);
 			pb_msg(prof, 3, &mm);
-			report_buf_free(&mm);
+			util_buf_free(&mm);
 		}
 	}
-	report_buf_put(prof, ps->locs.data ? ps->locs.data : "", ps->locs.len);
-	report_buf_put(prof, ps->fns.data ? ps->fns.data : "", ps->fns.len);
+	util_buf_put(prof, ps->locs.data ? ps->locs.data : "", ps->locs.len);
+	util_buf_put(prof, ps->fns.data ? ps->fns.data : "", ps->fns.len);
 	/* Time of the earliest process and the span of the run. */
 	double end = 0;
 	int64_t start_ns = 0;
@@ -339,17 +339,17 @@ static int encode_profile(pprof_state *ps, report_buf *prof)
 		value_type(ps, prof, 11, "cpu", "nanoseconds");
 		pb_int(prof, 12, strtoll(per, NULL, 10));
 	}
-	report_buf cm;
-	report_buf_init(&cm);
+	util_buf cm;
+	util_buf_init(&cm);
 	pb_varint(&cm, (uint64_t)comment);
 	pb_bytes(prof, 13, cm.data, cm.len);
-	report_buf_free(&cm);
+	util_buf_free(&cm);
 	for (size_t i = 0; i < ps->st.n; i++)
 		pb_bytes(prof, 6, ps->st.s[i], strlen(ps->st.s[i]));
 	return prof->oom || ps->locs.oom || ps->fns.oom ? -ENOMEM : 0;
 }
 
-static int gzip_into(const report_buf *in, report_buf *out)
+static int gzip_into(const util_buf *in, util_buf *out)
 {
 	z_stream z;
 	memset(&z, 0, sizeof z);
@@ -365,19 +365,19 @@ static int gzip_into(const report_buf *in, report_buf *out)
 		zr = deflate(&z, Z_FINISH);
 		if (zr == Z_STREAM_ERROR)
 			break;
-		report_buf_put(out, chunk, sizeof chunk - z.avail_out);
+		util_buf_put(out, chunk, sizeof chunk - z.avail_out);
 	} while (zr != Z_STREAM_END);
 	deflateEnd(&z);
 	return zr == Z_STREAM_END && !out->oom ? 0 : -ENOMEM;
 }
 
-int export_pprof(export_ctx *c, report_buf *out, export_stats *st, char *err, size_t errlen)
+int export_pprof(export_ctx *c, util_buf *out, export_stats *st, char *err, size_t errlen)
 {
 	pprof_state ps;
 	memset(&ps, 0, sizeof ps);
 	ps.c = c;
-	report_buf prof;
-	report_buf_init(&prof);
+	util_buf prof;
+	util_buf_init(&prof);
 	int rc = fold_export_each_sample(c->x, on_sample, &ps);
 	if (!rc)
 		rc = encode_profile(&ps, &prof);
@@ -387,9 +387,9 @@ int export_pprof(export_ctx *c, report_buf *out, export_stats *st, char *err, si
 		snprintf(err, errlen, "pprof export: %s", strerror(-rc));
 	st->samples = ps.total;
 	st->stacks = ps.nsamples;
-	report_buf_free(&prof);
-	report_buf_free(&ps.locs);
-	report_buf_free(&ps.fns);
+	util_buf_free(&prof);
+	util_buf_free(&ps.locs);
+	util_buf_free(&ps.fns);
 	for (size_t i = 0; i < ps.st.n; i++)
 		free(ps.st.s[i]);
 	free(ps.st.s);

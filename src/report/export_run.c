@@ -6,7 +6,7 @@
 
 #include "export.h"
 
-static int write_out(const report_buf *out, const char *out_path, char *err, size_t errlen)
+static int write_out(const util_buf *out, const char *out_path, char *err, size_t errlen)
 {
 	if (out_path)
 		return report_buf_write_file(out, out_path, err, errlen);
@@ -29,8 +29,8 @@ int report_export(const char *const *paths, size_t n, const export_options *opt,
 	int rc = fold_export_open(&ctx.x, paths, n, &filter, diag, diag_arg, err, errlen);
 	if (rc)
 		return rc;
-	report_buf out;
-	report_buf_init(&out);
+	util_buf out;
+	util_buf_init(&out);
 	switch (opt->format) {
 	case EXPORT_PPROF: rc = export_pprof(&ctx, &out, st, err, errlen); break;
 	case EXPORT_CHROME: rc = export_chrome(&ctx, &out, st, err, errlen); break;
@@ -43,6 +43,6 @@ int report_export(const char *const *paths, size_t n, const export_options *opt,
 	fold_export_close(ctx.x);
 	if (!rc)
 		rc = write_out(&out, out_path, err, errlen);
-	report_buf_free(&out);
+	util_buf_free(&out);
 	return rc;
 }

@@ -21,7 +21,7 @@
 void report_html_text(html_ctx *h, const char *s)
 {
 	if (!s) {
-		report_buf_puts(h->b, "-");
+		util_buf_puts(h->b, "-");
 		return;
 	}
 	report_esc_html(h->b, s);
@@ -47,34 +47,34 @@ void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp)
 		return;
 	}
 	report_esc_html(h->b, cut);
-	report_buf_puts(h->b, "\xe2\x80\xa6");
+	util_buf_puts(h->b, "\xe2\x80\xa6");
 	free(cut);
 }
 
 void report_html_loc(html_ctx *h, const char *file, unsigned line)
 {
 	if (!file || !*file) {
-		report_buf_puts(h->b, "<span class=\"loc\">?</span>");
+		util_buf_puts(h->b, "<span class=\"loc\">?</span>");
 		return;
 	}
 	const char *base = strrchr(file, '/');
 	base = base && base[1] ? base + 1 : file;
-	report_buf_puts(h->b, "<span class=\"loc\" title=\"");
+	util_buf_puts(h->b, "<span class=\"loc\" title=\"");
 	report_esc_html(h->b, file);
-	report_buf_puts(h->b, "\">");
+	util_buf_puts(h->b, "\">");
 	report_esc_html(h->b, base);
 	if (line)
-		report_buf_printf(h->b, ":%u", line);
-	report_buf_puts(h->b, "</span>");
+		util_buf_printf(h->b, ":%u", line);
+	util_buf_puts(h->b, "</span>");
 }
 
 void report_html_num_cell(html_ctx *h, double v, const char *shown)
 {
 	char num[64];
 	report_fmt_num(num, sizeof num, v);
-	report_buf_printf(h->b, "<td class=\"n\" data-v=\"%s\">", num);
+	util_buf_printf(h->b, "<td class=\"n\" data-v=\"%s\">", num);
 	report_esc_html(h->b, shown);
-	report_buf_puts(h->b, "</td>");
+	util_buf_puts(h->b, "</td>");
 }
 
 const char *report_html_color(const char *name)
@@ -100,10 +100,10 @@ static const char *counter_kind_label(unsigned kind)
 static void kpi(html_ctx *h, const char *label, const char *value)
 {
 	/* Long values (a sampling configuration) get a smaller font, not a taller card. */
-	report_buf_puts(h->b, value && report_term_width(value) > 18 ? "<div class=\"kpi long\"><b>"
-	                                                             : "<div class=\"kpi\"><b>");
+	util_buf_puts(h->b, value && report_term_width(value) > 18 ? "<div class=\"kpi long\"><b>"
+	                                                           : "<div class=\"kpi\"><b>");
 	report_html_text(h, value);
-	report_buf_printf(h->b, "</b><span>%s</span></div>\n", label);
+	util_buf_printf(h->b, "</b><span>%s</span></div>\n", label);
 }
 
 /* Distinct values of a process field, joined with ", " (at most 8 shown). */
@@ -121,14 +121,14 @@ static void distinct_hosts(html_ctx *h)
 		distinct++;
 		if (shown < 8) {
 			if (shown++)
-				report_buf_puts(h->b, ", ");
+				util_buf_puts(h->b, ", ");
 			report_esc_html(h->b, v);
 		}
 	}
 	if (distinct > shown)
-		report_buf_printf(h->b, " and %zu more", distinct - shown);
+		util_buf_printf(h->b, " and %zu more", distinct - shown);
 	if (!distinct)
-		report_buf_puts(h->b, "unknown");
+		util_buf_puts(h->b, "unknown");
 }
 
 static void overview_run(html_ctx *h)
@@ -145,18 +145,18 @@ static void overview_run(html_ctx *h)
 		if (a->procs[i].rank >= 0)
 			ranks++;
 	}
-	report_buf_puts(h->b, "<section id=\"overview\"><h1>Run overview</h1>\n");
+	util_buf_puts(h->b, "<section id=\"overview\"><h1>Run overview</h1>\n");
 	const char *cmd = a->nprocs ? a->procs[0].cmdline : NULL;
 	if (!cmd && a->nprocs)
 		cmd = a->procs[0].exe;
-	report_buf_puts(h->b, "<div class=\"cmd mono\" id=\"command\">");
+	util_buf_puts(h->b, "<div class=\"cmd mono\" id=\"command\">");
 	report_html_text(h, cmd ? cmd : "(command line not recorded)");
-	report_buf_puts(h->b, "</div>\n<div class=\"kpis\">\n");
+	util_buf_puts(h->b, "</div>\n<div class=\"kpis\">\n");
 	snprintf(buf, sizeof buf, "%zu", a->nprocs);
 	kpi(h, ranks ? "processes (MPI ranks)" : "processes", buf);
-	report_buf_puts(h->b, "<div class=\"kpi\"><b>");
+	util_buf_puts(h->b, "<div class=\"kpi\"><b>");
 	distinct_hosts(h);
-	report_buf_puts(h->b, "</b><span>hosts</span></div>\n");
+	util_buf_puts(h->b, "</b><span>hosts</span></div>\n");
 	snprintf(buf, sizeof buf, "%u", threads);
 	kpi(h, "threads", buf);
 	report_fmt_ns(buf, sizeof buf, duration);
@@ -169,23 +169,22 @@ static void overview_run(html_ctx *h)
 		folded += a->regions[i].folded != 0;
 	snprintf(buf, sizeof buf, "%zu of %zu", folded, a->nregions);
 	kpi(h, "regions folded", buf);
-	report_buf_puts(h->b, "</div>\n");
+	util_buf_puts(h->b, "</div>\n");
 
 	/* Per-process detail, collapsed: with hundreds of ranks it is long. */
-	report_buf_printf(h->b, "<details class=\"card\"%s><summary>%zu trace file%s</summary>\n",
-	                  a->nprocs <= 4 ? " open" : "", a->nprocs, a->nprocs == 1 ? "" : "s");
-	report_buf_puts(h->b,
-	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"processes\"><thead><tr>"
-	                "<th>trace</th><th>host</th><th class=\"n\">pid</th><th class=\"n\">rank</th>"
-	                "<th class=\"n\">threads</th><th class=\"n\">duration</th><th>statistics</th>"
-	                "</tr></thead><tbody>\n");
+	util_buf_printf(h->b, "<details class=\"card\"%s><summary>%zu trace file%s</summary>\n",
+	                a->nprocs <= 4 ? " open" : "", a->nprocs, a->nprocs == 1 ? "" : "s");
+	util_buf_puts(h->b, "<div class=\"tablewrap\"><table class=\"sortable\" id=\"processes\"><thead><tr>"
+	                    "<th>trace</th><th>host</th><th class=\"n\">pid</th><th class=\"n\">rank</th>"
+	                    "<th class=\"n\">threads</th><th class=\"n\">duration</th><th>statistics</th>"
+	                    "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nprocs; i++) {
 		const fold_process *p = &a->procs[i];
-		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		util_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, p->trace_path);
-		report_buf_puts(h->b, "</td><td>");
+		util_buf_puts(h->b, "</td><td>");
 		report_html_text(h, p->host);
-		report_buf_puts(h->b, "</td>");
+		util_buf_puts(h->b, "</td>");
 		snprintf(buf, sizeof buf, "%ld", p->pid);
 		report_html_num_cell(h, (double)p->pid, buf);
 		snprintf(buf, sizeof buf, p->rank >= 0 ? "%ld" : "-", p->rank);
@@ -194,74 +193,73 @@ static void overview_run(html_ctx *h)
 		report_html_num_cell(h, p->nthreads, buf);
 		report_fmt_ns(buf, sizeof buf, p->duration_ns);
 		report_html_num_cell(h, p->duration_ns, buf);
-		report_buf_puts(h->b, "<td class=\"note\">");
+		util_buf_puts(h->b, "<td class=\"note\">");
 		for (size_t k = 0; k < p->nstats; k++) {
 			if (k)
-				report_buf_puts(h->b, ", ");
+				util_buf_puts(h->b, ", ");
 			report_html_text(h, p->stats[k].key);
-			report_buf_puts(h->b, " ");
+			util_buf_puts(h->b, " ");
 			report_html_text(h, p->stats[k].value);
 		}
-		report_buf_puts(h->b, "</td></tr>\n");
+		util_buf_puts(h->b, "</td></tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div></details>\n");
+	util_buf_puts(h->b, "</tbody></table></div></details>\n");
 }
 
 static void overview_counters(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
-	report_buf_puts(h->b, "<h3>Counters</h3><div class=\"card\" id=\"counters\">");
+	util_buf_puts(h->b, "<h3>Counters</h3><div class=\"card\" id=\"counters\">");
 	if (!a->ncounters)
-		report_buf_puts(h->b,
-		                "<p class=\"note\">No counters were recorded (timer sampling only).</p>");
+		util_buf_puts(h->b, "<p class=\"note\">No counters were recorded (timer sampling only).</p>");
 	for (size_t i = 0; i < a->ncounters; i++) {
 		unsigned k = a->counters[i].kind;
-		report_buf_printf(h->b, "<span class=\"mono\">");
+		util_buf_printf(h->b, "<span class=\"mono\">");
 		report_html_text(h, a->counters[i].name);
-		report_buf_printf(h->b, "</span><span class=\"pill%s\">%s</span>%s",
-		                  k == TRACE_COUNTER_HARDWARE ? " hw" : "", counter_kind_label(k),
-		                  i + 1 < a->ncounters ? " &nbsp; " : "");
+		util_buf_printf(h->b, "</span><span class=\"pill%s\">%s</span>%s",
+		                k == TRACE_COUNTER_HARDWARE ? " hw" : "", counter_kind_label(k),
+		                i + 1 < a->ncounters ? " &nbsp; " : "");
 	}
 	if (a->nmissing) {
-		report_buf_puts(h->b, "<table id=\"missing\" style=\"margin-top:10px\"><thead><tr>"
-		                      "<th>unavailable counter</th><th>reason</th></tr></thead><tbody>\n");
+		util_buf_puts(h->b, "<table id=\"missing\" style=\"margin-top:10px\"><thead><tr>"
+		                    "<th>unavailable counter</th><th>reason</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < a->nmissing; i++) {
-			report_buf_puts(h->b, "<tr><td class=\"fn\">");
+			util_buf_puts(h->b, "<tr><td class=\"fn\">");
 			report_html_text(h, a->missing[i].name);
-			report_buf_puts(h->b, "</td><td>");
+			util_buf_puts(h->b, "</td><td>");
 			report_html_text(h, a->missing[i].reason);
-			report_buf_puts(h->b, "</td></tr>\n");
+			util_buf_puts(h->b, "</td></tr>\n");
 		}
-		report_buf_puts(h->b, "</tbody></table>");
+		util_buf_puts(h->b, "</tbody></table>");
 	}
 	/* Derived metrics: which models applied, and why the others did not. */
 	if (a->nmodels_used || a->nmodels_skipped) {
-		report_buf_puts(h->b, "<p id=\"models\" style=\"margin-top:10px\">Derived-metric models: ");
+		util_buf_puts(h->b, "<p id=\"models\" style=\"margin-top:10px\">Derived-metric models: ");
 		if (!a->nmodels_used)
-			report_buf_puts(h->b, "none applies to these counters");
+			util_buf_puts(h->b, "none applies to these counters");
 		for (size_t i = 0; i < a->nmodels_used; i++) {
-			report_buf_puts(h->b, "<span class=\"mono\">");
+			util_buf_puts(h->b, "<span class=\"mono\">");
 			report_html_text(h, a->models_used[i]);
-			report_buf_puts(h->b, i + 1 < a->nmodels_used ? "</span>, " : "</span>");
+			util_buf_puts(h->b, i + 1 < a->nmodels_used ? "</span>, " : "</span>");
 		}
-		report_buf_puts(h->b, "</p>");
+		util_buf_puts(h->b, "</p>");
 		if (a->nmodels_skipped) {
-			report_buf_printf(
+			util_buf_printf(
 			    h->b,
 			    "<details id=\"models-skipped\"><summary>%zu model(s) skipped</summary>"
 			    "<table><thead><tr><th>model</th><th>why</th></tr></thead><tbody>\n",
 			    a->nmodels_skipped);
 			for (size_t i = 0; i < a->nmodels_skipped; i++) {
-				report_buf_puts(h->b, "<tr><td class=\"fn\">");
+				util_buf_puts(h->b, "<tr><td class=\"fn\">");
 				report_html_text(h, a->models_skipped[i].key);
-				report_buf_puts(h->b, "</td><td>");
+				util_buf_puts(h->b, "</td><td>");
 				report_html_text(h, a->models_skipped[i].value);
-				report_buf_puts(h->b, "</td></tr>\n");
+				util_buf_puts(h->b, "</td></tr>\n");
 			}
-			report_buf_puts(h->b, "</tbody></table></details>");
+			util_buf_puts(h->b, "</tbody></table></details>");
 		}
 	}
-	report_buf_puts(h->b, "</div>\n");
+	util_buf_puts(h->b, "</div>\n");
 }
 
 static void overview_ranking(html_ctx *h)
@@ -271,22 +269,22 @@ static void overview_ranking(html_ctx *h)
 	double top = 0;
 	for (size_t i = 0; i < a->nregions; i++)
 		top = fmax(top, a->regions[i].total_ns);
-	report_buf_puts(h->b, "<h3>Regions by time</h3><div class=\"tablewrap\"><table class=\"sortable\" "
-	                      "id=\"ranking\"><thead><tr><th class=\"n\">#</th><th>region</th><th>kind</th>"
-	                      "<th class=\"n\">total time</th><th></th><th class=\"n\">instances</th>"
-	                      "<th class=\"n\">used</th><th class=\"n\">mean</th><th class=\"n\">samples</th>"
-	                      "<th>folded</th></tr></thead><tbody>\n");
+	util_buf_puts(h->b, "<h3>Regions by time</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                    "id=\"ranking\"><thead><tr><th class=\"n\">#</th><th>region</th><th>kind</th>"
+	                    "<th class=\"n\">total time</th><th></th><th class=\"n\">instances</th>"
+	                    "<th class=\"n\">used</th><th class=\"n\">mean</th><th class=\"n\">samples</th>"
+	                    "<th>folded</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
 		snprintf(buf, sizeof buf, "%zu", i + 1);
-		report_buf_puts(h->b, "<tr>");
+		util_buf_puts(h->b, "<tr>");
 		report_html_num_cell(h, (double)i + 1, buf);
-		report_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
+		util_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
 		report_html_text(h, r->name);
-		report_buf_printf(h->b, "</a></td><td>%s</td>", fold_region_kind_label(r->kind));
+		util_buf_printf(h->b, "</a></td><td>%s</td>", fold_region_kind_label(r->kind));
 		report_fmt_ns(buf, sizeof buf, r->total_ns);
 		report_html_num_cell(h, r->total_ns, buf);
-		report_buf_printf(
+		util_buf_printf(
 		    h->b, "<td style=\"width:160px\"><span class=\"bar\" style=\"width:%.1f%%\"></span></td>",
 		    top > 0 ? 100 * r->total_ns / top : 0);
 		snprintf(buf, sizeof buf, "%lu", r->instances);
@@ -298,81 +296,80 @@ static void overview_ranking(html_ctx *h)
 		snprintf(buf, sizeof buf, "%lu", r->samples);
 		report_html_num_cell(h, (double)r->samples, buf);
 		if (r->folded) {
-			report_buf_printf(h->b, "<td><span class=\"pill ok\">%zu phase%s</span></td>",
-			                  r->nphases, r->nphases == 1 ? "" : "s");
+			util_buf_printf(h->b, "<td><span class=\"pill ok\">%zu phase%s</span></td>",
+			                r->nphases, r->nphases == 1 ? "" : "s");
 		} else {
-			report_buf_puts(h->b, "<td class=\"note\">");
+			util_buf_puts(h->b, "<td class=\"note\">");
 			report_html_text(h, r->reason ? r->reason : "not folded");
-			report_buf_puts(h->b, "</td>");
+			util_buf_puts(h->b, "</td>");
 		}
-		report_buf_puts(h->b, "</tr>\n");
+		util_buf_puts(h->b, "</tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div></section>\n");
+	util_buf_puts(h->b, "</tbody></table></div></section>\n");
 }
 
 static void page_head(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
-	report_buf_puts(h->b,
-	                "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-	                "<meta name=\"generator\" content=\"fold " FOLD_VERSION "\">\n<title>fold report: ");
+	util_buf_puts(h->b,
+	              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	              "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+	              "<meta name=\"generator\" content=\"fold " FOLD_VERSION "\">\n<title>fold report: ");
 	const char *exe = a->nprocs ? a->procs[0].exe : NULL;
 	const char *base = exe ? strrchr(exe, '/') : NULL;
 	report_html_text(h, base ? base + 1 : exe ? exe : "run");
-	report_buf_puts(h->b, "</title>\n<style>\n");
-	report_buf_puts(h->b, report_html_css);
-	report_buf_puts(h->b, report_html_views_css);
-	report_buf_puts(h->b, report_html_source_css);
+	util_buf_puts(h->b, "</title>\n<style>\n");
+	util_buf_puts(h->b, report_html_css);
+	util_buf_puts(h->b, report_html_views_css);
+	util_buf_puts(h->b, report_html_source_css);
 	/* Report errors of the main script in the page itself, where tests (and users) can see them. */
-	report_buf_puts(h->b,
-	                "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
-	                "'fold-js-errors');if(e){e.textContent+=m+' (line '+l+')\\n';"
-	                "e.setAttribute('data-errors','1');}};</script>\n</head>\n<body>\n");
-	report_buf_puts(
-	    h->b, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
-	          "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
-	report_buf_puts(h->b, "<header class=\"top\"><div class=\"brand\">fold<span>.</span></div><nav>"
-	                      "<a href=\"#overview\">Overview</a>");
+	util_buf_puts(h->b, "</style>\n<script>window.onerror=function(m,s,l){var e=document.getElementById("
+	                    "'fold-js-errors');if(e){e.textContent+=m+' (line '+l+')\\n';"
+	                    "e.setAttribute('data-errors','1');}};</script>\n</head>\n<body>\n");
+	util_buf_puts(h->b,
+	              "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
+	              "<path id=\"fx\" d=\"M-2.5-2.5l5 5m0-5l-5 5\"/></defs></svg>\n");
+	util_buf_puts(h->b, "<header class=\"top\"><div class=\"brand\">fold<span>.</span></div><nav>"
+	                    "<a href=\"#overview\">Overview</a>");
 	if (a->nthreads)
-		report_buf_puts(h->b, "<a href=\"#cpu\">CPU</a>");
+		util_buf_puts(h->b, "<a href=\"#cpu\">CPU</a>");
 	if (a->nimbalance)
-		report_buf_puts(h->b, "<a href=\"#imbalance\">Imbalance</a>");
+		util_buf_puts(h->b, "<a href=\"#imbalance\">Imbalance</a>");
 	for (size_t i = 0; i < a->nregions && i < 6; i++) {
 		if (!a->regions[i].folded)
 			continue;
 		char nm[256];
 		report_short_name(a->regions[i].name, 32, nm, sizeof nm);
-		report_buf_printf(h->b, "<a href=\"#region-%zu\" title=\"", i);
+		util_buf_printf(h->b, "<a href=\"#region-%zu\" title=\"", i);
 		report_html_text(h, a->regions[i].name);
-		report_buf_puts(h->b, "\">");
+		util_buf_puts(h->b, "\">");
 		report_html_text(h, nm);
-		report_buf_puts(h->b, "</a>");
+		util_buf_puts(h->b, "</a>");
 	}
-	report_buf_puts(h->b, "<a href=\"#profile\">Profile</a><a href=\"#calltree\">Call tree</a></nav>");
-	report_buf_puts(h->b, "<select id=\"region-select\" class=\"js-only\" aria-label=\"region\">"
-	                      "<option value=\"all\">All regions</option>");
+	util_buf_puts(h->b, "<a href=\"#profile\">Profile</a><a href=\"#calltree\">Call tree</a></nav>");
+	util_buf_puts(h->b, "<select id=\"region-select\" class=\"js-only\" aria-label=\"region\">"
+	                    "<option value=\"all\">All regions</option>");
 	for (size_t i = 0; i < a->nregions; i++) {
 		char nm[256];
 		report_short_name(a->regions[i].name, 60, nm, sizeof nm);
-		report_buf_printf(h->b, "<option value=\"%zu\">", i);
+		util_buf_printf(h->b, "<option value=\"%zu\">", i);
 		report_html_text(h, nm);
-		report_buf_puts(h->b, "</option>");
+		util_buf_puts(h->b, "</option>");
 	}
-	report_buf_puts(h->b, "</select></header>\n<main>\n");
+	util_buf_puts(h->b, "</select></header>\n<main>\n");
 }
 
 static void page_tail(html_ctx *h)
 {
-	report_buf_puts(h->b, "<footer>Generated by fold " FOLD_VERSION ". This file is self-contained: "
-	                      "it loads nothing from the network.</footer>\n</main>\n"
-	                      "<div id=\"tip\"></div><pre id=\"fold-js-errors\"></pre>\n"
-	                      "<script type=\"application/json\" id=\"fold-data\">");
+	util_buf_puts(h->b, "<footer>Generated by fold " FOLD_VERSION ". This file is self-contained: "
+	                    "it loads nothing from the network.</footer>\n</main>\n"
+	                    "<div id=\"tip\"></div><pre id=\"fold-js-errors\"></pre>\n"
+	                    "<script type=\"application/json\" id=\"fold-data\">");
 	report_html_region_data(h);
-	report_buf_puts(h->b, "</script>\n<script>\n");
-	report_buf_puts(h->b, report_html_js);
-	report_buf_puts(h->b, report_html_views_js);
-	report_buf_puts(h->b, "</script>\n</body></html>\n");
+	util_buf_puts(h->b, "</script>\n<script>\n");
+	util_buf_puts(h->b, report_html_js);
+	util_buf_puts(h->b, report_html_views_js);
+	util_buf_puts(h->b, "</script>\n</body></html>\n");
 }
 
 int report_html_write(const fold_analysis *a, const char *path, char *err, size_t errlen)
@@ -381,8 +378,8 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 		snprintf(err, errlen, "report: no analysis or no output path");
 		return -EINVAL;
 	}
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	html_ctx h = {.b = &b, .a = a, .next_id = 0};
 	page_head(&h);
 	overview_run(&h);
@@ -396,6 +393,6 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 	report_html_profile(&h);
 	page_tail(&h);
 	int rc = report_buf_write_file(&b, path, err, errlen);
-	report_buf_free(&b);
+	util_buf_free(&b);
 	return rc;
 }

@@ -23,7 +23,7 @@ extern const char report_html_css[];
 extern const char report_html_js[];
 
 typedef struct html_ctx {
-	report_buf *b;
+	util_buf *b;
 	const fold_analysis *a;
 	unsigned next_id; /* for unique SVG clipPath ids */
 } html_ctx;

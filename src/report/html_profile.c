@@ -36,23 +36,22 @@ static void profile_thread_table(html_ctx *h)
 			rows += a->profile[i].nper_thread;
 	if (!rows)
 		return;
-	report_buf_printf(
-	    h->b,
-	    "<details id=\"profile-threads\"><summary>Per thread (%zu rows)</summary>"
-	    "<div class=\"tablewrap\"><table class=\"sortable\"><thead><tr><th>region</th>"
-	    "<th class=\"n\">rank</th><th class=\"n\">thread</th><th class=\"n\">calls</th>"
-	    "<th class=\"n\">inclusive</th><th class=\"n\">exclusive</th><th class=\"n\">min</th>"
-	    "<th class=\"n\">max</th></tr></thead><tbody>\n",
-	    rows);
+	util_buf_printf(h->b,
+	                "<details id=\"profile-threads\"><summary>Per thread (%zu rows)</summary>"
+	                "<div class=\"tablewrap\"><table class=\"sortable\"><thead><tr><th>region</th>"
+	                "<th class=\"n\">rank</th><th class=\"n\">thread</th><th class=\"n\">calls</th>"
+	                "<th class=\"n\">inclusive</th><th class=\"n\">exclusive</th><th class=\"n\">min</th>"
+	                "<th class=\"n\">max</th></tr></thead><tbody>\n",
+	                rows);
 	for (size_t i = 0; i < a->nprofile && shown < REPORT_PROFILE_THREAD_ROWS; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		if (e->nper_thread < 2)
 			continue;
 		for (size_t k = 0; k < e->nper_thread && shown < REPORT_PROFILE_THREAD_ROWS; k++, shown++) {
 			const fold_profile_thread *t = &e->per_thread[k];
-			report_buf_puts(h->b, "<tr><td class=\"fn\">");
+			util_buf_puts(h->b, "<tr><td class=\"fn\">");
 			report_html_text(h, e->name);
-			report_buf_puts(h->b, "</td>");
+			util_buf_puts(h->b, "</td>");
 			if (t->rank >= 0)
 				snprintf(buf, sizeof buf, "%ld", t->rank);
 			else
@@ -70,24 +69,24 @@ static void profile_thread_table(html_ctx *h)
 			report_html_num_cell(h, t->min_ns, buf);
 			report_fmt_ns(buf, sizeof buf, t->max_ns);
 			report_html_num_cell(h, t->max_ns, buf);
-			report_buf_puts(h->b, "</tr>\n");
+			util_buf_puts(h->b, "</tr>\n");
 		}
 	}
-	report_buf_puts(h->b, "</tbody></table></div>");
+	util_buf_puts(h->b, "</tbody></table></div>");
 	if (shown < rows)
-		report_buf_printf(h->b,
-		                  "<p class=\"note\">%zu more rows not shown; fold --csv has them all.</p>",
-		                  rows - shown);
-	report_buf_puts(h->b, "</details>\n");
+		util_buf_printf(h->b,
+		                "<p class=\"note\">%zu more rows not shown; fold --csv has them all.</p>",
+		                rows - shown);
+	util_buf_puts(h->b, "</details>\n");
 }
 
 static void profile_table(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
 	char buf[64];
-	report_buf_puts(h->b, "<h3>Exact region profile</h3>");
+	util_buf_puts(h->b, "<h3>Exact region profile</h3>");
 	if (!a->nprofile) {
-		report_buf_puts(h->b, "<p class=\"note\">No instrumented regions were recorded.</p>");
+		util_buf_puts(h->b, "<p class=\"note\">No instrumented regions were recorded.</p>");
 		return;
 	}
 	double total_excl = 0;
@@ -97,25 +96,25 @@ static void profile_table(html_ctx *h)
 		unbalanced += a->profile[i].unbalanced;
 	}
 	if (a->hook_overhead_ns > 0)
-		report_buf_printf(
+		util_buf_printf(
 		    h->b,
 		    "<p class=\"note\" id=\"hook-overhead\">The hooks' own cost, %.1f ns per call "
 		    "(calibrated when the run started), is subtracted from these times.</p>",
 		    a->hook_overhead_ns);
-	report_buf_puts(h->b,
-	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
-	                "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
-	                "<th class=\"n\">exclusive</th><th class=\"n\">excl. %</th><th class=\"n\">min</th>"
-	                "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>");
+	util_buf_puts(h->b,
+	              "<div class=\"tablewrap\"><table class=\"sortable\" id=\"profile-table\"><thead><tr>"
+	              "<th>region</th><th>kind</th><th class=\"n\">calls</th><th class=\"n\">inclusive</th>"
+	              "<th class=\"n\">exclusive</th><th class=\"n\">excl. %</th><th class=\"n\">min</th>"
+	              "<th class=\"n\">mean</th><th class=\"n\">max</th><th class=\"n\">threads</th>");
 	if (unbalanced)
-		report_buf_puts(h->b, "<th class=\"n\" title=\"enters without exit and exits without enter\">"
-		                      "unbalanced</th>");
-	report_buf_puts(h->b, "</tr></thead><tbody>\n");
+		util_buf_puts(h->b, "<th class=\"n\" title=\"enters without exit and exits without enter\">"
+		                    "unbalanced</th>");
+	util_buf_puts(h->b, "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
-		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		util_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, e->name);
-		report_buf_printf(h->b, "</td><td>%s</td>", fold_region_kind_label(e->kind));
+		util_buf_printf(h->b, "</td><td>%s</td>", fold_region_kind_label(e->kind));
 		snprintf(buf, sizeof buf, "%lu", e->calls);
 		report_html_num_cell(h, (double)e->calls, buf);
 		report_fmt_ns(buf, sizeof buf, e->inclusive_ns);
@@ -137,9 +136,9 @@ static void profile_table(html_ctx *h)
 			snprintf(buf, sizeof buf, "%lu", e->unbalanced);
 			report_html_num_cell(h, (double)e->unbalanced, buf);
 		}
-		report_buf_puts(h->b, "</tr>\n");
+		util_buf_puts(h->b, "</tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody></table></div>\n");
 	profile_thread_table(h);
 }
 
@@ -149,24 +148,24 @@ static void callpair_table(html_ctx *h)
 	char buf[64];
 	if (!a->ncallpairs)
 		return;
-	report_buf_puts(h->b,
-	                "<h3>Callers and callees</h3><div class=\"tablewrap\"><table class=\"sortable\" "
-	                "id=\"callpairs\"><thead><tr><th>caller</th><th>callee</th><th class=\"n\">calls</th>"
-	                "<th class=\"n\">inclusive</th></tr></thead><tbody>\n");
+	util_buf_puts(h->b,
+	              "<h3>Callers and callees</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	              "id=\"callpairs\"><thead><tr><th>caller</th><th>callee</th><th class=\"n\">calls</th>"
+	              "<th class=\"n\">inclusive</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->ncallpairs; i++) {
 		const fold_callpair *c = &a->callpairs[i];
-		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		util_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, c->caller);
-		report_buf_puts(h->b, "</td><td class=\"fn\">");
+		util_buf_puts(h->b, "</td><td class=\"fn\">");
 		report_html_text(h, c->callee);
-		report_buf_puts(h->b, "</td>");
+		util_buf_puts(h->b, "</td>");
 		snprintf(buf, sizeof buf, "%lu", c->calls);
 		report_html_num_cell(h, (double)c->calls, buf);
 		report_fmt_ns(buf, sizeof buf, c->inclusive_ns);
 		report_html_num_cell(h, c->inclusive_ns, buf);
-		report_buf_puts(h->b, "</tr>\n");
+		util_buf_puts(h->b, "</tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody></table></div>\n");
 }
 
 static int same_name(const char *a, const char *b)
@@ -215,17 +214,17 @@ static void flat_table(html_ctx *h, unsigned long total)
 	}
 	qsort(fl, n, sizeof *fl, cmp_flat);
 	char buf[64];
-	report_buf_puts(
+	util_buf_puts(
 	    h->b, "<h3>Sampled functions</h3><div class=\"tablewrap\"><table class=\"sortable\" "
 	          "id=\"functions\"><thead><tr><th>function</th><th>location</th><th class=\"n\">self</th>"
 	          "<th class=\"n\">self %</th><th class=\"n\">total</th><th class=\"n\">total %</th>"
 	          "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < n && i < 500; i++) {
-		report_buf_puts(h->b, "<tr><td class=\"fn\">");
+		util_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_text(h, fl[i].function);
-		report_buf_puts(h->b, "</td><td>");
+		util_buf_puts(h->b, "</td><td>");
 		report_html_loc(h, fl[i].file, fl[i].line);
-		report_buf_puts(h->b, "</td>");
+		util_buf_puts(h->b, "</td>");
 		snprintf(buf, sizeof buf, "%lu", fl[i].self);
 		report_html_num_cell(h, (double)fl[i].self, buf);
 		double sp = total ? 100.0 * (double)fl[i].self / (double)total : 0;
@@ -236,11 +235,11 @@ static void flat_table(html_ctx *h, unsigned long total)
 		double tp = total ? 100.0 * (double)fl[i].total / (double)total : 0;
 		snprintf(buf, sizeof buf, "%.1f%%", tp);
 		report_html_num_cell(h, tp, buf);
-		report_buf_puts(h->b, "</tr>\n");
+		util_buf_puts(h->b, "</tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody></table></div>\n");
 	if (n > 500)
-		report_buf_printf(h->b, "<p class=\"note\">500 of %zu functions shown.</p>", n);
+		util_buf_printf(h->b, "<p class=\"note\">500 of %zu functions shown.</p>", n);
 	free(fl);
 }
 
@@ -259,31 +258,31 @@ static void line_table(html_ctx *h)
 	if (!a->nlines)
 		return;
 	char buf[64];
-	report_buf_puts(h->b, "<h3>Sampled lines</h3><div class=\"tablewrap\"><table class=\"sortable\" "
-	                      "id=\"lines\"><thead><tr><th>line</th><th>function</th><th>inlined into</th>"
-	                      "<th class=\"n\">samples</th><th class=\"n\">share</th></tr></thead><tbody>\n");
+	util_buf_puts(h->b, "<h3>Sampled lines</h3><div class=\"tablewrap\"><table class=\"sortable\" "
+	                    "id=\"lines\"><thead><tr><th>line</th><th>function</th><th>inlined into</th>"
+	                    "<th class=\"n\">samples</th><th class=\"n\">share</th></tr></thead><tbody>\n");
 	size_t shown = a->nlines < 500 ? a->nlines : 500;
 	for (size_t i = 0; i < shown; i++) {
 		const fold_attribution *l = &a->lines[i];
-		report_buf_puts(h->b, "<tr><td>");
+		util_buf_puts(h->b, "<tr><td>");
 		report_html_loc(h, l->file, l->line);
-		report_buf_puts(h->b, "</td><td class=\"fn\">");
+		util_buf_puts(h->b, "</td><td class=\"fn\">");
 		report_html_text(h, l->function);
-		report_buf_puts(h->b, "</td><td class=\"fn\">");
+		util_buf_puts(h->b, "</td><td class=\"fn\">");
 		/* the out-of-line function the line was inlined into, if any */
 		report_html_text(h, l->ninline > 1 ? l->inline_chain[l->ninline - 1].function : "");
-		report_buf_puts(h->b, "</td>");
+		util_buf_puts(h->b, "</td>");
 		snprintf(buf, sizeof buf, "%lu", l->samples);
 		report_html_num_cell(h, (double)l->samples, buf);
 		snprintf(buf, sizeof buf, "%.1f%%", 100 * l->share);
 		report_html_num_cell(h, l->share, buf);
-		report_buf_puts(h->b, "</tr>\n");
+		util_buf_puts(h->b, "</tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody></table></div>\n");
 	if (a->nlines > shown)
-		report_buf_printf(h->b,
-		                  "<p class=\"note\">%zu of %zu lines shown; fold --json has them all.</p>",
-		                  shown, a->nlines);
+		util_buf_printf(h->b,
+		                "<p class=\"note\">%zu of %zu lines shown; fold --json has them all.</p>",
+		                shown, a->nlines);
 }
 
 static int cmp_index_by_total(const void *a, const void *b, void *arg)
@@ -320,19 +319,19 @@ static void tree_render(html_ctx *h, const tree_node *t, size_t first, unsigned 
 			continue;
 		}
 		int leaf = x->first_child == SIZE_MAX;
-		report_buf_printf(h->b, "<details class=\"tree%s\"%s><summary>", leaf ? " leaf" : "",
-		                  !leaf && share >= REPORT_TREE_OPEN_SHARE && depth < 12 ? " open" : "");
-		report_buf_printf(
-		    h->b, "<span class=\"tv\">%.1f%%</span><span class=\"tv self\">%.1f%%</span><code>",
-		    100 * share, grand ? 100.0 * (double)x->self / (double)grand : 0);
+		util_buf_printf(h->b, "<details class=\"tree%s\"%s><summary>", leaf ? " leaf" : "",
+		                !leaf && share >= REPORT_TREE_OPEN_SHARE && depth < 12 ? " open" : "");
+		util_buf_printf(h->b,
+		                "<span class=\"tv\">%.1f%%</span><span class=\"tv self\">%.1f%%</span><code>",
+		                100 * share, grand ? 100.0 * (double)x->self / (double)grand : 0);
 		report_html_text(h, x->function);
-		report_buf_puts(h->b, "</code> ");
+		util_buf_puts(h->b, "</code> ");
 		if (x->file)
 			report_html_loc(h, x->file, x->line);
-		report_buf_puts(h->b, "</summary>");
+		util_buf_puts(h->b, "</summary>");
 		if (!leaf)
 			tree_render(h, t, x->first_child, grand, hidden, depth + 1);
-		report_buf_puts(h->b, "</details>\n");
+		util_buf_puts(h->b, "</details>\n");
 	}
 	free(order);
 }
@@ -341,15 +340,15 @@ static void tree_section(html_ctx *h, const char *id, const char *title, const c
                          size_t first, unsigned long grand)
 {
 	size_t hidden = 0;
-	report_buf_printf(h->b,
-	                  "<div><h3>%s</h3><div class=\"tree-root\" id=\"%s\"><div class=\"note\">"
-	                  "<span class=\"tv\">total</span><span class=\"tv self\">self</span>%s</div>\n",
-	                  title, id, what);
+	util_buf_printf(h->b,
+	                "<div><h3>%s</h3><div class=\"tree-root\" id=\"%s\"><div class=\"note\">"
+	                "<span class=\"tv\">total</span><span class=\"tv self\">self</span>%s</div>\n",
+	                title, id, what);
 	tree_render(h, t, first, grand, &hidden, 0);
 	if (hidden)
-		report_buf_printf(h->b, "<p class=\"note\">%zu node%s under %.1f%% of samples not shown.</p>",
-		                  hidden, hidden == 1 ? "" : "s", 100 * REPORT_TREE_MIN_SHARE);
-	report_buf_puts(h->b, "</div></div>\n");
+		util_buf_printf(h->b, "<p class=\"note\">%zu node%s under %.1f%% of samples not shown.</p>",
+		                hidden, hidden == 1 ? "" : "s", 100 * REPORT_TREE_MIN_SHARE);
+	util_buf_puts(h->b, "</div></div>\n");
 }
 
 /* The analysis' tree as the renderer's nodes; roots of the top-down tree
@@ -389,19 +388,19 @@ static void call_trees(html_ctx *h)
 		h->b->oom = 1;
 		goto out;
 	}
-	report_buf_puts(h->b, "<section id=\"calltree\"><h2>Sampled call tree</h2>");
+	util_buf_puts(h->b, "<section id=\"calltree\"><h2>Sampled call tree</h2>");
 	if (!a->ncct) {
-		report_buf_puts(h->b, "<p class=\"note\">No call stacks were sampled.</p></section>\n");
+		util_buf_puts(h->b, "<p class=\"note\">No call stacks were sampled.</p></section>\n");
 		goto out;
 	}
-	report_buf_puts(h->b, "<div class=\"trees\">");
+	util_buf_puts(h->b, "<div class=\"trees\">");
 	tree_section(h, "topdown", "Top-down", "callers above callees", td, first_root, grand);
 	tree_section(h, "bottomup", "Bottom-up", "where samples landed, then their callers", bu, bu_root,
 	             grand);
-	report_buf_puts(h->b, "</div>");
+	util_buf_puts(h->b, "</div>");
 	flat_table(h, grand);
 	line_table(h);
-	report_buf_puts(h->b, "</section>\n");
+	util_buf_puts(h->b, "</section>\n");
 out:
 	free(bu);
 	free(td);
@@ -409,9 +408,9 @@ out:
 
 void report_html_profile(html_ctx *h)
 {
-	report_buf_puts(h->b, "<section id=\"profile\"><h2>Profile</h2>");
+	util_buf_puts(h->b, "<section id=\"profile\"><h2>Profile</h2>");
 	profile_table(h);
 	callpair_table(h);
-	report_buf_puts(h->b, "</section>\n");
+	util_buf_puts(h->b, "</section>\n");
 	call_trees(h);
 }

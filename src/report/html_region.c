@@ -35,17 +35,17 @@ static frame make_frame(double w, double h, double l, double r, double t, double
 static void ns_axis(html_ctx *h, const frame *f, double mn, double mx, int ticks)
 {
 	double y = f->t + f->ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-	                  f->l, f->l + f->pw, y, y);
+	util_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
+	                f->l + f->pw, y, y);
 	for (int i = 0; i <= ticks; i++) {
 		char lab[32];
 		report_fmt_ns(lab, sizeof lab, mn + (mx - mn) * i / ticks);
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
-		                  f->l + f->pw * i / ticks, y + 14,
-		                  i == 0       ? "start"
-		                  : i == ticks ? "end"
-		                               : "middle",
-		                  lab);
+		util_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		                f->l + f->pw * i / ticks, y + 14,
+		                i == 0       ? "start"
+		                : i == ticks ? "end"
+		                             : "middle",
+		                lab);
 	}
 }
 
@@ -79,39 +79,39 @@ static const char *phase_top_function(const fold_phase_result *p)
 static unsigned open_chart(html_ctx *h, const frame *f, int zoomable, long series, const char *label)
 {
 	unsigned id = h->next_id++;
-	report_buf_printf(h->b,
-	                  "<svg class=\"chart%s\" viewBox=\"0 0 %.0f %.0f\" data-l=\"%.1f\" data-w=\"%.1f\" "
-	                  "data-t=\"%.1f\" data-h=\"%.1f\"",
-	                  zoomable ? " zoomable" : "", f->w, f->h, f->l, f->pw, f->t, f->ph);
+	util_buf_printf(h->b,
+	                "<svg class=\"chart%s\" viewBox=\"0 0 %.0f %.0f\" data-l=\"%.1f\" data-w=\"%.1f\" "
+	                "data-t=\"%.1f\" data-h=\"%.1f\"",
+	                zoomable ? " zoomable" : "", f->w, f->h, f->l, f->pw, f->t, f->ph);
 	if (series >= 0)
-		report_buf_printf(h->b, " data-s=\"%ld\"", series);
-	report_buf_puts(h->b, " role=\"img\" aria-label=\"");
+		util_buf_printf(h->b, " data-s=\"%ld\"", series);
+	util_buf_puts(h->b, " role=\"img\" aria-label=\"");
 	report_esc_html(h->b, label);
-	report_buf_printf(h->b,
-	                  "\"><defs><clipPath id=\"c%u\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-	                  "height=\"%.1f\"/></clipPath></defs>\n",
-	                  id, f->l, f->t - 1, f->pw, f->ph + 2);
+	util_buf_printf(h->b,
+	                "\"><defs><clipPath id=\"c%u\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	                "height=\"%.1f\"/></clipPath></defs>\n",
+	                id, f->l, f->t - 1, f->pw, f->ph + 2);
 	return id;
 }
 
 static void x_axis_normalised(html_ctx *h, const frame *f, const char *title)
 {
 	double y = f->t + f->ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-	                  f->l, f->l + f->pw, y, y);
-	report_buf_puts(h->b, "<g class=\"xa\">");
+	util_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
+	                f->l + f->pw, y, y);
+	util_buf_puts(h->b, "<g class=\"xa\">");
 	for (int i = 0; i <= 10; i++) {
 		double x = fx(f, i / 10.0);
-		report_buf_printf(h->b,
-		                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f</text>"
-		                  "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-		                  x, y + 14, i / 10.0, x, x, y, y + 4);
+		util_buf_printf(h->b,
+		                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f</text>"
+		                "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+		                x, y + 14, i / 10.0, x, x, y, y + 4);
 	}
-	report_buf_puts(h->b, "</g>");
+	util_buf_puts(h->b, "</g>");
 	if (title)
-		report_buf_printf(
-		    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">%s</text>",
-		    f->l + f->pw, f->h - 2, title);
+		util_buf_printf(h->b,
+		                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">%s</text>",
+		                f->l + f->pw, f->h - 2, title);
 }
 
 /* Horizontal grid and labels of a value axis on the left (or right). */
@@ -120,21 +120,21 @@ static void y_axis(html_ctx *h, const frame *f, double max, int right, int perce
 	double st = nice_step(max, 4);
 	char lab[48];
 	if (grid)
-		report_buf_puts(h->b, "<g class=\"grid\">");
+		util_buf_puts(h->b, "<g class=\"grid\">");
 	for (double v = 0; v <= max * (1 + 1e-9); v += st) {
 		double y = f->t + f->ph * (1 - v / max);
 		if (grid)
-			report_buf_printf(h->b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-			                  f->l, f->l + f->pw, y, y);
+			util_buf_printf(h->b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
+			                f->l + f->pw, y, y);
 		if (percent)
 			snprintf(lab, sizeof lab, "%.0f%%", v * 100);
 		else
 			report_fmt_si(lab, sizeof lab, v);
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
-		                  right ? f->l + f->pw + 6 : f->l - 6, y + 3.5, right ? "start" : "end", lab);
+		util_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		                right ? f->l + f->pw + 6 : f->l - 6, y + 3.5, right ? "start" : "end", lab);
 	}
 	if (grid)
-		report_buf_puts(h->b, "</g>");
+		util_buf_puts(h->b, "</g>");
 }
 
 static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
@@ -142,62 +142,62 @@ static void phase_title(html_ctx *h, const fold_region_result *r, size_t k)
 	const fold_phase_result *p = &r->phases[k];
 	char d[32];
 	report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
-	report_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end,
-	                  d, p->samples);
+	util_buf_printf(h->b, "<title>Phase %zu: %.3f to %.3f (%s, %lu samples)", k + 1, p->start, p->end, d,
+	                p->samples);
 	for (size_t i = 0; i < p->ntop && i < 3; i++) {
-		report_buf_printf(h->b, "\n%.0f%% ", 100 * p->top[i].share);
+		util_buf_printf(h->b, "\n%.0f%% ", 100 * p->top[i].share);
 		report_esc_html(h->b, p->top[i].function);
 		if (p->top[i].file) {
-			report_buf_puts(h->b, " ");
+			util_buf_puts(h->b, " ");
 			report_esc_html(h->b, p->top[i].file);
-			report_buf_printf(h->b, ":%u", p->top[i].line);
+			util_buf_printf(h->b, ":%u", p->top[i].line);
 		}
 	}
-	report_buf_puts(h->b, "</title>");
+	util_buf_puts(h->b, "</title>");
 }
 
 static void phase_bands(html_ctx *h, const fold_region_result *r, const frame *f, int labels)
 {
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase_result *p = &r->phases[k];
-		report_buf_printf(
-		    h->b, "<rect class=\"ph%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
-		    k % 2, fx(f, p->start), f->t, (p->end - p->start) * f->pw, f->ph);
+		util_buf_printf(h->b,
+		                "<rect class=\"ph%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
+		                k % 2, fx(f, p->start), f->t, (p->end - p->start) * f->pw, f->ph);
 		phase_title(h, r, k);
-		report_buf_puts(h->b, "</rect>");
+		util_buf_puts(h->b, "</rect>");
 		if (k > 0)
-			report_buf_printf(
+			util_buf_printf(
 			    h->b, "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
 			    fx(f, p->start), fx(f, p->start), f->t, f->t + f->ph);
 		if (labels && (p->end - p->start) * f->pw >= 20)
-			report_buf_printf(h->b, "<text class=\"phl\" x=\"%.1f\" y=\"%.1f\">P%zu</text>",
-			                  fx(f, p->start) + 4, f->t + 11, k + 1);
+			util_buf_printf(h->b, "<text class=\"phl\" x=\"%.1f\" y=\"%.1f\">P%zu</text>",
+			                fx(f, p->start) + 4, f->t + 11, k + 1);
 	}
 }
 
 static void polyline(html_ctx *h, const char *cls, const frame *f, const double *x, const double *y, size_t n,
                      double ymax)
 {
-	report_buf_printf(h->b, "<polyline class=\"%s\" points=\"", cls);
+	util_buf_printf(h->b, "<polyline class=\"%s\" points=\"", cls);
 	for (size_t i = 0; i < n; i++) {
 		double v = isfinite(y[i]) ? y[i] : 0;
-		report_buf_printf(h->b, "%s%.1f,%.1f", i ? " " : "", fx(f, x[i]),
-		                  f->t + f->ph * (1 - v / ymax));
+		util_buf_printf(h->b, "%s%.1f,%.1f", i ? " " : "", fx(f, x[i]),
+		                f->t + f->ph * (1 - v / ymax));
 	}
-	report_buf_puts(h->b, "\"/>");
+	util_buf_puts(h->b, "\"/>");
 }
 
 static void band(html_ctx *h, const frame *f, const fold_curve *c, double ymax)
 {
 	if (!c->lo || !c->hi || !c->n)
 		return;
-	report_buf_puts(h->b, "<polygon class=\"band\" points=\"");
+	util_buf_puts(h->b, "<polygon class=\"band\" points=\"");
 	for (size_t i = 0; i < c->n; i++)
-		report_buf_printf(h->b, "%.1f,%.1f ", fx(f, c->x[i]), f->t + f->ph * (1 - c->hi[i] / ymax));
+		util_buf_printf(h->b, "%.1f,%.1f ", fx(f, c->x[i]), f->t + f->ph * (1 - c->hi[i] / ymax));
 	for (size_t i = c->n; i-- > 0;)
-		report_buf_printf(h->b, "%.1f,%.1f%s", fx(f, c->x[i]), f->t + f->ph * (1 - c->lo[i] / ymax),
-		                  i ? " " : "");
-	report_buf_puts(h->b, "\"/>");
+		util_buf_printf(h->b, "%.1f,%.1f%s", fx(f, c->x[i]), f->t + f->ph * (1 - c->lo[i] / ymax),
+		                i ? " " : "");
+	util_buf_puts(h->b, "\"/>");
 }
 
 static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
@@ -217,56 +217,56 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 	int has_points = s->px && s->py && s->npoints;
 	int has_cum = c->cum != NULL;
 
-	report_buf_printf(h->b, "<figure class=\"series\" data-s=\"%zu\"><figcaption>", si);
+	util_buf_printf(h->b, "<figure class=\"series\" data-s=\"%zu\"><figcaption>", si);
 	report_esc_html(h->b, s->name);
-	report_buf_puts(h->b, " <span class=\"unit\">");
+	util_buf_puts(h->b, " <span class=\"unit\">");
 	report_esc_html(h->b, s->unit);
 	report_fmt_si(a, sizeof a, s->mean_rate);
-	report_buf_printf(h->b, " &middot; mean %s", a);
+	util_buf_printf(h->b, " &middot; mean %s", a);
 	if (!s->derived) {
 		report_fmt_si(b, sizeof b, s->total_per_instance);
-		report_buf_printf(h->b, " &middot; %s per instance &middot; fit error %.3f", b, s->fit_error);
+		util_buf_printf(h->b, " &middot; %s per instance &middot; fit error %.3f", b, s->fit_error);
 	}
-	report_buf_puts(h->b, "</span></figcaption>\n");
+	util_buf_puts(h->b, "</span></figcaption>\n");
 	open_chart(h, &f, 1, (long)si, s->name);
 	y_axis(h, &f, ymax, 0, 0, 1);
 	if (has_points || has_cum)
 		y_axis(h, &f, 1, 1, 1, 0);
-	report_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
+	util_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
 	phase_bands(h, r, &f, 1);
 	band(h, &f, c, ymax);
 	if (has_points) {
 		size_t shown = s->npoints > REPORT_HTML_MAX_POINTS ? REPORT_HTML_MAX_POINTS : s->npoints;
-		report_buf_puts(h->b, "<g class=\"pts\">");
+		util_buf_puts(h->b, "<g class=\"pts\">");
 		for (size_t k = 0; k < shown; k++) {
 			size_t i = shown == s->npoints
 			               ? k
 			               : (size_t)((double)k * (double)s->npoints / (double)shown);
 			double x = fmin(1, fmax(0, s->px[i])), y = fmin(1, fmax(0, s->py[i]));
-			report_buf_printf(h->b, "<use href=\"#fx\" x=\"%.1f\" y=\"%.1f\"/>", fx(&f, x),
-			                  f.t + f.ph * (1 - y));
+			util_buf_printf(h->b, "<use href=\"#fx\" x=\"%.1f\" y=\"%.1f\"/>", fx(&f, x),
+			                f.t + f.ph * (1 - y));
 		}
-		report_buf_puts(h->b, "</g>");
+		util_buf_puts(h->b, "</g>");
 	}
 	if (has_cum)
 		polyline(h, "cum", &f, c->x, c->cum, c->n, 1);
 	polyline(h, "rate", &f, c->x, c->value, c->n, ymax);
-	report_buf_puts(h->b, "</g>");
+	util_buf_puts(h->b, "</g>");
 	x_axis_normalised(h, &f, "normalised time in instance");
-	report_buf_puts(h->b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#2563eb\"></i>rate "
-	                      "fit (left axis)</span>");
+	util_buf_puts(h->b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#2563eb\"></i>rate "
+	                    "fit (left axis)</span>");
 	if (has_points) {
-		report_buf_printf(h->b,
-		                  "<span><i class=\"x\">&times;</i>folded samples (cumulative, right axis)");
+		util_buf_printf(h->b,
+		                "<span><i class=\"x\">&times;</i>folded samples (cumulative, right axis)");
 		if (s->npoints > REPORT_HTML_MAX_POINTS)
-			report_buf_printf(h->b, ": %d of %zu drawn", REPORT_HTML_MAX_POINTS, s->npoints);
-		report_buf_puts(h->b, "</span>");
+			util_buf_printf(h->b, ": %d of %zu drawn", REPORT_HTML_MAX_POINTS, s->npoints);
+		util_buf_puts(h->b, "</span>");
 	}
 	if (has_cum)
-		report_buf_puts(h->b, "<span><i style=\"background:#475569\"></i>cumulative fit</span>");
+		util_buf_puts(h->b, "<span><i style=\"background:#475569\"></i>cumulative fit</span>");
 	if (c->lo && c->hi)
-		report_buf_puts(h->b, "<span><i style=\"background:#c7d7fb;height:8px\"></i>band</span>");
-	report_buf_puts(h->b, "</div></figure>\n");
+		util_buf_puts(h->b, "<span><i style=\"background:#c7d7fb;height:8px\"></i>band</span>");
+	util_buf_puts(h->b, "</div></figure>\n");
 }
 
 /* Models: derived series named "<model>/<component>", stacked per model. */
@@ -320,38 +320,38 @@ static void model_chart(html_ctx *h, const fold_region_result *r, size_t first)
 	ymax = nice_max(ymax * 1.04);
 	frame f = make_frame(1240, 240, 58, 16, 10, 32);
 	char *model = strndup(s0->name, plen);
-	report_buf_puts(h->b, "<figure class=\"wide model\"><figcaption>");
+	util_buf_puts(h->b, "<figure class=\"wide model\"><figcaption>");
 	report_esc_html(h->b, model);
-	report_buf_puts(h->b, " <span class=\"unit\">stacked model &middot; ");
+	util_buf_puts(h->b, " <span class=\"unit\">stacked model &middot; ");
 	report_esc_html(h->b, s0->unit);
-	report_buf_puts(h->b, "</span></figcaption>\n");
+	util_buf_puts(h->b, "</span></figcaption>\n");
 	open_chart(h, &f, 1, -1, model ? model : "model");
 	y_axis(h, &f, ymax, 0, 0, 1);
-	report_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
+	util_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
 	phase_bands(h, r, &f, 1);
 	for (size_t k = 0; k < nm; k++) {
-		report_buf_printf(h->b, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",
-		                  report_html_color(r->series[members[k]].name));
+		util_buf_printf(h->b, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",
+		                report_html_color(r->series[members[k]].name));
 		for (size_t i = 0; i < n; i++)
-			report_buf_printf(h->b, "%.1f,%.1f ", fx(&f, grid->x[i]),
-			                  f.t + f.ph * (1 - acc[(k + 1) * n + i] / ymax));
+			util_buf_printf(h->b, "%.1f,%.1f ", fx(&f, grid->x[i]),
+			                f.t + f.ph * (1 - acc[(k + 1) * n + i] / ymax));
 		for (size_t i = n; i-- > 0;)
-			report_buf_printf(h->b, "%.1f,%.1f%s", fx(&f, grid->x[i]),
-			                  f.t + f.ph * (1 - acc[k * n + i] / ymax), i ? " " : "");
-		report_buf_puts(h->b, "\"><title>");
+			util_buf_printf(h->b, "%.1f,%.1f%s", fx(&f, grid->x[i]),
+			                f.t + f.ph * (1 - acc[k * n + i] / ymax), i ? " " : "");
+		util_buf_puts(h->b, "\"><title>");
 		report_esc_html(h->b, r->series[members[k]].name);
-		report_buf_puts(h->b, "</title></polygon>");
+		util_buf_puts(h->b, "</title></polygon>");
 	}
-	report_buf_puts(h->b, "</g>");
+	util_buf_puts(h->b, "</g>");
 	x_axis_normalised(h, &f, "normalised time in instance");
-	report_buf_puts(h->b, "</svg><div class=\"legend\">");
+	util_buf_puts(h->b, "</svg><div class=\"legend\">");
 	for (size_t k = 0; k < nm; k++) {
-		report_buf_printf(h->b, "<span><i style=\"background:%s;height:9px\"></i>",
-		                  report_html_color(r->series[members[k]].name));
+		util_buf_printf(h->b, "<span><i style=\"background:%s;height:9px\"></i>",
+		                report_html_color(r->series[members[k]].name));
 		report_esc_html(h->b, r->series[members[k]].name + plen + 1);
-		report_buf_puts(h->b, "</span>");
+		util_buf_puts(h->b, "</span>");
 	}
-	report_buf_puts(h->b, "</div></figure>\n");
+	util_buf_puts(h->b, "</div></figure>\n");
 	free(model);
 	free(acc);
 }
@@ -377,72 +377,71 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 		return;
 	double row = 20;
 	frame f = make_frame(1240, 12 + row * (double)r->ntimeline + 30, 58, 16, 8, 30);
-	report_buf_puts(h->b, "<figure class=\"wide timeline\"><figcaption>Routine timeline "
-	                      "<span class=\"unit\">innermost routine below the region, by stack depth</span>"
-	                      "</figcaption>\n");
+	util_buf_puts(h->b, "<figure class=\"wide timeline\"><figcaption>Routine timeline "
+	                    "<span class=\"unit\">innermost routine below the region, by stack depth</span>"
+	                    "</figcaption>\n");
 	open_chart(h, &f, 1, -1, "routine timeline");
 	for (size_t lv = 0; lv < r->ntimeline; lv++)
-		report_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">depth %u</text>",
-		                  f.l - 6, f.t + row * (double)lv + row / 2 + 4, r->timeline[lv].depth);
-	report_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
+		util_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">depth %u</text>",
+		                f.l - 6, f.t + row * (double)lv + row / 2 + 4, r->timeline[lv].depth);
+	util_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
 	for (size_t lv = 0; lv < r->ntimeline; lv++) {
 		const fold_timeline_level *L = &r->timeline[lv];
 		double y = f.t + row * (double)lv;
 		for (size_t k = 0; k < L->nspans; k++) {
 			const fold_timeline_span *sp = &L->spans[k];
 			double x0 = fx(&f, sp->start), w = (sp->end - sp->start) * f.pw;
-			report_buf_printf(
+			util_buf_printf(
 			    h->b,
 			    "<rect class=\"span\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 			    "fill=\"%s\"><title>",
 			    x0, y, w > 0 ? w : 0, row - 2, report_html_color(sp->function));
 			report_esc_html(h->b, sp->function ? sp->function : "?");
 			if (sp->file) {
-				report_buf_puts(h->b, "\n");
+				util_buf_puts(h->b, "\n");
 				report_esc_html(h->b, sp->file);
-				report_buf_printf(h->b, ":%u", sp->line);
+				util_buf_printf(h->b, ":%u", sp->line);
 			}
-			report_buf_printf(h->b, "\n%.3f to %.3f</title></rect>", sp->start, sp->end);
+			util_buf_printf(h->b, "\n%.3f to %.3f</title></rect>", sp->start, sp->end);
 			unsigned fit = (unsigned)((w - 6) / 6.4);
 			if (fit >= 4 && sp->function) {
-				report_buf_printf(h->b, "<text class=\"spl\" x=\"%.1f\" y=\"%.1f\">", x0 + 3,
-				                  y + row / 2 + 3);
+				util_buf_printf(h->b, "<text class=\"spl\" x=\"%.1f\" y=\"%.1f\">", x0 + 3,
+				                y + row / 2 + 3);
 				report_html_text_max(h, sp->function, fit);
-				report_buf_puts(h->b, "</text>");
+				util_buf_puts(h->b, "</text>");
 			}
 		}
 	}
 	for (size_t k = 1; k < r->nphases; k++)
-		report_buf_printf(h->b,
-		                  "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-		                  fx(&f, r->phases[k].start), fx(&f, r->phases[k].start), f.t, f.t + f.ph);
-	report_buf_puts(h->b, "</g>");
+		util_buf_printf(h->b, "<line class=\"pb\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+		                fx(&f, r->phases[k].start), fx(&f, r->phases[k].start), f.t, f.t + f.ph);
+	util_buf_puts(h->b, "</g>");
 	x_axis_normalised(h, &f, NULL);
-	report_buf_puts(h->b, "</svg></figure>\n");
+	util_buf_puts(h->b, "</svg></figure>\n");
 }
 
 static void attribution(html_ctx *h, const fold_attribution *t)
 {
-	report_buf_printf(h->b, "<span class=\"attr\"><b>%.0f%%</b> <code>", 100 * t->share);
+	util_buf_printf(h->b, "<span class=\"attr\"><b>%.0f%%</b> <code>", 100 * t->share);
 	report_html_text(h, t->function);
-	report_buf_puts(h->b, "</code> ");
+	util_buf_puts(h->b, "</code> ");
 	report_html_loc(h, t->file, t->line);
 	if (t->ninline > 1) {
-		report_buf_puts(h->b, " <span class=\"inl\">inlined: ");
+		util_buf_puts(h->b, " <span class=\"inl\">inlined: ");
 		for (size_t i = 0; i < t->ninline; i++) {
 			const fold_source_frame *fr = &t->inline_chain[i];
 			if (i)
-				report_buf_puts(h->b, " &larr; ");
+				util_buf_puts(h->b, " &larr; ");
 			report_html_text(h, fr->function);
 			if (fr->call_line) {
-				report_buf_puts(h->b, " (called at ");
+				util_buf_puts(h->b, " (called at ");
 				report_html_loc(h, fr->call_file, fr->call_line);
-				report_buf_puts(h->b, ")");
+				util_buf_puts(h->b, ")");
 			}
 		}
-		report_buf_puts(h->b, "</span>");
+		util_buf_puts(h->b, "</span>");
 	}
-	report_buf_puts(h->b, "</span>");
+	util_buf_puts(h->b, "</span>");
 }
 
 /* Unit shown after a phase rate: "/s" for counters, nothing for ratios. */
@@ -464,29 +463,28 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	char d[32], v[32];
 	if (r->self_check.done) {
 		const fold_self_check *sc = &r->self_check;
-		report_buf_printf(
-		    h->b,
-		    "<p class=\"note\">Self-check: the odd and the even instances (%lu and %lu), "
-		    "folded apart, give %zu and %zu phase(s); their boundaries are %.1f%% of the "
-		    "instance and their rates %.1f%% apart. Intervals: 90%% of %u bootstrap "
-		    "resamples of the instances.</p>\n",
-		    sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b, 100 * sc->boundary,
-		    100 * sc->rate, r->bootstrap_replicates);
+		util_buf_printf(h->b,
+		                "<p class=\"note\">Self-check: the odd and the even instances (%lu and %lu), "
+		                "folded apart, give %zu and %zu phase(s); their boundaries are %.1f%% of the "
+		                "instance and their rates %.1f%% apart. Intervals: 90%% of %u bootstrap "
+		                "resamples of the instances.</p>\n",
+		                sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b,
+		                100 * sc->boundary, 100 * sc->rate, r->bootstrap_replicates);
 	}
-	report_buf_puts(h->b,
-	                "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"
-	                "<th class=\"n\">span</th><th class=\"n\">duration</th><th class=\"n\">samples</th>"
-	                "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
+	util_buf_puts(h->b,
+	              "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"
+	              "<th class=\"n\">span</th><th class=\"n\">duration</th><th class=\"n\">samples</th>"
+	              "<th>rates</th><th>top source lines</th></tr></thead><tbody>\n");
 	for (size_t k = 0; k < r->nphases; k++) {
 		const fold_phase_result *p = &r->phases[k];
 		report_fmt_ns(d, sizeof d, fold_phase_duration_ns(r, p));
-		report_buf_printf(h->b, "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f", k + 1,
-		                  p->start, p->end);
+		util_buf_printf(h->b, "<tr><td><b>P%zu</b></td><td class=\"n\">%.3f&ndash;%.3f", k + 1,
+		                p->start, p->end);
 		if (k && isfinite(p->start_lo) && isfinite(p->start_hi))
-			report_buf_printf(h->b, "<br><small>start %.3f&ndash;%.3f</small>", p->start_lo,
-			                  p->start_hi);
-		report_buf_printf(h->b, "</td><td class=\"n\">%s</td><td class=\"n\">%lu</td><td>", d,
-		                  p->samples);
+			util_buf_printf(h->b, "<br><small>start %.3f&ndash;%.3f</small>", p->start_lo,
+			                p->start_hi);
+		util_buf_printf(h->b, "</td><td class=\"n\">%s</td><td class=\"n\">%lu</td><td>", d,
+		                p->samples);
 		for (size_t i = 0; i < p->nrates; i++) {
 			int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
 			int nodata = isnan(p->rates[i]); /* the samples do not cover it */
@@ -494,9 +492,9 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 				snprintf(v, sizeof v, "no data");
 			else if (!cpus)
 				report_fmt_si(v, sizeof v, p->rates[i]);
-			report_buf_puts(h->b, "<span class=\"attr\"><code>");
+			util_buf_puts(h->b, "<span class=\"attr\"><code>");
 			report_html_text(h, p->rate_names[i]);
-			report_buf_printf(h->b, "</code> %s", v);
+			util_buf_printf(h->b, "</code> %s", v);
 			if (!cpus && !nodata)
 				report_html_text(h, rate_unit(r, p->rate_names[i]));
 			if (i < p->nrate_ci && isfinite(p->rate_lo[i]) && isfinite(p->rate_hi[i])) {
@@ -505,7 +503,7 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 					report_fmt_si(a, sizeof a, p->rate_lo[i]);
 				if (!report_cpu_rate(p->rate_names[i], p->rate_hi[i], z, sizeof z))
 					report_fmt_si(z, sizeof z, p->rate_hi[i]);
-				report_buf_printf(h->b, " <small>[%s&ndash;%s]</small>", a, z);
+				util_buf_printf(h->b, " <small>[%s&ndash;%s]</small>", a, z);
 			}
 			if (p->gradual && i < p->nrange) {
 				char a[32], z[32];
@@ -513,18 +511,18 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 					report_fmt_si(a, sizeof a, p->rate_from[i]);
 				if (!report_cpu_rate(p->rate_names[i], p->rate_to[i], z, sizeof z))
 					report_fmt_si(z, sizeof z, p->rate_to[i]);
-				report_buf_printf(h->b, " (gradual: %s &rarr; %s)", a, z);
+				util_buf_printf(h->b, " (gradual: %s &rarr; %s)", a, z);
 			}
-			report_buf_puts(h->b, "</span>");
+			util_buf_puts(h->b, "</span>");
 		}
-		report_buf_puts(h->b, "</td><td>");
+		util_buf_puts(h->b, "</td><td>");
 		for (size_t i = 0; i < p->ntop && i < 5; i++)
 			attribution(h, &p->top[i]);
 		if (!p->ntop)
-			report_buf_puts(h->b, "<span class=\"note\">no source attribution</span>");
-		report_buf_puts(h->b, "</td></tr>\n");
+			util_buf_puts(h->b, "<span class=\"note\">no source attribution</span>");
+		util_buf_puts(h->b, "</td></tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table>\n");
+	util_buf_puts(h->b, "</tbody></table>\n");
 }
 
 /* Position of duration v in [mn, mx] on the histogram's axis, in [0, 1]. */
@@ -538,16 +536,16 @@ static double hist_pos(double v, double mn, double mx, int logx)
 static void log_ns_axis(html_ctx *h, const frame *f, double mn, double mx)
 {
 	double y = f->t + f->ph;
-	report_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-	                  f->l, f->l + f->pw, y, y);
+	util_buf_printf(h->b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->l,
+	                f->l + f->pw, y, y);
 	for (double d = pow(10, ceil(log10(mn))); d <= mx * 1.000001; d *= 10) {
 		char lab[32];
 		report_fmt_ns(lab, sizeof lab, d);
 		double x = f->l + log10(d / mn) / log10(mx / mn) * f->pw;
-		report_buf_printf(h->b,
-		                  "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
-		                  x, x, y, y + 4, x, y + 14, lab);
+		util_buf_printf(h->b,
+		                "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+		                x, x, y, y + 4, x, y + 14, lab);
 	}
 }
 
@@ -580,8 +578,8 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 	}
 	frame f = make_frame(620, 220, 48, 14, 10, 34);
 	double ymax = nice_max((double)top);
-	report_buf_puts(h->b, "<figure class=\"hist\"><figcaption>Instance durations <span class=\"unit\">"
-	                      "used and excluded instances</span></figcaption>\n");
+	util_buf_puts(h->b, "<figure class=\"hist\"><figcaption>Instance durations <span class=\"unit\">"
+	                    "used and excluded instances</span></figcaption>\n");
 	open_chart(h, &f, 0, -1, "instance duration distribution");
 	y_axis(h, &f, ymax, 0, 0, 1);
 	double bw = f.pw / NBINS;
@@ -589,13 +587,13 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 		double hu = f.ph * (double)used[i] / ymax, he = f.ph * (double)excl[i] / ymax;
 		double y0 = f.t + f.ph;
 		if (used[i])
-			report_buf_printf(
+			util_buf_printf(
 			    h->b,
 			    "<rect class=\"used\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
 			    "<title>%lu used</title></rect>",
 			    f.l + i * bw + 0.5, y0 - hu, bw - 1, hu, used[i]);
 		if (excl[i])
-			report_buf_printf(
+			util_buf_printf(
 			    h->b,
 			    "<rect class=\"excl\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
 			    "<title>%lu excluded</title></rect>",
@@ -606,26 +604,26 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 		double med = g->median_duration_ns;
 		if (med >= mn && med <= mx) {
 			double x = f.l + hist_pos(med, mn, mx, logx) * f.pw;
-			report_buf_printf(h->b,
-			                  "<line class=\"med\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-			                  "y2=\"%.1f\"><title>median "
-			                  "of group %u</title></line>",
-			                  x, x, f.t, f.t + f.ph, g->id);
+			util_buf_printf(h->b,
+			                "<line class=\"med\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			                "y2=\"%.1f\"><title>median "
+			                "of group %u</title></line>",
+			                x, x, f.t, f.t + f.ph, g->id);
 		}
 	}
 	if (logx)
 		log_ns_axis(h, &f, mn, mx);
 	else
 		ns_axis(h, &f, mn, mx, 4);
-	report_buf_printf(
+	util_buf_printf(
 	    h->b,
 	    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">instance duration%s</text>",
 	    f.l + f.pw, f.h - 2, logx ? " (log scale)" : "");
-	report_buf_puts(
-	    h->b, "</svg><div class=\"legend\"><span><i style=\"background:#2563eb;height:9px\"></i>used"
-	          "</span><span><i style=\"background:#f97316;height:9px\"></i>excluded</span>"
-	          "<span><i style=\"background:#0f172a;height:1px\"></i>median (folded group)</span>"
-	          "</div></figure>\n");
+	util_buf_puts(h->b,
+	              "</svg><div class=\"legend\"><span><i style=\"background:#2563eb;height:9px\"></i>used"
+	              "</span><span><i style=\"background:#f97316;height:9px\"></i>excluded</span>"
+	              "<span><i style=\"background:#0f172a;height:1px\"></i>median (folded group)</span>"
+	              "</div></figure>\n");
 }
 
 typedef struct thread_row {
@@ -680,8 +678,8 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 	frame f = make_frame(620, 10 + rowh * (double)shown + 34, 78, 60, 8, 34);
 	if (f.h < 120)
 		f = make_frame(620, 120, 78, 60, 8, 120 - 8 - rowh * (double)shown);
-	report_buf_puts(h->b, "<figure class=\"var\"><figcaption>Variation across threads and ranks "
-	                      "<span class=\"unit\">instance duration: range and mean</span></figcaption>\n");
+	util_buf_puts(h->b, "<figure class=\"var\"><figcaption>Variation across threads and ranks "
+	                    "<span class=\"unit\">instance duration: range and mean</span></figcaption>\n");
 	open_chart(h, &f, 0, -1, "variation across threads");
 	for (size_t k = 0; k < shown; k++) {
 		const thread_row *t = &rows[k];
@@ -691,14 +689,14 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 		char mean[32];
 		report_fmt_ns(mean, sizeof mean, t->sum / (double)t->n);
 		if (t->rank >= 0)
-			report_buf_printf(
-			    h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %ld t%u</text>",
-			    f.l - 6, y + 3.5, t->rank, t->thread);
+			util_buf_printf(h->b,
+			                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %ld t%u</text>",
+			                f.l - 6, y + 3.5, t->rank, t->thread);
 		else
-			report_buf_printf(h->b,
-			                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">thread %u</text>",
-			                  f.l - 6, y + 3.5, t->thread);
-		report_buf_printf(
+			util_buf_printf(h->b,
+			                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">thread %u</text>",
+			                f.l - 6, y + 3.5, t->thread);
+		util_buf_printf(
 		    h->b,
 		    "<g><title>%lu instances (%lu excluded), mean %s</title><line class=\"rng\" "
 		    "x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/><circle class=\"mean\" cx=\"%.1f\" "
@@ -706,11 +704,10 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 		    t->n, t->excluded, mean, x0, x1 + 0.5, y, y, xm, y, f.l + f.pw + 6, y + 3.5, mean);
 	}
 	ns_axis(h, &f, mn, mx, 2);
-	report_buf_puts(h->b, "</svg>");
+	util_buf_puts(h->b, "</svg>");
 	if (shown < nrows)
-		report_buf_printf(h->b, "<p class=\"note\">First %zu of %zu threads shown.</p>", shown,
-		                  nrows);
-	report_buf_puts(h->b, "</figure>\n");
+		util_buf_printf(h->b, "<p class=\"note\">First %zu of %zu threads shown.</p>", shown, nrows);
+	util_buf_puts(h->b, "</figure>\n");
 	free(rows);
 }
 
@@ -719,27 +716,27 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 	if (!r->ngroups)
 		return;
 	char a[32], b[32], c[32], d[32];
-	report_buf_puts(
-	    h->b, "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
-	          "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
-	          "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
-	          "<th class=\"n\">min</th><th class=\"n\">max</th></tr></thead><tbody>\n");
+	util_buf_puts(h->b,
+	              "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
+	              "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
+	              "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
+	              "<th class=\"n\">min</th><th class=\"n\">max</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const fold_group *g = &r->groups[i];
 		report_fmt_ns(a, sizeof a, g->median_duration_ns);
 		report_fmt_ns(b, sizeof b, g->mad_duration_ns);
 		report_fmt_ns(c, sizeof c, g->min_duration_ns);
 		report_fmt_ns(d, sizeof d, g->max_duration_ns);
-		report_buf_printf(h->b,
-		                  "<tr><td>%u%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td "
-		                  "class=\"n\">%lu</td>"
-		                  "<td class=\"n\">%lu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-		                  "<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-		                  g->id,
-		                  g->id == r->selected_group ? " <span class=\"pill ok\">folded</span>" : "",
-		                  g->instances, g->used, g->excluded_outliers, g->excluded_other, a, b, c, d);
+		util_buf_printf(h->b,
+		                "<tr><td>%u%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td "
+		                "class=\"n\">%lu</td>"
+		                "<td class=\"n\">%lu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		                "<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+		                g->id,
+		                g->id == r->selected_group ? " <span class=\"pill ok\">folded</span>" : "",
+		                g->instances, g->used, g->excluded_outliers, g->excluded_other, a, b, c, d);
 	}
-	report_buf_puts(h->b, "</tbody></table>\n");
+	util_buf_puts(h->b, "</tbody></table>\n");
 }
 
 void report_html_region(html_ctx *h, size_t ri)
@@ -748,124 +745,124 @@ void report_html_region(html_ctx *h, size_t ri)
 	char tot[32], mean[32];
 	report_fmt_ns(tot, sizeof tot, r->total_ns);
 	report_fmt_ns(mean, sizeof mean, r->mean_duration_ns);
-	report_buf_printf(
+	util_buf_printf(
 	    h->b, "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\">", ri,
 	    ri);
 	report_html_text(h, r->name);
-	report_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
-	                  fold_region_kind_label(r->kind),
-	                  r->folded ? "<span class=\"pill ok\">folded</span>"
-	                            : "<span class=\"pill no\">not folded</span>");
-	report_buf_printf(
+	util_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
+	                fold_region_kind_label(r->kind),
+	                r->folded ? "<span class=\"pill ok\">folded</span>"
+	                          : "<span class=\"pill no\">not folded</span>");
+	util_buf_printf(
 	    h->b,
 	    "<p class=\"sub\">%lu instances (%lu folded) &middot; total %s &middot; mean %s &middot; "
 	    "%lu samples (%lu folded)",
 	    r->instances, r->instances_used, tot, mean, r->samples, r->samples_folded);
 	if (r->fit_method) {
-		report_buf_puts(h->b, " &middot; fit ");
+		util_buf_puts(h->b, " &middot; fit ");
 		report_html_text(h, r->fit_method);
 	}
-	report_buf_puts(h->b, "</p>\n");
+	util_buf_puts(h->b, "</p>\n");
 	/* The fit's parameters are evidence for who asks, not the first thing to read. */
 	if (r->nfit_params) {
-		report_buf_printf(
+		util_buf_printf(
 		    h->b,
 		    "<details class=\"fitparams\"><summary class=\"note\">fit parameters (%zu)</summary>"
 		    "<table><tbody>",
 		    r->nfit_params);
 		for (size_t i = 0; i < r->nfit_params; i++) {
-			report_buf_puts(h->b, "<tr><td class=\"mono\">");
+			util_buf_puts(h->b, "<tr><td class=\"mono\">");
 			report_html_text(h, r->fit_params[i].key);
-			report_buf_puts(h->b, "</td><td class=\"mono\">");
+			util_buf_puts(h->b, "</td><td class=\"mono\">");
 			report_html_text(h, r->fit_params[i].value);
-			report_buf_puts(h->b, "</td></tr>");
+			util_buf_puts(h->b, "</td></tr>");
 		}
-		report_buf_puts(h->b, "</tbody></table></details>\n");
+		util_buf_puts(h->b, "</tbody></table></details>\n");
 	}
 	if (!r->folded) {
-		report_buf_puts(h->b, "<div class=\"warn\">Not folded: ");
+		util_buf_puts(h->b, "<div class=\"warn\">Not folded: ");
 		report_html_text(h, r->reason ? r->reason : "no reason given");
-		report_buf_puts(h->b, "</div>\n");
+		util_buf_puts(h->b, "</div>\n");
 	}
 	if (r->folded && r->nseries) {
-		report_buf_puts(h->b, "<div class=\"regiontools\">Counter <select class=\"series-select\" "
-		                      "aria-label=\"counter\"><option value=\"all\">all</option>");
+		util_buf_puts(h->b, "<div class=\"regiontools\">Counter <select class=\"series-select\" "
+		                    "aria-label=\"counter\"><option value=\"all\">all</option>");
 		for (size_t i = 0; i < r->nseries; i++) {
-			report_buf_printf(h->b, "<option value=\"%zu\">", i);
+			util_buf_printf(h->b, "<option value=\"%zu\">", i);
 			report_html_text_max(h, r->series[i].name, 60);
-			report_buf_puts(h->b, "</option>");
+			util_buf_puts(h->b, "</option>");
 		}
-		report_buf_puts(h->b, "</select><button class=\"unzoom\" disabled>Reset zoom</button>"
-		                      "<span class=\"zoomlabel\">drag across a chart to zoom</span></div>\n");
-		report_buf_puts(h->b, "<div class=\"plots\">\n");
+		util_buf_puts(h->b, "</select><button class=\"unzoom\" disabled>Reset zoom</button>"
+		                    "<span class=\"zoomlabel\">drag across a chart to zoom</span></div>\n");
+		util_buf_puts(h->b, "<div class=\"plots\">\n");
 		for (size_t i = 0; i < r->nseries; i++)
 			series_chart(h, r, i);
 		model_charts(h, r);
 		timeline_chart(h, r);
-		report_buf_puts(h->b, "</div>\n");
+		util_buf_puts(h->b, "</div>\n");
 		phase_table(h, r);
 		report_html_source(h, r);
 	}
-	report_buf_puts(h->b, "<div class=\"plots\" style=\"margin-top:12px\">\n");
+	util_buf_puts(h->b, "<div class=\"plots\" style=\"margin-top:12px\">\n");
 	duration_histogram(h, r);
 	variation_chart(h, r);
-	report_buf_puts(h->b, "</div>\n");
+	util_buf_puts(h->b, "</div>\n");
 	groups_table(h, r);
-	report_buf_puts(h->b, "</section>\n");
+	util_buf_puts(h->b, "</section>\n");
 }
 
-static void json_numbers(report_buf *b, const double *v, size_t n, size_t stride_n)
+static void json_numbers(util_buf *b, const double *v, size_t n, size_t stride_n)
 {
 	char num[40];
-	report_buf_putc(b, '[');
+	util_buf_putc(b, '[');
 	for (size_t k = 0; k < stride_n; k++) {
 		size_t i = stride_n == n ? k : (size_t)((double)k * (double)(n - 1) / (double)(stride_n - 1));
 		report_fmt_num(num, sizeof num, v[i]);
-		report_buf_printf(b, "%s%s", k ? "," : "", num);
+		util_buf_printf(b, "%s%s", k ? "," : "", num);
 	}
-	report_buf_putc(b, ']');
+	util_buf_putc(b, ']');
 }
 
 void report_html_region_data(html_ctx *h)
 {
-	report_buf *b = h->b;
+	util_buf *b = h->b;
 	char num[40];
-	report_buf_puts(b, "{\"regions\":[");
+	util_buf_puts(b, "{\"regions\":[");
 	for (size_t ri = 0; ri < h->a->nregions; ri++) {
 		const fold_region_result *r = &h->a->regions[ri];
-		report_buf_puts(b, ri ? ",\n{\"name\":" : "\n{\"name\":");
+		util_buf_puts(b, ri ? ",\n{\"name\":" : "\n{\"name\":");
 		report_esc_json(b, r->name);
 		report_fmt_num(num, sizeof num, r->folded_mean_duration_ns);
-		report_buf_printf(b, ",\"mean_ns\":%s,\"phases\":[", num);
+		util_buf_printf(b, ",\"mean_ns\":%s,\"phases\":[", num);
 		for (size_t k = 0; k < r->nphases; k++) {
 			const fold_phase_result *p = &r->phases[k];
-			report_buf_printf(b, "%s[%.6g,%.6g,", k ? "," : "", p->start, p->end);
+			util_buf_printf(b, "%s[%.6g,%.6g,", k ? "," : "", p->start, p->end);
 			report_esc_json(b, phase_top_function(p));
-			report_buf_putc(b, ',');
+			util_buf_putc(b, ',');
 			report_esc_json(b, p->ntop ? p->top[0].file : NULL);
-			report_buf_printf(b, ",%u]", p->ntop ? p->top[0].line : 0);
+			util_buf_printf(b, ",%u]", p->ntop ? p->top[0].line : 0);
 		}
-		report_buf_puts(b, "],\"series\":[");
+		util_buf_puts(b, "],\"series\":[");
 		for (size_t si = 0; si < r->nseries && r->folded; si++) {
 			const fold_series *s = &r->series[si];
 			const fold_curve *c = &s->fit;
 			size_t n = c->n > REPORT_HTML_MAX_CURVE ? REPORT_HTML_MAX_CURVE : c->n;
-			report_buf_puts(b, si ? ",{\"name\":" : "{\"name\":");
+			util_buf_puts(b, si ? ",{\"name\":" : "{\"name\":");
 			report_esc_json(b, s->name);
-			report_buf_puts(b, ",\"unit\":");
+			util_buf_puts(b, ",\"unit\":");
 			report_esc_json(b, s->unit);
-			report_buf_puts(b, ",\"x\":");
+			util_buf_puts(b, ",\"x\":");
 			json_numbers(b, c->x, c->n, n);
-			report_buf_puts(b, ",\"v\":");
+			util_buf_puts(b, ",\"v\":");
 			json_numbers(b, c->value, c->n, n);
-			report_buf_puts(b, ",\"c\":");
+			util_buf_puts(b, ",\"c\":");
 			if (c->cum)
 				json_numbers(b, c->cum, c->n, n);
 			else
-				report_buf_puts(b, "null");
-			report_buf_putc(b, '}');
+				util_buf_puts(b, "null");
+			util_buf_putc(b, '}');
 		}
-		report_buf_puts(b, "]}");
+		util_buf_puts(b, "]}");
 	}
-	report_buf_puts(b, "]}");
+	util_buf_puts(b, "]}");
 }

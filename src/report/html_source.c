@@ -106,20 +106,20 @@ static void excerpt(html_ctx *h, const hot_file *hf, unsigned long total)
 {
 	size_t len = 0;
 	char *src = read_source(hf->file, &len);
-	report_buf_puts(h->b, "<figure class=\"source\"><figcaption class=\"mono\" title=\"");
+	util_buf_puts(h->b, "<figure class=\"source\"><figcaption class=\"mono\" title=\"");
 	report_html_text(h, hf->file);
-	report_buf_puts(h->b, "\">");
+	util_buf_puts(h->b, "\">");
 	const char *base = strrchr(hf->file, '/');
 	report_html_text(h, base ? base + 1 : hf->file);
-	report_buf_printf(h->b, " <span class=\"unit\">%lu samples at its top lines</span></figcaption>",
-	                  hf->samples);
+	util_buf_printf(h->b, " <span class=\"unit\">%lu samples at its top lines</span></figcaption>",
+	                hf->samples);
 	if (!src) {
-		report_buf_puts(
-		    h->b, "<p class=\"note\">The source is not readable here (the report shows the files "
-		          "it can open where fold runs).</p></figure>\n");
+		util_buf_puts(h->b,
+		              "<p class=\"note\">The source is not readable here (the report shows the files "
+		              "it can open where fold runs).</p></figure>\n");
 		return;
 	}
-	report_buf_puts(h->b, "<table class=\"src\"><tbody>");
+	util_buf_puts(h->b, "<table class=\"src\"><tbody>");
 	unsigned line = 1, last = 0;
 	const char *p = src;
 	while (*p || p == src) {
@@ -127,29 +127,29 @@ static void excerpt(html_ctx *h, const hot_file *hf, unsigned long total)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		if (near(hf, line)) {
 			if (last && line > last + 1)
-				report_buf_puts(
+				util_buf_puts(
 				    h->b,
 				    "<tr class=\"gap\"><td></td><td></td><td></td><td>&#8942;</td></tr>");
 			const hot_line *hl = find(hf, line);
-			report_buf_printf(h->b, "<tr%s><td class=\"n\">%u</td>", hl ? " class=\"hot\"" : "",
-			                  line);
+			util_buf_printf(h->b, "<tr%s><td class=\"n\">%u</td>", hl ? " class=\"hot\"" : "",
+			                line);
 			if (hl) {
-				report_buf_printf(
+				util_buf_printf(
 				    h->b,
 				    "<td class=\"n\" title=\"%.1f%% of the phases' samples\">%lu</td><td>",
 				    total ? 100.0 * (double)hl->samples / (double)total : 0, hl->samples);
 				for (unsigned k = 0; k < 32; k++)
 					if (hl->phases & (1u << k))
-						report_buf_printf(h->b, "<span class=\"pill\">P%u</span>",
-						                  k + 1);
-				report_buf_puts(h->b, "</td>");
+						util_buf_printf(h->b, "<span class=\"pill\">P%u</span>",
+						                k + 1);
+				util_buf_puts(h->b, "</td>");
 			} else {
-				report_buf_puts(h->b, "<td></td><td></td>");
+				util_buf_puts(h->b, "<td></td><td></td>");
 			}
 			char *text = strndup(p, n);
-			report_buf_puts(h->b, "<td class=\"code\">");
+			util_buf_puts(h->b, "<td class=\"code\">");
 			report_html_text(h, text ? text : "");
-			report_buf_puts(h->b, "</td></tr>");
+			util_buf_puts(h->b, "</td></tr>");
 			free(text);
 			last = line;
 		}
@@ -158,7 +158,7 @@ static void excerpt(html_ctx *h, const hot_file *hf, unsigned long total)
 		p = e + 1;
 		line++;
 	}
-	report_buf_puts(h->b, "</tbody></table></figure>\n");
+	util_buf_puts(h->b, "</tbody></table></figure>\n");
 	free(src);
 }
 
@@ -177,13 +177,13 @@ void report_html_source(html_ctx *h, const fold_region_result *r)
 	if (!nfiles)
 		return;
 	qsort(files, nfiles, sizeof *files, cmp_file);
-	report_buf_puts(h->b,
-	                "<details class=\"sources\" open><summary>Source of the phases' top lines "
-	                "<span class=\"note\">(samples per line, and the phases it is a top line of)</span>"
-	                "</summary>\n");
+	util_buf_puts(h->b,
+	              "<details class=\"sources\" open><summary>Source of the phases' top lines "
+	              "<span class=\"note\">(samples per line, and the phases it is a top line of)</span>"
+	              "</summary>\n");
 	for (size_t f = 0; f < nfiles && f < MAX_FILES; f++)
 		excerpt(h, &files[f], total);
-	report_buf_puts(h->b, "</details>\n");
+	util_buf_puts(h->b, "</details>\n");
 }
 
 const char report_html_source_css[] =

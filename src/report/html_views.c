@@ -53,11 +53,11 @@ static void fn_cell(html_ctx *h, const char *full)
 {
 	char s[512];
 	report_short_name(full, 70, s, sizeof s);
-	report_buf_puts(h->b, "<td class=\"fn\" title=\"");
+	util_buf_puts(h->b, "<td class=\"fn\" title=\"");
 	report_html_text(h, full);
-	report_buf_puts(h->b, "\">");
+	util_buf_puts(h->b, "\">");
 	report_html_text(h, s);
-	report_buf_puts(h->b, "</td>");
+	util_buf_puts(h->b, "</td>");
 }
 
 static void thread_label(html_ctx *h, const fold_thread_summary *t, int mpi)
@@ -71,9 +71,9 @@ static void thread_label(html_ctx *h, const fold_thread_summary *t, int mpi)
 		snprintf(v, sizeof v, "thread #%u", t->index);
 	report_html_text(h, v);
 	if (t->name) {
-		report_buf_puts(h->b, " (");
+		util_buf_puts(h->b, " (");
 		report_html_text(h, t->name);
-		report_buf_puts(h->b, ")");
+		util_buf_puts(h->b, ")");
 	}
 }
 
@@ -95,12 +95,12 @@ static void hot_body(html_ctx *h, const char *key, int hidden, const fold_hot_fu
 		cpu += f[i].cpu_ns;
 		smp += f[i].samples;
 	}
-	report_buf_printf(h->b, "<tbody data-thread=\"%s\"%s>", key, hidden ? " class=\"hidden\"" : "");
+	util_buf_printf(h->b, "<tbody data-thread=\"%s\"%s>", key, hidden ? " class=\"hidden\"" : "");
 	if (!n)
-		report_buf_puts(h->b, "<tr><td colspan=\"5\" class=\"note\">No samples.</td></tr>");
+		util_buf_puts(h->b, "<tr><td colspan=\"5\" class=\"note\">No samples.</td></tr>");
 	for (size_t i = 0; i < n && i < HOT_ROWS; i++) {
 		char buf[64];
-		report_buf_puts(h->b, "<tr>");
+		util_buf_puts(h->b, "<tr>");
 		fn_cell(h, f[i].function);
 		if (by_cpu && cpu_known) {
 			report_fmt_ns(buf, sizeof buf, f[i].cpu_ns);
@@ -117,7 +117,7 @@ static void hot_body(html_ctx *h, const char *key, int hidden, const fold_hot_fu
 		}
 		snprintf(buf, sizeof buf, "%lu", f[i].samples);
 		report_html_num_cell(h, (double)f[i].samples, buf);
-		report_buf_puts(h->b, "<td>");
+		util_buf_puts(h->b, "<td>");
 		if (f[i].file)
 			report_html_loc(h, f[i].file, f[i].line);
 		else
@@ -125,22 +125,22 @@ static void hot_body(html_ctx *h, const char *key, int hidden, const fold_hot_fu
 			    h, f[i].module
 			           ? (strrchr(f[i].module, '/') ? strrchr(f[i].module, '/') + 1 : f[i].module)
 			           : "?");
-		report_buf_puts(h->b, "</td></tr>");
+		util_buf_puts(h->b, "</td></tr>");
 	}
-	report_buf_puts(h->b, "</tbody>\n");
+	util_buf_puts(h->b, "</tbody>\n");
 }
 
 static void hot_table(html_ctx *h, int by_cpu)
 {
 	const fold_analysis *a = h->a;
-	report_buf_printf(
+	util_buf_printf(
 	    h->b, "<div class=\"tablewrap\"><table class=\"hot\" id=\"%s\"><thead><tr><th>function</th>",
 	    by_cpu ? "hot-cpu" : "hot-wall");
 	if (by_cpu)
-		report_buf_puts(h->b, "<th class=\"n\">CPU time</th><th class=\"n\">share</th>");
+		util_buf_puts(h->b, "<th class=\"n\">CPU time</th><th class=\"n\">share</th>");
 	else
-		report_buf_puts(h->b, "<th class=\"n\">off CPU</th><th class=\"n\">share</th>");
-	report_buf_puts(h->b, "<th class=\"n\">samples</th><th>hottest line</th></tr></thead>\n");
+		util_buf_puts(h->b, "<th class=\"n\">off CPU</th><th class=\"n\">share</th>");
+	util_buf_puts(h->b, "<th class=\"n\">samples</th><th>hottest line</th></tr></thead>\n");
 	hot_body(h, "all", 0, by_cpu ? a->hot_cpu : a->hot_wall, by_cpu ? a->nhot_cpu : a->nhot_wall, by_cpu,
 	         a->cpu_weighted);
 	for (size_t k = 0; k < a->nthreads; k++) {
@@ -149,28 +149,28 @@ static void hot_table(html_ctx *h, int by_cpu)
 		const fold_thread_summary *t = &a->threads[k];
 		hot_body(h, key, 1, t->top, t->ntop, by_cpu, t->cpu_known);
 	}
-	report_buf_puts(h->b, "</table></div>\n");
+	util_buf_puts(h->b, "</table></div>\n");
 }
 
 static void threads_table(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
 	int mpi = is_mpi(a);
-	report_buf_puts(h->b,
-	                "<h3>Threads</h3><p class=\"note\">busy: CPU time over wall time; waits: share of "
-	                "samples in kernel waits (epoll_wait, poll, futex, nanosleep...). Idle helpers "
-	                "(MPI progress and runtime threads) are kept out of the lists above.</p>"
-	                "<div class=\"tablewrap\"><table class=\"sortable\" id=\"threads\"><thead><tr>"
-	                "<th>thread</th><th>class</th><th class=\"n\">samples</th><th class=\"n\">CPU "
-	                "time</th><th class=\"n\">busy</th><th class=\"n\">waits</th><th>top function</th>"
-	                "</tr></thead><tbody>\n");
+	util_buf_puts(h->b,
+	              "<h3>Threads</h3><p class=\"note\">busy: CPU time over wall time; waits: share of "
+	              "samples in kernel waits (epoll_wait, poll, futex, nanosleep...). Idle helpers "
+	              "(MPI progress and runtime threads) are kept out of the lists above.</p>"
+	              "<div class=\"tablewrap\"><table class=\"sortable\" id=\"threads\"><thead><tr>"
+	              "<th>thread</th><th>class</th><th class=\"n\">samples</th><th class=\"n\">CPU "
+	              "time</th><th class=\"n\">busy</th><th class=\"n\">waits</th><th>top function</th>"
+	              "</tr></thead><tbody>\n");
 	for (size_t k = 0; k < a->nthreads; k++) {
 		const fold_thread_summary *t = &a->threads[k];
 		char buf[64];
-		report_buf_puts(h->b, "<tr><td>");
+		util_buf_puts(h->b, "<tr><td>");
 		thread_label(h, t, mpi);
-		report_buf_printf(h->b, "</td><td><span class=\"%s\">%s</span></td>", class_css(t->klass),
-		                  class_label(t->klass));
+		util_buf_printf(h->b, "</td><td><span class=\"%s\">%s</span></td>", class_css(t->klass),
+		                class_label(t->klass));
 		snprintf(buf, sizeof buf, "%lu", t->samples);
 		report_html_num_cell(h, (double)t->samples, buf);
 		report_fmt_ns(buf, sizeof buf, t->cpu_ns);
@@ -182,9 +182,9 @@ static void threads_table(html_ctx *h)
 		snprintf(buf, sizeof buf, "%.0f%%", 100 * w);
 		report_html_num_cell(h, w, buf);
 		fn_cell(h, t->ntop ? t->top[0].function : "-");
-		report_buf_puts(h->b, "</tr>\n");
+		util_buf_puts(h->b, "</tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody></table></div>\n");
 }
 
 void report_html_cpu_views(html_ctx *h)
@@ -202,32 +202,32 @@ void report_html_cpu_views(html_ctx *h)
 		}
 	char d[32];
 	report_fmt_ns(d, sizeof d, cpu);
-	report_buf_puts(h->b, "<section id=\"cpu\"><h2>Where the CPUs worked</h2>");
-	report_buf_puts(h->b, "<p><label>Threads: <select id=\"thread-select\" aria-label=\"thread\">"
-	                      "<option value=\"all\">all but idle helpers</option>");
+	util_buf_puts(h->b, "<section id=\"cpu\"><h2>Where the CPUs worked</h2>");
+	util_buf_puts(h->b, "<p><label>Threads: <select id=\"thread-select\" aria-label=\"thread\">"
+	                    "<option value=\"all\">all but idle helpers</option>");
 	for (size_t k = 0; k < a->nthreads; k++) {
-		report_buf_printf(h->b, "<option value=\"%zu\">", k);
+		util_buf_printf(h->b, "<option value=\"%zu\">", k);
 		thread_label(h, &a->threads[k], mpi);
-		report_buf_printf(h->b, ": %s</option>", class_label(a->threads[k].klass));
+		util_buf_printf(h->b, ": %s</option>", class_label(a->threads[k].klass));
 	}
-	report_buf_puts(h->b, "</select></label></p>");
+	util_buf_puts(h->b, "</select></label></p>");
 	if (a->cpu_weighted)
-		report_buf_printf(
+		util_buf_printf(
 		    h->b,
 		    "<p class=\"note\">CPU time: each sample weighted by the CPU time its thread used "
 		    "since the previous one; %s on %zu thread%s.</p>",
 		    d, busy, busy == 1 ? "" : "s");
 	else
-		report_buf_puts(
-		    h->b, "<p class=\"note\">No thread measured its CPU time: functions by samples.</p>");
+		util_buf_puts(h->b,
+		              "<p class=\"note\">No thread measured its CPU time: functions by samples.</p>");
 	hot_table(h, 1);
-	report_buf_puts(h->b,
-	                "<h3>Where the threads spent wall time</h3><p class=\"note\">By samples of the wall "
-	                "clock; off CPU: the share of that time the thread was not running (waiting, or "
-	                "preempted).</p>");
+	util_buf_puts(h->b,
+	              "<h3>Where the threads spent wall time</h3><p class=\"note\">By samples of the wall "
+	              "clock; off CPU: the share of that time the thread was not running (waiting, or "
+	              "preempted).</p>");
 	hot_table(h, 0);
 	threads_table(h);
-	report_buf_puts(h->b, "</section>\n");
+	util_buf_puts(h->b, "</section>\n");
 }
 
 void report_html_imbalance(html_ctx *h)
@@ -236,19 +236,19 @@ void report_html_imbalance(html_ctx *h)
 	if (!a->nimbalance)
 		return;
 	int mpi = is_mpi(a);
-	report_buf_puts(
-	    h->b, "<section id=\"imbalance\"><h2>Imbalance</h2><p class=\"note\">Per rank: the time of "
-	          "each rank in the region (its threads summed; the computation outside MPI is the "
-	          "main thread's wall time minus its MPI calls). Per thread: each thread's time in an "
-	          "OpenMP region. LB, the load-balance efficiency, is mean / max: 1 is balanced.</p>"
-	          "<div class=\"tablewrap\"><table class=\"sortable\" id=\"imbalance-table\"><thead><tr>"
-	          "<th>region</th><th>over</th><th class=\"n\">min</th><th class=\"n\">mean</th>"
-	          "<th class=\"n\">max</th><th class=\"n\">max/mean</th><th class=\"n\">LB</th>"
-	          "<th>slowest</th><th>per rank / thread</th></tr></thead><tbody>\n");
+	util_buf_puts(h->b,
+	              "<section id=\"imbalance\"><h2>Imbalance</h2><p class=\"note\">Per rank: the time of "
+	              "each rank in the region (its threads summed; the computation outside MPI is the "
+	              "main thread's wall time minus its MPI calls). Per thread: each thread's time in an "
+	              "OpenMP region. LB, the load-balance efficiency, is mean / max: 1 is balanced.</p>"
+	              "<div class=\"tablewrap\"><table class=\"sortable\" id=\"imbalance-table\"><thead><tr>"
+	              "<th>region</th><th>over</th><th class=\"n\">min</th><th class=\"n\">mean</th>"
+	              "<th class=\"n\">max</th><th class=\"n\">max/mean</th><th class=\"n\">LB</th>"
+	              "<th>slowest</th><th>per rank / thread</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nimbalance; i++) {
 		const fold_imbalance *m = &a->imbalance[i];
 		char buf[96];
-		report_buf_puts(h->b, "<tr>");
+		util_buf_puts(h->b, "<tr>");
 		fn_cell(h, m->region);
 		if (m->by_thread && mpi)
 			snprintf(buf, sizeof buf, "threads of rank %ld", a->procs[m->proc].rank);
@@ -256,9 +256,9 @@ void report_html_imbalance(html_ctx *h)
 			snprintf(buf, sizeof buf, "threads");
 		else
 			snprintf(buf, sizeof buf, mpi ? "ranks" : "processes");
-		report_buf_puts(h->b, "<td>");
+		util_buf_puts(h->b, "<td>");
 		report_html_text(h, buf);
-		report_buf_puts(h->b, "</td>");
+		util_buf_puts(h->b, "</td>");
 		report_fmt_ns(buf, sizeof buf, m->min_ns);
 		report_html_num_cell(h, m->min_ns, buf);
 		report_fmt_ns(buf, sizeof buf, m->mean_ns);
@@ -280,26 +280,25 @@ void report_html_imbalance(html_ctx *h)
 		else
 			snprintf(buf, sizeof buf, "%s %ld", mpi ? "rank" : "process", m->slowest);
 		/* Named in bold when the imbalance matters (LB below 0.9). */
-		report_buf_puts(h->b, m->lb < 0.9 ? "<td class=\"slowest\"><b>" : "<td>");
+		util_buf_puts(h->b, m->lb < 0.9 ? "<td class=\"slowest\"><b>" : "<td>");
 		report_html_text(h, buf);
-		report_buf_puts(h->b, m->lb < 0.9 ? "</b></td>" : "</td>");
+		util_buf_puts(h->b, m->lb < 0.9 ? "</b></td>" : "</td>");
 		/* One bar per rank (thread), the slowest in red, full value on hover. */
-		report_buf_puts(h->b, "<td><span class=\"imb\">");
+		util_buf_puts(h->b, "<td><span class=\"imb\">");
 		for (size_t k = 0; k < m->n && k < 64; k++) {
 			char v[32];
 			report_fmt_ns(v, sizeof v, m->values_ns[k]);
-			report_buf_printf(h->b,
-			                  "<span%s style=\"height:%.0f%%\" title=\"%s %ld: %s\"></span>",
-			                  m->who[k] == m->slowest ? " class=\"slow\"" : "",
-			                  m->max_ns > 0 ? fmax(4, 100 * m->values_ns[k] / m->max_ns) : 0,
-			                  m->by_thread ? "stream"
-			                  : mpi        ? "rank"
-			                               : "process",
-			                  m->who[k], v);
+			util_buf_printf(h->b, "<span%s style=\"height:%.0f%%\" title=\"%s %ld: %s\"></span>",
+			                m->who[k] == m->slowest ? " class=\"slow\"" : "",
+			                m->max_ns > 0 ? fmax(4, 100 * m->values_ns[k] / m->max_ns) : 0,
+			                m->by_thread ? "stream"
+			                : mpi        ? "rank"
+			                             : "process",
+			                m->who[k], v);
 		}
-		report_buf_puts(h->b, "</span></td></tr>\n");
+		util_buf_puts(h->b, "</span></td></tr>\n");
 	}
-	report_buf_puts(h->b, "</tbody></table></div></section>\n");
+	util_buf_puts(h->b, "</tbody></table></div></section>\n");
 }
 
 void report_html_warnings(html_ctx *h)
@@ -308,9 +307,9 @@ void report_html_warnings(html_ctx *h)
 	size_t nsalvage = 0;
 	for (size_t i = 0; i < a->nprocs; i++)
 		nsalvage += a->procs[i].nsalvage;
-	report_buf_printf(h->b, "<h3>Warnings (%zu)</h3><div id=\"warnings\">", a->nwarnings + nsalvage);
+	util_buf_printf(h->b, "<h3>Warnings (%zu)</h3><div id=\"warnings\">", a->nwarnings + nsalvage);
 	if (!a->nwarnings && !nsalvage)
-		report_buf_puts(h->b, "<p class=\"note\">None.</p>");
+		util_buf_puts(h->b, "<p class=\"note\">None.</p>");
 	for (size_t i = 0; i < a->nwarnings; i++) {
 		const char *w = a->warnings[i].what;
 		int seen = 0;
@@ -321,31 +320,31 @@ void report_html_warnings(html_ctx *h)
 		size_t n = 0;
 		for (size_t k = i; k < a->nwarnings; k++)
 			n += report_warn_alike(a->warnings[k].what, w);
-		report_buf_puts(h->b, "<div class=\"warn\">");
+		util_buf_puts(h->b, "<div class=\"warn\">");
 		if (n == 1) {
 			report_html_text(h, w);
-			report_buf_puts(h->b, "</div>\n");
+			util_buf_puts(h->b, "</div>\n");
 			continue;
 		}
 		/* Each kind once, the count in front, every message in a collapsed list. */
-		report_buf_printf(h->b, "<details class=\"warns\"><summary>%zu&times; ", n);
+		util_buf_printf(h->b, "<details class=\"warns\"><summary>%zu&times; ", n);
 		report_html_text(h, w + report_warn_subject(w) + (report_warn_subject(w) ? 2 : 0));
-		report_buf_puts(h->b, "</summary><ul>");
+		util_buf_puts(h->b, "</summary><ul>");
 		for (size_t k = i; k < a->nwarnings; k++)
 			if (report_warn_alike(a->warnings[k].what, w)) {
-				report_buf_puts(h->b, "<li>");
+				util_buf_puts(h->b, "<li>");
 				report_html_text(h, a->warnings[k].what);
-				report_buf_puts(h->b, "</li>");
+				util_buf_puts(h->b, "</li>");
 			}
-		report_buf_puts(h->b, "</ul></details></div>\n");
+		util_buf_puts(h->b, "</ul></details></div>\n");
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
 		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
-			report_buf_puts(h->b, "<div class=\"warn bad\">");
+			util_buf_puts(h->b, "<div class=\"warn bad\">");
 			report_html_text(h, a->procs[i].trace_path);
-			report_buf_puts(h->b, ": ");
+			util_buf_puts(h->b, ": ");
 			report_html_text(h, a->procs[i].salvage_messages[k]);
-			report_buf_puts(h->b, "</div>\n");
+			util_buf_puts(h->b, "</div>\n");
 		}
-	report_buf_puts(h->b, "</div>\n");
+	util_buf_puts(h->b, "</div>\n");
 }

@@ -30,15 +30,15 @@ typedef struct jw {
 
 int report_json_string(FILE *f, const char *s, size_t len)
 {
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	report_esc_json_n(&b, s, len, 0);
 	int rc = b.oom ? -ENOMEM : 0;
 	if (rc)
 		fputs("\"\"", f); /* keeps the document well-formed; the caller fails it */
 	else
 		fwrite(b.data, 1, b.len, f);
-	report_buf_free(&b);
+	util_buf_free(&b);
 	return rc;
 }
 

@@ -27,8 +27,8 @@ static void put_ns(FILE *o, double ns)
 /* Without regions: what the samples say, and how to record a region. */
 static int sampled_only(const fold_analysis *a, FILE *out, unsigned width)
 {
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	term t = {&b, width < 60 ? 60 : width, 0, 0};
 	term_view_no_regions(&t);
 	term_view_hot(&t, a);
@@ -37,7 +37,7 @@ static int sampled_only(const fold_analysis *a, FILE *out, unsigned width)
 	if (!rc && b.len > 1 &&
 	    fwrite(b.data + 1, 1, b.len - 1, out) != b.len - 1) /* no leading blank line */
 		rc = -EIO;
-	report_buf_free(&b);
+	util_buf_free(&b);
 	return rc ? rc : ferror(out) ? -EIO : 0;
 }
 
@@ -49,8 +49,8 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 	unsigned name_cols = width > 46 + 16 ? width - 46 : 16;
 	fprintf(out, "%-*s %9s %11s %11s %11s\n", (int)name_cols, "region", "calls", "inclusive", "exclusive",
 	        "mean/call");
-	report_buf name;
-	report_buf_init(&name);
+	util_buf name;
+	util_buf_init(&name);
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *p = &a->profile[i];
 		name.len = 0;
@@ -68,6 +68,6 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 		fputc('\n', out);
 	}
 	int rc = name.oom ? -ENOMEM : ferror(out) ? -EIO : 0;
-	report_buf_free(&name);
+	util_buf_free(&name);
 	return rc;
 }

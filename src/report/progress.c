@@ -64,17 +64,17 @@ void report_progress_update(report_progress *p, double fraction, const char *wha
 	for (int i = 0; i < BAR; i++)
 		bar[i] = i < filled ? '#' : '-';
 	bar[BAR] = 0;
-	report_buf b;
-	report_buf_init(&b);
-	report_buf_printf(&b, "\r[%s] %3d%% ", bar, percent);
+	util_buf b;
+	util_buf_init(&b);
+	util_buf_printf(&b, "\r[%s] %3d%% ", bar, percent);
 	unsigned used = BAR + 8;
 	if (what && p->width > used + 1)
 		report_esc_term(&b, what, p->width - used - 1);
-	report_buf_puts(&b, "\x1b[K");
+	util_buf_puts(&b, "\x1b[K");
 	if (!b.oom)
 		fputs(b.data, stderr);
 	fflush(stderr);
-	report_buf_free(&b);
+	util_buf_free(&b);
 }
 
 void report_progress_done(report_progress *p)

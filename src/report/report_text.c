@@ -75,7 +75,7 @@ int report_atomic_commit(FILE *f, char *tmp, const char *path, char *err, size_t
 	return rc;
 }
 
-int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen)
+int report_buf_write_file(const util_buf *b, const char *path, char *err, size_t errlen)
 {
 	if (b->oom) {
 		snprintf(err, errlen, "%s: out of memory while building the output", path);
@@ -131,31 +131,31 @@ size_t report_utf8_decode(const char *str, size_t avail, uint32_t *cp)
 	return n;
 }
 
-void report_buf_put_cp(report_buf *b, uint32_t cp)
+void report_buf_put_cp(util_buf *b, uint32_t cp)
 {
 	char o[4];
 	if (cp < 0x80) {
 		o[0] = (char)cp;
-		report_buf_put(b, o, 1);
+		util_buf_put(b, o, 1);
 	} else if (cp < 0x800) {
 		o[0] = (char)(0xc0 | (cp >> 6));
 		o[1] = (char)(0x80 | (cp & 0x3f));
-		report_buf_put(b, o, 2);
+		util_buf_put(b, o, 2);
 	} else if (cp < 0x10000) {
 		o[0] = (char)(0xe0 | (cp >> 12));
 		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		o[2] = (char)(0x80 | (cp & 0x3f));
-		report_buf_put(b, o, 3);
+		util_buf_put(b, o, 3);
 	} else {
 		o[0] = (char)(0xf0 | (cp >> 18));
 		o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
 		o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		o[3] = (char)(0x80 | (cp & 0x3f));
-		report_buf_put(b, o, 4);
+		util_buf_put(b, o, 4);
 	}
 }
 
-void report_esc_html(report_buf *b, const char *s)
+void report_esc_html(util_buf *b, const char *s)
 {
 	if (!s)
 		return;
@@ -163,17 +163,17 @@ void report_esc_html(report_buf *b, const char *s)
 		uint32_t cp;
 		size_t n = report_utf8_next(s, &cp);
 		switch (cp) {
-		case '&': report_buf_puts(b, "&amp;"); break;
-		case '<': report_buf_puts(b, "&lt;"); break;
-		case '>': report_buf_puts(b, "&gt;"); break;
-		case '"': report_buf_puts(b, "&quot;"); break;
-		case '\'': report_buf_puts(b, "&#39;"); break;
+		case '&': util_buf_puts(b, "&amp;"); break;
+		case '<': util_buf_puts(b, "&lt;"); break;
+		case '>': util_buf_puts(b, "&gt;"); break;
+		case '"': util_buf_puts(b, "&quot;"); break;
+		case '\'': util_buf_puts(b, "&#39;"); break;
 		default:
 			/* HTML forbids most C0/C1 controls; they carry no meaning in a name. */
 			if ((cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7f && cp < 0xa0))
 				break;
 			if (n == 1 && cp < 0x80)
-				report_buf_putc(b, (char)cp);
+				util_buf_putc(b, (char)cp);
 			else
 				report_buf_put_cp(b, cp);
 		}
@@ -181,78 +181,78 @@ void report_esc_html(report_buf *b, const char *s)
 	}
 }
 
-void report_esc_json_n(report_buf *b, const char *s, size_t len, int in_script)
+void report_esc_json_n(util_buf *b, const char *s, size_t len, int in_script)
 {
 	static const char hex[] = "0123456789abcdef";
-	report_buf_putc(b, '"');
+	util_buf_putc(b, '"');
 	for (size_t i = 0; i < len;) {
 		uint32_t cp;
 		size_t n = report_utf8_decode(s + i, len - i, &cp);
 		switch (cp) {
-		case '"': report_buf_puts(b, "\\\""); break;
-		case '\\': report_buf_puts(b, "\\\\"); break;
-		case '\n': report_buf_puts(b, "\\n"); break;
-		case '\r': report_buf_puts(b, "\\r"); break;
-		case '\t': report_buf_puts(b, "\\t"); break;
+		case '"': util_buf_puts(b, "\\\""); break;
+		case '\\': util_buf_puts(b, "\\\\"); break;
+		case '\n': util_buf_puts(b, "\\n"); break;
+		case '\r': util_buf_puts(b, "\\r"); break;
+		case '\t': util_buf_puts(b, "\\t"); break;
 		default:
 			if (in_script &&
 			    (cp == '<' || cp == '>' || cp == '&' || cp == 0x2028 || cp == 0x2029)) {
 				/* Markup characters as escapes, so neither "</script" nor
 				 * "<!--" can appear inside a script element whatever the
 				 * string holds. */
-				report_buf_printf(b, "\\u%04x", (unsigned)cp);
+				util_buf_printf(b, "\\u%04x", (unsigned)cp);
 			} else if (!in_script && (cp == '\b' || cp == '\f')) {
-				report_buf_puts(b, cp == '\b' ? "\\b" : "\\f");
+				util_buf_puts(b, cp == '\b' ? "\\b" : "\\f");
 			} else if (cp < 0x20 || cp == 0x7f) {
 				char u[7] = {'\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 15], 0};
-				report_buf_puts(b, u);
+				util_buf_puts(b, u);
 			} else if (n == 1 && cp >= 0x80) {
 				/* An invalid byte, decoded as U+FFFD. */
 				if (in_script)
 					report_buf_put_cp(b, cp);
 				else
-					report_buf_puts(b, "\\ufffd");
+					util_buf_puts(b, "\\ufffd");
 			} else {
-				report_buf_put(b, s + i, n); /* valid UTF-8 is copied */
+				util_buf_put(b, s + i, n); /* valid UTF-8 is copied */
 			}
 		}
 		i += n;
 	}
-	report_buf_putc(b, '"');
+	util_buf_putc(b, '"');
 }
 
-void report_esc_json(report_buf *b, const char *s)
+void report_esc_json(util_buf *b, const char *s)
 {
 	if (!s)
-		report_buf_puts(b, "null");
+		util_buf_puts(b, "null");
 	else
 		report_esc_json_n(b, s, strlen(s), 1);
 }
 
-void report_esc_csv(report_buf *b, const char *s)
+void report_esc_csv(util_buf *b, const char *s)
 {
 	if (!s)
 		return;
 	int formula = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
 	int quote = formula || strpbrk(s, ",\"\r\n") != NULL;
 	if (quote)
-		report_buf_putc(b, '"');
+		util_buf_putc(b, '"');
 	if (formula)
-		report_buf_putc(b, '\'');
+		util_buf_putc(b, '\'');
 	while (*s) {
 		uint32_t cp;
 		size_t n = report_utf8_next(s, &cp);
 		if (cp == '"')
-			report_buf_puts(b, "\"\"");
+			util_buf_puts(b, "\"\"");
 		else
 			report_buf_put_cp(b, cp);
 		s += n;
 	}
 	if (quote)
-		report_buf_putc(b, '"');
+		util_buf_putc(b, '"');
 }
 
-unsigned report_esc_term(report_buf *b, const char *s, unsigned maxcols)
+unsigned report_esc_term(util_buf *b, const char *s, unsigned maxcols)
 {
 	if (!s || maxcols == 0)
 		return 0;
@@ -269,7 +269,7 @@ unsigned report_esc_term(report_buf *b, const char *s, unsigned maxcols)
 		s += n;
 	}
 	if (keep < w) {
-		report_buf_puts(b, "\xe2\x80\xa6");
+		util_buf_puts(b, "\xe2\x80\xa6");
 		cols++;
 	}
 	return cols;

@@ -16,20 +16,8 @@
 
 #include "util.h"
 
-/* The string buffer is util_buf (util.h). BEGIN rename-11 shim: old names
- * kept until the namespace rename rewrites their users. */
-typedef util_buf report_buf;
-#define report_buf_init util_buf_init
-#define report_buf_free util_buf_free
-#define report_buf_put util_buf_put
-#define report_buf_puts util_buf_puts
-#define report_buf_putc util_buf_putc
-#define report_buf_printf util_buf_printf
-#define report_buf_vprintf util_buf_vprintf
-/* END rename-11 shim */
-
 /* Writes b to path through path.tmp.<pid> + rename. */
-int report_buf_write_file(const report_buf *b, const char *path, char *err, size_t errlen);
+int report_buf_write_file(const util_buf *b, const char *path, char *err, size_t errlen);
 /* Atomic file output, for writers that stream: report_atomic_open creates
  * a temporary file next to path (*tmp, its name); report_atomic_commit
  * closes it and renames it over path, or removes it when a write failed.
@@ -47,28 +35,28 @@ size_t report_utf8_next(const char *s, uint32_t *cp);
  * the one UTF-8 validator of the writers (no overlong forms, surrogates or
  * code points above U+10FFFF; anything else is one byte of U+FFFD). */
 size_t report_utf8_decode(const char *s, size_t avail, uint32_t *cp);
-void report_buf_put_cp(report_buf *b, uint32_t cp);
+void report_buf_put_cp(util_buf *b, uint32_t cp);
 
 /* HTML text and attribute values (quoted with "): & < > " ' escaped, control
  * characters other than tab/newline dropped. NULL writes nothing. */
-void report_esc_html(report_buf *b, const char *s);
+void report_esc_html(util_buf *b, const char *s);
 /* The one JSON string escaper: s[0..len) as a literal including its quotes.
  * Valid UTF-8 is copied; " \\ and \\n \\r \\t get short escapes, other
  * controls \\u00XX. in_script = 1 makes it safe inside an HTML <script>:
  * < > & U+2028 U+2029 as \\u escapes, an invalid byte as the character
  * U+FFFD. in_script = 0 (the JSON document) writes \\b \\f short and an
  * invalid byte as \\ufffd. */
-void report_esc_json_n(report_buf *b, const char *s, size_t len, int in_script);
+void report_esc_json_n(util_buf *b, const char *s, size_t len, int in_script);
 /* report_esc_json_n(b, s, strlen(s), 1); NULL writes null. */
-void report_esc_json(report_buf *b, const char *s);
+void report_esc_json(util_buf *b, const char *s);
 /* A CSV field per RFC 4180: quoted when it holds , " CR or LF, or starts
  * with a character a spreadsheet would evaluate (= + - @), which is then
  * prefixed with '. NULL writes an empty field. */
-void report_esc_csv(report_buf *b, const char *s);
+void report_esc_csv(util_buf *b, const char *s);
 /* Terminal text: control characters (ESC included) become '?', invalid
  * UTF-8 U+FFFD; at most maxcols code points, ending in "…" when cut.
  * Returns the number of columns written. */
-unsigned report_esc_term(report_buf *b, const char *s, unsigned maxcols);
+unsigned report_esc_term(util_buf *b, const char *s, unsigned maxcols);
 /* Columns (code points) s would take on a terminal. */
 unsigned report_term_width(const char *s);
 

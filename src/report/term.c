@@ -8,7 +8,7 @@
 void term_sgr(term *t, const char *code)
 {
 	if (t->color)
-		report_buf_printf(t->b, "\x1b[%sm", code);
+		util_buf_printf(t->b, "\x1b[%sm", code);
 }
 
 unsigned term_room(const term *t)
@@ -41,25 +41,25 @@ void term_cell(term *t, const char *s, unsigned w, int right)
 		len = w;
 	if (right)
 		for (unsigned i = len; i < w; i++)
-			report_buf_putc(t->b, ' ');
+			util_buf_putc(t->b, ' ');
 	report_esc_term(t->b, s ? s : "-", w);
 	if (!right)
 		for (unsigned i = len; i < w; i++)
-			report_buf_putc(t->b, ' ');
+			util_buf_putc(t->b, ' ');
 	t->col += w;
 }
 
 void term_pad_to(term *t, unsigned col)
 {
 	while (t->col < col && t->col < t->width) {
-		report_buf_putc(t->b, ' ');
+		util_buf_putc(t->b, ' ');
 		t->col++;
 	}
 }
 
 void term_newline(term *t)
 {
-	report_buf_putc(t->b, '\n');
+	util_buf_putc(t->b, '\n');
 	t->col = 0;
 }
 

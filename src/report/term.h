@@ -11,7 +11,7 @@
 #include "report_text.h"
 
 typedef struct term {
-	report_buf *b;
+	util_buf *b;
 	unsigned width;
 	int color;
 	unsigned col; /* columns written on the current line */

@@ -83,19 +83,19 @@ static void run_summary(term *t, const fold_analysis *a)
 			               a->missing[i].reason ? a->missing[i].reason : "");
 		if (seen)
 			continue;
-		report_buf m;
-		report_buf_init(&m);
-		report_buf_puts(&m, "unavailable: ");
+		util_buf m;
+		util_buf_init(&m);
+		util_buf_puts(&m, "unavailable: ");
 		for (size_t k = i, c = 0; k < a->nmissing; k++)
 			if (!strcmp(a->missing[k].reason ? a->missing[k].reason : "",
 			            a->missing[i].reason ? a->missing[i].reason : "")) {
-				report_buf_printf(&m, "%s%s", c++ ? ", " : "", a->missing[k].name);
+				util_buf_printf(&m, "%s%s", c++ ? ", " : "", a->missing[k].name);
 			}
-		report_buf_printf(&m, ": %s", a->missing[i].reason ? a->missing[i].reason : "unknown reason");
+		util_buf_printf(&m, ": %s", a->missing[i].reason ? a->missing[i].reason : "unknown reason");
 		term_put(t, "  ");
 		term_wrapped(t, m.oom ? "unavailable counters" : m.data, 4);
 		term_newline(t);
-		report_buf_free(&m);
+		util_buf_free(&m);
 	}
 }
 
@@ -162,19 +162,19 @@ static void region_table(term *t, const fold_analysis *a)
 			       !strcmp(a->regions[k].reason ? a->regions[k].reason : "not selected", why);
 		if (seen)
 			continue;
-		report_buf l;
-		report_buf_init(&l);
-		report_buf_printf(&l, "not folded (%s):", why);
+		util_buf l;
+		util_buf_init(&l);
+		util_buf_printf(&l, "not folded (%s):", why);
 		for (size_t k = i, c = 0; k < a->nregions; k++)
 			if (!a->regions[k].folded &&
 			    !strcmp(a->regions[k].reason ? a->regions[k].reason : "not selected", why))
-				report_buf_printf(&l, "%s %zu", c++ ? "," : "", k + 1);
+				util_buf_printf(&l, "%s %zu", c++ ? "," : "", k + 1);
 		term_sgr(t, "2");
 		term_put(t, "     ");
 		term_wrapped(t, l.oom ? "not folded" : l.data, 7);
 		term_sgr(t, "0");
 		term_newline(t);
-		report_buf_free(&l);
+		util_buf_free(&l);
 	}
 }
 
@@ -390,10 +390,10 @@ static void warnings(term *t, const fold_analysis *a)
 		term_newline(t);
 		if (n < 2)
 			continue;
-		report_buf m;
-		report_buf_init(&m);
+		util_buf m;
+		util_buf_init(&m);
 		/* The others: their subject when it differs from the first's, else what they say. */
-		report_buf_puts(&m, "also:");
+		util_buf_puts(&m, "also:");
 		size_t wl = report_warn_subject(w);
 		for (size_t k = i + 1, c = 0; k < a->nwarnings; k++) {
 			const char *o = a->warnings[k].what;
@@ -401,14 +401,14 @@ static void warnings(term *t, const fold_analysis *a)
 			if (!report_warn_alike(o, w))
 				continue;
 			if (sl && (sl != wl || strncmp(o, w, sl)))
-				report_buf_printf(&m, "%s %.*s", c++ ? ";" : "", (int)sl, o);
+				util_buf_printf(&m, "%s %.*s", c++ ? ";" : "", (int)sl, o);
 			else
-				report_buf_printf(&m, "%s %s", c++ ? ";" : "", o + sl + (sl ? 2 : 0));
+				util_buf_printf(&m, "%s %s", c++ ? ";" : "", o + sl + (sl ? 2 : 0));
 		}
 		term_put(t, "    ");
 		term_wrapped(t, m.oom ? "(out of memory)" : m.data, 6);
 		term_newline(t);
-		report_buf_free(&m);
+		util_buf_free(&m);
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
 		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
@@ -424,8 +424,8 @@ int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color
 {
 	if (!a || !out)
 		return -EINVAL;
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	term t = {&b, width < 60 ? 60 : width, color, 0};
 	run_summary(&t, a);
 	term_view_hot(&t, a);
@@ -446,6 +446,6 @@ int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color
 		rc = -EIO;
 	if (!rc && fflush(out) != 0)
 		rc = -errno;
-	report_buf_free(&b);
+	util_buf_free(&b);
 	return rc;
 }

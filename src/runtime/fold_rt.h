@@ -1,29 +1,29 @@
 /* fold_rt.h: the internal interface of libfold.so.
  *
  * Owns the types every runtime module shares: the per-process state (rt), the
- * per-thread state (fold_thread), chunk buffers and the interfaces between the
+ * per-thread state (rt_thread), chunk buffers and the interfaces between the
  * modules. Other measurement front ends (compiler hooks, PMPI wrappers,
  * OpenMP) build on three calls and nothing else:
  *
- *   fold_thread *t = fold__thread();          this thread's state, or NULL
- *   if (fold__enter_runtime(t)) {             guard + "measurement is on"
- *           fold__region_event(t, FOLD_EV_ENTER, region, with_counters);
- *           fold__leave_runtime(t);
+ *   rt_thread *t = rt__thread();          this thread's state, or NULL
+ *   if (rt__enter_runtime(t)) {             guard + "measurement is on"
+ *           rt__region_event(t, FOLD_EV_ENTER, region, with_counters);
+ *           rt__leave_runtime(t);
  *   }
- *   fold__read_counters(t, values);           hw/sw + app counters, signal-safe
+ *   rt__read_counters(t, values);           hw/sw + app counters, signal-safe
  *
- * plus fold__region_define() to get a region id and fold__rank_known() once
- * the MPI rank is known. fold__thread() initialises the process lazily (hooks
+ * plus rt__region_define() to get a region id and rt__rank_known() once
+ * the MPI rank is known. rt__thread() initialises the process lazily (hooks
  * can run before our constructor) and returns NULL when measurement is not
  * possible (before init finished on this thread, after the final flush).
  *
  * Invariants:
- *  - A fold_thread is used by its own thread and that thread's signal handler
- *    only, except under quiesce (fold__quiesce), where another thread may seal
+ *  - A rt_thread is used by its own thread and that thread's signal handler
+ *    only, except under quiesce (rt__quiesce), where another thread may seal
  *    its buffer after waiting for t->busy == 0 with the stop flag set.
  *  - t->busy > 0 whenever the thread executes runtime code that touches its
  *    encoder; the sample handler drops samples that land there.
- *  - fold_thread objects and chunk buffers are never freed, only recycled, so
+ *  - rt_thread objects and chunk buffers are never freed, only recycled, so
  *    a pointer seen by a signal handler stays dereferenceable.
  */
 #ifndef FOLD_RT_H
@@ -46,7 +46,7 @@
 
 /* ---------------------------------------------------------------- config */
 
-enum fold_source_kind { FOLD_SOURCE_OFF = 0, FOLD_SOURCE_TIME, FOLD_SOURCE_CPUTIME, FOLD_SOURCE_PAPI };
+enum rt_source_kind { FOLD_SOURCE_OFF = 0, FOLD_SOURCE_TIME, FOLD_SOURCE_CPUTIME, FOLD_SOURCE_PAPI };
 
 #define FOLD_MAX_HW_COUNTERS 8
 #define FOLD_MAX_APP_COUNTERS (TRACE_MAX_COUNTERS - FOLD_MAX_HW_COUNTERS)
@@ -55,8 +55,8 @@ enum fold_source_kind { FOLD_SOURCE_OFF = 0, FOLD_SOURCE_TIME, FOLD_SOURCE_CPUTI
  * fold_counter() returns). */
 #define FOLD_APP_COUNTER_BASE 64u
 
-typedef struct fold_config {
-	enum fold_source_kind source;
+typedef struct rt_config {
+	enum rt_source_kind source;
 	char sample_spec[FOLD_NAME_MAX]; /* as given (or the default) */
 	char sample_event[FOLD_NAME_MAX];/* PAPI event for FOLD_SOURCE_PAPI */
 	uint64_t period;                 /* ns for time sources, events for papi */
@@ -72,17 +72,17 @@ typedef struct fold_config {
 	int clock_tsc; /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */
 	uint64_t flush_interval_ns; /* FOLD_FLUSH_INTERVAL */
 	unsigned exec_generation;
-} fold_config;
+} rt_config;
 
 /* Parses every FOLD_* variable; bad values get one "fold:" line and the
  * default. Never fails. */
-void fold__config_load(fold_config *cfg);
+void rt__config_load(rt_config *cfg);
 /* Parses "time@10ms" etc. into cfg; returns 0 or -EINVAL (msg filled). */
-int fold__parse_sample(const char *spec, fold_config *cfg, char *msg, size_t msg_len);
+int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len);
 /* Parses a duration with unit (ns, us, ms, s); returns 0 or -EINVAL. */
-int fold__parse_duration(const char *s, uint64_t *ns);
+int rt__parse_duration(const char *s, uint64_t *ns);
 /* Parses a signal name ("SIGPROF", "SIGRTMIN+4", "38"); returns signo or -EINVAL. */
-int fold__parse_signal(const char *s);
+int rt__parse_signal(const char *s);
 
 #define FOLD_DEFAULT_SAMPLE "time@10ms"
 #define FOLD_MIN_PERIOD_NS 100000ull   /* 100 us: below this the VM livelocks */
@@ -94,31 +94,31 @@ int fold__parse_signal(const char *s);
 /* ---------------------------------------------------------------- logging */
 
 /* One "fold: ..." line on stderr (not async-signal-safe: uses vsnprintf). */
-void fold__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Async-signal-safe: writes the literal string to stderr. */
-void fold__warn_raw(const char *msg);
+void rt__warn_raw(const char *msg);
 /* Async-signal-safe string building: appends s (or v) at *o, NUL-terminated. */
-void fold__str_put(char *buf, size_t cap, size_t *o, const char *s);
-void fold__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v);
+void rt__str_put(char *buf, size_t cap, size_t *o, const char *s);
+void rt__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v);
 
 /* ---------------------------------------------------------------- clock */
 
-typedef struct fold_clock {
+typedef struct rt_clock {
 	int tsc;           /* 1 = ticks are rdtsc, 0 = CLOCK_MONOTONIC ns */
 	uint64_t tick_hz;  /* estimate from the start-up calibration */
 	uint64_t tick0, mono0, real0;
-} fold_clock;
+} rt_clock;
 
 /* want_tsc = 0 forces CLOCK_MONOTONIC (FOLD_CLOCK=monotonic). */
-void fold__clock_init(fold_clock *c, int want_tsc);
-void fold__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns);
-extern int fold__clock_tsc;
+void rt__clock_init(rt_clock *c, int want_tsc);
+void rt__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns);
+extern int rt__clock_tsc;
 
 /* Timestamp in ticks of clock.source. Async-signal-safe, ~10 ns. */
-static inline uint64_t fold__tick(void)
+static inline uint64_t rt__tick(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(fold__clock_tsc, 1))
+	if (__builtin_expect(rt__clock_tsc, 1))
 		return __builtin_ia32_rdtsc();
 #endif
 	struct timespec ts;
@@ -126,7 +126,7 @@ static inline uint64_t fold__tick(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t fold__ns(clockid_t id)
+static inline uint64_t rt__ns(clockid_t id)
 {
 	struct timespec ts;
 	clock_gettime(id, &ts);
@@ -138,45 +138,45 @@ static inline uint64_t fold__ns(clockid_t id)
 #define FOLD_BUF_BYTES (64u * 1024u)
 #define FOLD_MAX_BUFS 4096u
 
-enum fold_buf_state { FOLD_BUF_FREE = 0, FOLD_BUF_CURRENT, FOLD_BUF_QUEUED, FOLD_BUF_WRITING };
+enum rt_buf_state { FOLD_BUF_FREE = 0, FOLD_BUF_CURRENT, FOLD_BUF_QUEUED, FOLD_BUF_WRITING };
 
-typedef struct fold_buf {
+typedef struct rt_buf {
 	_Atomic int state;
 	uint32_t index; /* in the pool */
 	uint32_t stream;
 	uint32_t seq;
 	uint32_t len;
 	uint32_t nsamples;     /* samples encoded in it (counted as lost if it cannot be written) */
-	struct fold_buf *next; /* write queue link */
+	struct rt_buf *next;   /* write queue link */
 	uint8_t data[FOLD_BUF_BYTES];
-} fold_buf;
+} rt_buf;
 
 /* Pool of chunk buffers: claim/release/submit are async-signal-safe
  * (lock-free bitmap and a push-only queue, written by whoever submits). */
-int fold__pool_init(unsigned initial);
-fold_buf *fold__buf_claim(void);
-void fold__buf_release(fold_buf *b);
+int rt__pool_init(unsigned initial);
+rt_buf *rt__buf_claim(void);
+void rt__buf_release(rt_buf *b);
 /* Keeps at least `want` buffers free (mmap). Not signal-safe. */
-void fold__pool_reserve(unsigned want);
+void rt__pool_reserve(unsigned want);
 /* Queues a sealed buffer and writes the queue unless another thread is
  * writing it already (async-signal-safe). */
-void fold__buf_submit(fold_buf *b);
+void rt__buf_submit(rt_buf *b);
 /* Writes every queued chunk; wait = 0 returns at once if another thread is
  * writing (it takes ours too), else waits for the queue to empty. wait = 0
  * is async-signal-safe. */
-void fold__pool_drain(int wait);
-unsigned fold__pool_count(void);
-fold_buf *fold__pool_get(unsigned index);
+void rt__pool_drain(int wait);
+unsigned rt__pool_count(void);
+rt_buf *rt__pool_get(unsigned index);
 
 /* In a fork child: forgets the parent's queue and writer; buffers that are
  * not some thread's CURRENT one become free. */
-void fold__pool_after_fork(void);
+void rt__pool_after_fork(void);
 /* Crash path: writes queued buffers raw. Async-signal-safe. */
-void fold__flush_queue_raw(void);
+void rt__flush_queue_raw(void);
 
 /* ---------------------------------------------------------------- threads */
 
-enum fold_drop_reason {
+enum rt_drop_reason {
 	FOLD_DROP_IN_RUNTIME = 0,
 	FOLD_DROP_IN_DLOPEN,
 	FOLD_DROP_BUFFER_FULL,
@@ -186,11 +186,11 @@ enum fold_drop_reason {
 	FOLD_DROP_BLOCKED, /* the thread kept our signal blocked (raw system call) */
 	FOLD_DROP_NREASONS
 };
-extern const char *const fold__drop_names[FOLD_DROP_NREASONS];
+extern const char *const rt__drop_names[FOLD_DROP_NREASONS];
 
 #define FOLD_REGION_STACK 64
 
-typedef struct fold_thread {
+typedef struct rt_thread {
 	/* Guard: > 0 while runtime code of this thread uses the encoder. */
 	volatile sig_atomic_t busy;
 	volatile sig_atomic_t in_dlopen;
@@ -199,7 +199,7 @@ typedef struct fold_thread {
 	uint32_t stream;
 	uint32_t parent_stream;
 	uint32_t seq;
-	fold_buf *cur;
+	rt_buf *cur;
 	trace_enc enc;
 	trace_stack_table *stacks;
 
@@ -256,178 +256,178 @@ typedef struct fold_thread {
 	/* periodic flush (rt_flush.c) */
 	uint64_t flush_tick;     /* when the current buffer got its first record since the last seal */
 	uint64_t sealed_samples; /* samples_taken at the last seal */
-} fold_thread;
+} rt_thread;
 
-extern FOLD_TLS fold_thread *fold__tls_thread;
+extern FOLD_TLS rt_thread *rt__tls_thread;
 
 /* This thread's state, creating it (and the process state) on first use.
  * Returns NULL when the runtime is not measuring. Not signal-safe. */
-fold_thread *fold__thread(void);
+rt_thread *rt__thread(void);
 /* Per-thread setup/teardown (called from the pthread trampoline). */
-fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name);
-void fold__thread_end(fold_thread *t);
-unsigned fold__thread_slots(void);
-fold_thread *fold__thread_slot(unsigned i);
+rt_thread *rt__thread_begin(uint32_t parent_stream, const char *name);
+void rt__thread_end(rt_thread *t);
+unsigned rt__thread_slots(void);
+rt_thread *rt__thread_slot(unsigned i);
 /* Resets the table after fork: only `self` survives. */
-void fold__threads_after_fork(fold_thread *self);
-uint32_t fold__next_stream(void);
+void rt__threads_after_fork(rt_thread *self);
+uint32_t rt__next_stream(void);
 
-/* Enter/leave a runtime section on thread t. fold__enter_runtime returns 0
+/* Enter/leave a runtime section on thread t. rt__enter_runtime returns 0
  * (and leaves nothing to undo) when recording is stopped or paused. */
-static inline int fold__enter_runtime(fold_thread *t);
-static inline void fold__leave_runtime(fold_thread *t);
+static inline int rt__enter_runtime(rt_thread *t);
+static inline void rt__leave_runtime(rt_thread *t);
 
 /* Seals t's current buffer into the flusher queue and claims a fresh one
  * (async-signal-safe). Returns 0 or -ENOSPC when no buffer is free. */
-int fold__thread_swap_buffer(fold_thread *t);
+int rt__thread_swap_buffer(rt_thread *t);
 /* Seals t's current buffer without claiming a new one. */
-void fold__thread_seal(fold_thread *t);
+void rt__thread_seal(rt_thread *t);
 /* Periodic flush (rt_flush.c): called with t's guard held after t recorded
  * something at `tick` (a sample, a region event). Seals t's buffer when its
  * data is older than FOLD_FLUSH_INTERVAL and the process stream when it has
  * unwritten definitions that old. Async-signal-safe. */
-void fold__flush_due(fold_thread *t, uint64_t tick);
+void rt__flush_due(rt_thread *t, uint64_t tick);
 /* Converts FOLD_FLUSH_INTERVAL to ticks (after the clock is calibrated). */
-void fold__flush_init(void);
+void rt__flush_init(void);
 /* The process stream has records not yet sealed (set by its writers);
- * fold__proc_clean when it is sealed. */
-void fold__proc_dirty(void);
-void fold__proc_clean(void);
+ * rt__proc_clean when it is sealed. */
+void rt__proc_dirty(void);
+void rt__proc_clean(void);
 /* Seals the process stream if nobody holds it; signal-safe (trylock). */
-void fold__proc_seal_try(void);
+void rt__proc_seal_try(void);
 /* Gives t a fresh current buffer if it has none (t not running, or t itself). */
-void fold__thread_fresh_buffer(fold_thread *t);
+void rt__thread_fresh_buffer(rt_thread *t);
 
 /* ---------------------------------------------------------------- events */
 
-enum fold_event { FOLD_EV_ENTER = 0, FOLD_EV_EXIT = 1 };
+enum rt_event { FOLD_EV_ENTER = 0, FOLD_EV_EXIT = 1 };
 
 /* Records an enter/exit of `region` on t now; with_counters adds the counter
- * values. Caller holds the runtime guard (fold__enter_runtime). */
-void fold__region_event(fold_thread *t, enum fold_event ev, uint32_t region, int with_counters);
+ * values. Caller holds the runtime guard (rt__enter_runtime). */
+void rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_counters);
 /* Records a marker text on t (guard held). */
-void fold__marker(fold_thread *t, const char *text);
+void rt__marker(rt_thread *t, const char *text);
 /* Defines a region in the process stream; returns its id (>= 1), 0 on error.
  * API regions are deduplicated by name, function regions by address. */
-uint32_t fold__region_define(unsigned kind, uint64_t address, const char *name);
+uint32_t rt__region_define(unsigned kind, uint64_t address, const char *name);
 /* Called once the MPI rank/size are known (e.g. from MPI_Init). */
-void fold__rank_known(int rank, int size);
+void rt__rank_known(int rank, int size);
 
 /* ---------------------------------------------------------------- counters */
 
 /* Decides the counter set (PAPI add+start), writes COUNTER_DEF/MISSING. */
-void fold__counters_init(void);
+void rt__counters_init(void);
 /* Opens this thread's counters; returns 0 even if none could be opened. */
-void fold__counters_thread_start(fold_thread *t);
-void fold__counters_thread_stop(fold_thread *t);
+void rt__counters_thread_start(rt_thread *t);
+void rt__counters_thread_stop(rt_thread *t);
 /* Threads that got no counters because the descriptor budget was used up. */
-uint64_t fold__counters_threads_over_budget(void);
+uint64_t rt__counters_threads_over_budget(void);
 /* Fills values[] with the thread's counter set (hw/sw then app counters) and
  * returns how many. Async-signal-safe: one read(2) on a perf group fd. */
-unsigned fold__read_counters(fold_thread *t, uint64_t *values);
+unsigned rt__read_counters(rt_thread *t, uint64_t *values);
 /* Re-emits the COUNTER_SET if app counters were registered since (guard held). */
-void fold__counter_set_refresh(fold_thread *t);
+void rt__counter_set_refresh(rt_thread *t);
 /* In a fork child: forgets PAPI's state so it is initialised afresh. */
-void fold__papi_after_fork(void);
-unsigned fold__hw_counter_count(void);
+void rt__papi_after_fork(void);
+unsigned rt__hw_counter_count(void);
 
-uint32_t fold__app_counter_define(const char *name);
-unsigned fold__app_counter_count(void);
+uint32_t rt__app_counter_define(const char *name);
+unsigned rt__app_counter_count(void);
 /* The CPU-time base a thread's first sample deltas against: the group's
  * CPU time counts from the group's opening. */
-static inline uint64_t fold__cpu_base(const fold_thread *t)
+static inline uint64_t rt__cpu_base(const rt_thread *t)
 {
-	return t->nhw ? 0 : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	return t->nhw ? 0 : rt__ns(CLOCK_THREAD_CPUTIME_ID);
 }
 /* The thread's CPU time now, for a sample: from the counter read that just
  * happened when it carried it, else CLOCK_THREAD_CPUTIME_ID (a syscall). */
-static inline uint64_t fold__sample_cpu_ns(const fold_thread *t)
+static inline uint64_t rt__sample_cpu_ns(const rt_thread *t)
 {
-	return t->cpu_known ? t->cpu_last : fold__ns(CLOCK_THREAD_CPUTIME_ID);
+	return t->cpu_known ? t->cpu_last : rt__ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* ---------------------------------------------------------------- sampling */
 
-typedef struct fold_sample_source {
+typedef struct rt_sample_source {
 	const char *name;
 	int (*configure)(void);          /* once per process */
-	int (*thread_start)(fold_thread *t); /* in the thread, after unwinder warm-up */
-	void (*thread_stop)(fold_thread *t);
-	void (*rearm)(fold_thread *t);   /* from the handler: async-signal-safe */
-} fold_sample_source;
+	int (*thread_start)(rt_thread *t); /* in the thread, after unwinder warm-up */
+	void (*thread_stop)(rt_thread *t);
+	void (*rearm)(rt_thread *t); /* from the handler: async-signal-safe */
+} rt_sample_source;
 
-extern const fold_sample_source fold__source_time;
-extern const fold_sample_source fold__source_papi;
-extern const fold_sample_source fold__source_perf;
-const fold_sample_source *fold__source(void);
+extern const rt_sample_source rt__source_time;
+extern const rt_sample_source rt__source_papi;
+extern const rt_sample_source rt__source_perf;
+const rt_sample_source *rt__source(void);
 
 /* The next sampling period of t (ns or events), jittered by the seeded
  * per-thread generator. Async-signal-safe. */
-uint64_t fold__next_period(fold_thread *t);
+uint64_t rt__next_period(rt_thread *t);
 /* The next number of t's xorshift generator (signal-safe, t's own). */
-uint64_t fold__next_rand(fold_thread *t);
+uint64_t rt__next_rand(rt_thread *t);
 /* Installs the sample/crash handlers; starts sampling on a thread. */
-int fold__signals_init(void);
-void fold__sampling_thread_start(fold_thread *t);
-void fold__sampling_thread_stop(fold_thread *t);
+int rt__signals_init(void);
+void rt__sampling_thread_start(rt_thread *t);
+void rt__sampling_thread_stop(rt_thread *t);
 /* The thread entered its first region (inside = 1) or left its last one:
  * the time source moves it to the wall-clock timer or back (guard held). */
-void fold__sampling_region(fold_thread *t, int inside);
+void rt__sampling_region(rt_thread *t, int inside);
 /* Records one sample on t from a signal handler context (uc may be NULL). */
-void fold__sample(fold_thread *t, void *uc);
+void rt__sample(rt_thread *t, void *uc);
 /* Loads libunwind privately and initialises its process-wide state (at
  * start, outside handlers); rt_unwind.c. */
-void fold__unwind_warm(void);
+void rt__unwind_warm(void);
 /* Allocates this thread's block of libunwind's TLS (not in a handler). */
-void fold__unwind_thread_start(void);
+void rt__unwind_thread_start(void);
 /* unw_backtrace of the private libunwind; 0 frames without it. Signal-safe. */
-int fold__unwind_backtrace(void **frames, int max);
+int rt__unwind_backtrace(void **frames, int max);
 /* > 0 while libunwind runs on this thread (rt_fd.c moves its descriptors). */
-extern FOLD_TLS volatile int fold__tls_unwinding;
+extern FOLD_TLS volatile int rt__tls_unwinding;
 /* Per-thread counts of handler runs, for the blocking-call wrappers
  * (rt_wait.c): bumped by our sampling handler for every sampling signal, and
  * by the trampoline in front of every handler of the program's own. */
-extern FOLD_TLS volatile unsigned fold__tls_sig_ours;
-extern FOLD_TLS volatile unsigned fold__tls_sig_app;
+extern FOLD_TLS volatile unsigned rt__tls_sig_ours;
+extern FOLD_TLS volatile unsigned rt__tls_sig_app;
 /* rt_sigmask.c: fold's signals are taken out of every mask the program
- * passes; fold__tls_vmask keeps the program's view of them. */
-extern FOLD_TLS uint64_t fold__tls_vmask;
-void fold__sigmask_init(int sample_signo, int extra_signo);
-const sigset_t *fold__strip_mask(const sigset_t *in, sigset_t *out);
-uint64_t fold__mask_bits(const sigset_t *set);
-int fold__is_fold_signal(int sig);
-void fold__sigmask_for_exec(void);
+ * passes; rt__tls_vmask keeps the program's view of them. */
+extern FOLD_TLS uint64_t rt__tls_vmask;
+void rt__sigmask_init(int sample_signo, int extra_signo);
+const sigset_t *rt__strip_mask(const sigset_t *in, sigset_t *out);
+uint64_t rt__mask_bits(const sigset_t *set);
+int rt__is_fold_signal(int sig);
+void rt__sigmask_for_exec(void);
 /* pthread_sigmask without our wrapper, for fold's own use. */
-int fold__real_sigmask(int how, const sigset_t *set, sigset_t *old);
+int rt__real_sigmask(int how, const sigset_t *set, sigset_t *old);
 /* rt_altstack.c: fold's alternate signal stack per thread. */
-void fold__altstack_start(fold_thread *t, int fresh_thread);
-void fold__altstack_stop(fold_thread *t);
+void rt__altstack_start(rt_thread *t, int fresh_thread);
+void rt__altstack_stop(rt_thread *t);
 /* Calls the program's handler as the kernel would have (on the program's
  * alternate stack for SA_ONSTACK). */
-void fold__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc);
+void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
-void fold__wait_init(void);
+void rt__wait_init(void);
 /* Blocks and drains the sampling signal in this thread (before exec). */
-void fold__signals_before_exec(void);
-void fold__signals_after_exec_failed(void);
+void rt__signals_before_exec(void);
+void rt__signals_after_exec_failed(void);
 
 /* ---------------------------------------------------------------- modules */
 
-void fold__modules_scan(void); /* emits MODULE_LOAD/UNLOAD for changes */
-void fold__modules_reset_after_fork(void);
+void rt__modules_scan(void); /* emits MODULE_LOAD/UNLOAD for changes */
+void rt__modules_reset_after_fork(void);
 
 /* ---------------------------------------------------------------- process */
 
-enum fold_phase { FOLD_UNINIT = 0, FOLD_INITIALIZING, FOLD_RUNNING, FOLD_FINISHED };
+enum rt_phase { FOLD_UNINIT = 0, FOLD_INITIALIZING, FOLD_RUNNING, FOLD_FINISHED };
 
-typedef struct fold_rt {
+typedef struct rt_process {
 	_Atomic int phase;
 	_Atomic int stop;   /* quiesced: no thread may record */
 	_Atomic int paused; /* fold_pause() */
 	_Atomic int crashing;
 	pid_t init_tid;
-	fold_config cfg;
-	fold_clock clock;
+	rt_config cfg;
+	rt_clock clock;
 	int fd;
 	char path[1024];
 	int rank, size; /* -1 when unknown */
@@ -436,7 +436,7 @@ typedef struct fold_rt {
 	/* process stream 0, guarded by proc_lock */
 	pthread_mutex_t proc_lock;
 	trace_enc proc_enc;
-	fold_buf *proc_buf;
+	rt_buf *proc_buf;
 	uint32_t proc_seq;
 	/* totals from ended threads */
 	_Atomic uint64_t threads_total;
@@ -451,48 +451,48 @@ typedef struct fold_rt {
 	/* threads that got no state (buffer table full) */
 	_Atomic uint64_t threads_unmeasured;
 	/* sampling */
-	const fold_sample_source *source;
+	const rt_sample_source *source;
 	int counters_mode; /* 0 none, 1 software, 2 hardware */
-} fold_rt;
+} rt_process;
 
-extern fold_rt fold__rt;
+extern rt_process rt__proc;
 
 /* Initialises the process (idempotent, thread-safe). Returns 1 if running. */
-int fold__init(void);
+int rt__init(void);
 /* Final flush: stops recording everywhere, writes everything, closes. */
-void fold__finish(const char *why);
+void rt__finish(const char *why);
 /* Quiesce: stop every thread from recording and wait until none is inside
  * the runtime; unquiesce resumes. Not signal-safe. */
-void fold__quiesce(void);
-void fold__unquiesce(void);
+void rt__quiesce(void);
+void rt__unquiesce(void);
 /* Checkpoint before exec/system: everything written; returns after flush. */
-void fold__checkpoint(int for_exec);
-void fold__checkpoint_done(int for_exec);
+void rt__checkpoint(int for_exec);
+void rt__checkpoint_done(int for_exec);
 
 /* Process-stream writers (take proc_lock). */
-void fold__proc_info(const char *key, const char *value);
-void fold__proc_info_u64(const char *key, uint64_t value);
-void fold__proc_stat(const char *key, uint64_t value);
-void fold__proc_clock(void);
-void fold__proc_counter_def(uint32_t id, unsigned kind, const char *name);
-void fold__proc_counter_missing(const char *name, const char *reason);
-void fold__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uint8_t *bid, size_t bid_len,
-                            const char *path, const trace_segment *segs, unsigned nseg);
-void fold__proc_module_unload(uint32_t id, uint64_t tick);
+void rt__proc_info(const char *key, const char *value);
+void rt__proc_info_u64(const char *key, uint64_t value);
+void rt__proc_stat(const char *key, uint64_t value);
+void rt__proc_clock(void);
+void rt__proc_counter_def(uint32_t id, unsigned kind, const char *name);
+void rt__proc_counter_missing(const char *name, const char *reason);
+void rt__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uint8_t *bid, size_t bid_len,
+                          const char *path, const trace_segment *segs, unsigned nseg);
+void rt__proc_module_unload(uint32_t id, uint64_t tick);
 /* Seals the process stream's buffer into the queue (proc_lock taken). */
-void fold__proc_seal(void);
+void rt__proc_seal(void);
 /* Starts the process stream of a new trace file: first buffer, INFO records
  * (fork_parent: the parent's pid in a fork child, else 0), CLOCK. */
-void fold__proc_start(pid_t fork_parent);
+void rt__proc_start(pid_t fork_parent);
 /* Writes every region definition again into a new process stream. */
-void fold__regions_reemit(void);
-/* Opens the trace file fold__rt.cfg.output names and writes its header;
+void rt__regions_reemit(void);
+/* Opens the trace file rt__proc.cfg.output names and writes its header;
  * 0 or a negative errno after one line on stderr. */
-int fold__output_start(void);
+int rt__output_start(void);
 /* A full memory barrier on every thread of the process (membarrier). */
-void fold__membarrier_all(void);
+void rt__membarrier_all(void);
 /* Installs the pthread_atfork handlers of rt_fork.c, once. */
-void fold__fork_install(void);
+void rt__fork_install(void);
 
 /* fork: every runtime lock is taken before fork and released (re-created in
  * the child) after it, so a child never inherits a lock some other thread of
@@ -501,42 +501,42 @@ void fold__fork_install(void);
  * its own registers each (a default-type mutex) once: registered locks are
  * taken first, in registration order, so a registered lock must never be
  * taken while a core lock is held. At most 16. Returns 0 or -ENOSPC. */
-int fold__fork_lock_register(pthread_mutex_t *lock);
-extern pthread_mutex_t fold__threads_lock, fold__reg_lock, fold__app_lock, fold__mod_lock, fold__grow_lock;
+int rt__fork_lock_register(pthread_mutex_t *lock);
+extern pthread_mutex_t rt__threads_lock, rt__reg_lock, rt__app_lock, rt__mod_lock, rt__grow_lock;
 
 /* Output file naming (rt_output.c). The working directory at start makes
- * relative patterns absolute; fold__output_pattern gives the absolute
+ * relative patterns absolute; rt__output_pattern gives the absolute
  * pattern for FOLD_OUTPUT (output, "" for the default) and whether the
  * default name applies (then it gains %r once the rank is known). */
-void fold__output_remember_cwd(void);
-int fold__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default);
-int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
-int fold__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
-                        int *has_rank);
+void rt__output_remember_cwd(void);
+int rt__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default);
+int rt__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
+int rt__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
+                      int *has_rank);
 
-/* fold's descriptors (rt_fd.c). fold__fd_move moves fd into fold's range
+/* fold's descriptors (rt_fd.c). rt__fd_move moves fd into fold's range
  * near RLIMIT_NOFILE (close-on-exec), registers it and stores the new
  * number in *slot (which the registry updates if the program ever claims
- * that number); returns it. fold__fd_close unregisters and closes *slot. */
-int fold__fd_move(int fd, int *slot);
-void fold__fd_close(int *slot);
-int fold__fd_is_ours(int fd); /* async-signal-safe */
+ * that number); returns it. rt__fd_close unregisters and closes *slot. */
+int rt__fd_move(int fd, int *slot);
+void rt__fd_close(int *slot);
+int rt__fd_is_ours(int fd); /* async-signal-safe */
 /* How many counter descriptors fold may hold at once. */
-unsigned fold__fd_budget(void);
+unsigned rt__fd_budget(void);
 /* In a fork child: closes a descriptor of ours whose thread is gone. */
-void fold__fd_after_fork_forget(int fd);
+void rt__fd_after_fork_forget(int fd);
 
 /* Real libc functions behind our interpositions. */
-void *fold__real(const char *name);
+void *rt__real(const char *name);
 
 /* ---------------------------------------------------------------- guard */
 
-static inline int fold__enter_runtime(fold_thread *t)
+static inline int rt__enter_runtime(rt_thread *t)
 {
 	t->busy++;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (FOLD_UNLIKELY(atomic_load_explicit(&fold__rt.stop, memory_order_relaxed) ||
-	                  atomic_load_explicit(&fold__rt.paused, memory_order_relaxed))) {
+	if (FOLD_UNLIKELY(atomic_load_explicit(&rt__proc.stop, memory_order_relaxed) ||
+	                  atomic_load_explicit(&rt__proc.paused, memory_order_relaxed))) {
 		atomic_signal_fence(memory_order_seq_cst);
 		t->busy--;
 		return 0;
@@ -544,7 +544,7 @@ static inline int fold__enter_runtime(fold_thread *t)
 	return 1;
 }
 
-static inline void fold__leave_runtime(fold_thread *t)
+static inline void rt__leave_runtime(rt_thread *t)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy--;

@@ -128,8 +128,8 @@ static int list_events(void)
 	}
 	printf("\nCounters and overflow events (tested by adding and starting them):\n");
 	unsigned usable = 0;
-	for (unsigned i = 0; i < fold__perf_name_count; i++) {
-		const struct fold_perf_name *p = &fold__perf_names[i];
+	for (unsigned i = 0; i < rt__perf_name_count; i++) {
+		const struct rt_perf_name *p = &rt__perf_names[i];
 		char name[160], why[256] = "";
 		snprintf(name, sizeof name, "%s%s", strncmp(p->name, "PAPI_", 5) ? "perf::" : "", p->name);
 		int ok;
@@ -162,7 +162,7 @@ static int list_events(void)
 	}
 	printf("\n%u of %u counters usable here. Default counters: PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L3_TCM,\n"
 	       "falling back to perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES.\n",
-	       usable, fold__perf_name_count);
+	       usable, rt__perf_name_count);
 	return 0;
 }
 
@@ -205,10 +205,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (event) {
-		fold_config cfg;
+		rt_config cfg;
 		char msg[256];
 		memset(&cfg, 0, sizeof cfg);
-		if (fold__parse_sample(event, &cfg, msg, sizeof msg)) {
+		if (rt__parse_sample(event, &cfg, msg, sizeof msg)) {
 			fprintf(stderr, "foldrun: -e \"%s\": %s\n", event, msg);
 			return 2;
 		}

@@ -7,14 +7,14 @@
  * sample takes, and a crash from a stack overflow needs another stack.
  *
  * Invariants:
- *  - While fold__tls_ss_state is 1 the kernel's alternate stack for the
+ *  - While rt__tls_ss_state is 1 the kernel's alternate stack for the
  *    thread is fold's; the program's sigaltstack settings live in
- *    fold__tls_app_ss, and the sigaltstack wrapper reads and writes those,
+ *    rt__tls_app_ss, and the sigaltstack wrapper reads and writes those,
  *    with the kernel's checks (EPERM while on it, ENOMEM below MINSIGSTKSZ,
  *    EINVAL for bad flags) and SS_ONSTACK computed from the current stack
  *    pointer, so the program reads back exactly what it set.
  *  - A program handler installed with SA_ONSTACK runs on the program's own
- *    alternate stack when it has one (fold__call_program_handler switches
+ *    alternate stack when it has one (rt__call_program_handler switches
  *    to it, x86-64), with uc_stack showing the program's settings during
  *    the call; without one, on fold's (without fold it would have run on
  *    the interrupted stack: documented).
@@ -40,13 +40,13 @@
 
 static int (*real_sigaltstack)(const stack_t *, stack_t *);
 
-FOLD_TLS int fold__tls_ss_state;
-FOLD_TLS stack_t fold__tls_app_ss;
+FOLD_TLS int rt__tls_ss_state;
+FOLD_TLS stack_t rt__tls_app_ss;
 
 static int call_real(const stack_t *ss, stack_t *old)
 {
 	if (FOLD_UNLIKELY(!real_sigaltstack))
-		real_sigaltstack = (int (*)(const stack_t *, stack_t *))fold__real("sigaltstack");
+		real_sigaltstack = (int (*)(const stack_t *, stack_t *))rt__real("sigaltstack");
 	if (!real_sigaltstack) {
 		errno = ENOSYS;
 		return -1;
@@ -65,7 +65,7 @@ static inline int on_stack(const stack_t *s, uintptr_t sp)
 	       sp <= (uintptr_t)s->ss_sp + s->ss_size;
 }
 
-void fold__altstack_start(fold_thread *t, int fresh_thread)
+void rt__altstack_start(rt_thread *t, int fresh_thread)
 {
 	stack_t cur = {.ss_flags = SS_DISABLE};
 	/* A thread from pthread_create has none (not inherited): no need to ask. */
@@ -85,23 +85,23 @@ void fold__altstack_start(fold_thread *t, int fresh_thread)
 		app = cur;
 	stack_t ss = {.ss_sp = t->altstack, .ss_size = ALTSTACK_BYTES, .ss_flags = 0};
 	if (call_real(&ss, NULL) == 0) {
-		fold__tls_app_ss = app;
-		fold__tls_ss_state = 1;
+		rt__tls_app_ss = app;
+		rt__tls_ss_state = 1;
 		t->altstack_on = 1;
 	}
 }
 
-void fold__altstack_stop(fold_thread *t)
+void rt__altstack_stop(rt_thread *t)
 {
 	if (!t->altstack_on)
 		return;
 	t->altstack_on = 0;
-	if (!fold__tls_ss_state)
+	if (!rt__tls_ss_state)
 		return;
-	fold__tls_ss_state = 0;
+	rt__tls_ss_state = 0;
 	/* The thread is ending or the runtime is: the kernel gets the
 	 * program's settings back (fails harmlessly, EPERM, while on ours). */
-	stack_t app = fold__tls_app_ss;
+	stack_t app = rt__tls_app_ss;
 	if (app.ss_flags & SS_DISABLE)
 		app = (stack_t){.ss_flags = SS_DISABLE};
 	call_real(&app, NULL);
@@ -109,9 +109,9 @@ void fold__altstack_stop(fold_thread *t)
 
 FOLD_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	if (!fold__tls_ss_state)
+	if (!rt__tls_ss_state)
 		return call_real(ss, old);
-	stack_t view = fold__tls_app_ss;
+	stack_t view = rt__tls_app_ss;
 	if (on_stack(&view, current_sp()))
 		view.ss_flags |= SS_ONSTACK;
 	if (ss) {
@@ -137,7 +137,7 @@ FOLD_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 		}
 		if (old)
 			*old = view;
-		fold__tls_app_ss = app;
+		rt__tls_app_ss = app;
 		return 0;
 	}
 	if (old)
@@ -148,12 +148,12 @@ FOLD_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 #if defined(__x86_64__)
 /* Calls fn(sig, si, uc) with the stack pointer at top (16-byte aligned);
  * the frame pointer keeps the frame unwindable. */
-void fold__call_on_stack(void *top, void (*fn)(int, siginfo_t *, void *), int sig, siginfo_t *si, void *uc);
+void rt__call_on_stack(void *top, void (*fn)(int, siginfo_t *, void *), int sig, siginfo_t *si, void *uc);
 __asm__(".text\n"
-        ".globl fold__call_on_stack\n"
-        ".hidden fold__call_on_stack\n"
-        ".type fold__call_on_stack,@function\n"
-        "fold__call_on_stack:\n"
+        ".globl rt__call_on_stack\n"
+        ".hidden rt__call_on_stack\n"
+        ".type rt__call_on_stack,@function\n"
+        "rt__call_on_stack:\n"
         "\t.cfi_startproc\n"
         "\tpushq %rbp\n"
         "\t.cfi_def_cfa_offset 16\n"
@@ -171,14 +171,14 @@ __asm__(".text\n"
         "\t.cfi_def_cfa %rsp, 8\n"
         "\tret\n"
         "\t.cfi_endproc\n"
-        ".size fold__call_on_stack, .-fold__call_on_stack\n");
+        ".size rt__call_on_stack, .-rt__call_on_stack\n");
 #endif
 
-void fold__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *ucv)
+void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *ucv)
 {
 	void (*fn)(int, siginfo_t *, void *) = a->sa_sigaction;
 	void (*plain)(int) = a->sa_handler;
-	if (!(a->sa_flags & SA_ONSTACK) || !fold__tls_ss_state || !ucv) {
+	if (!(a->sa_flags & SA_ONSTACK) || !rt__tls_ss_state || !ucv) {
 		if (a->sa_flags & SA_SIGINFO)
 			fn(sig, si, ucv);
 		else
@@ -188,7 +188,7 @@ void fold__call_program_handler(const struct sigaction *a, int sig, siginfo_t *s
 	/* The kernel ran us on fold's stack; the program's handler belongs on
 	 * the program's, as the kernel would have chosen it. */
 	ucontext_t *uc = ucv;
-	stack_t app = fold__tls_app_ss;
+	stack_t app = rt__tls_app_ss;
 	stack_t kernel_view = uc->uc_stack;
 	uintptr_t top = 0;
 #if defined(__x86_64__)
@@ -202,14 +202,14 @@ void fold__call_program_handler(const struct sigaction *a, int sig, siginfo_t *s
 #endif
 	uc->uc_stack = app;
 	if (app.ss_flags & SS_AUTODISARM)
-		fold__tls_app_ss = (stack_t){.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+		rt__tls_app_ss = (stack_t){.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
 #if defined(__x86_64__)
 	if (top) {
 		if (a->sa_flags & SA_SIGINFO)
-			fold__call_on_stack((void *)top, fn, sig, si, ucv);
+			rt__call_on_stack((void *)top, fn, sig, si, ucv);
 		else
-			fold__call_on_stack((void *)top, (void (*)(int, siginfo_t *, void *))(void *)plain,
-			                    sig, si, ucv);
+			rt__call_on_stack((void *)top, (void (*)(int, siginfo_t *, void *))(void *)plain, sig,
+			                  si, ucv);
 	} else
 #endif
 	{
@@ -219,7 +219,7 @@ void fold__call_program_handler(const struct sigaction *a, int sig, siginfo_t *s
 			plain(sig);
 	}
 	if (app.ss_flags & SS_AUTODISARM)
-		fold__tls_app_ss = app;
+		rt__tls_app_ss = app;
 	/* sigreturn restores the kernel's alternate stack from uc_stack. */
 	uc->uc_stack = kernel_view;
 }

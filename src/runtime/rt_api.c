@@ -16,11 +16,11 @@
 
 FOLD_EXPORT uint32_t fold_region(const char *name)
 {
-	fold__thread(); /* initialises the process on first use */
-	return fold__region_define(TRACE_REGION_API, 0, name ? name : "");
+	rt__thread(); /* initialises the process on first use */
+	return rt__region_define(TRACE_REGION_API, 0, name ? name : "");
 }
 
-static void unbalanced(fold_thread *t, const char *what, uint32_t region)
+static void unbalanced(rt_thread *t, const char *what, uint32_t region)
 {
 	char text[128];
 	if (t->region_depth)
@@ -28,26 +28,26 @@ static void unbalanced(fold_thread *t, const char *what, uint32_t region)
 		         t->region_stack[(t->region_depth - 1) % FOLD_REGION_STACK]);
 	else
 		snprintf(text, sizeof text, "unbalanced: %s of region %u (none open)", what, region);
-	fold__marker(t, text);
+	rt__marker(t, text);
 	t->unbalanced++;
 }
 
 FOLD_EXPORT void fold_enter(uint32_t region)
 {
-	fold_thread *t = fold__thread();
-	if (!t || !fold__enter_runtime(t))
+	rt_thread *t = rt__thread();
+	if (!t || !rt__enter_runtime(t))
 		return;
 	if (t->region_depth < FOLD_REGION_STACK)
 		t->region_stack[t->region_depth] = region;
 	t->region_depth++;
-	fold__region_event(t, FOLD_EV_ENTER, region, 1);
-	fold__leave_runtime(t);
+	rt__region_event(t, FOLD_EV_ENTER, region, 1);
+	rt__leave_runtime(t);
 }
 
 FOLD_EXPORT void fold_exit(uint32_t region)
 {
-	fold_thread *t = fold__thread();
-	if (!t || !fold__enter_runtime(t))
+	rt_thread *t = rt__thread();
+	if (!t || !rt__enter_runtime(t))
 		return;
 	unsigned d = t->region_depth;
 	if (d == 0) {
@@ -66,21 +66,21 @@ FOLD_EXPORT void fold_exit(uint32_t region)
 	} else {
 		t->region_depth--;
 	}
-	fold__region_event(t, FOLD_EV_EXIT, region, 1);
-	fold__leave_runtime(t);
+	rt__region_event(t, FOLD_EV_EXIT, region, 1);
+	rt__leave_runtime(t);
 }
 
 FOLD_EXPORT uint32_t fold_counter(const char *name)
 {
-	fold__thread();
-	return fold__app_counter_define(name ? name : "");
+	rt__thread();
+	return rt__app_counter_define(name ? name : "");
 }
 
 FOLD_EXPORT void fold_count(uint32_t counter, uint64_t n)
 {
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (FOLD_UNLIKELY(!t)) {
-		t = fold__thread();
+		t = rt__thread();
 		if (!t)
 			return;
 	}
@@ -93,21 +93,21 @@ FOLD_EXPORT void fold_count(uint32_t counter, uint64_t n)
  * knows the gap is deliberate. */
 FOLD_EXPORT void fold_pause(void)
 {
-	fold_thread *t = fold__thread();
-	if (!t || !fold__enter_runtime(t))
+	rt_thread *t = rt__thread();
+	if (!t || !rt__enter_runtime(t))
 		return;
-	fold__marker(t, "fold_pause");
-	atomic_store(&fold__rt.paused, 1);
-	fold__leave_runtime(t);
+	rt__marker(t, "fold_pause");
+	atomic_store(&rt__proc.paused, 1);
+	rt__leave_runtime(t);
 }
 
 FOLD_EXPORT void fold_resume(void)
 {
-	fold_thread *t = fold__thread();
-	if (!t || !atomic_exchange(&fold__rt.paused, 0))
+	rt_thread *t = rt__thread();
+	if (!t || !atomic_exchange(&rt__proc.paused, 0))
 		return;
-	if (!fold__enter_runtime(t))
+	if (!rt__enter_runtime(t))
 		return;
-	fold__marker(t, "fold_resume");
-	fold__leave_runtime(t);
+	rt__marker(t, "fold_resume");
+	rt__leave_runtime(t);
 }

@@ -12,7 +12,7 @@
 #include <cpuid.h>
 #endif
 
-int fold__clock_tsc;
+int rt__clock_tsc;
 
 static int tsc_is_invariant(void)
 {
@@ -27,18 +27,18 @@ static int tsc_is_invariant(void)
 #endif
 }
 
-void fold__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns)
+void rt__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns)
 {
-	*mono_ns = fold__ns(CLOCK_MONOTONIC);
-	*tick = fold__tick();
-	*real_ns = fold__ns(CLOCK_REALTIME);
+	*mono_ns = rt__ns(CLOCK_MONOTONIC);
+	*tick = rt__tick();
+	*real_ns = rt__ns(CLOCK_REALTIME);
 }
 
-void fold__clock_init(fold_clock *c, int want_tsc)
+void rt__clock_init(rt_clock *c, int want_tsc)
 {
-	fold__clock_tsc = want_tsc && tsc_is_invariant();
-	c->tsc = fold__clock_tsc;
-	fold__clock_now(&c->tick0, &c->mono0, &c->real0);
+	rt__clock_tsc = want_tsc && tsc_is_invariant();
+	c->tsc = rt__clock_tsc;
+	rt__clock_now(&c->tick0, &c->mono0, &c->real0);
 	if (!c->tsc) {
 		c->tick_hz = 1000000000ull;
 		return;
@@ -47,10 +47,10 @@ void fold__clock_init(fold_clock *c, int want_tsc)
 	 * gives the rate to ~0.5%: enough for the estimate, which only a trace
 	 * cut short before its end-of-run CLOCK record uses (that record, also
 	 * written by the crash path, makes it exact). */
-	uint64_t t0 = fold__tick(), m0 = fold__ns(CLOCK_MONOTONIC), t1, m1;
+	uint64_t t0 = rt__tick(), m0 = rt__ns(CLOCK_MONOTONIC), t1, m1;
 	do {
-		m1 = fold__ns(CLOCK_MONOTONIC);
-		t1 = fold__tick();
+		m1 = rt__ns(CLOCK_MONOTONIC);
+		t1 = rt__tick();
 	} while (m1 - m0 < 25000);
 	c->tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void fold__warn_raw(const char *msg)
+void rt__warn_raw(const char *msg)
 {
 	size_t n = strlen(msg);
 	while (n > 0) {
@@ -31,7 +31,7 @@ void fold__warn_raw(const char *msg)
 	}
 }
 
-void fold__str_put(char *buf, size_t cap, size_t *o, const char *s)
+void rt__str_put(char *buf, size_t cap, size_t *o, const char *s)
 {
 	while (*s && *o + 1 < cap)
 		buf[(*o)++] = *s++;
@@ -39,7 +39,7 @@ void fold__str_put(char *buf, size_t cap, size_t *o, const char *s)
 		buf[*o] = 0;
 }
 
-void fold__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v)
+void rt__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v)
 {
 	char tmp[24];
 	int n = 0;
@@ -52,7 +52,7 @@ void fold__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v)
 		buf[*o] = 0;
 }
 
-void fold__warn(const char *fmt, ...)
+void rt__warn(const char *fmt, ...)
 {
 	char line[1024];
 	int saved = errno;
@@ -64,11 +64,11 @@ void fold__warn(const char *fmt, ...)
 	size_t n = strlen(line);
 	line[n] = '\n';
 	line[n + 1] = 0;
-	fold__warn_raw(line);
+	rt__warn_raw(line);
 	errno = saved;
 }
 
-int fold__parse_duration(const char *s, uint64_t *ns)
+int rt__parse_duration(const char *s, uint64_t *ns)
 {
 	char *end;
 	errno = 0;
@@ -93,7 +93,7 @@ int fold__parse_duration(const char *s, uint64_t *ns)
 	return 0;
 }
 
-int fold__parse_signal(const char *s)
+int rt__parse_signal(const char *s)
 {
 	static const struct {
 		const char *name;
@@ -135,7 +135,7 @@ int fold__parse_signal(const char *s)
 	return -EINVAL;
 }
 
-int fold__parse_sample(const char *spec, fold_config *cfg, char *msg, size_t msg_len)
+int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len)
 {
 	if (!strcmp(spec, "off")) {
 		cfg->source = FOLD_SOURCE_OFF;
@@ -158,7 +158,7 @@ int fold__parse_sample(const char *spec, fold_config *cfg, char *msg, size_t msg
 	const char *per = at + 1;
 	if (!strcmp(name, "time") || !strcmp(name, "cputime")) {
 		uint64_t ns;
-		if (fold__parse_duration(per, &ns)) {
+		if (rt__parse_duration(per, &ns)) {
 			snprintf(msg, msg_len, "period must be a number with a unit ns, us, ms or s (e.g. 10ms)");
 			return -EINVAL;
 		}
@@ -197,7 +197,7 @@ int fold__parse_sample(const char *spec, fold_config *cfg, char *msg, size_t msg
 
 static void bad_value(const char *var, const char *value, const char *accepted, const char *dflt)
 {
-	fold__warn("%s=\"%s\" is not valid: %s; using %s", var, value, accepted, dflt);
+	rt__warn("%s=\"%s\" is not valid: %s; using %s", var, value, accepted, dflt);
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -227,7 +227,7 @@ static int env_bool(const char *var, int dflt)
 	return dflt;
 }
 
-void fold__config_load(fold_config *cfg)
+void rt__config_load(rt_config *cfg)
 {
 	char msg[256];
 	const char *v;
@@ -236,10 +236,10 @@ void fold__config_load(fold_config *cfg)
 	cfg->quiet = env_bool("FOLD_QUIET", 0);
 
 	snprintf(cfg->sample_spec, sizeof cfg->sample_spec, "%s", FOLD_DEFAULT_SAMPLE);
-	fold__parse_sample(FOLD_DEFAULT_SAMPLE, cfg, msg, sizeof msg);
+	rt__parse_sample(FOLD_DEFAULT_SAMPLE, cfg, msg, sizeof msg);
 	if ((v = getenv("FOLD_SAMPLE")) && *v) {
-		fold_config tmp = *cfg;
-		if (fold__parse_sample(v, &tmp, msg, sizeof msg) == 0) {
+		rt_config tmp = *cfg;
+		if (rt__parse_sample(v, &tmp, msg, sizeof msg) == 0) {
 			*cfg = tmp;
 			snprintf(cfg->sample_spec, sizeof cfg->sample_spec, "%s", v);
 		} else {
@@ -269,7 +269,7 @@ void fold__config_load(fold_config *cfg)
 
 	cfg->signo = SIGRTMIN + 4;
 	if ((v = getenv("FOLD_SIGNAL")) && *v) {
-		int s = fold__parse_signal(v);
+		int s = rt__parse_signal(v);
 		if (s < 0)
 			bad_value("FOLD_SIGNAL", v,
 			          "expected SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGRTMIN+N or a number",
@@ -318,7 +318,7 @@ void fold__config_load(fold_config *cfg)
 	cfg->flush_interval_ns = FOLD_DEFAULT_FLUSH_INTERVAL_NS;
 	if ((v = getenv("FOLD_FLUSH_INTERVAL")) && *v) {
 		uint64_t ns;
-		if (fold__parse_duration(v, &ns) || ns < FOLD_MIN_FLUSH_INTERVAL_NS)
+		if (rt__parse_duration(v, &ns) || ns < FOLD_MIN_FLUSH_INTERVAL_NS)
 			bad_value("FOLD_FLUSH_INTERVAL", v, "expected a duration of at least 10ms (e.g. 500ms, 2s)", "1s");
 		else
 			cfg->flush_interval_ns = ns;

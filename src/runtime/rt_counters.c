@@ -73,19 +73,25 @@ static int task_clock_index = -1;
 static const char *mode_name = "none";
 static char requested[512];
 
-pthread_mutex_t fold__app_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
-#define app_lock fold__app_lock
+pthread_mutex_t rt__app_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
+#define app_lock rt__app_lock
 static char app_names[FOLD_MAX_APP_COUNTERS][FOLD_NAME_MAX];
 static _Atomic unsigned napp;
 
-unsigned fold__hw_counter_count(void) { return nhw; }
-unsigned fold__app_counter_count(void) { return atomic_load(&napp); }
+unsigned rt__hw_counter_count(void)
+{
+	return nhw;
+}
+unsigned rt__app_counter_count(void)
+{
+	return atomic_load(&napp);
+}
 
 /* ---------------------------------------------------------------- perf */
 
 static int perf_encoding(const char *name, ctr_spec *out)
 {
-	if (fold__perf_encoding(name, &out->type, &out->config, &out->hardware))
+	if (rt__perf_encoding(name, &out->type, &out->config, &out->hardware))
 		return -ENOENT;
 	snprintf(out->name, sizeof out->name, "%s", name);
 	return 0;
@@ -162,15 +168,16 @@ static unsigned try_list(const char *list)
 static void emit_definitions(void)
 {
 	for (unsigned i = 0; i < nhw; i++)
-		fold__proc_counter_def(1 + i, active[i].hardware ? TRACE_COUNTER_HARDWARE : TRACE_COUNTER_SOFTWARE,
-		                       active[i].name);
+		rt__proc_counter_def(1 + i,
+		                     active[i].hardware ? TRACE_COUNTER_HARDWARE : TRACE_COUNTER_SOFTWARE,
+		                     active[i].name);
 	for (unsigned i = 0; i < nmissing; i++)
-		fold__proc_counter_missing(missing[i].name, missing[i].reason);
+		rt__proc_counter_missing(missing[i].name, missing[i].reason);
 	unsigned n = atomic_load(&napp);
 	for (unsigned i = 0; i < n; i++)
-		fold__proc_counter_def(FOLD_APP_COUNTER_BASE + i, TRACE_COUNTER_APP, app_names[i]);
-	fold__proc_info("counters.requested", requested);
-	fold__proc_info("counters.mode", mode_name);
+		rt__proc_counter_def(FOLD_APP_COUNTER_BASE + i, TRACE_COUNTER_APP, app_names[i]);
+	rt__proc_info("counters.requested", requested);
+	rt__proc_info("counters.mode", mode_name);
 }
 
 /* The counter notices are said once per run, not by every process of it:
@@ -215,13 +222,13 @@ static int notice_wanted(void)
 {
 	static int wanted = -1;
 	if (wanted < 0)
-		wanted = fold__rt.cfg.exec_generation == 0 && !parent_under_fold();
+		wanted = rt__proc.cfg.exec_generation == 0 && !parent_under_fold();
 	return wanted;
 }
 
 static void decide(void)
 {
-	const fold_config *cfg = &fold__rt.cfg;
+	const rt_config *cfg = &rt__proc.cfg;
 	const char *list = cfg->counters_default ? DEFAULT_HARDWARE : cfg->counters;
 	snprintf(requested, sizeof requested, "%s", list);
 	if (!cfg->counters_default && (!*list || !strcmp(list, "none") || !strcmp(list, "off"))) {
@@ -239,27 +246,30 @@ static void decide(void)
 			/* The default falling back on a machine without a PMU is expected;
 			 * an explicit request that could not be met is worth a line. */
 			if ((!cfg->counters_default || !cfg->quiet) && notice_wanted())
-				fold__warn("no requested counter can be counted here (%s: %s); recording software "
-				           "counters %s",
-				           missing[0].name, missing[0].reason, DEFAULT_SOFTWARE);
+				rt__warn(
+				    "no requested counter can be counted here (%s: %s); recording software "
+				    "counters %s",
+				    missing[0].name, missing[0].reason, DEFAULT_SOFTWARE);
 		} else {
 			mode_name = "none";
 			if (notice_wanted())
-				fold__warn("no counters can be counted here (%s: %s); sampling with time only",
-			           nmissing ? missing[0].name : "?", nmissing ? missing[0].reason : "?");
+				rt__warn("no counters can be counted here (%s: %s); sampling with time only",
+				         nmissing ? missing[0].name : "?",
+				         nmissing ? missing[0].reason : "?");
 		}
 	} else {
 		mode_name = any_hw ? "hardware" : "software";
 		if (nmissing && notice_wanted())
-			fold__warn("counter %s is not recorded: %s%s", missing[0].name, missing[0].reason,
-			           nmissing > 1 ? " (and others: see the trace's COUNTER_MISSING records)" : "");
+			rt__warn("counter %s is not recorded: %s%s", missing[0].name, missing[0].reason,
+			         nmissing > 1 ? " (and others: see the trace's COUNTER_MISSING records)"
+			                      : "");
 	}
 	for (unsigned i = 0; i < nhw; i++)
 		if (active[i].type == PERF_TYPE_SOFTWARE && active[i].config == PERF_COUNT_SW_TASK_CLOCK)
 			task_clock_index = (int)i;
 }
 
-void fold__counters_init(void)
+void rt__counters_init(void)
 {
 	/* Decided once per process; a fork child re-emits the same set. */
 	if (!decided) {
@@ -267,12 +277,12 @@ void fold__counters_init(void)
 		decided = 1;
 	}
 	emit_definitions();
-	fold__rt.counters_mode = !strcmp(mode_name, "hardware") ? 2 : !strcmp(mode_name, "software") ? 1 : 0;
+	rt__proc.counters_mode = !strcmp(mode_name, "hardware") ? 2 : !strcmp(mode_name, "software") ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- per thread */
 
-static void unmap_pages(fold_thread *t)
+static void unmap_pages(rt_thread *t)
 {
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		if (t->perf_page[i]) {
@@ -283,18 +293,21 @@ static void unmap_pages(fold_thread *t)
 }
 
 /* Counter descriptors held now (group leaders, and members whose page
- * could not be mapped), against fold__fd_budget(). */
+ * could not be mapped), against rt__fd_budget(). */
 static _Atomic unsigned fds_in_use;
 static _Atomic uint64_t threads_over_budget;
 
-uint64_t fold__counters_threads_over_budget(void) { return atomic_load(&threads_over_budget); }
+uint64_t rt__counters_threads_over_budget(void)
+{
+	return atomic_load(&threads_over_budget);
+}
 
-void fold__counters_thread_stop(fold_thread *t)
+void rt__counters_thread_stop(rt_thread *t)
 {
 	unmap_pages(t);
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		if (t->perf_fd[i] >= 0) {
-			fold__fd_close(&t->perf_fd[i]);
+			rt__fd_close(&t->perf_fd[i]);
 			atomic_fetch_sub(&fds_in_use, 1);
 		}
 	t->nhw = 0;
@@ -304,7 +317,7 @@ void fold__counters_thread_stop(fold_thread *t)
 /* Takes one descriptor of the budget; 0 if there is none left. */
 static int budget_take(void)
 {
-	if (atomic_fetch_add(&fds_in_use, 1) < fold__fd_budget())
+	if (atomic_fetch_add(&fds_in_use, 1) < rt__fd_budget())
 		return 1;
 	atomic_fetch_sub(&fds_in_use, 1);
 	return 0;
@@ -317,7 +330,7 @@ static int budget_take(void)
  * page offers rdpmc, and the leader's page the TSC conversion that turns its
  * enabled time into the thread's CPU time. Checked once per thread; whether
  * a member is on the PMU right now is checked at every read. */
-static int map_pages(fold_thread *t, int *fds)
+static int map_pages(rt_thread *t, int *fds)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int rdpmc = 1;
@@ -335,18 +348,19 @@ static int map_pages(fold_thread *t, int *fds)
 	return rdpmc;
 }
 
-void fold__counters_thread_start(fold_thread *t)
+void rt__counters_thread_start(rt_thread *t)
 {
 	/* After fork the fds are the parent thread's counters: replace them. */
-	fold__counters_thread_stop(t);
+	rt__counters_thread_stop(t);
 	memset(t->hw_last, 0, sizeof t->hw_last);
 	if (!nhw)
 		return;
 	if (!budget_take()) {
 		if (atomic_fetch_add(&threads_over_budget, 1) == 0)
-			fold__warn("more than %u threads alive at once: the threads beyond that record no counters "
-			           "(fold keeps its descriptors to 1/8 of RLIMIT_NOFILE)",
-			           fold__fd_budget());
+			rt__warn(
+			    "more than %u threads alive at once: the threads beyond that record no counters "
+			    "(fold keeps its descriptors to 1/8 of RLIMIT_NOFILE)",
+			    rt__fd_budget());
 		return;
 	}
 	int fds[FOLD_MAX_HW_COUNTERS];
@@ -355,9 +369,10 @@ void fold__counters_thread_start(fold_thread *t)
 		if (fds[i] < 0) {
 			static int warned;
 			if (!warned++)
-				fold__warn("perf_event_open(%s) failed in thread %d (%s): that thread records no "
-				           "hardware/software counters",
-				           active[i].name, (int)t->tid, strerror(errno));
+				rt__warn(
+				    "perf_event_open(%s) failed in thread %d (%s): that thread records no "
+				    "hardware/software counters",
+				    active[i].name, (int)t->tid, strerror(errno));
 			for (unsigned k = 0; k < i; k++)
 				close(fds[k]);
 			atomic_fetch_sub(&fds_in_use, 1);
@@ -366,24 +381,24 @@ void fold__counters_thread_start(fold_thread *t)
 	}
 	t->nhw = nhw;
 	int rdpmc = map_pages(t, fds);
-	fold__fd_move(fds[0], &t->perf_fd[0]);
+	rt__fd_move(fds[0], &t->perf_fd[0]);
 	for (unsigned i = 1; i < nhw; i++) {
 		if (t->perf_page[i]) {
 			close(fds[i]); /* alive through its page */
 		} else if (budget_take()) {
-			fold__fd_move(fds[i], &t->perf_fd[i]);
+			rt__fd_move(fds[i], &t->perf_fd[i]);
 		} else {
 			/* Neither a page nor a descriptor: no counters for this thread. */
 			for (unsigned k = i; k < nhw; k++)
 				close(fds[k]);
-			fold__counters_thread_stop(t);
+			rt__counters_thread_stop(t);
 			return;
 		}
 	}
 	t->rdpmc = rdpmc;
 	static int said;
 	if (!said++)
-		fold__proc_info("counters.read", t->rdpmc ? "rdpmc" : "read");
+		rt__proc_info("counters.read", t->rdpmc ? "rdpmc" : "read");
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -397,7 +412,7 @@ static inline uint64_t rdpmc(uint32_t counter)
 /* Reads every member and the thread's CPU time from the mmap'ed pages, as
  * include/uapi/linux/perf_event.h describes; -1 when a member is not on the
  * PMU right now (multiplexed out) or user reading is withdrawn: then read(2). */
-static int read_rdpmc(fold_thread *t)
+static int read_rdpmc(rt_thread *t)
 {
 	uint64_t vals[FOLD_MAX_HW_COUNTERS], cpu = 0;
 	for (unsigned i = 0; i < t->nhw; i++) {
@@ -435,7 +450,7 @@ static int read_rdpmc(fold_thread *t)
 	return 0;
 }
 #else
-static int read_rdpmc(fold_thread *t)
+static int read_rdpmc(rt_thread *t)
 {
 	(void)t;
 	return -1;
@@ -443,7 +458,7 @@ static int read_rdpmc(fold_thread *t)
 #endif
 
 /* Async-signal-safe: user-space reads, or one read(2) of the group leader. */
-static void read_hw(fold_thread *t)
+static void read_hw(rt_thread *t)
 {
 	if (t->rdpmc && read_rdpmc(t) == 0)
 		return;
@@ -462,7 +477,7 @@ static void read_hw(fold_thread *t)
 	t->cpu_known = 1;
 }
 
-unsigned fold__read_counters(fold_thread *t, uint64_t *values)
+unsigned rt__read_counters(rt_thread *t, uint64_t *values)
 {
 	unsigned k = 0;
 	if (t->nhw) {
@@ -479,7 +494,7 @@ unsigned fold__read_counters(fold_thread *t, uint64_t *values)
 
 /* ---------------------------------------------------------------- app counters */
 
-uint32_t fold__app_counter_define(const char *name)
+uint32_t rt__app_counter_define(const char *name)
 {
 	uint32_t id = 0;
 	pthread_mutex_lock(&app_lock);
@@ -492,21 +507,21 @@ uint32_t fold__app_counter_define(const char *name)
 	if (n >= FOLD_MAX_APP_COUNTERS || nhw + n >= TRACE_MAX_COUNTERS) {
 		static int warned;
 		if (!warned++)
-			fold__warn("fold_counter(\"%s\"): at most %u app counters; it is not recorded", name,
-			           FOLD_MAX_APP_COUNTERS);
+			rt__warn("fold_counter(\"%s\"): at most %u app counters; it is not recorded", name,
+			         FOLD_MAX_APP_COUNTERS);
 		goto out;
 	}
 	snprintf(app_names[n], FOLD_NAME_MAX, "%s", name);
 	id = FOLD_APP_COUNTER_BASE + n;
-	if (atomic_load(&fold__rt.phase) == FOLD_RUNNING)
-		fold__proc_counter_def(id, TRACE_COUNTER_APP, app_names[n]);
+	if (atomic_load(&rt__proc.phase) == FOLD_RUNNING)
+		rt__proc_counter_def(id, TRACE_COUNTER_APP, app_names[n]);
 	atomic_store(&napp, n + 1);
 out:
 	pthread_mutex_unlock(&app_lock);
 	return id;
 }
 
-void fold__counter_set_refresh(fold_thread *t)
+void rt__counter_set_refresh(rt_thread *t)
 {
 	unsigned n = atomic_load_explicit(&napp, memory_order_acquire);
 	if (n == t->napp_set && t->enc.nctr == t->nhw + n)
@@ -518,7 +533,7 @@ void fold__counter_set_refresh(fold_thread *t)
 	for (unsigned i = 0; i < n && k < TRACE_MAX_COUNTERS; i++)
 		ids[k++] = FOLD_APP_COUNTER_BASE + i;
 	if (trace_enc_counter_set(&t->enc, ids, k) == -ENOSPC) {
-		if (fold__thread_swap_buffer(t) || trace_enc_counter_set(&t->enc, ids, k))
+		if (rt__thread_swap_buffer(t) || trace_enc_counter_set(&t->enc, ids, k))
 			return;
 	}
 	t->napp_set = n;

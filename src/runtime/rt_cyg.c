@@ -194,9 +194,9 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
  * The priorities order these constructors across files (rt_filter.c 102). */
 __attribute__((constructor(101))) static void cyg_register_fork_locks(void)
 {
-	fold__fork_lock_register(&init_lock);
-	fold__fork_lock_register(&decide_lock);
-	fold__fork_lock_register(&mem_lock);
+	rt__fork_lock_register(&init_lock);
+	rt__fork_lock_register(&decide_lock);
+	rt__fork_lock_register(&mem_lock);
 }
 
 static void parse_throttle(void)
@@ -215,8 +215,8 @@ static void parse_throttle(void)
 	unsigned long long calls = strtoull(buf, &end, 10);
 	uint64_t ns = throttle_ns;
 	if (end == buf || (comma ? end != comma : *end) || buf[0] == '-' || !calls ||
-	    (comma && fold__parse_duration(comma + 1, &ns))) {
-		fold__warn(
+	    (comma && rt__parse_duration(comma + 1, &ns))) {
+		rt__warn(
 		    "FOLD_THROTTLE=%s: expected CALLS,DURATION (e.g. 100000,10us) or off; using %llu,%lluns",
 		    v, (unsigned long long)throttle_calls, (unsigned long long)throttle_ns);
 		return;
@@ -227,18 +227,18 @@ static void parse_throttle(void)
 
 /* ---------------------------------------------------------------- recording */
 
-static void __attribute__((noinline)) put_slow(fold_thread *t, int enter, uint64_t tick, uint32_t region)
+static void __attribute__((noinline)) put_slow(rt_thread *t, int enter, uint64_t tick, uint32_t region)
 {
 	if (!t->cur) {
-		fold__thread_fresh_buffer(t);
+		rt__thread_fresh_buffer(t);
 		if (!t->cur)
 			return;
 	}
 	int rc = enter ? trace_enc_enter(&t->enc, tick, region, NULL)
 	               : trace_enc_exit(&t->enc, tick, region, NULL);
 	if (rc == -ENOSPC) {
-		fold__pool_reserve(4);
-		if (fold__thread_swap_buffer(t) == 0)
+		rt__pool_reserve(4);
+		if (rt__thread_swap_buffer(t) == 0)
 			(void)(enter ? trace_enc_enter(&t->enc, tick, region, NULL)
 			             : trace_enc_exit(&t->enc, tick, region, NULL));
 	}
@@ -296,19 +296,19 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 		c->sp--;
 		dropped++;
 	}
-	fold_thread *t = fold__tls_thread;
-	if (dropped && t && fold__enter_runtime(t)) {
+	rt_thread *t = rt__tls_thread;
+	if (dropped && t && rt__enter_runtime(t)) {
 		char text[96];
 		snprintf(text, sizeof text,
 		         "unbalanced: %u instrumented function(s) left without exit (longjmp)", dropped);
-		fold__marker(t, text);
-		fold__leave_runtime(t);
+		rt__marker(t, text);
+		rt__leave_runtime(t);
 	}
 }
 
 /* cur: the frame address of the exported hook (the same depth for every
  * call, whichever path records it). */
-static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_thread *t, fn_entry *e,
+static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_thread *t, fn_entry *e,
                                                                uint64_t fn, uint64_t cur)
 {
 	if (FOLD_UNLIKELY(c->sp && frame_dead(&c->stack[c->sp - 1], cur)))
@@ -322,24 +322,24 @@ static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, fold_
 	f->e = e;
 	f->tick = 0;
 	f->sp = cur;
-	if (FOLD_UNLIKELY(!t) || !fold__enter_runtime(t))
+	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
-	uint64_t tick = fold__tick();
+	uint64_t tick = rt__tick();
 	f->tick = tick;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_ENTER, tick, e->region)))
 		put_slow(t, 1, tick, e->region);
-	fold__leave_runtime(t);
+	rt__leave_runtime(t);
 }
 
-static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, fold_thread *t, const cyg_frame *f)
+static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thread *t, const cyg_frame *f)
 {
-	if (FOLD_UNLIKELY(!t) || !fold__enter_runtime(t))
+	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
-	uint64_t tick = fold__tick();
+	uint64_t tick = rt__tick();
 	fn_entry *e = f->e;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_EXIT, tick, e->region)))
 		put_slow(t, 0, tick, e->region);
-	fold__leave_runtime(t);
+	rt__leave_runtime(t);
 	cyg_stat *s = &c->stat[e - cache];
 	uint64_t n = ++s->calls;
 	s->ticks += tick - f->tick;
@@ -362,13 +362,12 @@ static fn_entry *decide(uint64_t fn)
 		goto out;
 	if (cache_used >= CACHE_MAX_USED) {
 		atomic_store(&cache_full, 1);
-		fold__warn(
-		    "more than %u instrumented functions: the ones called from now on are not recorded",
-		    CACHE_MAX_USED);
+		rt__warn("more than %u instrumented functions: the ones called from now on are not recorded",
+		         CACHE_MAX_USED);
 		goto out;
 	}
-	enum fold_filter_verdict v = fold__filter_decide(fn);
-	uint32_t region = v == FOLD_FILTER_RECORD ? fold__region_define(TRACE_REGION_FUNCTION, fn, "") : 0;
+	enum rt_filter_verdict v = rt__filter_decide(fn);
+	uint32_t region = v == FOLD_FILTER_RECORD ? rt__region_define(TRACE_REGION_FUNCTION, fn, "") : 0;
 	uint32_t i = cache_hash(fn);
 	while (atomic_load_explicit(&cache[i].addr, memory_order_relaxed))
 		i = (i + 1) & (CACHE_SLOTS - 1);
@@ -388,7 +387,7 @@ static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 	if (c->in_slow)
 		return;
 	c->in_slow = 1;
-	fold_thread *t = fold__thread();
+	rt_thread *t = rt__thread();
 	if (!atomic_load_explicit(&cyg_ready, memory_order_acquire))
 		cyg_init();
 	if (!c->stack && thread_mem_attach(c)) {
@@ -434,14 +433,14 @@ static void __attribute__((noinline)) exit_slow(uint64_t fn)
 		return; /* entered before this thread was measured */
 	uint32_t skipped = c->sp - k;
 	c->sp = k;
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	const cyg_frame f = c->stack[--c->sp];
-	if (t && fold__enter_runtime(t)) {
+	if (t && rt__enter_runtime(t)) {
 		char text[96];
 		snprintf(text, sizeof text,
 		         "unbalanced: %u instrumented function(s) left without exit (longjmp)", skipped);
-		fold__marker(t, text);
-		fold__leave_runtime(t);
+		rt__marker(t, text);
+		rt__leave_runtime(t);
 	}
 	if (f.tick)
 		exit_record(c, t, &f);
@@ -460,7 +459,7 @@ static void __attribute__((noinline)) enter_hot(uint64_t fn, fn_entry *e, uint64
 		enter_slow(fn, cur);
 		return;
 	}
-	enter_record(c, fold__tls_thread, e, fn, cur);
+	enter_record(c, rt__tls_thread, e, fn, cur);
 }
 
 static void __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp)
@@ -468,7 +467,7 @@ static void __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp)
 	c->sp = sp - 1;
 	const cyg_frame *f = &c->stack[sp - 1];
 	if (f->tick)
-		exit_record(c, fold__tls_thread, f);
+		exit_record(c, rt__tls_thread, f);
 }
 
 FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
@@ -509,20 +508,20 @@ FOLD_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 
 /* ---------------------------------------------------------------- throttling */
 
-void fold__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_t mean_ns)
+void rt__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_t mean_ns)
 {
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	if (self)
 		self->busy++;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		pthread_mutex_lock(&fold__rt.proc_lock);
-		int rc = fold__rt.proc_buf
-		             ? trace_enc_throttle(&fold__rt.proc_enc, region, tick, calls, mean_ns)
+		pthread_mutex_lock(&rt__proc.proc_lock);
+		int rc = rt__proc.proc_buf
+		             ? trace_enc_throttle(&rt__proc.proc_enc, region, tick, calls, mean_ns)
 		             : 0;
-		pthread_mutex_unlock(&fold__rt.proc_lock);
+		pthread_mutex_unlock(&rt__proc.proc_lock);
 		if (rc != -ENOSPC)
 			break;
-		fold__proc_seal(); /* seals the full chunk and starts a new one */
+		rt__proc_seal(); /* seals the full chunk and starts a new one */
 	}
 	if (self)
 		self->busy--;
@@ -530,7 +529,7 @@ void fold__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_
 
 static uint64_t ticks_to_ns(uint64_t ticks)
 {
-	uint64_t hz = fold__rt.clock.tick_hz ? fold__rt.clock.tick_hz : 1000000000ull;
+	uint64_t hz = rt__proc.clock.tick_hz ? rt__proc.clock.tick_hz : 1000000000ull;
 	return (uint64_t)((double)ticks * 1e9 / (double)hz + 0.5);
 }
 
@@ -544,7 +543,7 @@ throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick)
 		return;
 	e->throttled_calls = s->calls;
 	e->throttled_mean_ns = ticks_to_ns(s->ticks / s->calls);
-	fold__proc_throttle(e->region, tick, e->throttled_calls, e->throttled_mean_ns);
+	rt__proc_throttle(e->region, tick, e->throttled_calls, e->throttled_mean_ns);
 }
 
 /* ---------------------------------------------------------------- calibration */
@@ -552,7 +551,7 @@ throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick)
 /* The hooks' own cost, measured on a private thread state and encoder so
  * nothing reaches the trace: pairs of calls through a function pointer (as
  * an instrumented program calls through the PLT), the best of several rounds. */
-static fold_thread calib_thread;
+static rt_thread calib_thread;
 static cyg_tls calib_tls;
 static uint8_t calib_buf[64 * 1024];
 
@@ -616,18 +615,18 @@ static void calibrate(void)
 		trace_enc_init(&calib_thread.enc, NULL);
 		trace_enc_begin(&calib_thread.enc, calib_buf, sizeof calib_buf);
 		*st = (cyg_stat){0, 0};
-		uint64_t t0 = fold__tick();
+		uint64_t t0 = rt__tick();
 		for (int i = 0; i < PAIRS; i++) {
 			enter((void *)fn);
 			exitf((void *)fn);
 		}
-		uint64_t t1 = fold__tick();
+		uint64_t t1 = rt__tick();
 		if (t1 - t0 < best)
 			best = t1 - t0;
 		if (st->calls == PAIRS && st->ticks < best_inner)
 			best_inner = st->ticks;
 	}
-	uint64_t hz = fold__rt.clock.tick_hz ? fold__rt.clock.tick_hz : 1000000000ull;
+	uint64_t hz = rt__proc.clock.tick_hz ? rt__proc.clock.tick_hz : 1000000000ull;
 	hook_pair_ns = (double)best * 1e9 / (double)hz / PAIRS;
 	hook_inner_ns = best_inner == UINT64_MAX ? 0 : (double)best_inner * 1e9 / (double)hz / PAIRS;
 }
@@ -638,21 +637,21 @@ static void emit_process_info(void)
 {
 	char v[32];
 	snprintf(v, sizeof v, "%.2f", hook_pair_ns);
-	fold__proc_info("overhead.hook_ns", v);
+	rt__proc_info("overhead.hook_ns", v);
 	snprintf(v, sizeof v, "%.2f", hook_inner_ns);
-	fold__proc_info("overhead.hook_inner_ns", v);
+	rt__proc_info("overhead.hook_inner_ns", v);
 	if (throttle_calls == UINT64_MAX) {
-		fold__proc_info("throttle", "off");
+		rt__proc_info("throttle", "off");
 	} else {
 		snprintf(v, sizeof v, "%llu,%lluns", (unsigned long long)throttle_calls,
 		         (unsigned long long)throttle_ns);
-		fold__proc_info("throttle", v);
+		rt__proc_info("throttle", v);
 	}
 }
 
 static void cyg_atfork_child(void)
 {
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
 	/* The parent's file has the enters of the functions open now. */
 	for (uint32_t i = 0; i < cyg.sp; i++)
@@ -661,8 +660,8 @@ static void cyg_atfork_child(void)
 	for (uint32_t i = 0; i < CACHE_SLOTS; i++)
 		if (atomic_load_explicit(&cache[i].addr, memory_order_relaxed) &&
 		    atomic_load_explicit(&cache[i].state, memory_order_relaxed) == FN_THROTTLED)
-			fold__proc_throttle(cache[i].region, fold__tick(), cache[i].throttled_calls,
-			                    cache[i].throttled_mean_ns);
+			rt__proc_throttle(cache[i].region, rt__tick(), cache[i].throttled_calls,
+			                  cache[i].throttled_mean_ns);
 }
 
 static void cyg_init(void)
@@ -670,17 +669,17 @@ static void cyg_init(void)
 	static int configured;
 	pthread_mutex_lock(&init_lock);
 	if (!configured) {
-		fold__filter_init();
-		fold__filter_preload();
+		rt__filter_init();
+		rt__filter_preload();
 		parse_throttle();
 		pthread_atfork(NULL, NULL, cyg_atfork_child);
 		configured = 1;
 	}
 	/* Calibration needs the running clock; a hook during the runtime's own
 	 * start-up (an instrumented malloc) comes back here later. */
-	int phase = atomic_load(&fold__rt.phase);
+	int phase = atomic_load(&rt__proc.phase);
 	if (!atomic_load(&cyg_ready) && (phase == FOLD_RUNNING || phase == FOLD_FINISHED)) {
-		uint64_t hz = fold__rt.clock.tick_hz ? fold__rt.clock.tick_hz : 1000000000ull;
+		uint64_t hz = rt__proc.clock.tick_hz ? rt__proc.clock.tick_hz : 1000000000ull;
 		throttle_ticks =
 		    throttle_calls == UINT64_MAX ? 0 : (uint64_t)((double)throttle_ns * (double)hz / 1e9);
 		if (phase == FOLD_RUNNING) {

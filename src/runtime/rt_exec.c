@@ -33,7 +33,7 @@ int execveat(int dirfd, const char *path, char *const argv[], char *const envp[]
 
 static int measuring(void)
 {
-	return atomic_load(&fold__rt.phase) == FOLD_RUNNING && getpid() == fold__rt.pid;
+	return atomic_load(&rt__proc.phase) == FOLD_RUNNING && getpid() == rt__proc.pid;
 }
 
 /* envp with FOLD_EXEC_GENERATION replaced; NULL on allocation failure. */
@@ -46,7 +46,7 @@ static char **env_next_generation(char *const envp[])
 	static char var[64];
 	if (!out)
 		return NULL;
-	snprintf(var, sizeof var, "FOLD_EXEC_GENERATION=%u", fold__rt.cfg.exec_generation + 1);
+	snprintf(var, sizeof var, "FOLD_EXEC_GENERATION=%u", rt__proc.cfg.exec_generation + 1);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(envp[i], "FOLD_EXEC_GENERATION=", 21))
@@ -69,10 +69,10 @@ static int do_exec(enum exec_kind kind, int dirfd, const char *file, char *const
 	static fexecve_fn real_fexecve;
 	static execveat_fn real_execveat;
 	if (!real_execve) {
-		real_execve = (execve_fn)fold__real("execve");
-		real_execvpe = (execve_fn)fold__real("execvpe");
-		real_fexecve = (fexecve_fn)fold__real("fexecve");
-		real_execveat = (execveat_fn)fold__real("execveat");
+		real_execve = (execve_fn)rt__real("execve");
+		real_execvpe = (execve_fn)rt__real("execvpe");
+		real_fexecve = (fexecve_fn)rt__real("fexecve");
+		real_execveat = (execveat_fn)rt__real("execveat");
 	}
 	char **env2 = NULL;
 	int active = measuring();
@@ -80,7 +80,7 @@ static int do_exec(enum exec_kind kind, int dirfd, const char *file, char *const
 		env2 = env_next_generation(envp);
 		if (env2)
 			envp = env2;
-		fold__checkpoint(1);
+		rt__checkpoint(1);
 	}
 	int rc = -1;
 	errno = ENOSYS;
@@ -104,7 +104,7 @@ static int do_exec(enum exec_kind kind, int dirfd, const char *file, char *const
 	}
 	int saved = errno;
 	if (active)
-		fold__checkpoint_done(1);
+		rt__checkpoint_done(1);
 	free(env2);
 	errno = saved;
 	return rc;
@@ -195,16 +195,16 @@ FOLD_EXPORT int system(const char *command)
 {
 	static system_fn real;
 	if (!real)
-		real = (system_fn)fold__real("system");
+		real = (system_fn)rt__real("system");
 	if (!real)
 		return -1;
 	int active = measuring() && command;
 	if (active)
-		fold__checkpoint(0);
+		rt__checkpoint(0);
 	int rc = real(command);
 	int saved = errno;
 	if (active)
-		fold__checkpoint_done(0);
+		rt__checkpoint_done(0);
 	errno = saved;
 	return rc;
 }
@@ -212,15 +212,15 @@ FOLD_EXPORT int system(const char *command)
 static int spawn(const char *name, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	spawn_fn real = (spawn_fn)fold__real(name);
+	spawn_fn real = (spawn_fn)rt__real(name);
 	if (!real)
 		return ENOSYS;
 	int active = measuring();
 	if (active)
-		fold__checkpoint(0);
+		rt__checkpoint(0);
 	int rc = real(pid, path, fa, attr, argv, envp);
 	if (active)
-		fold__checkpoint_done(0);
+		rt__checkpoint_done(0);
 	return rc;
 }
 
@@ -242,8 +242,8 @@ typedef void (*exit_fn)(int);
 
 FOLD_EXPORT void _exit(int status)
 {
-	exit_fn real = (exit_fn)fold__real("_exit");
-	fold__finish("_exit");
+	exit_fn real = (exit_fn)rt__real("_exit");
+	rt__finish("_exit");
 	if (real)
 		real(status);
 	for (;;)
@@ -252,8 +252,8 @@ FOLD_EXPORT void _exit(int status)
 
 FOLD_EXPORT void _Exit(int status)
 {
-	exit_fn real = (exit_fn)fold__real("_Exit");
-	fold__finish("_Exit");
+	exit_fn real = (exit_fn)rt__real("_Exit");
+	rt__finish("_Exit");
 	if (real)
 		real(status);
 	for (;;)

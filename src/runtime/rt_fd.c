@@ -25,16 +25,16 @@
  * before its exec) bypass the wrappers; and the range takes a few numbers
  * near the limit, so a program that opens nearly RLIMIT_NOFILE descriptors
  * gets EMFILE a few descriptors sooner (the counter budget bounds how many:
- * fold__fd_budget).
+ * rt__fd_budget).
  *
  * libunwind opens a pipe to validate memory addresses (pipe2 on its static
- * array, from inside our calls: fold__tls_unwinding is raised), reads and
+ * array, from inside our calls: rt__tls_unwinding is raised), reads and
  * writes it from the sample handler, and re-creates it (close + pipe2)
  * whenever a read fails. Our pipe2 wrapper moves both ends into the range
  * and registers libunwind's array slots themselves, so an eviction updates
  * libunwind's copy of the numbers; its own close of them passes.
  *
- * Invariants: fold__fd_is_ours is async-signal-safe (one bit test). The
+ * Invariants: rt__fd_is_ours is async-signal-safe (one bit test). The
  * registry is guarded by a spinlock taken only with the thread's guard up
  * (or before sampling starts, or with recording stopped), so a sample
  * handler that runs libunwind, which may re-create its pipe, never finds
@@ -125,7 +125,7 @@ static int sys_close_range(unsigned a, unsigned b, int flags)
 	return real_close_range ? real_close_range(a, b, flags) : (int)syscall(SYS_close_range, a, b, flags);
 }
 
-int fold__fd_is_ours(int fd)
+int rt__fd_is_ours(int fd)
 {
 	if (fd < 0 || fd >= FD_MAX_TRACKED)
 		return 0;
@@ -154,7 +154,7 @@ static void range_init(void)
 		range_low = 3;
 }
 
-unsigned fold__fd_budget(void)
+unsigned rt__fd_budget(void)
 {
 	range_init();
 	return budget;
@@ -200,7 +200,7 @@ static void reg_del(int fd)
 	reg_lock_drop();
 }
 
-int fold__fd_move(int fd, int *slot)
+int rt__fd_move(int fd, int *slot)
 {
 	if (fd < 0)
 		return fd;
@@ -217,7 +217,7 @@ int fold__fd_move(int fd, int *slot)
 	return n;
 }
 
-void fold__fd_close(int *slot)
+void rt__fd_close(int *slot)
 {
 	int fd = *slot;
 	if (fd < 0)
@@ -227,10 +227,10 @@ void fold__fd_close(int *slot)
 	sys_close(fd);
 }
 
-void fold__fd_after_fork_forget(int fd)
+void rt__fd_after_fork_forget(int fd)
 {
 	/* The child's copy of a descriptor of a thread that does not exist here. */
-	if (fd >= 0 && fold__fd_is_ours(fd)) {
+	if (fd >= 0 && rt__fd_is_ours(fd)) {
 		reg_del(fd);
 		sys_close(fd);
 	}
@@ -241,11 +241,11 @@ void fold__fd_after_fork_forget(int fd)
  * given up (then nothing of fold uses that number any more). */
 static int evict(int fd)
 {
-	if (getpid() != fold__rt.pid && atomic_load(&fold__rt.phase) == FOLD_RUNNING)
+	if (getpid() != rt__proc.pid && atomic_load(&rt__proc.phase) == FOLD_RUNNING)
 		return 0; /* a vfork child: its table is its own, and it will exec */
-	int running = atomic_load(&fold__rt.phase) == FOLD_RUNNING;
+	int running = atomic_load(&rt__proc.phase) == FOLD_RUNNING;
 	if (running)
-		fold__quiesce();
+		rt__quiesce();
 	reg_lock_take();
 	int *slot = NULL, found = 0;
 	for (unsigned i = 0; i < nown; i++)
@@ -269,7 +269,7 @@ static int evict(int fd)
 		/* The program's call replaces (and so closes) the old number. */
 	}
 	if (running)
-		fold__unquiesce();
+		rt__unquiesce();
 	return 0;
 }
 
@@ -277,11 +277,11 @@ static int evict(int fd)
 
 FOLD_EXPORT int close(int fd)
 {
-	if (fold__tls_unwinding && fold__fd_is_ours(fd)) { /* libunwind re-creating its pipe */
+	if (rt__tls_unwinding && rt__fd_is_ours(fd)) { /* libunwind re-creating its pipe */
 		reg_del(fd);
 		return sys_close(fd);
 	}
-	if (fold__fd_is_ours(fd)) {
+	if (rt__fd_is_ours(fd)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -297,7 +297,7 @@ FOLD_EXPORT int close_range(unsigned first, unsigned last, int flags)
 	unsigned lo = first;
 	unsigned hi = last < FD_MAX_TRACKED ? last : FD_MAX_TRACKED - 1;
 	for (unsigned fd = first; fd <= hi && first < FD_MAX_TRACKED; fd++) {
-		if (!fold__fd_is_ours((int)fd))
+		if (!rt__fd_is_ours((int)fd))
 			continue;
 		if (fd > lo && sys_close_range(lo, fd - 1, flags))
 			return -1;
@@ -317,17 +317,17 @@ FOLD_EXPORT void closefrom(int lowfd)
 	/* No close_range (old kernel): one by one up to the table size. */
 	long max = sysconf(_SC_OPEN_MAX);
 	for (long fd = lowfd; fd < max; fd++)
-		if (!fold__fd_is_ours((int)fd))
+		if (!rt__fd_is_ours((int)fd))
 			sys_close((int)fd);
 }
 
 static int do_dup3(int oldfd, int newfd, int flags, int is_dup3)
 {
-	if (fold__fd_is_ours(oldfd)) {
+	if (rt__fd_is_ours(oldfd)) {
 		errno = EBADF;
 		return -1;
 	}
-	if (fold__fd_is_ours(newfd) && oldfd != newfd)
+	if (rt__fd_is_ours(newfd) && oldfd != newfd)
 		evict(newfd);
 	if (!is_dup3)
 		return real_dup2 ? real_dup2(oldfd, newfd) : (int)syscall(SYS_dup2, oldfd, newfd);
@@ -345,7 +345,7 @@ FOLD_EXPORT int dup3(int oldfd, int newfd, int flags)
 
 FOLD_EXPORT int dup(int oldfd)
 {
-	if (fold__fd_is_ours(oldfd)) {
+	if (rt__fd_is_ours(oldfd)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -354,7 +354,7 @@ FOLD_EXPORT int dup(int oldfd)
 
 static int do_fcntl(int fd, int cmd, long arg)
 {
-	if (fold__fd_is_ours(fd)) {
+	if (rt__fd_is_ours(fd)) {
 		errno = EBADF;
 		return -1;
 	}
@@ -367,7 +367,7 @@ static int do_fcntl(int fd, int cmd, long arg)
 	 * have been returned: if one of ours lies below r, the program gets
 	 * that one (ours moves). */
 	for (int f = (int)arg; f < r; f++) {
-		if (!fold__fd_is_ours(f))
+		if (!rt__fd_is_ours(f))
 			continue;
 		int saved = errno;
 		evict(f);
@@ -404,11 +404,11 @@ FOLD_EXPORT int fcntl64(int fd, int cmd, ...)
 FOLD_EXPORT int pipe2(int fds[2], int flags)
 {
 	int rc = real_pipe2 ? real_pipe2(fds, flags) : (int)syscall(SYS_pipe2, fds, flags);
-	if (rc == 0 && fold__tls_unwinding) {
+	if (rc == 0 && rt__tls_unwinding) {
 		/* libunwind's memory-validation pipe, fds is its own array. */
 		int saved = errno;
-		fold__fd_move(fds[0], &fds[0]);
-		fold__fd_move(fds[1], &fds[1]);
+		rt__fd_move(fds[0], &fds[0]);
+		rt__fd_move(fds[1], &fds[1]);
 		errno = saved;
 	}
 	return rc;

@@ -56,7 +56,7 @@ static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
 /* Held across fork after rt_cyg.c's locks, which nest outside it. */
 __attribute__((constructor(102))) static void filter_register_fork_lock(void)
 {
-	fold__fork_lock_register(&lock_);
+	rt__fork_lock_register(&lock_);
 }
 static filter_rule *rules;
 static size_t nrules;
@@ -86,7 +86,7 @@ static char *next_token(char **p)
 	return tok;
 }
 
-int fold__filter_parse(const char *text, const char *origin, char *msg, size_t msg_len)
+int rt__filter_parse(const char *text, const char *origin, char *msg, size_t msg_len)
 {
 	char *copy = strdup(text ? text : "");
 	filter_rule *out = NULL;
@@ -158,8 +158,8 @@ static int load_rule_file(const char *path)
 	char msg[512];
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		fold__warn("cannot read FOLD_FILTER=%s (%s): every function is recorded", path,
-		           strerror(errno));
+		rt__warn("cannot read FOLD_FILTER=%s (%s): every function is recorded", path,
+		         strerror(errno));
 		return -errno;
 	}
 	char *text = NULL;
@@ -172,16 +172,16 @@ static int load_rule_file(const char *path)
 		while ((k = fread(buf, 1, sizeof buf, f)) > 0)
 			fwrite(buf, 1, k, m);
 		fclose(m);
-		rc = fold__filter_parse(text, path, msg, sizeof msg);
+		rc = rt__filter_parse(text, path, msg, sizeof msg);
 		if (rc == -EINVAL)
-			fold__warn("%s: FOLD_FILTER ignored, every function is recorded", msg);
+			rt__warn("%s: FOLD_FILTER ignored, every function is recorded", msg);
 		free(text);
 	}
 	fclose(f);
 	return rc < 0 ? rc : 0;
 }
 
-void fold__filter_init(void)
+void rt__filter_init(void)
 {
 	pthread_mutex_lock(&lock_);
 	int done = inited;
@@ -197,13 +197,13 @@ void fold__filter_init(void)
 		char *end;
 		unsigned long long v = strtoull(mb, &end, 10);
 		if (*end || mb[0] == '-')
-			fold__warn("FOLD_MIN_FUNC_BYTES=%s: expected a number of bytes; no size limit", mb);
+			rt__warn("FOLD_MIN_FUNC_BYTES=%s: expected a number of bytes; no size limit", mb);
 		else
 			min_func_bytes = v;
 	}
 }
 
-int fold__filter_active(void)
+int rt__filter_active(void)
 {
 	return nrules > 0 || min_func_bytes > 0;
 }
@@ -384,7 +384,7 @@ static const func_sym *sym_for(module_syms *m, uint64_t addr)
 	return NULL;
 }
 
-int fold__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *start, uint64_t *size)
+int rt__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *start, uint64_t *size)
 {
 	pthread_mutex_lock(&lock_);
 	module_syms *m = module_for(addr);
@@ -418,9 +418,9 @@ static int preload_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-void fold__filter_preload(void)
+void rt__filter_preload(void)
 {
-	if (!fold__filter_active())
+	if (!rt__filter_active())
 		return;
 	pthread_mutex_lock(&lock_);
 	dl_iterate_phdr(preload_one, NULL);
@@ -464,7 +464,7 @@ static int dw_open(void)
 	dw.tried = 1;
 	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		fold__warn(
+		rt__warn(
 		    "FOLD_FILTER has file rules but libdw.so.1 (elfutils) cannot be loaded: file rules never "
 		    "match");
 		return 0;
@@ -555,13 +555,13 @@ static int file_matches(const char *glob, const char *file)
 	return fnmatch(glob, file, 0) == 0 || (base && fnmatch(glob, base + 1, 0) == 0);
 }
 
-enum fold_filter_verdict fold__filter_decide(uint64_t fn)
+enum rt_filter_verdict rt__filter_decide(uint64_t fn)
 {
-	if (!fold__filter_active())
+	if (!rt__filter_active())
 		return FOLD_FILTER_RECORD;
 	char name[512] = "";
 	uint64_t start = 0, size = 0;
-	int known = fold__symbol_lookup(fn, name, sizeof name, &start, &size) == 0;
+	int known = rt__symbol_lookup(fn, name, sizeof name, &start, &size) == 0;
 	if (min_func_bytes && known && size && size < min_func_bytes)
 		return FOLD_FILTER_TOO_SMALL;
 	if (!nrules)
@@ -579,7 +579,7 @@ enum fold_filter_verdict fold__filter_decide(uint64_t fn)
 			demangled = NULL;
 		}
 	}
-	enum fold_filter_verdict v = FOLD_FILTER_RECORD;
+	enum rt_filter_verdict v = FOLD_FILTER_RECORD;
 	pthread_mutex_lock(&lock_);
 	const char *file = NULL;
 	int file_looked = 0;
@@ -602,7 +602,7 @@ enum fold_filter_verdict fold__filter_decide(uint64_t fn)
 	return v;
 }
 
-int fold__env_flag(const char *name, int dflt)
+int rt__env_flag(const char *name, int dflt)
 {
 	const char *v = getenv(name);
 	if (!v || !*v)
@@ -611,6 +611,6 @@ int fold__env_flag(const char *name, int dflt)
 		return 0;
 	if (!strcmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") || !strcasecmp(v, "true"))
 		return 1;
-	fold__warn("%s=%s: expected 1/on or 0/off; using %s", name, v, dflt ? "on" : "off");
+	rt__warn("%s=%s: expected 1/on or 0/off; using %s", name, v, dflt ? "on" : "off");
 	return dflt;
 }

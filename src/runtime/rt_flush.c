@@ -3,7 +3,7 @@
  * Owns when a partly filled chunk is sealed before it is full. fold has no
  * thread of its own (rt_pool.c), so the program's threads do it on their
  * way through the runtime: after a thread records a sample or a region
- * event, fold__flush_due seals its buffer if the oldest record in it is
+ * event, rt__flush_due seals its buffer if the oldest record in it is
  * older than FOLD_FLUSH_INTERVAL (default 1 s), and the process stream
  * (definitions, module map, clock) likewise; sealing writes the chunk at
  * once. The process stream is also sealed at start and after every module
@@ -24,39 +24,39 @@
 static uint64_t interval_ticks = UINT64_MAX;
 static _Atomic uint64_t proc_dirty_tick; /* 0: nothing unsealed in the process stream */
 
-void fold__flush_init(void)
+void rt__flush_init(void)
 {
-	uint64_t ns = fold__rt.cfg.flush_interval_ns;
+	uint64_t ns = rt__proc.cfg.flush_interval_ns;
 	if (!ns)
 		ns = FOLD_DEFAULT_FLUSH_INTERVAL_NS;
-	if (fold__rt.clock.tsc && fold__rt.clock.tick_hz)
-		interval_ticks = (uint64_t)((double)ns * (double)fold__rt.clock.tick_hz / 1e9);
+	if (rt__proc.clock.tsc && rt__proc.clock.tick_hz)
+		interval_ticks = (uint64_t)((double)ns * (double)rt__proc.clock.tick_hz / 1e9);
 	else
 		interval_ticks = ns;
 	atomic_store(&proc_dirty_tick, 0);
 }
 
-void fold__proc_dirty(void)
+void rt__proc_dirty(void)
 {
 	uint64_t zero = 0;
 	if (!atomic_load_explicit(&proc_dirty_tick, memory_order_relaxed))
-		atomic_compare_exchange_strong(&proc_dirty_tick, &zero, fold__tick() | 1);
+		atomic_compare_exchange_strong(&proc_dirty_tick, &zero, rt__tick() | 1);
 }
 
-void fold__proc_clean(void)
+void rt__proc_clean(void)
 {
 	atomic_store(&proc_dirty_tick, 0);
 }
 
-void fold__flush_due(fold_thread *t, uint64_t tick)
+void rt__flush_due(rt_thread *t, uint64_t tick)
 {
 	if (!t->flush_tick) {
 		t->flush_tick = tick | 1;
 	} else if (tick - t->flush_tick >= interval_ticks && t->cur) {
-		fold__thread_seal(t);
-		fold__thread_fresh_buffer(t);
+		rt__thread_seal(t);
+		rt__thread_fresh_buffer(t);
 	}
 	uint64_t d = atomic_load_explicit(&proc_dirty_tick, memory_order_relaxed);
 	if (d && tick - d >= interval_ticks && tick > d)
-		fold__proc_seal_try();
+		rt__proc_seal_try();
 }

@@ -5,7 +5,7 @@
  * sampling and waits for sample handlers in flight; the parent releases them
  * afterwards. The child re-creates the locks and, when measuring, starts a
  * trace file of its own: fresh counters and totals, a new process stream
- * (fold__proc_start with the parent's pid), the module map and region
+ * (rt__proc_start with the parent's pid), the module map and region
  * definitions re-emitted, and the forking thread continued as stream 1.
  *
  * Invariants:
@@ -28,7 +28,7 @@ static pthread_mutex_t *fork_locks[MAX_FORK_LOCKS];
 static _Atomic unsigned nfork_locks;
 static pthread_mutex_t fork_locks_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int fold__fork_lock_register(pthread_mutex_t *lock)
+int rt__fork_lock_register(pthread_mutex_t *lock)
 {
 	int rc = 0;
 	pthread_mutex_lock(&fork_locks_lock);
@@ -48,11 +48,11 @@ out:
 }
 
 /* The core locks after threads_lock, in order. */
-static pthread_mutex_t *const core_locks[] = {&fold__reg_lock, &fold__app_lock, &fold__mod_lock, &fold__rt.proc_lock,
-                                              &fold__grow_lock};
+static pthread_mutex_t *const core_locks[] = {&rt__reg_lock, &rt__app_lock, &rt__mod_lock,
+                                              &rt__proc.proc_lock, &rt__grow_lock};
 #define NCORE (sizeof core_locks / sizeof core_locks[0])
 
-/* fold__rt.stop as it was before a fork raised it. */
+/* rt__proc.stop as it was before a fork raised it. */
 static int fork_saved_stop;
 
 /* No other thread may be inside its sample handler at the fork: its
@@ -62,12 +62,12 @@ static int fork_saved_stop;
  * in flight take microseconds and are waited for. A thread busy in an API
  * call that waits for a lock the forking thread holds is not waited for
  * beyond the bound (no handler of it can be in flight then). */
-static void wait_for_handlers(const fold_thread *self)
+static void wait_for_handlers(const rt_thread *self)
 {
-	unsigned n = fold__thread_slots();
+	unsigned n = rt__thread_slots();
 	int budget = 20000; /* sched_yield()s in all: a few ms at most */
 	for (unsigned i = 0; i < n && budget > 0; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (t == self || !atomic_load(&t->alive))
 			continue;
 		while (t->busy && budget-- > 0)
@@ -75,7 +75,7 @@ static void wait_for_handlers(const fold_thread *self)
 	}
 }
 
-static void fold_atfork_prepare(void)
+static void rt_atfork_prepare(void)
 {
 	/* Registered (outer) locks first; our busy guard goes up only once we
 	 * own threads_lock, so a quiesce in progress, which holds it and waits
@@ -84,12 +84,12 @@ static void fold_atfork_prepare(void)
 	unsigned n = atomic_load(&nfork_locks);
 	for (unsigned i = 0; i < n; i++)
 		pthread_mutex_lock(fork_locks[i]);
-	pthread_mutex_lock(&fold__threads_lock);
-	fold_thread *self = fold__tls_thread;
+	pthread_mutex_lock(&rt__threads_lock);
+	rt_thread *self = rt__tls_thread;
 	if (self)
 		self->busy++;
-	fork_saved_stop = atomic_exchange(&fold__rt.stop, 1);
-	fold__membarrier_all();
+	fork_saved_stop = atomic_exchange(&rt__proc.stop, 1);
+	rt__membarrier_all();
 	wait_for_handlers(self);
 	for (unsigned i = 0; i < NCORE; i++)
 		pthread_mutex_lock(core_locks[i]);
@@ -103,77 +103,77 @@ static void unlock_registered(void)
 	pthread_mutex_unlock(&fork_locks_lock);
 }
 
-static void fold_atfork_parent(void)
+static void rt_atfork_parent(void)
 {
-	atomic_store(&fold__rt.stop, fork_saved_stop);
+	atomic_store(&rt__proc.stop, fork_saved_stop);
 	for (unsigned i = NCORE; i--;)
 		pthread_mutex_unlock(core_locks[i]);
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	if (self)
 		self->busy--;
-	pthread_mutex_unlock(&fold__threads_lock);
+	pthread_mutex_unlock(&rt__threads_lock);
 	unlock_registered();
 }
 
-static void fold_atfork_child(void)
+static void rt_atfork_child(void)
 {
-	fold_thread *self = fold__tls_thread;
-	atomic_store(&fold__rt.stop, fork_saved_stop);
+	rt_thread *self = rt__tls_thread;
+	atomic_store(&rt__proc.stop, fork_saved_stop);
 	/* This thread took every lock: they are free again, whatever the
 	 * parent's other threads (gone here) were doing. */
 	for (unsigned i = 0; i < NCORE; i++)
 		pthread_mutex_init(core_locks[i], NULL);
 	unlock_registered();
-	pid_t parent = fold__rt.pid;
-	fold__rt.pid = getpid();
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING) {
-		pthread_mutex_init(&fold__threads_lock, NULL);
+	pid_t parent = rt__proc.pid;
+	rt__proc.pid = getpid();
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING) {
+		pthread_mutex_init(&rt__threads_lock, NULL);
 		if (self)
 			self->busy--;
 		return;
 	}
 	/* Fresh state: the parent owns everything recorded so far. */
-	fold__fd_close(&fold__rt.fd);
-	if (fold__rt.proc_buf)
-		fold__buf_release(fold__rt.proc_buf);
-	fold__rt.proc_buf = NULL;
-	fold__threads_after_fork(self);
-	fold__pool_after_fork();
-	atomic_store(&fold__rt.threads_total, 0);
-	atomic_store(&fold__rt.samples_taken, 0);
-	atomic_store(&fold__rt.handler_ticks, 0);
-	atomic_store(&fold__rt.unbalanced, 0);
+	rt__fd_close(&rt__proc.fd);
+	if (rt__proc.proc_buf)
+		rt__buf_release(rt__proc.proc_buf);
+	rt__proc.proc_buf = NULL;
+	rt__threads_after_fork(self);
+	rt__pool_after_fork();
+	atomic_store(&rt__proc.threads_total, 0);
+	atomic_store(&rt__proc.samples_taken, 0);
+	atomic_store(&rt__proc.handler_ticks, 0);
+	atomic_store(&rt__proc.unbalanced, 0);
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
-		atomic_store(&fold__rt.dropped[r], 0);
-	atomic_store(&fold__rt.bytes_raw, 0);
-	atomic_store(&fold__rt.chunks_written, 0);
-	atomic_store(&fold__rt.chunks_lost, 0);
-	atomic_store(&fold__rt.samples_lost, 0);
-	atomic_store(&fold__rt.threads_unmeasured, 0);
-	fold__rt.write_errno = 0;
-	fold__clock_now(&fold__rt.clock.tick0, &fold__rt.clock.mono0, &fold__rt.clock.real0);
-	if (fold__output_start()) {
-		atomic_store(&fold__rt.phase, FOLD_FINISHED);
+		atomic_store(&rt__proc.dropped[r], 0);
+	atomic_store(&rt__proc.bytes_raw, 0);
+	atomic_store(&rt__proc.chunks_written, 0);
+	atomic_store(&rt__proc.chunks_lost, 0);
+	atomic_store(&rt__proc.samples_lost, 0);
+	atomic_store(&rt__proc.threads_unmeasured, 0);
+	rt__proc.write_errno = 0;
+	rt__clock_now(&rt__proc.clock.tick0, &rt__proc.clock.mono0, &rt__proc.clock.real0);
+	if (rt__output_start()) {
+		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		if (self) {
 			if (self->cur)
-				fold__buf_release(self->cur);
+				rt__buf_release(self->cur);
 			self->cur = NULL;
-			fold__tls_thread = NULL;
+			rt__tls_thread = NULL;
 		}
 		return;
 	}
-	fold__proc_start(parent);
-	fold__counters_init();
-	fold__modules_reset_after_fork();
-	fold__modules_scan();
-	fold__regions_reemit();
-	fold__proc_seal();
+	rt__proc_start(parent);
+	rt__counters_init();
+	rt__modules_reset_after_fork();
+	rt__modules_scan();
+	rt__regions_reemit();
+	rt__proc_seal();
 	if (self) {
 		/* The forking thread continues as stream 1 of the new file. */
 		if (self->cur)
-			fold__buf_release(self->cur);
+			rt__buf_release(self->cur);
 		self->cur = NULL;
-		self->stream = fold__next_stream();
+		self->stream = rt__next_stream();
 		self->parent_stream = 0;
 		self->seq = 0;
 		self->tid = (pid_t)syscall(SYS_gettid);
@@ -183,36 +183,36 @@ static void fold_atfork_child(void)
 		self->unbalanced = 0;
 		self->napp_set = 0;
 		trace_enc_init(&self->enc, self->stacks);
-		fold__thread_fresh_buffer(self);
-		trace_enc_thread_start(&self->enc, (uint64_t)self->tid, 0, fold__tick(), "main");
-		atomic_store(&fold__rt.threads_total, 1);
+		rt__thread_fresh_buffer(self);
+		trace_enc_thread_start(&self->enc, (uint64_t)self->tid, 0, rt__tick(), "main");
+		atomic_store(&rt__proc.threads_total, 1);
 		self->timer_ok = 0; /* POSIX timers are not inherited */
 		self->papi_eventset = -1;
 		if (self->sample_fd >= 0) /* the parent thread's event */
-			fold__fd_close(&self->sample_fd);
-		if (fold__rt.source == &fold__source_papi) {
-			fold__papi_after_fork();
-			if (fold__rt.source->configure()) {
-				fold__rt.cfg.source = FOLD_SOURCE_OFF;
-				fold__proc_info("sample.source", "off");
+			rt__fd_close(&self->sample_fd);
+		if (rt__proc.source == &rt__source_papi) {
+			rt__papi_after_fork();
+			if (rt__proc.source->configure()) {
+				rt__proc.cfg.source = FOLD_SOURCE_OFF;
+				rt__proc_info("sample.source", "off");
 			}
 		}
-		fold__counters_thread_start(self);
-		fold__counter_set_refresh(self);
-		self->last_cpu_ns = fold__cpu_base(self);
-		fold__sampling_thread_start(self);
+		rt__counters_thread_start(self);
+		rt__counter_set_refresh(self);
+		self->last_cpu_ns = rt__cpu_base(self);
+		rt__sampling_thread_start(self);
 	}
-	pthread_mutex_init(&fold__threads_lock, NULL);
+	pthread_mutex_init(&rt__threads_lock, NULL);
 	if (self)
 		self->busy--;
 }
 
-/* Installs the fork handlers once (from fold__init). */
-void fold__fork_install(void)
+/* Installs the fork handlers once (from rt__init). */
+void rt__fork_install(void)
 {
 	static int done;
 	if (!done) {
-		pthread_atfork(fold_atfork_prepare, fold_atfork_parent, fold_atfork_child);
+		pthread_atfork(rt_atfork_prepare, rt_atfork_parent, rt_atfork_child);
 		done = 1;
 	}
 }

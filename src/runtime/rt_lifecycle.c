@@ -2,13 +2,13 @@
  *
  * Owns initialisation (constructor, or lazily from the first hook), the MPI
  * rank, quiescing all threads, checkpoints before exec, and the final flush
- * with its one-line summary. The state it initialises is fold__rt
+ * with its one-line summary. The state it initialises is rt__proc
  * (rt_state.c); the process stream and the region registry are rt_stream.c,
  * the fork protocol rt_fork.c.
  *
  * Invariants:
  *  - Initialisation runs once; a hook that fires during it on the initialising
- *    thread gets NULL from fold__thread() instead of recursing.
+ *    thread gets NULL from rt__thread() instead of recursing.
  *  - The final flush happens once per process image (destructor, _exit, or an
  *    exec that succeeds); hooks after it are ignored.
  *  - Lock order: threads_lock, then reg_lock, app_lock, mod_lock, proc_lock,
@@ -43,7 +43,7 @@ static void rank_from_env(void)
 		if (v && *v) {
 			long r = strtol(v, &end, 10);
 			if (!*end && r >= 0 && r < (1L << 30)) {
-				fold__rt.rank = (int)r;
+				rt__proc.rank = (int)r;
 				break;
 			}
 		}
@@ -54,41 +54,41 @@ static void rank_from_env(void)
 		if (v && *v) {
 			long s = strtol(v, &end, 10);
 			if (!*end && s > 0 && s < (1L << 30)) {
-				fold__rt.size = (int)s;
+				rt__proc.size = (int)s;
 				break;
 			}
 		}
 	}
 }
 
-void fold__rank_known(int rank, int size)
+void rt__rank_known(int rank, int size)
 {
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
-	int old_rank = fold__rt.rank;
-	fold__rt.rank = rank;
-	fold__rt.size = size;
+	int old_rank = rt__proc.rank;
+	rt__proc.rank = rank;
+	rt__proc.size = size;
 	if (rank >= 0)
-		fold__proc_info_u64("mpi.rank", (uint64_t)rank);
+		rt__proc_info_u64("mpi.rank", (uint64_t)rank);
 	if (size >= 0)
-		fold__proc_info_u64("mpi.size", (uint64_t)size);
-	fold__proc_clock();
-	if (!fold__rt.path_has_rank || old_rank == rank)
+		rt__proc_info_u64("mpi.size", (uint64_t)size);
+	rt__proc_clock();
+	if (!rt__proc.path_has_rank || old_rank == rank)
 		return;
 	/* The name was made before the rank was known: give the file its real name
 	 * (link + unlink never overwrites an existing file). */
-	char pattern[sizeof fold__rt.path];
+	char pattern[sizeof rt__proc.path];
 	int is_default;
-	if (fold__output_pattern(fold__rt.cfg.output, 1, pattern, sizeof pattern, &is_default))
+	if (rt__output_pattern(rt__proc.cfg.output, 1, pattern, sizeof pattern, &is_default))
 		return;
-	char path[sizeof fold__rt.path];
+	char path[sizeof rt__proc.path];
 	for (unsigned gen = 0; gen < 1000; gen++) {
 		int has_gen, has_rank;
-		if (fold__output_expand(pattern, gen, path, sizeof path, &has_gen, &has_rank))
+		if (rt__output_expand(pattern, gen, path, sizeof path, &has_gen, &has_rank))
 			return;
-		if (link(fold__rt.path, path) == 0) {
-			unlink(fold__rt.path);
-			snprintf(fold__rt.path, sizeof fold__rt.path, "%s", path);
+		if (link(rt__proc.path, path) == 0) {
+			unlink(rt__proc.path);
+			snprintf(rt__proc.path, sizeof rt__proc.path, "%s", path);
 			return;
 		}
 		if (errno != EEXIST)
@@ -106,11 +106,11 @@ void fold__rank_known(int rank, int size)
 static void absolute_output_env(void)
 {
 	const char *v = getenv("FOLD_OUTPUT");
-	if (!v || !*v || v[0] == '/' || fold__rt.init_tid != getpid())
+	if (!v || !*v || v[0] == '/' || rt__proc.init_tid != getpid())
 		return;
 	char abs_pattern[1600];
 	int is_default;
-	if (fold__output_pattern(v, 0, abs_pattern, sizeof abs_pattern, &is_default))
+	if (rt__output_pattern(v, 0, abs_pattern, sizeof abs_pattern, &is_default))
 		return;
 	if (is_default) { /* a directory: keep it one, absolute */
 		char *slash = strrchr(abs_pattern, '/');
@@ -120,75 +120,77 @@ static void absolute_output_env(void)
 	setenv("FOLD_OUTPUT", abs_pattern, 1);
 }
 
-int fold__output_start(void)
+int rt__output_start(void)
 {
-	char pattern[sizeof fold__rt.path];
+	char pattern[sizeof rt__proc.path];
 	int is_default;
-	int fd = fold__output_pattern(fold__rt.cfg.output, fold__rt.rank >= 0, pattern, sizeof pattern, &is_default);
+	int fd =
+	    rt__output_pattern(rt__proc.cfg.output, rt__proc.rank >= 0, pattern, sizeof pattern, &is_default);
 	if (fd == 0)
-		fd = fold__output_open(pattern, fold__rt.path, sizeof fold__rt.path, &fold__rt.path_has_rank);
+		fd = rt__output_open(pattern, rt__proc.path, sizeof rt__proc.path, &rt__proc.path_has_rank);
 	if (fd < 0) {
-		fold__warn("cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
-		           pattern, strerror(-fd));
+		rt__warn(
+		    "cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
+		    pattern, strerror(-fd));
 		return fd;
 	}
-	if (is_default && fold__rt.rank < 0)
-		fold__rt.path_has_rank = 1; /* the default gains the rank once MPI_Init tells it */
-	fold__fd_move(fd, &fold__rt.fd);
-	fd = fold__rt.fd;
+	if (is_default && rt__proc.rank < 0)
+		rt__proc.path_has_rank = 1; /* the default gains the rank once MPI_Init tells it */
+	rt__fd_move(fd, &rt__proc.fd);
+	fd = rt__proc.fd;
 	return trace_file_write_header(fd);
 }
 
-int fold__init(void)
+int rt__init(void)
 {
 	int expect = FOLD_UNINIT;
 	pid_t me = (pid_t)syscall(SYS_gettid);
-	if (!atomic_compare_exchange_strong(&fold__rt.phase, &expect, FOLD_INITIALIZING)) {
-		if (expect == FOLD_INITIALIZING && fold__rt.init_tid != me) {
-			while (atomic_load(&fold__rt.phase) == FOLD_INITIALIZING)
+	if (!atomic_compare_exchange_strong(&rt__proc.phase, &expect, FOLD_INITIALIZING)) {
+		if (expect == FOLD_INITIALIZING && rt__proc.init_tid != me) {
+			while (atomic_load(&rt__proc.phase) == FOLD_INITIALIZING)
 				sched_yield();
 		}
-		return atomic_load(&fold__rt.phase) == FOLD_RUNNING;
+		return atomic_load(&rt__proc.phase) == FOLD_RUNNING;
 	}
-	fold__rt.init_tid = me;
-	fold__rt.pid = getpid();
-	fold__config_load(&fold__rt.cfg);
-	fold__output_remember_cwd();
+	rt__proc.init_tid = me;
+	rt__proc.pid = getpid();
+	rt__config_load(&rt__proc.cfg);
+	rt__output_remember_cwd();
 	absolute_output_env();
 	rank_from_env();
-	fold__clock_init(&fold__rt.clock, fold__rt.cfg.clock_tsc);
-	fold__flush_init();
-	if (fold__pool_init(4) || fold__output_start()) {
-		atomic_store(&fold__rt.phase, FOLD_FINISHED);
+	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
+	rt__flush_init();
+	if (rt__pool_init(4) || rt__output_start()) {
+		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		return 0;
 	}
-	fold__proc_start(0);
-	fold__counters_init();
-	fold__modules_scan();
-	fold__regions_reemit();
-	fold__signals_init();
-	if (fold__rt.cfg.stack_depth && fold__rt.cfg.source != FOLD_SOURCE_OFF)
-		fold__unwind_warm();
+	rt__proc_start(0);
+	rt__counters_init();
+	rt__modules_scan();
+	rt__regions_reemit();
+	rt__signals_init();
+	if (rt__proc.cfg.stack_depth && rt__proc.cfg.source != FOLD_SOURCE_OFF)
+		rt__unwind_warm();
 	syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
-	fold__fork_install();
+	rt__fork_install();
 	/* Metadata on disk from the start: a SIGKILL keeps the clock, the
 	 * module map and the definitions. */
-	fold__proc_seal();
-	atomic_store(&fold__rt.phase, FOLD_RUNNING);
-	fold__thread_begin(0, getpid() == me ? "main" : "adopted");
+	rt__proc_seal();
+	atomic_store(&rt__proc.phase, FOLD_RUNNING);
+	rt__thread_begin(0, getpid() == me ? "main" : "adopted");
 	return 1;
 }
 
 /* ---------------------------------------------------------------- quiesce */
 
-void fold__membarrier_all(void)
+void rt__membarrier_all(void)
 {
 	/* Every thread passes a full barrier, so a busy flag raised before it is
 	 * visible and a guard raised after it sees stop. */
-	unsigned n = fold__thread_slots(), others = 0;
+	unsigned n = rt__thread_slots(), others = 0;
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
-		others += t != fold__tls_thread && atomic_load(&t->alive);
+		rt_thread *t = rt__thread_slot(i);
+		others += t != rt__tls_thread && atomic_load(&t->alive);
 	}
 	if (!others)
 		return;
@@ -201,20 +203,21 @@ void fold__membarrier_all(void)
 	}
 }
 
-void fold__quiesce(void)
+void rt__quiesce(void)
 {
-	fold_thread *self = fold__tls_thread;
-	pthread_mutex_lock(&fold__threads_lock);
-	atomic_store(&fold__rt.stop, 1);
-	fold__membarrier_all();
-	unsigned n = fold__thread_slots();
+	rt_thread *self = rt__tls_thread;
+	pthread_mutex_lock(&rt__threads_lock);
+	atomic_store(&rt__proc.stop, 1);
+	rt__membarrier_all();
+	unsigned n = rt__thread_slots();
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (t == self || !atomic_load(&t->alive))
 			continue;
 		for (int spin = 0; t->busy; spin++) {
 			if (spin > 200000) { /* ~ seconds: a thread stuck inside us; give up on it */
-				fold__warn("thread %d did not leave the runtime; its last buffer may be lost", (int)t->tid);
+				rt__warn("thread %d did not leave the runtime; its last buffer may be lost",
+				         (int)t->tid);
 				break;
 			}
 			sched_yield();
@@ -222,38 +225,38 @@ void fold__quiesce(void)
 	}
 }
 
-void fold__unquiesce(void)
+void rt__unquiesce(void)
 {
-	unsigned n = fold__thread_slots();
+	unsigned n = rt__thread_slots();
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (atomic_load(&t->alive))
-			fold__thread_fresh_buffer(t);
+			rt__thread_fresh_buffer(t);
 	}
-	atomic_store(&fold__rt.stop, 0);
-	pthread_mutex_unlock(&fold__threads_lock);
+	atomic_store(&rt__proc.stop, 0);
+	pthread_mutex_unlock(&rt__threads_lock);
 }
 
 static void seal_all_threads(void)
 {
-	unsigned n = fold__thread_slots();
-	fold__pool_reserve(n + 4);
+	unsigned n = rt__thread_slots();
+	rt__pool_reserve(n + 4);
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (atomic_load(&t->alive) && t->cur)
-			fold__thread_seal(t);
+			rt__thread_seal(t);
 	}
 }
 
 static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t *unbalanced)
 {
-	uint64_t taken = atomic_load(&fold__rt.samples_taken);
-	*unbalanced = atomic_load(&fold__rt.unbalanced);
+	uint64_t taken = atomic_load(&rt__proc.samples_taken);
+	*unbalanced = atomic_load(&rt__proc.unbalanced);
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
-		dropped[r] = atomic_load(&fold__rt.dropped[r]);
-	unsigned n = fold__thread_slots();
+		dropped[r] = atomic_load(&rt__proc.dropped[r]);
+	unsigned n = rt__thread_slots();
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (!atomic_load(&t->alive))
 			continue;
 		taken += t->samples_taken;
@@ -267,43 +270,44 @@ static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t *un
 static void write_end_records(void)
 {
 	uint64_t tick, mono, real;
-	fold__clock_now(&tick, &mono, &real);
-	if (fold__rt.clock.tsc && mono > fold__rt.clock.mono0 + 1000000) {
-		double hz = (double)(tick - fold__rt.clock.tick0) * 1e9 / (double)(mono - fold__rt.clock.mono0);
-		fold__proc_info_u64("clock.tick_hz", (uint64_t)(hz + 0.5));
+	rt__clock_now(&tick, &mono, &real);
+	if (rt__proc.clock.tsc && mono > rt__proc.clock.mono0 + 1000000) {
+		double hz =
+		    (double)(tick - rt__proc.clock.tick0) * 1e9 / (double)(mono - rt__proc.clock.mono0);
+		rt__proc_info_u64("clock.tick_hz", (uint64_t)(hz + 0.5));
 	}
-	fold__proc_clock();
+	rt__proc_clock();
 	uint64_t dropped[FOLD_DROP_NREASONS], unbalanced;
 	uint64_t taken = total_samples(dropped, &unbalanced);
-	fold__proc_stat("samples.taken", taken);
+	rt__proc_stat("samples.taken", taken);
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
 		if (dropped[r]) {
 			char key[64];
-			snprintf(key, sizeof key, "samples.dropped.%s", fold__drop_names[r]);
-			fold__proc_stat(key, dropped[r]);
+			snprintf(key, sizeof key, "samples.dropped.%s", rt__drop_names[r]);
+			rt__proc_stat(key, dropped[r]);
 		}
 	if (unbalanced)
-		fold__proc_stat("regions.unbalanced", unbalanced);
-	uint64_t hticks = atomic_load(&fold__rt.handler_ticks);
-	for (unsigned i = 0; i < fold__thread_slots(); i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt__proc_stat("regions.unbalanced", unbalanced);
+	uint64_t hticks = atomic_load(&rt__proc.handler_ticks);
+	for (unsigned i = 0; i < rt__thread_slots(); i++) {
+		rt_thread *t = rt__thread_slot(i);
 		if (atomic_load(&t->alive))
 			hticks += t->handler_ticks;
 	}
-	fold__proc_stat("samples.handler_ticks", hticks);
-	fold__proc_stat("threads", atomic_load(&fold__rt.threads_total));
-	fold__proc_stat("bytes.raw", atomic_load(&fold__rt.bytes_raw));
-	fold__proc_stat("chunks.written", atomic_load(&fold__rt.chunks_written));
+	rt__proc_stat("samples.handler_ticks", hticks);
+	rt__proc_stat("threads", atomic_load(&rt__proc.threads_total));
+	rt__proc_stat("bytes.raw", atomic_load(&rt__proc.bytes_raw));
+	rt__proc_stat("chunks.written", atomic_load(&rt__proc.chunks_written));
 	/* Losses so far (a later failure cannot be recorded in the file it hits). */
-	if (atomic_load(&fold__rt.chunks_lost)) {
-		fold__proc_stat("chunks.lost", atomic_load(&fold__rt.chunks_lost));
-		fold__proc_stat("samples.lost_writing", atomic_load(&fold__rt.samples_lost));
+	if (atomic_load(&rt__proc.chunks_lost)) {
+		rt__proc_stat("chunks.lost", atomic_load(&rt__proc.chunks_lost));
+		rt__proc_stat("samples.lost_writing", atomic_load(&rt__proc.samples_lost));
 	}
-	if (atomic_load(&fold__rt.threads_unmeasured))
-		fold__proc_stat("threads.unmeasured", atomic_load(&fold__rt.threads_unmeasured));
+	if (atomic_load(&rt__proc.threads_unmeasured))
+		rt__proc_stat("threads.unmeasured", atomic_load(&rt__proc.threads_unmeasured));
 	struct stat st;
-	if (fstat(fold__rt.fd, &st) == 0)
-		fold__proc_stat("bytes.written", (uint64_t)st.st_size);
+	if (fstat(rt__proc.fd, &st) == 0)
+		rt__proc_stat("bytes.written", (uint64_t)st.st_size);
 }
 
 static void human_bytes(uint64_t b, char *out, size_t len)
@@ -318,7 +322,7 @@ static void human_bytes(uint64_t b, char *out, size_t len)
 
 static void summary(void)
 {
-	if (fold__rt.cfg.quiet)
+	if (rt__proc.cfg.quiet)
 		return;
 	uint64_t dropped[FOLD_DROP_NREASONS], unbalanced, ndrop = 0;
 	uint64_t taken = total_samples(dropped, &unbalanced);
@@ -328,104 +332,106 @@ static void summary(void)
 		if (dropped[r]) {
 			ndrop += dropped[r];
 			o += (size_t)snprintf(why + o, sizeof why - o, "%s%llu %s", o ? ", " : ": ",
-			                      (unsigned long long)dropped[r], fold__drop_names[r]);
+			                      (unsigned long long)dropped[r], rt__drop_names[r]);
 			if (o >= sizeof why)
 				break;
 		}
 	struct stat st;
 	char size[32] = "?";
-	if (stat(fold__rt.path, &st) == 0)
+	if (stat(rt__proc.path, &st) == 0)
 		human_bytes((uint64_t)st.st_size, size, sizeof size);
-	uint64_t lost = atomic_load(&fold__rt.samples_lost), lost_chunks = atomic_load(&fold__rt.chunks_lost);
+	uint64_t lost = atomic_load(&rt__proc.samples_lost), lost_chunks = atomic_load(&rt__proc.chunks_lost);
 	char lost_txt[300] = "";
 	if (lost_chunks)
-		snprintf(lost_txt, sizeof lost_txt, "; %llu more samples in %llu chunk(s) could not be written (%s)",
-		         (unsigned long long)lost, (unsigned long long)lost_chunks, strerror(fold__rt.write_errno));
+		snprintf(lost_txt, sizeof lost_txt,
+		         "; %llu more samples in %llu chunk(s) could not be written (%s)",
+		         (unsigned long long)lost, (unsigned long long)lost_chunks,
+		         strerror(rt__proc.write_errno));
 	char unmeasured[160] = "";
-	if (atomic_load(&fold__rt.threads_unmeasured))
+	if (atomic_load(&rt__proc.threads_unmeasured))
 		snprintf(unmeasured, sizeof unmeasured,
 		         ", %llu more not measured (no free trace buffer: over %u threads alive at once)",
-		         (unsigned long long)atomic_load(&fold__rt.threads_unmeasured), FOLD_MAX_BUFS - 1);
+		         (unsigned long long)atomic_load(&rt__proc.threads_unmeasured), FOLD_MAX_BUFS - 1);
 	/* Only what reached the file counts as written. */
-	fold__warn("wrote %s (%s): %llu samples, %llu dropped%s; %llu thread(s)%s%s", fold__rt.path, size,
-	           (unsigned long long)(taken >= lost ? taken - lost : 0), (unsigned long long)ndrop, why,
-	           (unsigned long long)atomic_load(&fold__rt.threads_total), unmeasured, lost_txt);
+	rt__warn("wrote %s (%s): %llu samples, %llu dropped%s; %llu thread(s)%s%s", rt__proc.path, size,
+	         (unsigned long long)(taken >= lost ? taken - lost : 0), (unsigned long long)ndrop, why,
+	         (unsigned long long)atomic_load(&rt__proc.threads_total), unmeasured, lost_txt);
 }
 
-void fold__finish(const char *why)
+void rt__finish(const char *why)
 {
 	(void)why;
-	if (getpid() != fold__rt.pid) /* a vfork child shares our memory: hands off */
+	if (getpid() != rt__proc.pid) /* a vfork child shares our memory: hands off */
 		return;
 	int expect = FOLD_RUNNING;
-	if (!atomic_compare_exchange_strong(&fold__rt.phase, &expect, FOLD_FINISHED))
+	if (!atomic_compare_exchange_strong(&rt__proc.phase, &expect, FOLD_FINISHED))
 		return;
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	if (self)
 		self->busy++;
-	fold__quiesce();
-	unsigned n = fold__thread_slots();
+	rt__quiesce();
+	unsigned n = rt__thread_slots();
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (atomic_load(&t->alive))
-			fold__sampling_thread_stop(t);
+			rt__sampling_thread_stop(t);
 	}
 	if (self && self->cur) {
-		uint64_t tick = fold__tick();
-		if (trace_enc_thread_end(&self->enc, tick) == -ENOSPC && fold__thread_swap_buffer(self) == 0)
+		uint64_t tick = rt__tick();
+		if (trace_enc_thread_end(&self->enc, tick) == -ENOSPC && rt__thread_swap_buffer(self) == 0)
 			trace_enc_thread_end(&self->enc, tick);
 	}
 	seal_all_threads();
 	/* Threads' data first, so the statistics count it. */
-	fold__pool_drain(1);
+	rt__pool_drain(1);
 	write_end_records();
-	fold__proc_seal();
-	fold__pool_drain(1);
-	fold__fd_close(&fold__rt.fd);
+	rt__proc_seal();
+	rt__pool_drain(1);
+	rt__fd_close(&rt__proc.fd);
 	summary();
-	pthread_mutex_unlock(&fold__threads_lock);
+	pthread_mutex_unlock(&rt__threads_lock);
 }
 
 /* ---------------------------------------------------------------- exec checkpoints */
 
-void fold__checkpoint(int for_exec)
+void rt__checkpoint(int for_exec)
 {
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	if (self)
 		self->busy++;
 	if (!for_exec) {
 		/* system()/posix_spawn: our threads go on; just get data on disk. */
 		if (self && self->cur) {
-			fold__thread_seal(self);
-			fold__thread_fresh_buffer(self);
+			rt__thread_seal(self);
+			rt__thread_fresh_buffer(self);
 		}
-		fold__proc_seal();
-		fold__pool_drain(1);
+		rt__proc_seal();
+		rt__pool_drain(1);
 		return;
 	}
-	fold__quiesce();
+	rt__quiesce();
 	if (self && self->cur) {
-		uint64_t tick = fold__tick();
+		uint64_t tick = rt__tick();
 		char text[64];
-		snprintf(text, sizeof text, "exec (generation %u)", fold__rt.cfg.exec_generation + 1);
-		if (trace_enc_marker(&self->enc, tick, text) == -ENOSPC && fold__thread_swap_buffer(self) == 0)
+		snprintf(text, sizeof text, "exec (generation %u)", rt__proc.cfg.exec_generation + 1);
+		if (trace_enc_marker(&self->enc, tick, text) == -ENOSPC && rt__thread_swap_buffer(self) == 0)
 			trace_enc_marker(&self->enc, tick, text);
 	}
 	seal_all_threads();
-	fold__pool_drain(1);
+	rt__pool_drain(1);
 	write_end_records();
-	fold__proc_seal();
-	fold__pool_drain(1);
-	fold__signals_before_exec();
+	rt__proc_seal();
+	rt__pool_drain(1);
+	rt__signals_before_exec();
 }
 
-void fold__checkpoint_done(int for_exec)
+void rt__checkpoint_done(int for_exec)
 {
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	if (for_exec) {
 		/* The exec failed: we are still this program. */
-		fold__signals_after_exec_failed();
-		fold__unquiesce();
+		rt__signals_after_exec_failed();
+		rt__unquiesce();
 	}
 	if (self)
 		self->busy--;
@@ -433,5 +439,11 @@ void fold__checkpoint_done(int for_exec)
 
 /* ---------------------------------------------------------------- ctor/dtor */
 
-__attribute__((constructor)) static void fold_constructor(void) { fold__init(); }
-__attribute__((destructor)) static void fold_destructor(void) { fold__finish("exit"); }
+__attribute__((constructor)) static void rt_constructor(void)
+{
+	rt__init();
+}
+__attribute__((destructor)) static void rt_destructor(void)
+{
+	rt__finish("exit");
+}

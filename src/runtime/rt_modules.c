@@ -34,8 +34,8 @@ typedef struct module {
 	char *path;
 } module;
 
-pthread_mutex_t fold__mod_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
-#define mod_lock fold__mod_lock
+pthread_mutex_t rt__mod_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
+#define mod_lock rt__mod_lock
 static module *mods;
 static unsigned nmods, cap_mods;
 static uint32_t next_id = 1;
@@ -118,11 +118,11 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-void fold__modules_scan(void)
+void rt__modules_scan(void)
 {
 	scan_state s = {.first = 1};
 	dl_iterate_phdr(scan_cb, &s);
-	uint64_t tick = fold__tick();
+	uint64_t tick = rt__tick();
 	pthread_mutex_lock(&mod_lock);
 	for (unsigned i = 0; i < nmods; i++)
 		mods[i].seen = 0;
@@ -148,8 +148,8 @@ void fold__modules_scan(void)
 		if (!copy)
 			break;
 		mods[nmods] = (module){.id = next_id++, .seen = 1, .bias = f->bias, .path = copy};
-		fold__proc_module_load(mods[nmods].id, tick, f->bias, f->build_id, f->build_id_len, f->path, f->segs,
-		                       f->nseg);
+		rt__proc_module_load(mods[nmods].id, tick, f->bias, f->build_id, f->build_id_len, f->path,
+		                     f->segs, f->nseg);
 		nmods++;
 	}
 	for (unsigned i = 0; i < nmods;) {
@@ -157,7 +157,7 @@ void fold__modules_scan(void)
 			i++;
 			continue;
 		}
-		fold__proc_module_unload(mods[i].id, tick);
+		rt__proc_module_unload(mods[i].id, tick);
 		free(mods[i].path);
 		mods[i] = mods[--nmods];
 	}
@@ -165,7 +165,7 @@ void fold__modules_scan(void)
 	free(s.items);
 }
 
-void fold__modules_reset_after_fork(void)
+void rt__modules_reset_after_fork(void)
 {
 	pthread_mutex_init(&mod_lock, NULL);
 	for (unsigned i = 0; i < nmods; i++)
@@ -315,7 +315,7 @@ __attribute__((constructor(101))) static void resolve_dl_iterate_phdr(void)
 
 FOLD_EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (!real_dl_iterate_phdr) {
 		if (t && t->busy)
 			return 0; /* inside the runtime before our constructor: no dlsym here */
@@ -344,8 +344,8 @@ static void *dlopen_as(const void *caller, const char *file, int mode)
 	/* $ORIGIN is the caller's, measuring or not (the real dlopen would
 	 * take libfold.so's directory). */
 	char *resolved = file ? expand_origin(file, caller) : NULL;
-	fold_thread *t = fold__tls_thread;
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING || !t) {
+	rt_thread *t = rt__tls_thread;
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || !t) {
 		void *h = real(resolved ? resolved : file, mode);
 		free(resolved);
 		return h;
@@ -357,7 +357,7 @@ static void *dlopen_as(const void *caller, const char *file, int mode)
 	t->in_dlopen--;
 	free(resolved);
 	if (h && !(mode & RTLD_NOLOAD))
-		fold__modules_scan();
+		rt__modules_scan();
 	return h;
 }
 
@@ -373,13 +373,13 @@ FOLD_EXPORT int dlclose(void *handle)
 		real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
 	if (!real)
 		return -1;
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (t)
 		t->in_dlopen++;
 	int rc = real(handle);
 	if (t)
 		t->in_dlopen--;
-	if (rc == 0 && atomic_load(&fold__rt.phase) == FOLD_RUNNING)
-		fold__modules_scan();
+	if (rc == 0 && atomic_load(&rt__proc.phase) == FOLD_RUNNING)
+		rt__modules_scan();
 	return rc;
 }

@@ -22,12 +22,12 @@
  * enter.
  *
  * MPI_Init/MPI_Init_thread (and mpi_init_) set mpi.rank/mpi.size
- * (fold__rank_known), then pass a barrier and record, right after it, a CLOCK
+ * (rt__rank_known), then pass a barrier and record, right after it, a CLOCK
  * record and the info key mpi.sync.init_tick; MPI_Finalize does the same with
  * mpi.sync.finalize_tick before PMPI_Finalize. Ranks leave a barrier within
  * microseconds of each other, so fold can align their clocks on these ticks.
  * After PMPI_Finalize returns, the trace is finished and flushed
- * (fold__finish): launchers may kill ranks soon after MPI_Finalize.
+ * (rt__finish): launchers may kill ranks soon after MPI_Finalize.
  *
  * How libfold.so is built against MPI without depending on it: rt_mpi.c is
  * compiled with Open MPI's mpi.h but libfold.so is not linked to libmpi. Every
@@ -256,7 +256,7 @@ static void resolve(void)
 
 static void missing(const char *name)
 {
-	fold__warn("%s: the MPI library's PMPI entry point cannot be found; this call fails", name);
+	rt__warn("%s: the MPI library's PMPI entry point cannot be found; this call fails", name);
 }
 
 static MPI_Comm world(void)
@@ -286,7 +286,7 @@ enum { BURST_PATH_CALLERS = 3, BURST_UNWIND_MAX = 12 };
 static uint64_t call_path(uint64_t site)
 {
 	void *fr[BURST_UNWIND_MAX];
-	int n = fold__unwind_backtrace(fr, BURST_UNWIND_MAX);
+	int n = rt__unwind_backtrace(fr, BURST_UNWIND_MAX);
 	int i = 0;
 	while (i < n && (uint64_t)(uintptr_t)fr[i] != site)
 		i++;
@@ -309,7 +309,7 @@ static pthread_mutex_t burst_lock = PTHREAD_MUTEX_INITIALIZER;
  * an MPI call must not leave the child on burst_lock. */
 __attribute__((constructor(103))) static void mpi_register_fork_lock(void)
 {
-	fold__fork_lock_register(&burst_lock);
+	rt__fork_lock_register(&burst_lock);
 }
 static burst_key *bursts;
 static size_t nbursts, cap_bursts;
@@ -323,7 +323,7 @@ static uint32_t region_of(enum mpi_call call)
 {
 	uint32_t r = atomic_load_explicit(&call_region[call], memory_order_relaxed);
 	if (FOLD_UNLIKELY(!r)) {
-		r = fold__region_define(TRACE_REGION_MPI, 0, call_names[call]);
+		r = rt__region_define(TRACE_REGION_MPI, 0, call_names[call]);
 		atomic_store_explicit(&call_region[call], r, memory_order_relaxed);
 	}
 	return r;
@@ -353,50 +353,50 @@ static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path)
 		snprintf(name, sizeof name, "burst after %s", call_names[call]);
 	else
 		snprintf(name, sizeof name, "burst after %s #%u", call_names[call], k);
-	r = fold__region_define(TRACE_REGION_BURST, site, name);
+	r = rt__region_define(TRACE_REGION_BURST, site, name);
 	bursts[nbursts++] = (burst_key){call, site, path, r};
 out:
 	pthread_mutex_unlock(&burst_lock);
 	return r;
 }
 
-static void put_event(fold_thread *t, int enter, uint64_t tick, uint32_t region, const uint64_t *ctr)
+static void put_event(rt_thread *t, int enter, uint64_t tick, uint32_t region, const uint64_t *ctr)
 {
 	int rc =
 	    enter ? trace_enc_enter(&t->enc, tick, region, ctr) : trace_enc_exit(&t->enc, tick, region, ctr);
 	if (rc == -ENOSPC) {
-		fold__pool_reserve(4);
-		if (fold__thread_swap_buffer(t) == 0)
+		rt__pool_reserve(4);
+		if (rt__thread_swap_buffer(t) == 0)
 			(void)(enter ? trace_enc_enter(&t->enc, tick, region, ctr)
 			             : trace_enc_exit(&t->enc, tick, region, ctr));
 	}
 }
 
-void fold__region_handover(fold_thread *t, uint32_t out, uint32_t in)
+void rt__region_handover(rt_thread *t, uint32_t out, uint32_t in)
 {
-	if (!t || (!out && !in) || !fold__enter_runtime(t))
+	if (!t || (!out && !in) || !rt__enter_runtime(t))
 		return;
 	if (!t->cur)
-		fold__thread_fresh_buffer(t);
+		rt__thread_fresh_buffer(t);
 	if (t->cur) {
-		fold__counter_set_refresh(t);
+		rt__counter_set_refresh(t);
 		uint64_t ctr[TRACE_MAX_COUNTERS];
 		const uint64_t *cp = NULL;
 		if (t->enc.nctr) {
-			fold__read_counters(t, ctr);
+			rt__read_counters(t, ctr);
 			cp = ctr;
 		}
-		uint64_t tick = fold__tick();
+		uint64_t tick = rt__tick();
 		if (out)
 			put_event(t, 0, tick, out, cp);
 		if (in)
 			put_event(t, 1, tick, in, cp);
 	}
-	fold__leave_runtime(t);
+	rt__leave_runtime(t);
 }
 
 typedef struct mpi_scope {
-	fold_thread *t;
+	rt_thread *t;
 	enum mpi_call call;
 	uint64_t site;
 	int active; /* 0: nested call, only forwarded */
@@ -411,12 +411,12 @@ static void mpi_begin(mpi_scope *s, enum mpi_call call, void *site)
 	in_mpi = 1;
 	s->call = call;
 	s->site = (uint64_t)site;
-	s->t = fold__tls_thread;
+	s->t = rt__tls_thread;
 	if (!s->t)
-		s->t = fold__thread();
+		s->t = rt__thread();
 	uint32_t burst = open_burst;
 	open_burst = 0;
-	fold__region_handover(s->t, burst, region_of(call));
+	rt__region_handover(s->t, burst, region_of(call));
 }
 
 static void mpi_end(mpi_scope *s)
@@ -424,19 +424,19 @@ static void mpi_end(mpi_scope *s)
 	if (!s->active)
 		return;
 	if (bursts_on < 0)
-		bursts_on = fold__env_flag("FOLD_MPI_BURSTS", 1);
+		bursts_on = rt__env_flag("FOLD_MPI_BURSTS", 1);
 	uint32_t burst = 0;
 	if (bursts_on && s->call != CALL_Finalize &&
 	    atomic_load_explicit(&mpi_initialized, memory_order_relaxed)) {
 		/* Unwind under the guard: the sampler does not unwind this thread meanwhile. */
 		uint64_t path = 0;
-		if (s->t && fold__enter_runtime(s->t)) {
+		if (s->t && rt__enter_runtime(s->t)) {
 			path = call_path(s->site);
-			fold__leave_runtime(s->t);
+			rt__leave_runtime(s->t);
 		}
 		burst = burst_region(s->call, s->site, path);
 	}
-	fold__region_handover(s->t, region_of(s->call), burst);
+	rt__region_handover(s->t, region_of(s->call), burst);
 	open_burst = burst;
 	in_mpi = 0;
 }
@@ -447,9 +447,9 @@ static void sync_point(const char *key)
 {
 	if (real.Barrier)
 		real.Barrier(world());
-	uint64_t tick = fold__tick();
-	fold__proc_clock();
-	fold__proc_info_u64(key, tick);
+	uint64_t tick = rt__tick();
+	rt__proc_clock();
+	rt__proc_info_u64(key, tick);
 }
 
 static void after_mpi_init(int rc)
@@ -461,7 +461,7 @@ static void after_mpi_init(int rc)
 		real.Comm_rank(world(), &rank);
 		real.Comm_size(world(), &size);
 	}
-	fold__rank_known(rank, size);
+	rt__rank_known(rank, size);
 	sync_point("mpi.sync.init_tick");
 }
 
@@ -473,7 +473,7 @@ static void before_mpi_finalize(void)
 
 static void after_mpi_finalize(void)
 {
-	fold__finish("MPI_Finalize");
+	rt__finish("MPI_Finalize");
 }
 
 FOLD_EXPORT int MPI_Init(int *argc, char ***argv)

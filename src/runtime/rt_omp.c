@@ -48,7 +48,7 @@ static _Atomic int ompt_active;
 static int omp_on(void)
 {
 	if (FOLD_UNLIKELY(omp_enabled < 0))
-		omp_enabled = fold__env_flag("FOLD_OPENMP", 1);
+		omp_enabled = rt__env_flag("FOLD_OPENMP", 1);
 	return omp_enabled && !atomic_load_explicit(&ompt_active, memory_order_relaxed);
 }
 
@@ -60,42 +60,42 @@ static FOLD_TLS int omp_marked;
  * FOLD_OPENMP_COUNTERS=1 always, 0 never. Samples carry counters anyway. */
 static int omp_counters_mode = -2;
 
-static int omp_counters(const fold_thread *t)
+static int omp_counters(const rt_thread *t)
 {
 	if (FOLD_UNLIKELY(omp_counters_mode == -2)) {
 		const char *v = getenv("FOLD_OPENMP_COUNTERS");
-		omp_counters_mode = v && *v ? fold__env_flag("FOLD_OPENMP_COUNTERS", 0) : -1;
+		omp_counters_mode = v && *v ? rt__env_flag("FOLD_OPENMP_COUNTERS", 0) : -1;
 	}
 	return omp_counters_mode < 0 ? t->rdpmc : omp_counters_mode;
 }
 
-static void thread_marker(fold_thread *t)
+static void thread_marker(rt_thread *t)
 {
 	static int (*thread_num)(void);
 	static int looked;
 	if (!looked) {
-		thread_num = (int (*)(void))fold__real("omp_get_thread_num");
+		thread_num = (int (*)(void))rt__real("omp_get_thread_num");
 		looked = 1;
 	}
 	char text[48];
 	snprintf(text, sizeof text, "openmp thread %d", thread_num ? thread_num() : -1);
-	fold__marker(t, text);
+	rt__marker(t, text);
 	omp_marked = 1;
 }
 
-static void region_event(enum fold_event ev, uint32_t region)
+static void region_event(enum rt_event ev, uint32_t region)
 {
 	if (!region)
 		return;
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (!t)
-		t = fold__thread();
-	if (!t || !fold__enter_runtime(t))
+		t = rt__thread();
+	if (!t || !rt__enter_runtime(t))
 		return;
 	if (!omp_marked && ev == FOLD_EV_ENTER)
 		thread_marker(t);
-	fold__region_event(t, ev, region, omp_counters(t));
-	fold__leave_runtime(t);
+	rt__region_event(t, ev, region, omp_counters(t));
+	rt__leave_runtime(t);
 }
 
 /* Region ids by address; parallel regions repeat, so one entry per thread
@@ -109,11 +109,11 @@ static uint32_t omp_region(uint64_t addr, int named)
 		return last_region;
 	char name[160] = "";
 	uint64_t start;
-	if (named && fold__symbol_lookup(addr, name, sizeof name - 24, &start, NULL) == 0) {
+	if (named && rt__symbol_lookup(addr, name, sizeof name - 24, &start, NULL) == 0) {
 		size_t n = strlen(name);
 		snprintf(name + n, sizeof name - n, ".omp@0x%llx", (unsigned long long)(addr - start));
 	}
-	uint32_t r = fold__region_define(TRACE_REGION_OPENMP, addr, name);
+	uint32_t r = rt__region_define(TRACE_REGION_OPENMP, addr, name);
 	last_addr = addr;
 	last_region = r;
 	return r;
@@ -141,7 +141,7 @@ static void omp_trampoline(void *p)
 #define REAL(fn)                                                                                             \
 	static typeof(&fn) real;                                                                             \
 	if (FOLD_UNLIKELY(!real))                                                                            \
-		real = (typeof(&fn))fold__real(#fn);
+		real = (typeof(&fn))rt__real(#fn);
 
 /* Declarations as in GCC's libgomp_g.h. */
 FOLD_EXPORT void GOMP_parallel(omp_body fn, void *data, unsigned nthreads, unsigned flags);
@@ -326,7 +326,7 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 	    set(OMPT_CALLBACK_PARALLEL_BEGIN, (ompt_callback_t)on_parallel_begin) >= OMPT_SET_SOMETIMES &&
 	    set(OMPT_CALLBACK_IMPLICIT_TASK, (ompt_callback_t)on_implicit_task) >= OMPT_SET_SOMETIMES;
 	if (!ok) {
-		fold__warn("the OpenMP runtime refused OMPT callbacks: parallel regions are not recorded");
+		rt__warn("the OpenMP runtime refused OMPT callbacks: parallel regions are not recorded");
 		return 0;
 	}
 	atomic_store(&ompt_active, 1);
@@ -345,6 +345,6 @@ FOLD_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, cons
 	(void)runtime_version;
 	static ompt_start_tool_result_t result = {ompt_initialize, ompt_finalize, {0}};
 	if (omp_enabled < 0)
-		omp_enabled = fold__env_flag("FOLD_OPENMP", 1);
+		omp_enabled = rt__env_flag("FOLD_OPENMP", 1);
 	return omp_enabled ? &result : NULL;
 }

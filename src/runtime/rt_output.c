@@ -56,8 +56,8 @@ static int append(char *out, size_t len, size_t *pos, const char *s)
 	return 0;
 }
 
-int fold__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
-                        int *has_rank)
+int rt__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,
+                      int *has_rank)
 {
 	size_t pos = 0;
 	char tmp[256];
@@ -76,8 +76,8 @@ int fold__output_expand(const char *pattern, unsigned generation, char *out, siz
 		case 'p': snprintf(tmp, sizeof tmp, "%d", (int)getpid()); break;
 		case 'r':
 			*has_rank = 1;
-			if (fold__rt.rank >= 0)
-				snprintf(tmp, sizeof tmp, "%d", fold__rt.rank);
+			if (rt__proc.rank >= 0)
+				snprintf(tmp, sizeof tmp, "%d", rt__proc.rank);
 			else
 				snprintf(tmp, sizeof tmp, "norank");
 			break;
@@ -115,13 +115,13 @@ int fold__output_expand(const char *pattern, unsigned generation, char *out, siz
 
 static char start_cwd[1024];
 
-void fold__output_remember_cwd(void)
+void rt__output_remember_cwd(void)
 {
 	if (!start_cwd[0] && !getcwd(start_cwd, sizeof start_cwd))
 		start_cwd[0] = 0;
 }
 
-int fold__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default)
+int rt__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default)
 {
 	const char *name = with_rank ? "fold.%e.%r.%p.trace" : "fold.%e.%p.trace";
 	size_t n = strlen(output);
@@ -145,11 +145,11 @@ int fold__output_pattern(const char *output, int with_rank, char *out, size_t le
 	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
 }
 
-int fold__output_open(const char *pattern, char *path, size_t path_len, int *has_rank)
+int rt__output_open(const char *pattern, char *path, size_t path_len, int *has_rank)
 {
 	for (unsigned gen = 0; gen < 10000; gen++) {
 		int has_gen;
-		int rc = fold__output_expand(pattern, gen, path, path_len, &has_gen, has_rank);
+		int rc = rt__output_expand(pattern, gen, path, path_len, &has_gen, has_rank);
 		if (rc)
 			return rc;
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);

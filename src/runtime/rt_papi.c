@@ -14,7 +14,7 @@
 #include "fold_rt.h"
 #include "rt_papi.h"
 
-static fold_papi_api api;
+static rt_papi_api api;
 static int state; /* 0 untried, 1 ok, -1 failed */
 static char saved[256];
 
@@ -65,7 +65,7 @@ static int load(void)
 	return 0;
 }
 
-const fold_papi_api *fold__papi(char *why, size_t len)
+const rt_papi_api *rt__papi(char *why, size_t len)
 {
 	if (state == 0)
 		state = load() == 0 ? 1 : -1;
@@ -77,7 +77,7 @@ const fold_papi_api *fold__papi(char *why, size_t len)
 	return &api;
 }
 
-void fold__papi_after_fork(void)
+void rt__papi_after_fork(void)
 {
 	/* PAPI's per-thread state belongs to the parent's threads. */
 	if (state > 0) {

@@ -5,7 +5,7 @@
 #include <papi.h>
 #include <stddef.h>
 
-typedef struct fold_papi_api {
+typedef struct rt_papi_api {
 	int (*library_init)(int);
 	int (*is_initialized)(void);
 	int (*thread_init)(unsigned long (*)(void));
@@ -20,10 +20,10 @@ typedef struct fold_papi_api {
 	int (*destroy_eventset)(int *);
 	int (*overflow)(int, int, int, int, PAPI_overflow_handler_t);
 	void (*shutdown)(void);
-} fold_papi_api;
+} rt_papi_api;
 
 /* Loads and initialises PAPI (library + threads) once; NULL with the reason
  * in why when it cannot. Not signal-safe. */
-const fold_papi_api *fold__papi(char *why, size_t len);
+const rt_papi_api *rt__papi(char *why, size_t len);
 
 #endif

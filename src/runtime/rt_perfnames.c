@@ -13,7 +13,7 @@
 
 #include "rt_perfnames.h"
 
-const struct fold_perf_name fold__perf_names[] = {
+const struct rt_perf_name rt__perf_names[] = {
 #define HWC(id, op, res) (PERF_COUNT_HW_CACHE_##id | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
                           (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
     {"PAPI_TOT_INS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1},
@@ -55,23 +55,23 @@ const struct fold_perf_name fold__perf_names[] = {
 #undef HWC
 };
 
-const unsigned fold__perf_name_count = sizeof fold__perf_names / sizeof fold__perf_names[0];
+const unsigned rt__perf_name_count = sizeof rt__perf_names / sizeof rt__perf_names[0];
 
-int fold__perf_encoding(const char *name, uint32_t *type, uint64_t *config, int *hardware)
+int rt__perf_encoding(const char *name, uint32_t *type, uint64_t *config, int *hardware)
 {
 	const char *n = name;
 	int is_perf = !strncmp(n, "perf::", 6);
 	if (is_perf)
 		n += 6;
-	for (unsigned i = 0; i < fold__perf_name_count; i++) {
-		int preset = !strncmp(fold__perf_names[i].name, "PAPI_", 5);
+	for (unsigned i = 0; i < rt__perf_name_count; i++) {
+		int preset = !strncmp(rt__perf_names[i].name, "PAPI_", 5);
 		if (preset == is_perf)
 			continue; /* presets without perf::, generic names with it */
-		if (!strcasecmp(n, fold__perf_names[i].name)) {
-			*type = fold__perf_names[i].type;
-			*config = fold__perf_names[i].config;
+		if (!strcasecmp(n, rt__perf_names[i].name)) {
+			*type = rt__perf_names[i].type;
+			*config = rt__perf_names[i].config;
 			if (hardware)
-				*hardware = fold__perf_names[i].hardware;
+				*hardware = rt__perf_names[i].hardware;
 			return 0;
 		}
 	}

@@ -4,18 +4,18 @@
 
 #include <stdint.h>
 
-struct fold_perf_name {
+struct rt_perf_name {
 	const char *name; /* PAPI_* preset, or the part after "perf::" */
 	uint32_t type;    /* PERF_TYPE_* */
 	uint64_t config;
 	int hardware;     /* 1 = needs a PMU */
 };
 
-extern const struct fold_perf_name fold__perf_names[];
-extern const unsigned fold__perf_name_count;
+extern const struct rt_perf_name rt__perf_names[];
+extern const unsigned rt__perf_name_count;
 
 /* Looks up "PAPI_TOT_INS" or "perf::TASK-CLOCK" (case-insensitive name);
  * returns 0 or -ENOENT. hardware may be NULL. */
-int fold__perf_encoding(const char *name, uint32_t *type, uint64_t *config, int *hardware);
+int rt__perf_encoding(const char *name, uint32_t *type, uint64_t *config, int *hardware);
 
 #endif

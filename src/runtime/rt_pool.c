@@ -9,13 +9,13 @@
  * calls pthread_exit alive, and make every program multithreaded, so
  * unshare(CLONE_NEWUSER) would fail): whoever seals a chunk writes it, at
  * once, in its own context, which may be the sample handler. A thread
- * seals its buffer when it is full and, from fold__flush_due, when its
+ * seals its buffer when it is full and, from rt__flush_due, when its
  * oldest unwritten record is older than FOLD_FLUSH_INTERVAL, so a SIGKILL
  * loses at most about one interval of a running thread's data.
  *
  * Invariants:
- *  - fold__buf_claim, fold__buf_release, fold__buf_submit and
- *    fold__pool_drain(0) are async-signal-safe: a lock-free bitmap (a bit is
+ *  - rt__buf_claim, rt__buf_release, rt__buf_submit and
+ *    rt__pool_drain(0) are async-signal-safe: a lock-free bitmap (a bit is
  *    taken with a CAS, so there is no ABA), a push-only stack emptied whole
  *    with one exchange, and one writer at a time (a CAS flag, never waited
  *    for in a handler: the holder re-checks the stack after letting go, so
@@ -25,10 +25,10 @@
  *    chunks and takes a QUEUED buffer only by CAS QUEUED -> WRITING, so a
  *    chunk is never written twice.
  *  - A chunk that cannot be written (ENOSPC, EIO, ...) is counted with the
- *    samples it held (fold__rt.chunks_lost, samples_lost); the first
+ *    samples it held (rt__proc.chunks_lost, samples_lost); the first
  *    failure gets one line on stderr and the summary says what was lost.
  *  - Growth (mmap) happens outside signal handlers: at thread start and in
- *    fold__pool_reserve callers.
+ *    rt__pool_reserve callers.
  */
 #include "fold_rt.h"
 
@@ -41,14 +41,14 @@
 
 #define WORDS (FOLD_MAX_BUFS / 64)
 
-static fold_buf *bufs[FOLD_MAX_BUFS];
+static rt_buf *bufs[FOLD_MAX_BUFS];
 static _Atomic uint64_t free_bits[WORDS];
 static _Atomic unsigned nbufs;
 static _Atomic int nfree;
-pthread_mutex_t fold__grow_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
-#define grow_lock fold__grow_lock
+pthread_mutex_t rt__grow_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
+#define grow_lock rt__grow_lock
 
-static _Atomic(fold_buf *) queue_head;
+static _Atomic(rt_buf *) queue_head;
 static _Atomic int writer_busy;
 static trace_chunk_writer zwriter;
 static _Atomic int zwriter_ok;
@@ -78,12 +78,12 @@ static int grow(unsigned n)
 		n = FOLD_MAX_BUFS - have;
 	if (!n)
 		return -ENOMEM;
-	size_t one = (sizeof(fold_buf) + 4095) & ~(size_t)4095;
+	size_t one = (sizeof(rt_buf) + 4095) & ~(size_t)4095;
 	uint8_t *mem = mmap(NULL, one * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
-		fold_buf *b = (fold_buf *)(mem + i * one);
+		rt_buf *b = (rt_buf *)(mem + i * one);
 		b->index = have + i;
 		atomic_store(&b->state, FOLD_BUF_FREE);
 		bufs[have + i] = b;
@@ -98,7 +98,7 @@ static int grow(unsigned n)
 	return 0;
 }
 
-int fold__pool_init(unsigned initial)
+int rt__pool_init(unsigned initial)
 {
 	atomic_store(&queue_head, NULL);
 	if (atomic_load(&nbufs) >= initial)
@@ -106,7 +106,7 @@ int fold__pool_init(unsigned initial)
 	return grow(initial - atomic_load(&nbufs));
 }
 
-void fold__pool_reserve(unsigned want)
+void rt__pool_reserve(unsigned want)
 {
 	if ((unsigned)atomic_load(&nfree) >= want)
 		return;
@@ -119,10 +119,16 @@ void fold__pool_reserve(unsigned want)
 	pthread_mutex_unlock(&grow_lock);
 }
 
-unsigned fold__pool_count(void) { return atomic_load(&nbufs); }
-fold_buf *fold__pool_get(unsigned index) { return index < atomic_load(&nbufs) ? bufs[index] : NULL; }
+unsigned rt__pool_count(void)
+{
+	return atomic_load(&nbufs);
+}
+rt_buf *rt__pool_get(unsigned index)
+{
+	return index < atomic_load(&nbufs) ? bufs[index] : NULL;
+}
 
-fold_buf *fold__buf_claim(void)
+rt_buf *rt__buf_claim(void)
 {
 	unsigned words = (atomic_load(&nbufs) + 63) / 64;
 	for (unsigned w = 0; w < words; w++) {
@@ -130,7 +136,7 @@ fold_buf *fold__buf_claim(void)
 		while (v) {
 			unsigned bit = (unsigned)__builtin_ctzll(v);
 			if (atomic_compare_exchange_weak(&free_bits[w], &v, v & ~(1ull << bit))) {
-				fold_buf *b = bufs[w * 64 + bit];
+				rt_buf *b = bufs[w * 64 + bit];
 				atomic_fetch_sub(&nfree, 1);
 				atomic_store(&b->state, FOLD_BUF_CURRENT);
 				b->len = 0;
@@ -141,29 +147,29 @@ fold_buf *fold__buf_claim(void)
 	return NULL;
 }
 
-void fold__buf_release(fold_buf *b)
+void rt__buf_release(rt_buf *b)
 {
 	atomic_store(&b->state, FOLD_BUF_FREE);
 	atomic_fetch_add(&nfree, 1);
 	atomic_fetch_or(&free_bits[b->index / 64], 1ull << (b->index % 64));
 }
 
-void fold__buf_submit(fold_buf *b)
+void rt__buf_submit(rt_buf *b)
 {
 	atomic_store(&b->state, FOLD_BUF_QUEUED);
-	fold_buf *old = atomic_load(&queue_head);
+	rt_buf *old = atomic_load(&queue_head);
 	do
 		b->next = old;
 	while (!atomic_compare_exchange_weak(&queue_head, &old, b));
-	fold__pool_drain(0);
+	rt__pool_drain(0);
 }
 
 /* Takes the whole queue, oldest first (the stack is newest first). */
-static fold_buf *take_all(void)
+static rt_buf *take_all(void)
 {
-	fold_buf *b = atomic_exchange(&queue_head, NULL), *rev = NULL;
+	rt_buf *b = atomic_exchange(&queue_head, NULL), *rev = NULL;
 	while (b) {
-		fold_buf *n = b->next;
+		rt_buf *n = b->next;
 		b->next = rev;
 		rev = b;
 		b = n;
@@ -179,14 +185,14 @@ static fold_buf *take_all(void)
 
 static void ensure_zwriter(void)
 {
-	if (atomic_load(&zwriter_ok) || fold__rt.cfg.zlib_level <= 0)
+	if (atomic_load(&zwriter_ok) || rt__proc.cfg.zlib_level <= 0)
 		return;
-	if (trace_chunk_writer_init_alloc(&zwriter, fold__rt.cfg.zlib_level, FOLD_BUF_BYTES, arena_alloc, NULL) ==
-	    0)
+	if (trace_chunk_writer_init_alloc(&zwriter, rt__proc.cfg.zlib_level, FOLD_BUF_BYTES, arena_alloc,
+	                                  NULL) == 0)
 		atomic_store(&zwriter_ok, 1);
 }
 
-static void write_one(fold_buf *b)
+static void write_one(rt_buf *b)
 {
 	int expect = FOLD_BUF_QUEUED;
 	if (!atomic_compare_exchange_strong(&b->state, &expect, FOLD_BUF_WRITING))
@@ -195,40 +201,41 @@ static void write_one(fold_buf *b)
 	if (b->len >= RAW_BELOW)
 		ensure_zwriter();
 	if (atomic_load(&zwriter_ok) && b->len >= RAW_BELOW)
-		rc = trace_chunk_write(&zwriter, fold__rt.fd, b->stream, b->seq, b->data, b->len);
+		rc = trace_chunk_write(&zwriter, rt__proc.fd, b->stream, b->seq, b->data, b->len);
 	else
-		rc = trace_chunk_write_raw(fold__rt.fd, b->stream, b->seq, b->data, b->len);
+		rc = trace_chunk_write_raw(rt__proc.fd, b->stream, b->seq, b->data, b->len);
 	if (rc) {
-		atomic_fetch_add(&fold__rt.samples_lost, b->nsamples);
-		if (atomic_fetch_add(&fold__rt.chunks_lost, 1) == 0) {
-			fold__rt.write_errno = -rc;
+		atomic_fetch_add(&rt__proc.samples_lost, b->nsamples);
+		if (atomic_fetch_add(&rt__proc.chunks_lost, 1) == 0) {
+			rt__proc.write_errno = -rc;
 			/* Not vsnprintf (maybe in a handler): the message is built by hand. */
 			char line[1200];
 			size_t o = 0;
-			fold__str_put(line, sizeof line, &o, "fold: writing ");
-			fold__str_put(line, sizeof line, &o, fold__rt.path);
-			fold__str_put(line, sizeof line, &o, " failed: ");
-			fold__str_put(line, sizeof line, &o, strerrordesc_np(-rc) ? strerrordesc_np(-rc) : "error");
-			fold__str_put(line, sizeof line, &o, "; the data that cannot be written is counted\n");
-			fold__warn_raw(line);
+			rt__str_put(line, sizeof line, &o, "fold: writing ");
+			rt__str_put(line, sizeof line, &o, rt__proc.path);
+			rt__str_put(line, sizeof line, &o, " failed: ");
+			rt__str_put(line, sizeof line, &o,
+			            strerrordesc_np(-rc) ? strerrordesc_np(-rc) : "error");
+			rt__str_put(line, sizeof line, &o, "; the data that cannot be written is counted\n");
+			rt__warn_raw(line);
 		}
 	} else {
-		atomic_fetch_add(&fold__rt.chunks_written, 1);
-		atomic_fetch_add(&fold__rt.bytes_raw, b->len);
+		atomic_fetch_add(&rt__proc.chunks_written, 1);
+		atomic_fetch_add(&rt__proc.bytes_raw, b->len);
 	}
-	fold__buf_release(b);
+	rt__buf_release(b);
 }
 
-static void write_batch(fold_buf *b)
+static void write_batch(rt_buf *b)
 {
 	while (b) {
-		fold_buf *n = b->next;
+		rt_buf *n = b->next;
 		write_one(b);
 		b = n;
 	}
 }
 
-void fold__pool_drain(int wait)
+void rt__pool_drain(int wait)
 {
 	for (;;) {
 		if (!atomic_load(&queue_head))
@@ -247,7 +254,7 @@ void fold__pool_drain(int wait)
 }
 
 /* After fork in the child: the parent's queue and flusher do not exist here. */
-void fold__pool_after_fork(void)
+void rt__pool_after_fork(void)
 {
 	atomic_store(&queue_head, NULL);
 	atomic_store(&writer_busy, 0);
@@ -258,7 +265,7 @@ void fold__pool_after_fork(void)
 	unsigned n = atomic_load(&nbufs);
 	int nf = 0;
 	for (unsigned i = 0; i < n; i++) {
-		fold_buf *b = bufs[i];
+		rt_buf *b = bufs[i];
 		if (atomic_load(&b->state) == FOLD_BUF_CURRENT)
 			continue; /* the surviving thread's buffers stay; the caller frees the rest */
 		atomic_store(&b->state, FOLD_BUF_FREE);
@@ -273,15 +280,15 @@ void fold__pool_after_fork(void)
 	atomic_store(&nfree, nf);
 }
 
-void fold__flush_queue_raw(void)
+void rt__flush_queue_raw(void)
 {
 	/* Chunks in the queue or popped by the flusher but not started yet, in
 	 * (stream, seq) order so a reader sees each stream in sequence. */
 	unsigned n = atomic_load(&nbufs);
 	for (;;) {
-		fold_buf *next = NULL;
+		rt_buf *next = NULL;
 		for (unsigned i = 0; i < n; i++) {
-			fold_buf *b = bufs[i];
+			rt_buf *b = bufs[i];
 			if (atomic_load(&b->state) != FOLD_BUF_QUEUED)
 				continue;
 			if (!next || b->stream < next->stream || (b->stream == next->stream && b->seq < next->seq))
@@ -291,7 +298,7 @@ void fold__flush_queue_raw(void)
 			break;
 		int expect = FOLD_BUF_QUEUED;
 		if (atomic_compare_exchange_strong(&next->state, &expect, FOLD_BUF_WRITING)) {
-			trace_chunk_write_raw(fold__rt.fd, next->stream, next->seq, next->data, next->len);
+			trace_chunk_write_raw(rt__proc.fd, next->stream, next->seq, next->data, next->len);
 			atomic_store(&next->state, FOLD_BUF_FREE); /* the process is dying: no reuse */
 		}
 	}

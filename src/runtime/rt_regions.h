@@ -6,7 +6,7 @@
  *
  * Invariants:
  *  - Nothing here is called from a signal handler.
- *  - fold__filter_decide() is called at most once per function address
+ *  - rt__filter_decide() is called at most once per function address
  *    (rt_cyg.c caches the answer), so it may be slow: it reads ELF symbol
  *    tables and, for file rules, DWARF.
  */
@@ -20,7 +20,7 @@
 
 /* ---------------------------------------------------------------- filter (rt_filter.c) */
 
-enum fold_filter_verdict {
+enum rt_filter_verdict {
 	FOLD_FILTER_RECORD = 0,   /* record this function */
 	FOLD_FILTER_EXCLUDED = 1, /* a FOLD_FILTER rule excludes it */
 	FOLD_FILTER_TOO_SMALL = 2 /* smaller than FOLD_MIN_FUNC_BYTES */
@@ -28,25 +28,25 @@ enum fold_filter_verdict {
 
 /* Reads FOLD_FILTER and FOLD_MIN_FUNC_BYTES (once; later calls return at
  * once). Bad input gets one "fold:" line and is ignored. */
-void fold__filter_init(void);
+void rt__filter_init(void);
 /* Reads the symbol tables of every loaded module now when decisions will
  * need them, so their one-time cost is not charged to a measured call. */
-void fold__filter_preload(void);
+void rt__filter_preload(void);
 /* 1 if any rule or size limit is active, so decisions need symbol lookups. */
-int fold__filter_active(void);
+int rt__filter_active(void);
 /* Decides whether the function at runtime address fn is recorded. */
-enum fold_filter_verdict fold__filter_decide(uint64_t fn);
+enum rt_filter_verdict rt__filter_decide(uint64_t fn);
 /* Name and size of the function containing runtime address addr from the
  * ELF symbol tables of its module; returns 0 or -ENOENT. */
-int fold__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *start, uint64_t *size);
+int rt__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *start, uint64_t *size);
 /* Parses filter rules from text (for tests and FOLD_FILTER); returns the
  * number of rules or -EINVAL with msg filled. Replaces the active rules. */
-int fold__filter_parse(const char *text, const char *origin, char *msg, size_t msg_len);
+int rt__filter_parse(const char *text, const char *origin, char *msg, size_t msg_len);
 
 /* ---------------------------------------------------------------- hooks (rt_cyg.c) */
 
 /* Writes a THROTTLE record to the process stream. */
-void fold__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_t mean_ns);
+void rt__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_t mean_ns);
 
 /* ---------------------------------------------------------------- shared helpers */
 
@@ -54,9 +54,9 @@ void fold__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_
  * then the enter of region `in` (if non-zero), with one counter read. Used
  * where one region hands over to the next (a burst to an MPI call).
  * Takes the runtime guard itself. */
-void fold__region_handover(fold_thread *t, uint32_t out, uint32_t in);
+void rt__region_handover(rt_thread *t, uint32_t out, uint32_t in);
 
 /* 1 unless the variable is set to 0/off/no/false. */
-int fold__env_flag(const char *name, int dflt);
+int rt__env_flag(const char *name, int dflt);
 
 #endif

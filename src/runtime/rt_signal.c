@@ -3,22 +3,22 @@
  * sources that raise the sample signal are rt_source_time.c (POSIX timers),
  * rt_source_perf.c and rt_source_papi.c (counter overflow).
  *
- * Signal-path invariants (everything reachable from on_sample, on_fatal and
+ * Signal-path invariants (everything reachable from rt_on_sample, on_fatal and
  * the PAPI overflow callback must keep them):
  *
  *  1. Async-signal-safe calls only: no malloc/free, no stdio, no locks, no
  *     zlib, no PAPI_read, no dl* calls. Allowed: the trace encoder (pure
  *     memory), read(2) on our perf fds, clock_gettime, timer_settime,
  *     sem_post, write/writev, unw_backtrace, atomics. libunwind's
- *     process-wide state is initialised once at start (fold__unwind_warm);
+ *     process-wide state is initialised once at start (rt__unwind_warm);
  *     a thread's first unw_backtrace, in its first sample, creates its
  *     trace cache (mmap, under a lock libunwind takes with all signals
  *     blocked) and walks the loader's list (dl_iterate_phdr: a recursive
  *     lock, so a thread interrupted inside it does not deadlock; dlopen is
  *     excluded by invariant 4); it never calls malloc.
  *  2. Memory is preallocated: the thread's state and its current chunk
- *     buffer; a full buffer is handed over with fold__buf_submit and replaced
- *     by fold__buf_claim (both lock-free). No free buffer: the sample is
+ *     buffer; a full buffer is handed over with rt__buf_submit and replaced
+ *     by rt__buf_claim (both lock-free). No free buffer: the sample is
  *     dropped and counted (buffer_full), never waited for.
  *  3. errno is saved on entry and restored on every exit path.
  *  4. Re-entrancy guard: t->busy > 0 means the thread was interrupted inside
@@ -40,8 +40,8 @@
  *  8. A signal that is not ours (another sender of the sampling signal) goes
  *     to the program's handler as if we were not there.
  *  9. The program never sees our signal: every sampling signal bumps this
- *     thread's fold__tls_sig_ours, every run of a program handler bumps
- *     fold__tls_sig_app (the program's handlers are installed through our
+ *     thread's rt__tls_sig_ours, every run of a program handler bumps
+ *     rt__tls_sig_app (the program's handlers are installed through our
  *     sigaction/signal wrappers, behind the on_program_signal trampoline,
  *     with the program's own mask and flags; the program reads back exactly
  *     what it installed). The blocking calls Linux never restarts (rt_wait.c)
@@ -56,7 +56,7 @@
  * 10. Our signals are never blocked, waited for or read by the program
  *     (rt_sigmask.c strips them from every mask and set it passes, a
  *     program handler's sa_mask included) and the program reads its masks
- *     back as it set them (fold__tls_vmask). A thread that blocks them
+ *     back as it set them (rt__tls_vmask). A thread that blocks them
  *     anyway (raw system call) loses samples: counted at timer deletion
  *     (signal_blocked) and said once on stderr.
  * 11. Our handlers run on fold's own alternate stack (rt_altstack.c,
@@ -102,8 +102,8 @@ static volatile sig_atomic_t ours[NSIG];    /* 1: our handler is installed */
 static volatile sig_atomic_t wrapped[NSIG]; /* 1: on_program_signal is, for app_action */
 static int sample_signo;
 
-FOLD_TLS volatile unsigned fold__tls_sig_ours;
-FOLD_TLS volatile unsigned fold__tls_sig_app;
+FOLD_TLS volatile unsigned rt__tls_sig_ours;
+FOLD_TLS volatile unsigned rt__tls_sig_app;
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
                                     SIGINT,  SIGHUP, SIGQUIT, SIGXCPU, SIGPIPE};
@@ -119,7 +119,7 @@ static int is_fatal(int sig)
 static int call_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!real_sigaction)
-		real_sigaction = (sigaction_fn)fold__real("sigaction");
+		real_sigaction = (sigaction_fn)rt__real("sigaction");
 	if (!real_sigaction) {
 		errno = ENOSYS;
 		return -1;
@@ -129,7 +129,7 @@ static int call_real_sigaction(int sig, const struct sigaction *act, struct siga
 
 /* ---------------------------------------------------------------- samples */
 
-static inline uint64_t next_rand(fold_thread *t)
+static inline uint64_t next_rand(rt_thread *t)
 {
 	uint64_t x = t->rng;
 	x ^= x >> 12;
@@ -139,15 +139,15 @@ static inline uint64_t next_rand(fold_thread *t)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
-uint64_t fold__next_rand(fold_thread *t)
+uint64_t rt__next_rand(rt_thread *t)
 {
 	return next_rand(t);
 }
 
-uint64_t fold__next_period(fold_thread *t)
+uint64_t rt__next_period(rt_thread *t)
 {
-	uint64_t p = fold__rt.cfg.period;
-	double j = fold__rt.cfg.jitter;
+	uint64_t p = rt__proc.cfg.period;
+	double j = rt__proc.cfg.jitter;
 	if (j <= 0)
 		return p;
 	double u = (double)(next_rand(t) >> 11) * (1.0 / 9007199254740992.0); /* [0,1) */
@@ -165,7 +165,7 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 	if (ucv)
 		pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
 #endif
-	int n = fold__unwind_backtrace(raw, (int)(max + 8));
+	int n = rt__unwind_backtrace(raw, (int)(max + 8));
 	if (n <= 0) {
 		if (!pc)
 			return 0;
@@ -200,14 +200,14 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
  * arrives tens of us after it while the program keeps running); the
  * analysis estimates it from the instances. A full buffer loses the
  * record, not the sample: the cost is then unknown. */
-static void record_cost(fold_thread *t, uint64_t stamp_ns)
+static void record_cost(rt_thread *t, uint64_t stamp_ns)
 {
 	uint64_t from = t->sample_entry && t->sample_entry <= stamp_ns ? t->sample_entry : stamp_ns;
-	uint64_t now = fold__ns(CLOCK_MONOTONIC);
+	uint64_t now = rt__ns(CLOCK_MONOTONIC);
 	trace_enc_sample_cost(&t->enc, now > from ? now - from : 0, stamp_ns - from);
 }
 
-void fold__sample(fold_thread *t, void *uc)
+void rt__sample(rt_thread *t, void *uc)
 {
 	if (t->busy) {
 		t->dropped[FOLD_DROP_IN_RUNTIME]++;
@@ -219,40 +219,40 @@ void fold__sample(fold_thread *t, void *uc)
 	}
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&fold__rt.stop, memory_order_relaxed)) {
+	if (atomic_load_explicit(&rt__proc.stop, memory_order_relaxed)) {
 		t->dropped[FOLD_DROP_STOPPED]++;
 		goto out;
 	}
-	if (atomic_load_explicit(&fold__rt.paused, memory_order_relaxed)) {
+	if (atomic_load_explicit(&rt__proc.paused, memory_order_relaxed)) {
 		t->dropped[FOLD_DROP_PAUSED]++;
 		goto out;
 	}
 	if (!t->cur) {
-		fold__thread_fresh_buffer(t);
+		rt__thread_fresh_buffer(t);
 		if (!t->cur) {
 			t->dropped[FOLD_DROP_BUFFER_FULL]++;
 			goto out;
 		}
 	}
-	uint64_t stamp_ns = fold__ns(CLOCK_MONOTONIC);
-	uint64_t tick = fold__tick();
+	uint64_t stamp_ns = rt__ns(CLOCK_MONOTONIC);
+	uint64_t tick = rt__tick();
 	uint64_t frames[TRACE_MAX_DEPTH];
-	unsigned depth = unwind(uc, frames, fold__rt.cfg.stack_depth);
-	if (!depth && fold__rt.cfg.stack_depth) {
+	unsigned depth = unwind(uc, frames, rt__proc.cfg.stack_depth);
+	if (!depth && rt__proc.cfg.stack_depth) {
 		t->dropped[FOLD_DROP_UNWIND_FAILED]++;
 		goto out;
 	}
-	fold__counter_set_refresh(t);
+	rt__counter_set_refresh(t);
 	uint64_t ctr[TRACE_MAX_COUNTERS];
-	fold__read_counters(t, ctr);
+	rt__read_counters(t, ctr);
 	/* CPU time: the counter group's enabled time, from the same read(2) or
 	 * rdpmc page; CLOCK_THREAD_CPUTIME_ID (a syscall) only without counters. */
-	uint64_t cpu = fold__sample_cpu_ns(t);
+	uint64_t cpu = rt__sample_cpu_ns(t);
 	uint64_t cpu_ns = cpu >= t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 	t->last_cpu_ns = cpu;
 	int rc = trace_enc_sample(&t->enc, tick, frames, depth, cpu_ns, ctr);
 	if (rc == -ENOSPC) {
-		if (fold__thread_swap_buffer(t) == 0)
+		if (rt__thread_swap_buffer(t) == 0)
 			rc = trace_enc_sample(&t->enc, tick, frames, depth, cpu_ns, ctr);
 		if (rc) {
 			t->dropped[FOLD_DROP_BUFFER_FULL]++;
@@ -261,8 +261,8 @@ void fold__sample(fold_thread *t, void *uc)
 	}
 	t->samples_taken++;
 	record_cost(t, stamp_ns);
-	t->handler_ticks += fold__tick() - tick;
-	fold__flush_due(t, tick);
+	t->handler_ticks += rt__tick() - tick;
+	rt__flush_due(t, tick);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
@@ -281,10 +281,10 @@ static void chain_to_program(int sig, siginfo_t *si, void *uc)
 	if (!is_function(&a)) {
 		/* SIG_DFL/SIG_IGN for a signal we use: swallowed (documented), so
 		 * for the program nothing happened: it counts as ours. */
-		fold__tls_sig_ours++;
+		rt__tls_sig_ours++;
 		return;
 	}
-	fold__tls_sig_app++;
+	rt__tls_sig_app++;
 	/* Our handler runs with every signal blocked; the program's runs with
 	 * the mask the kernel would have given it. */
 	sigset_t m, k;
@@ -294,8 +294,8 @@ static void chain_to_program(int sig, siginfo_t *si, void *uc)
 			sigaddset(&m, i);
 	if (!(a.sa_flags & SA_NODEFER))
 		sigaddset(&m, sig);
-	fold__real_sigmask(SIG_SETMASK, fold__strip_mask(&m, &k), NULL);
-	fold__call_program_handler(&a, sig, si, uc);
+	rt__real_sigmask(SIG_SETMASK, rt__strip_mask(&m, &k), NULL);
+	rt__call_program_handler(&a, sig, si, uc);
 }
 
 /* The kernel's handler for every signal the program handles itself: counts
@@ -316,7 +316,7 @@ static void crash_flush(int sig);
 
 static void on_program_signal(int sig, siginfo_t *si, void *uc)
 {
-	fold__tls_sig_app++;
+	rt__tls_sig_app++;
 	struct sigaction a = app_action[sig];
 	if (flush_before(sig, si))
 		crash_flush(sig);
@@ -330,32 +330,32 @@ static void on_program_signal(int sig, siginfo_t *si, void *uc)
 		return; /* changed to SIG_DFL/SIG_IGN while this one was in flight */
 	/* While it runs, the program believes blocked what its sa_mask says
 	 * (the kernel's mask has our signals taken out). */
-	uint64_t vmask = fold__tls_vmask;
-	fold__tls_vmask = vmask | fold__mask_bits(&a.sa_mask);
-	fold__call_program_handler(&a, sig, si, uc);
-	fold__tls_vmask = vmask;
+	uint64_t vmask = rt__tls_vmask;
+	rt__tls_vmask = vmask | rt__mask_bits(&a.sa_mask);
+	rt__call_program_handler(&a, sig, si, uc);
+	rt__tls_vmask = vmask;
 }
 
-static void on_sample(int sig, siginfo_t *si, void *uc)
+static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (si && t &&
 	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 && si->si_fd == t->sample_fd))) {
-		fold__tls_sig_ours++;
+		rt__tls_sig_ours++;
 		/* The handler's entry, for the sample's cost record. */
-		t->sample_entry = fold__ns(CLOCK_MONOTONIC);
+		t->sample_entry = rt__ns(CLOCK_MONOTONIC);
 		/* Re-armed first: nothing the sample does can cost the thread
 		 * its sampling. */
-		if (atomic_load_explicit(&fold__rt.phase, memory_order_relaxed) == FOLD_RUNNING)
-			fold__rt.source->rearm(t);
-		fold__sample(t, uc);
+		if (atomic_load_explicit(&rt__proc.phase, memory_order_relaxed) == FOLD_RUNNING)
+			rt__proc.source->rearm(t);
+		rt__sample(t, uc);
 		t->sample_entry = 0;
 	} else if (si && si->si_code == SI_TIMER && !t && si->si_value.sival_ptr &&
 	           app_action[sig].sa_handler == SIG_DFL) {
 		/* A late tick of a thread that has just ended: ignore it. */
-		fold__tls_sig_ours++;
+		rt__tls_sig_ours++;
 	} else {
 		chain_to_program(sig, si, uc);
 	}
@@ -363,13 +363,16 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 }
 
 static int off_configure(void) { return 0; }
-static int off_thread_start(fold_thread *t)
+static int off_thread_start(rt_thread *t)
 {
 	(void)t;
 	return 0;
 }
-static void off_thread_stop(fold_thread *t) { (void)t; }
-static const fold_sample_source source_off = {
+static void off_thread_stop(rt_thread *t)
+{
+	(void)t;
+}
+static const rt_sample_source source_off = {
     .name = "off",
     .configure = off_configure,
     .thread_start = off_thread_start,
@@ -377,20 +380,26 @@ static const fold_sample_source source_off = {
     .rearm = off_thread_stop,
 };
 
-const fold_sample_source *fold__source(void) { return fold__rt.source; }
-
-void fold__sampling_thread_start(fold_thread *t)
+const rt_sample_source *rt__source(void)
 {
-	if (fold__rt.cfg.source == FOLD_SOURCE_OFF)
+	return rt__proc.source;
+}
+
+void rt__sampling_thread_start(rt_thread *t)
+{
+	if (rt__proc.cfg.source == FOLD_SOURCE_OFF)
 		return;
 	/* No per-thread unwinder warm-up: a thread's first unw_backtrace
 	 * creates its trace cache (256 KiB mmap'ed and initialised: ~0.6 ms
 	 * of page faults here), which is paid by its first sample instead, so
 	 * a thread that ends before its first sample pays nothing. */
-	fold__rt.source->thread_start(t);
+	rt__proc.source->thread_start(t);
 }
 
-void fold__sampling_thread_stop(fold_thread *t) { fold__rt.source->thread_stop(t); }
+void rt__sampling_thread_stop(rt_thread *t)
+{
+	rt__proc.source->thread_stop(t);
+}
 
 /* ---------------------------------------------------------------- crash path */
 
@@ -404,21 +413,21 @@ static void put_str(char *buf, size_t cap, size_t *o, const char *s)
 /* Writes everything we hold, raw, from a fatal signal handler. */
 static void crash_flush(int sig)
 {
-	if (atomic_exchange(&fold__rt.crashing, 1))
+	if (atomic_exchange(&rt__proc.crashing, 1))
 		return;
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING || getpid() != fold__rt.pid)
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || getpid() != rt__proc.pid)
 		return;
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	if (self)
 		self->busy++;
-	atomic_store(&fold__rt.stop, 1);
+	atomic_store(&rt__proc.stop, 1);
 	syscall(__NR_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);
-	unsigned n = fold__thread_slots();
+	unsigned n = rt__thread_slots();
 	/* Give threads inside the runtime a moment (bounded: they may be stuck). */
 	for (int spin = 0; spin < 50; spin++) {
 		int busy = 0;
 		for (unsigned i = 0; i < n && !busy; i++) {
-			fold_thread *t = fold__thread_slot(i);
+			rt_thread *t = rt__thread_slot(i);
 			busy = t != self && atomic_load(&t->alive) && t->busy;
 		}
 		if (!busy)
@@ -426,53 +435,53 @@ static void crash_flush(int sig)
 		struct timespec ts = {0, 1000000};
 		nanosleep(&ts, NULL);
 	}
-	fold__flush_queue_raw();
+	rt__flush_queue_raw();
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = fold__thread_slot(i);
+		rt_thread *t = rt__thread_slot(i);
 		if (!atomic_load(&t->alive) || !t->cur)
 			continue;
 		if (t == self) {
-			uint64_t tick = fold__tick();
+			uint64_t tick = rt__tick();
 			char text[32] = "signal ";
 			size_t o = 7;
-			fold__str_put_u64(text, sizeof text, &o, (uint64_t)sig);
+			rt__str_put_u64(text, sizeof text, &o, (uint64_t)sig);
 			trace_enc_marker(&t->enc, tick, text);
 		}
 		size_t len = trace_enc_len(&t->enc);
 		if (len)
-			trace_chunk_write_raw(fold__rt.fd, t->stream, t->seq++, t->cur->data, len);
+			trace_chunk_write_raw(rt__proc.fd, t->stream, t->seq++, t->cur->data, len);
 		t->cur = NULL;
 	}
 	/* The process stream: end clock and what we know of the statistics. */
-	if (fold__rt.proc_buf) {
-		trace_enc *enc = &fold__rt.proc_enc;
+	if (rt__proc.proc_buf) {
+		trace_enc *enc = &rt__proc.proc_enc;
 		uint64_t tick, mono, real;
-		fold__clock_now(&tick, &mono, &real);
+		rt__clock_now(&tick, &mono, &real);
 		trace_enc_clock(enc, tick, mono, real);
-		uint64_t taken = atomic_load(&fold__rt.samples_taken);
+		uint64_t taken = atomic_load(&rt__proc.samples_taken);
 		for (unsigned i = 0; i < n; i++) {
-			fold_thread *t = fold__thread_slot(i);
+			rt_thread *t = rt__thread_slot(i);
 			if (atomic_load(&t->alive))
 				taken += t->samples_taken;
 		}
 		trace_enc_stat(enc, "samples.taken", taken);
-		trace_enc_stat(enc, "threads", atomic_load(&fold__rt.threads_total));
+		trace_enc_stat(enc, "threads", atomic_load(&rt__proc.threads_total));
 		trace_enc_stat(enc, "exit.signal", (uint64_t)sig);
 		size_t len = trace_enc_len(enc);
 		if (len)
-			trace_chunk_write_raw(fold__rt.fd, TRACE_PROCESS_STREAM, fold__rt.proc_seq++,
-			                      fold__rt.proc_buf->data, len);
-		fold__rt.proc_buf = NULL;
+			trace_chunk_write_raw(rt__proc.fd, TRACE_PROCESS_STREAM, rt__proc.proc_seq++,
+			                      rt__proc.proc_buf->data, len);
+		rt__proc.proc_buf = NULL;
 	}
-	if (!fold__rt.cfg.quiet) {
+	if (!rt__proc.cfg.quiet) {
 		char line[1200];
 		size_t o = 0;
 		put_str(line, sizeof line, &o, "fold: signal ");
-		fold__str_put_u64(line, sizeof line, &o, (uint64_t)sig);
+		rt__str_put_u64(line, sizeof line, &o, (uint64_t)sig);
 		put_str(line, sizeof line, &o, ": trace flushed to ");
-		put_str(line, sizeof line, &o, fold__rt.path);
+		put_str(line, sizeof line, &o, rt__proc.path);
 		put_str(line, sizeof line, &o, "\n");
-		fold__warn_raw(line);
+		rt__warn_raw(line);
 	}
 }
 
@@ -528,52 +537,52 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int
 	return 0;
 }
 
-int fold__signals_init(void)
+int rt__signals_init(void)
 {
-	fold__wait_init();
-	sample_signo = fold__rt.cfg.signo;
-	fold__sigmask_init(fold__rt.cfg.source == FOLD_SOURCE_OFF ? 0 : sample_signo,
-	                   fold__rt.cfg.source == FOLD_SOURCE_PAPI ? SIGRTMIN + 2 : 0);
-	switch (fold__rt.cfg.source) {
+	rt__wait_init();
+	sample_signo = rt__proc.cfg.signo;
+	rt__sigmask_init(rt__proc.cfg.source == FOLD_SOURCE_OFF ? 0 : sample_signo,
+	                 rt__proc.cfg.source == FOLD_SOURCE_PAPI ? SIGRTMIN + 2 : 0);
+	switch (rt__proc.cfg.source) {
 	case FOLD_SOURCE_TIME:
-	case FOLD_SOURCE_CPUTIME: fold__rt.source = &fold__source_time; break;
+	case FOLD_SOURCE_CPUTIME: rt__proc.source = &rt__source_time; break;
 	case FOLD_SOURCE_PAPI: {
 		uint32_t type;
 		uint64_t config;
-		fold__rt.source = fold__perf_encoding(fold__rt.cfg.sample_event, &type, &config, NULL) == 0
-		                      ? &fold__source_perf
-		                      : &fold__source_papi;
+		rt__proc.source = rt__perf_encoding(rt__proc.cfg.sample_event, &type, &config, NULL) == 0
+		                      ? &rt__source_perf
+		                      : &rt__source_papi;
 		break;
 	}
-	default: fold__rt.source = &source_off; break;
+	default: rt__proc.source = &source_off; break;
 	}
-	if (fold__rt.cfg.source == FOLD_SOURCE_PAPI)
-		fold__proc_info("sample.backend", fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
-	if (fold__rt.source->configure()) {
-		fold__warn("sampling with %s is not possible here: continuing without samples",
-		           fold__rt.cfg.sample_spec);
-		fold__rt.cfg.source = FOLD_SOURCE_OFF;
-		fold__rt.source = &source_off;
-		fold__proc_info("sample.source", "off");
+	if (rt__proc.cfg.source == FOLD_SOURCE_PAPI)
+		rt__proc_info("sample.backend", rt__proc.source == &rt__source_perf ? "perf_event" : "papi");
+	if (rt__proc.source->configure()) {
+		rt__warn("sampling with %s is not possible here: continuing without samples",
+		         rt__proc.cfg.sample_spec);
+		rt__proc.cfg.source = FOLD_SOURCE_OFF;
+		rt__proc.source = &source_off;
+		rt__proc_info("sample.source", "off");
 	}
-	if ((fold__rt.source == &fold__source_time || fold__rt.source == &fold__source_perf) &&
+	if ((rt__proc.source == &rt__source_time || rt__proc.source == &rt__source_perf) &&
 	    !ours[sample_signo]) {
 		struct sigaction cur;
 		call_real_sigaction(sample_signo, NULL, &cur);
 		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler != SIG_DFL)
-			fold__warn(
+			rt__warn(
 			    "signal %d already has a handler; it still receives signals not sent by fold "
 			    "(set FOLD_SIGNAL to use another signal)",
 			    sample_signo);
-		install(sample_signo, on_sample, SA_ONSTACK, 1);
+		install(sample_signo, rt_on_sample, SA_ONSTACK, 1);
 	}
 	/* With fd-driven signals, a full RT signal queue makes the kernel fall
 	 * back to SIGIO, whose default action kills: never let it. */
-	if (fold__rt.source == &fold__source_perf && !ours[SIGIO]) {
+	if (rt__proc.source == &rt__source_perf && !ours[SIGIO]) {
 		struct sigaction cur;
 		if (call_real_sigaction(SIGIO, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
 		    cur.sa_handler == SIG_DFL)
-			install(SIGIO, on_sample, SA_ONSTACK, 1);
+			install(SIGIO, rt_on_sample, SA_ONSTACK, 1);
 	}
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		int sig = fatal_signals[i];
@@ -589,43 +598,43 @@ int fold__signals_init(void)
 	return 0;
 }
 
-void fold__signals_before_exec(void)
+void rt__signals_before_exec(void)
 {
 	/* Nothing of ours may reach the new image: our handlers vanish at exec
 	 * and an RT signal's default action would kill it. Delete this thread's
 	 * timer and consume a tick that is already pending. */
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, sample_signo);
-	if (fold__rt.source == &fold__source_papi)
+	if (rt__proc.source == &rt__source_papi)
 		sigaddset(&set, SIGRTMIN + 2); /* PAPI's overflow signal (perf_event) */
-	fold__real_sigmask(SIG_BLOCK, &set, &old);
+	rt__real_sigmask(SIG_BLOCK, &set, &old);
 	if (t)
-		fold__sampling_thread_stop(t);
+		rt__sampling_thread_stop(t);
 	struct timespec zero = {0, 0};
 	static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
 	if (!real_sigtimedwait)
-		real_sigtimedwait = (int (*)(const sigset_t *, siginfo_t *,
-		                             const struct timespec *))fold__real("sigtimedwait");
+		real_sigtimedwait =
+		    (int (*)(const sigset_t *, siginfo_t *, const struct timespec *))rt__real("sigtimedwait");
 	while (real_sigtimedwait && real_sigtimedwait(&set, NULL, &zero) > 0)
 		;
-	fold__real_sigmask(SIG_SETMASK, &old, NULL);
+	rt__real_sigmask(SIG_SETMASK, &old, NULL);
 	/* The new image inherits the mask the program believes it has. */
-	fold__sigmask_for_exec();
+	rt__sigmask_for_exec();
 	/* Restore the program's own dispositions for the new image's sake (the
 	 * kernel resets handlers to default at exec anyway; ignored stays ignored). */
 }
 
-void fold__signals_after_exec_failed(void)
+void rt__signals_after_exec_failed(void)
 {
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sample_signo);
-	fold__real_sigmask(SIG_UNBLOCK, &set, NULL);
+	rt__real_sigmask(SIG_UNBLOCK, &set, NULL);
 	if (t)
-		fold__sampling_thread_start(t);
+		rt__sampling_thread_start(t);
 }
 
 /* ---------------------------------------------------------------- interposition */
@@ -665,7 +674,7 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 		k.sa_sigaction = on_program_signal;
 		k.sa_flags |= SA_SIGINFO;
 		sigset_t stripped;
-		k.sa_mask = *fold__strip_mask(&act->sa_mask, &stripped);
+		k.sa_mask = *rt__strip_mask(&act->sa_mask, &stripped);
 		if (call_real_sigaction(sig, &k, &kold)) {
 			app_action[sig] = prev;
 			return -1;

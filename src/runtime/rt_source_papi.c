@@ -9,7 +9,7 @@
  *  - Event sets are created, started, stopped and destroyed by their own
  *    thread only (PAPI's rule); another thread never touches them.
  *  - on_overflow runs inside PAPI's signal handler and keeps the signal-path
- *    invariants of rt_signal.c: it only calls fold__sample.
+ *    invariants of rt_signal.c: it only calls rt__sample.
  *  - Before exec the thread's event set is destroyed (its perf fds closed)
  *    and a pending overflow signal is consumed (rt_signal.c), so nothing
  *    reaches the new image. The period is not jittered: PAPI re-arms itself.
@@ -21,7 +21,7 @@
 #include "fold_rt.h"
 #include "rt_papi.h"
 
-static const fold_papi_api *P;
+static const rt_papi_api *P;
 
 static int event_code;
 
@@ -31,24 +31,24 @@ static void on_overflow(int event_set, void *address, long long overflow_vector,
 	(void)address;
 	(void)overflow_vector;
 	int saved_errno = errno;
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (t)
-		fold__sample(t, context);
+		rt__sample(t, context);
 	errno = saved_errno;
 }
 
 static int papi_configure(void)
 {
 	char why[160];
-	const char *ev = fold__rt.cfg.sample_event;
-	if (!(P = fold__papi(why, sizeof why))) {
-		fold__warn("FOLD_SAMPLE=%s: %s", fold__rt.cfg.sample_spec, why);
+	const char *ev = rt__proc.cfg.sample_event;
+	if (!(P = rt__papi(why, sizeof why))) {
+		rt__warn("FOLD_SAMPLE=%s: %s", rt__proc.cfg.sample_spec, why);
 		return -ENODEV;
 	}
 	int rc = P->event_name_to_code(ev, &event_code);
 	if (rc != PAPI_OK) {
-		fold__warn("FOLD_SAMPLE=%s: PAPI does not know %s (%s); see foldrun --list-events",
-		           fold__rt.cfg.sample_spec, ev, P->strerror(rc));
+		rt__warn("FOLD_SAMPLE=%s: PAPI does not know %s (%s); see foldrun --list-events",
+		         rt__proc.cfg.sample_spec, ev, P->strerror(rc));
 		return -ENOENT;
 	}
 	/* Add and start it once: PAPI_query_event cannot be trusted on VMs. */
@@ -64,16 +64,16 @@ static int papi_configure(void)
 		P->destroy_eventset(&es);
 	}
 	if (rc != PAPI_OK) {
-		fold__warn("FOLD_SAMPLE=%s: %s cannot be counted here (%s); see foldrun --list-events",
-		           fold__rt.cfg.sample_spec, ev, P->strerror(rc));
+		rt__warn("FOLD_SAMPLE=%s: %s cannot be counted here (%s); see foldrun --list-events",
+		         rt__proc.cfg.sample_spec, ev, P->strerror(rc));
 		return -ENOENT;
 	}
-	fold__rt.cfg.jitter = 0; /* PAPI re-arms with a fixed threshold */
-	fold__proc_info("sample.jitter", "0");
+	rt__proc.cfg.jitter = 0; /* PAPI re-arms with a fixed threshold */
+	rt__proc_info("sample.jitter", "0");
 	return 0;
 }
 
-static int papi_thread_start(fold_thread *t)
+static int papi_thread_start(rt_thread *t)
 {
 	int es = PAPI_NULL, rc;
 	if ((rc = P->register_thread()) != PAPI_OK && rc != PAPI_EINVAL)
@@ -82,7 +82,7 @@ static int papi_thread_start(fold_thread *t)
 		goto fail;
 	if ((rc = P->add_event(es, event_code)) != PAPI_OK)
 		goto fail_destroy;
-	if ((rc = P->overflow(es, event_code, (int)fold__rt.cfg.period, 0, on_overflow)) != PAPI_OK)
+	if ((rc = P->overflow(es, event_code, (int)rt__proc.cfg.period, 0, on_overflow)) != PAPI_OK)
 		goto fail_cleanup;
 	if ((rc = P->start(es)) != PAPI_OK)
 		goto fail_overflow;
@@ -97,20 +97,20 @@ fail_destroy:
 fail : {
 	static int warned;
 	if (!warned++)
-		fold__warn("PAPI overflow sampling could not start in thread %d (%s): it is not sampled",
-		           (int)t->tid, P->strerror(rc));
+		rt__warn("PAPI overflow sampling could not start in thread %d (%s): it is not sampled",
+		         (int)t->tid, P->strerror(rc));
 	return -EIO;
 }
 }
 
-static void papi_thread_stop(fold_thread *t)
+static void papi_thread_stop(rt_thread *t)
 {
 	int es = t->papi_eventset;
 	if (es < 0)
 		return;
 	/* Only the owning thread may stop its event set; from elsewhere (the
 	 * final flush) its overflows are simply dropped from now on. */
-	if (fold__tls_thread != t)
+	if (rt__tls_thread != t)
 		return;
 	t->papi_eventset = -1;
 	long long v;
@@ -120,9 +120,12 @@ static void papi_thread_stop(fold_thread *t)
 	P->destroy_eventset(&es);
 }
 
-static void papi_rearm(fold_thread *t) { (void)t; /* PAPI re-arms itself */ }
+static void papi_rearm(rt_thread *t)
+{
+	(void)t; /* PAPI re-arms itself */
+}
 
-const fold_sample_source fold__source_papi = {
+const rt_sample_source rt__source_papi = {
     .name = "papi",
     .configure = papi_configure,
     .thread_start = papi_thread_start,

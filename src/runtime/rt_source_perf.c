@@ -30,7 +30,7 @@ static uint64_t ev_config;
 
 static int perf_configure(void)
 {
-	if (fold__perf_encoding(fold__rt.cfg.sample_event, &ev_type, &ev_config, NULL))
+	if (rt__perf_encoding(rt__proc.cfg.sample_event, &ev_type, &ev_config, NULL))
 		return -ENOENT;
 	/* Try it once here, so an impossible event is reported at start. */
 	struct perf_event_attr attr;
@@ -43,31 +43,31 @@ static int perf_configure(void)
 	attr.disabled = 1;
 	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
-		fold__warn("FOLD_SAMPLE=%s: %s cannot be counted here (perf_event_open: %s)",
-		           fold__rt.cfg.sample_spec, fold__rt.cfg.sample_event, strerror(errno));
+		rt__warn("FOLD_SAMPLE=%s: %s cannot be counted here (perf_event_open: %s)",
+		         rt__proc.cfg.sample_spec, rt__proc.cfg.sample_event, strerror(errno));
 		return -ENODEV;
 	}
 	close(fd);
 	return 0;
 }
 
-static void perf_rearm(fold_thread *t)
+static void perf_rearm(rt_thread *t)
 {
 	if (t->sample_fd < 0)
 		return;
-	uint64_t period = fold__next_period(t);
+	uint64_t period = rt__next_period(t);
 	ioctl(t->sample_fd, PERF_EVENT_IOC_PERIOD, &period);
 	ioctl(t->sample_fd, PERF_EVENT_IOC_REFRESH, 1);
 }
 
-static int perf_thread_start(fold_thread *t)
+static int perf_thread_start(rt_thread *t)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof attr);
 	attr.size = sizeof attr;
 	attr.type = ev_type;
 	attr.config = ev_config;
-	attr.sample_period = fold__next_period(t);
+	attr.sample_period = rt__next_period(t);
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
@@ -77,12 +77,13 @@ static int perf_thread_start(fold_thread *t)
 		goto fail;
 	/* Into fold's range first: the signal's si_fd is the number O_ASYNC
 	 * was set through. */
-	fd = fold__fd_move(fd, &t->sample_fd);
+	fd = rt__fd_move(fd, &t->sample_fd);
 	struct f_owner_ex owner = {F_OWNER_TID, t->tid};
 	/* The system call: our own fcntl wrapper refuses fold's descriptors. */
 	if (syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC | O_NONBLOCK) ||
-	    syscall(SYS_fcntl, fd, F_SETSIG, fold__rt.cfg.signo) || syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner)) {
-		fold__fd_close(&t->sample_fd);
+	    syscall(SYS_fcntl, fd, F_SETSIG, rt__proc.cfg.signo) ||
+	    syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner)) {
+		rt__fd_close(&t->sample_fd);
 		goto fail;
 	}
 	ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
@@ -90,22 +91,22 @@ static int perf_thread_start(fold_thread *t)
 fail : {
 	static int warned;
 	if (!warned++)
-		fold__warn("perf overflow sampling could not start in thread %d (%s): it is not sampled",
-		           (int)t->tid, strerror(errno));
+		rt__warn("perf overflow sampling could not start in thread %d (%s): it is not sampled",
+		         (int)t->tid, strerror(errno));
 	return -EIO;
 }
 }
 
-static void perf_thread_stop(fold_thread *t)
+static void perf_thread_stop(rt_thread *t)
 {
 	int fd = t->sample_fd;
 	if (fd < 0)
 		return;
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	fold__fd_close(&t->sample_fd);
+	rt__fd_close(&t->sample_fd);
 }
 
-const fold_sample_source fold__source_perf = {
+const rt_sample_source rt__source_perf = {
     .name = "perf_event",
     .configure = perf_configure,
     .thread_start = perf_thread_start,

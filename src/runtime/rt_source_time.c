@@ -7,9 +7,9 @@
  * otherwise, so a blocked thread outside regions is never woken (256 idle
  * threads cost a core with wall time everywhere). Invariants: exactly one of
  * the two is armed while sampling runs; only the thread itself switches
- * (fold__sampling_region with its guard up, or its handler), and t->wall is
+ * (rt__sampling_region with its guard up, or its handler), and t->wall is
  * written before the timers, so a tick that lands in between re-arms the
- * timer the flag names. The timer's signal is fold__rt.cfg.signo; its
+ * timer the flag names. The timer's signal is rt__proc.cfg.signo; its
  * handler and the rules it keeps are in rt_signal.c.
  */
 #include "fold_rt.h"
@@ -31,50 +31,50 @@ static int outside_cpu;
 
 static int time_configure(void)
 {
-	time_clock = fold__rt.cfg.source == FOLD_SOURCE_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	time_clock = rt__proc.cfg.source == FOLD_SOURCE_CPUTIME ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 	outside_cpu = 0;
-	if (fold__rt.cfg.source == FOLD_SOURCE_TIME) {
+	if (rt__proc.cfg.source == FOLD_SOURCE_TIME) {
 		const char *v = getenv("FOLD_SAMPLE_OUTSIDE");
 		outside_cpu = 1;
 		if (v && *v && !strcmp(v, "wall"))
 			outside_cpu = 0;
 		else if (v && *v && strcmp(v, "cpu"))
-			fold__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu",
-			           v);
-		fold__proc_info("sample.outside", outside_cpu ? "cpu" : "wall");
+			rt__warn("FOLD_SAMPLE_OUTSIDE=\"%s\" is not valid: expected cpu or wall; using cpu",
+			         v);
+		rt__proc_info("sample.outside", outside_cpu ? "cpu" : "wall");
 	}
 	return 0;
 }
 
 /* The clock t's timer runs on, read from any thread of the process. */
-static clockid_t thread_clock(const fold_thread *t)
+static clockid_t thread_clock(const rt_thread *t)
 {
 	if (time_clock != CLOCK_THREAD_CPUTIME_ID && (t->wall || !t->timer_cpu_ok))
 		return time_clock;
 	return (clockid_t)((~(unsigned)t->tid << 3) | 6); /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
 }
 
-static void time_arm(fold_thread *t, uint64_t p)
+static void time_arm(rt_thread *t, uint64_t p)
 {
 	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
-	t->armed_at = fold__ns(thread_clock(t));
+	t->armed_at = rt__ns(thread_clock(t));
 	t->armed_for = p;
 	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
 }
 
 /* A random phase of a period, for a clock that starts counting afresh: a
  * region entered from idle is sampled at the right rate from its start. */
-static uint64_t phase_of_period(fold_thread *t)
+static uint64_t phase_of_period(rt_thread *t)
 {
-	uint64_t p = fold__next_period(t);
-	return 1 + (uint64_t)((double)p * (double)(fold__next_rand(t) >> 11) * (1.0 / 9007199254740992.0));
+	uint64_t p = rt__next_period(t);
+	return 1 + (uint64_t)((double)p * (double)(rt__next_rand(t) >> 11) * (1.0 / 9007199254740992.0));
 }
 
 /* From the handler, before the sample. The switch back to CPU time is lazy:
  * leaving the last region costs nothing; the wall-clock timer's next tick
  * outside any region (sampled: it is a genuine wall-time sample) moves the
  * thread to its CPU-time timer. */
-static void time_rearm(fold_thread *t)
+static void time_rearm(rt_thread *t)
 {
 	if (!t->timer_ok)
 		return;
@@ -85,15 +85,15 @@ static void time_rearm(fold_thread *t)
 		time_arm(t, left ? left : phase_of_period(t));
 		return;
 	}
-	time_arm(t, fold__next_period(t));
+	time_arm(t, rt__next_period(t));
 }
 
 /* Entering the first region: wall time from now on (two timer_settime calls,
  * only when the thread had moved to CPU time). The CPU-time clock keeps
  * what was left of its period for the next time outside. */
-void fold__sampling_region(fold_thread *t, int inside)
+void rt__sampling_region(rt_thread *t, int inside)
 {
-	if (!inside || t->wall || !t->timer_cpu_ok || !t->timer_ok || fold__rt.source != &fold__source_time)
+	if (!inside || t->wall || !t->timer_cpu_ok || !t->timer_ok || rt__proc.source != &rt__source_time)
 		return;
 	/* The flag first: a tick arriving meanwhile re-arms the wall timer. */
 	t->wall = 1;
@@ -108,13 +108,13 @@ void fold__sampling_region(fold_thread *t, int inside)
 /* Samples t lost because its timer fired and the signal was never taken:
  * the thread keeps it blocked (a raw rt_sigprocmask, or a mask glibc set
  * behind our wrappers). Called when the timer is deleted. */
-static uint64_t time_missed(fold_thread *t)
+static uint64_t time_missed(rt_thread *t)
 {
 	struct itimerspec cur;
 	if (timer_gettime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, &cur) ||
 	    cur.it_value.tv_sec || cur.it_value.tv_nsec || !t->armed_for)
 		return 0;
-	uint64_t now = fold__ns(thread_clock(t));
+	uint64_t now = rt__ns(thread_clock(t));
 	uint64_t fired = t->armed_at + t->armed_for;
 	if (now <= fired)
 		return 0;
@@ -123,18 +123,19 @@ static uint64_t time_missed(fold_thread *t)
 	return missed >= 2 ? missed : 0;
 }
 
-static int time_thread_start(fold_thread *t)
+static int time_thread_start(rt_thread *t)
 {
 	struct sigevent sev;
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = fold__rt.cfg.signo;
+	sev.sigev_signo = rt__proc.cfg.signo;
 	sev.sigev_value.sival_ptr = t;
 	sev.sigev_notify_thread_id = t->tid;
 	if (timer_create(time_clock, &sev, &t->timer)) {
 		static int warned;
 		if (!warned++)
-			fold__warn("timer_create failed (%s): threads from now on are not sampled", strerror(errno));
+			rt__warn("timer_create failed (%s): threads from now on are not sampled",
+			         strerror(errno));
 		return -errno;
 	}
 	t->timer_ok = 1;
@@ -152,7 +153,7 @@ static int time_thread_start(fold_thread *t)
 	return 0;
 }
 
-static void time_thread_stop(fold_thread *t)
+static void time_thread_stop(rt_thread *t)
 {
 	if (!t->timer_ok)
 		return;
@@ -162,10 +163,9 @@ static void time_thread_stop(fold_thread *t)
 		t->dropped[FOLD_DROP_BLOCKED] += missed;
 		static _Atomic int warned;
 		if (!atomic_exchange(&warned, 1))
-			fold__warn(
-			    "thread %d kept the sampling signal blocked (outside fold's wrappers): %llu "
-			    "sample(s) lost, counted as dropped (signal_blocked)",
-			    (int)t->tid, (unsigned long long)missed);
+			rt__warn("thread %d kept the sampling signal blocked (outside fold's wrappers): %llu "
+			         "sample(s) lost, counted as dropped (signal_blocked)",
+			         (int)t->tid, (unsigned long long)missed);
 	}
 	timer_delete(t->timer);
 	if (t->timer_cpu_ok) {
@@ -174,7 +174,7 @@ static void time_thread_stop(fold_thread *t)
 	}
 }
 
-const fold_sample_source fold__source_time = {
+const rt_sample_source rt__source_time = {
     .name = "time",
     .configure = time_configure,
     .thread_start = time_thread_start,

@@ -1,17 +1,17 @@
 /* rt_stream.c: the process stream and the region registry.
  *
- * Owns stream 0 of the trace file: its buffers (under fold__rt.proc_lock),
+ * Owns stream 0 of the trace file: its buffers (under rt__proc.proc_lock),
  * the INFO records a new trace file starts with, CLOCK, counter and module
  * definitions, statistics; and the region registry, which gives every region
  * (kind, address, name) one id per process and writes its definition into
- * the process stream, again into a fork child's file (fold__regions_reemit).
+ * the process stream, again into a fork child's file (rt__regions_reemit).
  *
  * Invariants:
- *  - Process-stream records are written under fold__rt.proc_lock, never from
- *    a signal handler (fold__proc_seal_try only trylocks and seals).
+ *  - Process-stream records are written under rt__proc.proc_lock, never from
+ *    a signal handler (rt__proc_seal_try only trylocks and seals).
  *  - A region id, once given, names the same region for the life of the
  *    process image; a fork child re-emits every definition into its file.
- *  - fold__reg_lock comes before fold__rt.proc_lock (lock order, fold_rt.h).
+ *  - rt__reg_lock comes before rt__proc.proc_lock (lock order, fold_rt.h).
  */
 #include "fold_rt.h"
 
@@ -30,49 +30,49 @@
 
 /* Runs an encoder call on the process stream, moving to a fresh buffer when
  * the current one is full. Caller holds proc_lock. */
-#define PROC_PUT(call)                                                                                     \
-	do {                                                                                               \
-		trace_enc *enc = &fold__rt.proc_enc;                                                       \
-		if (!fold__rt.proc_buf)                                                                    \
-			break;                                                                             \
-		fold__proc_dirty();                                                                        \
-		if ((call) == -ENOSPC) {                                                                   \
-			proc_swap();                                                                       \
-			(void)(call);                                                                      \
-		}                                                                                          \
+#define PROC_PUT(call)                                                                                       \
+	do {                                                                                                 \
+		trace_enc *enc = &rt__proc.proc_enc;                                                         \
+		if (!rt__proc.proc_buf)                                                                      \
+			break;                                                                               \
+		rt__proc_dirty();                                                                            \
+		if ((call) == -ENOSPC) {                                                                     \
+			proc_swap();                                                                         \
+			(void)(call);                                                                        \
+		}                                                                                            \
 	} while (0)
 
 static int proc_begin_buf(int may_grow)
 {
-	fold__rt.proc_buf = fold__buf_claim();
-	if (!fold__rt.proc_buf && may_grow) {
-		fold__pool_reserve(4);
-		fold__rt.proc_buf = fold__buf_claim();
+	rt__proc.proc_buf = rt__buf_claim();
+	if (!rt__proc.proc_buf && may_grow) {
+		rt__pool_reserve(4);
+		rt__proc.proc_buf = rt__buf_claim();
 	}
-	if (!fold__rt.proc_buf)
+	if (!rt__proc.proc_buf)
 		return -ENOMEM;
-	fold__rt.proc_buf->stream = TRACE_PROCESS_STREAM;
-	return trace_enc_begin(&fold__rt.proc_enc, fold__rt.proc_buf->data, FOLD_BUF_BYTES);
+	rt__proc.proc_buf->stream = TRACE_PROCESS_STREAM;
+	return trace_enc_begin(&rt__proc.proc_enc, rt__proc.proc_buf->data, FOLD_BUF_BYTES);
 }
 
 static int proc_begin(void) { return proc_begin_buf(1); }
 
 static void proc_seal_locked(void)
 {
-	fold_buf *b = fold__rt.proc_buf;
+	rt_buf *b = rt__proc.proc_buf;
 	if (!b)
 		return;
-	fold__rt.proc_buf = NULL;
-	fold__proc_clean();
-	b->len = (uint32_t)trace_enc_len(&fold__rt.proc_enc);
+	rt__proc.proc_buf = NULL;
+	rt__proc_clean();
+	b->len = (uint32_t)trace_enc_len(&rt__proc.proc_enc);
 	b->stream = TRACE_PROCESS_STREAM;
 	b->nsamples = 0;
 	if (!b->len) { /* nothing to say: keep the sequence gap-free */
-		fold__buf_release(b);
+		rt__buf_release(b);
 		return;
 	}
-	b->seq = fold__rt.proc_seq++;
-	fold__buf_submit(b);
+	b->seq = rt__proc.proc_seq++;
+	rt__buf_submit(b);
 }
 
 static void proc_swap(void)
@@ -81,15 +81,15 @@ static void proc_swap(void)
 	proc_begin();
 }
 
-void fold__proc_seal(void)
+void rt__proc_seal(void)
 {
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (t)
 		t->busy++;
-	pthread_mutex_lock(&fold__rt.proc_lock);
+	pthread_mutex_lock(&rt__proc.proc_lock);
 	proc_seal_locked();
 	proc_begin();
-	pthread_mutex_unlock(&fold__rt.proc_lock);
+	pthread_mutex_unlock(&rt__proc.proc_lock);
 	if (t)
 		t->busy--;
 }
@@ -97,90 +97,90 @@ void fold__proc_seal(void)
 /* From the periodic flush, maybe in a signal handler: a trylock (one CAS on
  * a default mutex; never waits), no pool growth. The interrupted code of
  * this thread does not hold proc_lock: its guard would be up. */
-void fold__proc_seal_try(void)
+void rt__proc_seal_try(void)
 {
-	if (pthread_mutex_trylock(&fold__rt.proc_lock))
+	if (pthread_mutex_trylock(&rt__proc.proc_lock))
 		return;
-	if (fold__rt.proc_buf) {
+	if (rt__proc.proc_buf) {
 		proc_seal_locked();
 		proc_begin_buf(0);
 	}
-	pthread_mutex_unlock(&fold__rt.proc_lock);
+	pthread_mutex_unlock(&rt__proc.proc_lock);
 }
 
 /* Our own thread's guard goes up while we hold proc_lock, so a sample landing
  * here (whose handler never takes the lock anyway) is counted as in_runtime. */
-static fold_thread *proc_lock(void)
+static rt_thread *proc_lock(void)
 {
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (t)
 		t->busy++;
-	pthread_mutex_lock(&fold__rt.proc_lock);
+	pthread_mutex_lock(&rt__proc.proc_lock);
 	return t;
 }
 
-static void proc_unlock(fold_thread *t)
+static void proc_unlock(rt_thread *t)
 {
-	pthread_mutex_unlock(&fold__rt.proc_lock);
+	pthread_mutex_unlock(&rt__proc.proc_lock);
 	if (t)
 		t->busy--;
 }
 
-void fold__proc_info(const char *key, const char *value)
+void rt__proc_info(const char *key, const char *value)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_info(enc, key, value));
 	proc_unlock(t);
 }
 
-void fold__proc_info_u64(const char *key, uint64_t value)
+void rt__proc_info_u64(const char *key, uint64_t value)
 {
 	char v[32];
 	snprintf(v, sizeof v, "%llu", (unsigned long long)value);
-	fold__proc_info(key, v);
+	rt__proc_info(key, v);
 }
 
-void fold__proc_stat(const char *key, uint64_t value)
+void rt__proc_stat(const char *key, uint64_t value)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_stat(enc, key, value));
 	proc_unlock(t);
 }
 
-void fold__proc_clock(void)
+void rt__proc_clock(void)
 {
 	uint64_t tick, mono, real;
-	fold__clock_now(&tick, &mono, &real);
-	fold_thread *t = proc_lock();
+	rt__clock_now(&tick, &mono, &real);
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_clock(enc, tick, mono, real));
 	proc_unlock(t);
 }
 
-void fold__proc_counter_def(uint32_t id, unsigned kind, const char *name)
+void rt__proc_counter_def(uint32_t id, unsigned kind, const char *name)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_counter_def(enc, id, kind, name));
 	proc_unlock(t);
 }
 
-void fold__proc_counter_missing(const char *name, const char *reason)
+void rt__proc_counter_missing(const char *name, const char *reason)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_counter_missing(enc, name, reason));
 	proc_unlock(t);
 }
 
-void fold__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uint8_t *bid, size_t bid_len,
-                            const char *path, const trace_segment *segs, unsigned nseg)
+void rt__proc_module_load(uint32_t id, uint64_t tick, uint64_t bias, const uint8_t *bid, size_t bid_len,
+                          const char *path, const trace_segment *segs, unsigned nseg)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_module_load(enc, id, tick, bias, bid, bid_len, path, segs, nseg));
 	proc_unlock(t);
 }
 
-void fold__proc_module_unload(uint32_t id, uint64_t tick)
+void rt__proc_module_unload(uint32_t id, uint64_t tick)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_module_unload(enc, id, tick));
 	proc_unlock(t);
 }
@@ -197,11 +197,11 @@ typedef struct region_entry {
 
 /* The runtime's own table, not util_hmap (src/util, offline only): libfold.so
  * links none of the offline building blocks, and this registry grows under
- * fold__reg_lock, never from a signal handler. */
-pthread_mutex_t fold__reg_lock = PTHREAD_MUTEX_INITIALIZER;
+ * rt__reg_lock, never from a signal handler. */
+pthread_mutex_t rt__reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static region_entry *regions;     /* by id - 1 */
 static uint32_t nregions, cap_regions;
-static uint32_t *region_index;    /* open addressing over hashes, 0 = empty */
+static uint32_t *rt_region_index; /* open addressing over hashes, 0 = empty */
 static uint32_t index_cap;
 
 static uint64_t region_hash(unsigned kind, uint64_t address, const char *name)
@@ -235,29 +235,30 @@ static int index_grow(void)
 			s = (s + 1) & (ncap - 1);
 		n[s] = i + 1;
 	}
-	free(region_index);
-	region_index = n;
+	free(rt_region_index);
+	rt_region_index = n;
 	index_cap = ncap;
 	return 0;
 }
 
 static void emit_region_def(const region_entry *e)
 {
-	fold_thread *t = proc_lock();
+	rt_thread *t = proc_lock();
 	PROC_PUT(trace_enc_region_def(enc, e->id, e->kind, e->address, e->name));
 	proc_unlock(t);
 }
 
-uint32_t fold__region_define(unsigned kind, uint64_t address, const char *name)
+uint32_t rt__region_define(unsigned kind, uint64_t address, const char *name)
 {
 	if (!name)
 		name = "";
 	uint64_t h = region_hash(kind, address, name);
 	uint32_t id = 0;
-	pthread_mutex_lock(&fold__reg_lock);
+	pthread_mutex_lock(&rt__reg_lock);
 	if (index_cap) {
-		for (uint32_t s = (uint32_t)h & (index_cap - 1); region_index[s]; s = (s + 1) & (index_cap - 1)) {
-			region_entry *e = &regions[region_index[s] - 1];
+		for (uint32_t s = (uint32_t)h & (index_cap - 1); rt_region_index[s];
+		     s = (s + 1) & (index_cap - 1)) {
+			region_entry *e = &regions[rt_region_index[s] - 1];
 			if (e->hash == h && region_equal(e, kind, address, name)) {
 				id = e->id;
 				goto out;
@@ -281,18 +282,18 @@ uint32_t fold__region_define(unsigned kind, uint64_t address, const char *name)
 	*e = (region_entry){.id = nregions + 1, .kind = kind, .address = address, .name = copy, .hash = h};
 	nregions++;
 	uint32_t s = (uint32_t)h & (index_cap - 1);
-	while (region_index[s])
+	while (rt_region_index[s])
 		s = (s + 1) & (index_cap - 1);
-	region_index[s] = nregions;
+	rt_region_index[s] = nregions;
 	id = e->id;
-	if (atomic_load(&fold__rt.phase) >= FOLD_INITIALIZING)
+	if (atomic_load(&rt__proc.phase) >= FOLD_INITIALIZING)
 		emit_region_def(e);
 out:
-	pthread_mutex_unlock(&fold__reg_lock);
+	pthread_mutex_unlock(&rt__reg_lock);
 	return id;
 }
 
-void fold__regions_reemit(void)
+void rt__regions_reemit(void)
 {
 	for (uint32_t i = 0; i < nregions; i++)
 		emit_region_def(&regions[i]);
@@ -338,62 +339,62 @@ static void info_cmdline(void)
 		i += (ssize_t)len + 1;
 	}
 	out[o] = 0;
-	fold__proc_info("cmdline", out);
+	rt__proc_info("cmdline", out);
 }
 
 static void write_infos(pid_t parent_pid_for_fork)
 {
 	char buf[4096];
-	fold__proc_info("fold.version", FOLD_VERSION);
+	rt__proc_info("fold.version", FOLD_VERSION);
 	if (gethostname(buf, sizeof buf - 1) == 0) {
 		buf[sizeof buf - 1] = 0;
-		fold__proc_info("host", buf);
+		rt__proc_info("host", buf);
 	}
-	fold__proc_info_u64("pid", (uint64_t)getpid());
-	fold__proc_info_u64("ppid", (uint64_t)getppid());
+	rt__proc_info_u64("pid", (uint64_t)getpid());
+	rt__proc_info_u64("ppid", (uint64_t)getppid());
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
 	if (n > 0) {
 		buf[n] = 0;
-		fold__proc_info("exe", buf);
+		rt__proc_info("exe", buf);
 	}
 	info_cmdline();
 	if (getcwd(buf, sizeof buf))
-		fold__proc_info("cwd", buf);
-	if (fold__rt.rank >= 0)
-		fold__proc_info_u64("mpi.rank", (uint64_t)fold__rt.rank);
-	if (fold__rt.size >= 0)
-		fold__proc_info_u64("mpi.size", (uint64_t)fold__rt.size);
-	fold__proc_info_u64("start.realtime_ns", fold__rt.clock.real0);
-	fold__proc_info_u64("start.monotonic_ns", fold__rt.clock.mono0);
-	fold__proc_info("clock.source", fold__rt.clock.tsc ? "tsc" : "monotonic");
-	fold__proc_info_u64("clock.tick_hz", fold__rt.clock.tick_hz);
-	const fold_config *c = &fold__rt.cfg;
+		rt__proc_info("cwd", buf);
+	if (rt__proc.rank >= 0)
+		rt__proc_info_u64("mpi.rank", (uint64_t)rt__proc.rank);
+	if (rt__proc.size >= 0)
+		rt__proc_info_u64("mpi.size", (uint64_t)rt__proc.size);
+	rt__proc_info_u64("start.realtime_ns", rt__proc.clock.real0);
+	rt__proc_info_u64("start.monotonic_ns", rt__proc.clock.mono0);
+	rt__proc_info("clock.source", rt__proc.clock.tsc ? "tsc" : "monotonic");
+	rt__proc_info_u64("clock.tick_hz", rt__proc.clock.tick_hz);
+	const rt_config *c = &rt__proc.cfg;
 	static const char *const src_names[] = {"off", "time", "time", "papi"};
-	fold__proc_info("sample.source", src_names[c->source]);
-	if (c->source == FOLD_SOURCE_PAPI && fold__rt.source)
-		fold__proc_info("sample.backend", fold__rt.source == &fold__source_perf ? "perf_event" : "papi");
-	fold__proc_info("sample.event", c->source == FOLD_SOURCE_TIME      ? "CLOCK_MONOTONIC"
-	                                : c->source == FOLD_SOURCE_CPUTIME ? "CLOCK_THREAD_CPUTIME_ID"
-	                                : c->source == FOLD_SOURCE_PAPI    ? c->sample_event
-	                                                                   : "");
-	fold__proc_info_u64("sample.period", c->period);
+	rt__proc_info("sample.source", src_names[c->source]);
+	if (c->source == FOLD_SOURCE_PAPI && rt__proc.source)
+		rt__proc_info("sample.backend", rt__proc.source == &rt__source_perf ? "perf_event" : "papi");
+	rt__proc_info("sample.event", c->source == FOLD_SOURCE_TIME      ? "CLOCK_MONOTONIC"
+	                              : c->source == FOLD_SOURCE_CPUTIME ? "CLOCK_THREAD_CPUTIME_ID"
+	                              : c->source == FOLD_SOURCE_PAPI    ? c->sample_event
+	                                                                 : "");
+	rt__proc_info_u64("sample.period", c->period);
 	snprintf(buf, sizeof buf, "%g", c->jitter);
-	fold__proc_info("sample.jitter", buf);
-	fold__proc_info_u64("sample.seed", c->seed);
-	fold__proc_info_u64("sample.signal", (uint64_t)c->signo);
-	fold__proc_info_u64("stack.depth", c->stack_depth);
+	rt__proc_info("sample.jitter", buf);
+	rt__proc_info_u64("sample.seed", c->seed);
+	rt__proc_info_u64("sample.signal", (uint64_t)c->signo);
+	rt__proc_info_u64("stack.depth", c->stack_depth);
 	if (parent_pid_for_fork)
-		fold__proc_info_u64("fork.parent_pid", (uint64_t)parent_pid_for_fork);
-	fold__proc_info_u64("exec.generation", c->exec_generation);
+		rt__proc_info_u64("fork.parent_pid", (uint64_t)parent_pid_for_fork);
+	rt__proc_info_u64("exec.generation", c->exec_generation);
 }
 
 /* Starts the process stream of a new trace file: its first buffer, the INFO
  * records (fork_parent: the parent's pid in a fork child, else 0), CLOCK. */
-void fold__proc_start(pid_t fork_parent)
+void rt__proc_start(pid_t fork_parent)
 {
-	fold__rt.proc_seq = 0;
-	trace_enc_init(&fold__rt.proc_enc, NULL);
+	rt__proc.proc_seq = 0;
+	trace_enc_init(&rt__proc.proc_enc, NULL);
 	proc_begin();
 	write_infos(fork_parent);
-	fold__proc_clock();
+	rt__proc_clock();
 }

@@ -1,6 +1,6 @@
 /* rt_thread.c: per-thread measurement state and the pthread_create wrapper.
  *
- * Owns the table of fold_thread objects (never freed: recycled through a free
+ * Owns the table of rt_thread objects (never freed: recycled through a free
  * list, so a thread state pointer stays valid for a late signal), thread
  * start/end records, and how a thread's chunk buffer is sealed and replaced.
  *
@@ -10,7 +10,7 @@
  *    create (a pthread key destructor then ends them).
  *  - pthread_exit never returns through the trampoline, so the end of a
  *    thread runs from a pthread_cleanup_push handler.
- *  - threads_lock is held by fold__quiesce until fold__unquiesce; a thread
+ *  - threads_lock is held by rt__quiesce until rt__unquiesce; a thread
  *    never waits for it while its busy guard is up, so quiesce cannot
  *    deadlock against a thread that is starting or ending.
  */
@@ -26,58 +26,67 @@
 
 #define MAX_SLOTS 65536u
 
-FOLD_TLS fold_thread *fold__tls_thread;
+FOLD_TLS rt_thread *rt__tls_thread;
 static FOLD_TLS int tls_starting; /* re-entrancy during thread begin */
 
-static fold_thread *slots[MAX_SLOTS];
+static rt_thread *slots[MAX_SLOTS];
 static _Atomic unsigned nslots;
-static fold_thread *free_list[MAX_SLOTS];
+static rt_thread *free_list[MAX_SLOTS];
 static unsigned nfree;
-pthread_mutex_t fold__threads_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t rt__threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t next_stream = 1;
 static pthread_key_t adopt_key;
 static pthread_once_t adopt_once = PTHREAD_ONCE_INIT;
 
-unsigned fold__thread_slots(void) { return atomic_load(&nslots); }
-fold_thread *fold__thread_slot(unsigned i) { return i < atomic_load(&nslots) ? slots[i] : NULL; }
-uint32_t fold__next_stream(void) { return atomic_fetch_add(&next_stream, 1); }
-
-static fold_thread *alloc_state(void)
+unsigned rt__thread_slots(void)
 {
-	fold_thread *t = NULL;
-	pthread_mutex_lock(&fold__threads_lock);
+	return atomic_load(&nslots);
+}
+rt_thread *rt__thread_slot(unsigned i)
+{
+	return i < atomic_load(&nslots) ? slots[i] : NULL;
+}
+uint32_t rt__next_stream(void)
+{
+	return atomic_fetch_add(&next_stream, 1);
+}
+
+static rt_thread *alloc_state(void)
+{
+	rt_thread *t = NULL;
+	pthread_mutex_lock(&rt__threads_lock);
 	if (nfree) {
 		t = free_list[--nfree];
 	} else if (atomic_load(&nslots) < MAX_SLOTS) {
-		size_t sz = (sizeof(fold_thread) + 4095) & ~(size_t)4095;
+		size_t sz = (sizeof(rt_thread) + 4095) & ~(size_t)4095;
 		size_t stsz = (sizeof(trace_stack_table) + 4095) & ~(size_t)4095;
 		uint8_t *mem = mmap(NULL, sz + stsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem != MAP_FAILED) {
-			t = (fold_thread *)mem;
+			t = (rt_thread *)mem;
 			t->stacks = (trace_stack_table *)(mem + sz);
 			t->slot = atomic_load(&nslots);
 			slots[t->slot] = t;
 			atomic_store(&nslots, t->slot + 1);
 		}
 	}
-	pthread_mutex_unlock(&fold__threads_lock);
+	pthread_mutex_unlock(&rt__threads_lock);
 	return t;
 }
 
-static void recycle_state(fold_thread *t)
+static void recycle_state(rt_thread *t)
 {
-	pthread_mutex_lock(&fold__threads_lock);
+	pthread_mutex_lock(&rt__threads_lock);
 	atomic_store(&t->alive, 0);
 	free_list[nfree++] = t;
-	pthread_mutex_unlock(&fold__threads_lock);
+	pthread_mutex_unlock(&rt__threads_lock);
 }
 
-static int start_buffer(fold_thread *t)
+static int start_buffer(rt_thread *t)
 {
 	/* Threads starting together race for the reserve: grow and retry. */
 	for (unsigned i = 0; i < 4 && !t->cur; i++) {
-		fold__pool_reserve(4 + 8 * i);
-		t->cur = fold__buf_claim();
+		rt__pool_reserve(4 + 8 * i);
+		t->cur = rt__buf_claim();
 	}
 	if (!t->cur)
 		return -ENOMEM;
@@ -85,9 +94,9 @@ static int start_buffer(fold_thread *t)
 	return trace_enc_begin(&t->enc, t->cur->data, FOLD_BUF_BYTES);
 }
 
-void fold__thread_seal(fold_thread *t)
+void rt__thread_seal(rt_thread *t)
 {
-	fold_buf *b = t->cur;
+	rt_buf *b = t->cur;
 	if (!b)
 		return;
 	t->cur = NULL;
@@ -98,30 +107,30 @@ void fold__thread_seal(fold_thread *t)
 	t->flush_tick = 0;
 	t->enc.base = t->enc.pos = t->enc.end = NULL;
 	if (!b->len) { /* keep the sequence gap-free */
-		fold__buf_release(b);
+		rt__buf_release(b);
 		return;
 	}
 	b->seq = t->seq++;
-	fold__buf_submit(b);
+	rt__buf_submit(b);
 }
 
-void fold__thread_fresh_buffer(fold_thread *t)
+void rt__thread_fresh_buffer(rt_thread *t)
 {
 	if (t->cur)
 		return;
-	t->cur = fold__buf_claim();
+	t->cur = rt__buf_claim();
 	if (t->cur) {
 		t->cur->stream = t->stream;
 		trace_enc_begin(&t->enc, t->cur->data, FOLD_BUF_BYTES);
 	}
 }
 
-int fold__thread_swap_buffer(fold_thread *t)
+int rt__thread_swap_buffer(rt_thread *t)
 {
-	fold_buf *fresh = fold__buf_claim();
+	rt_buf *fresh = rt__buf_claim();
 	if (!fresh)
 		return -ENOSPC;
-	fold__thread_seal(t);
+	rt__thread_seal(t);
 	t->cur = fresh;
 	fresh->stream = t->stream;
 	return trace_enc_begin(&t->enc, fresh->data, FOLD_BUF_BYTES);
@@ -129,20 +138,20 @@ int fold__thread_swap_buffer(fold_thread *t)
 
 static void adopt_destructor(void *arg)
 {
-	fold_thread *t = arg;
-	if (t && fold__tls_thread == t)
-		fold__thread_end(t);
+	rt_thread *t = arg;
+	if (t && rt__tls_thread == t)
+		rt__thread_end(t);
 }
 
 static void adopt_key_init(void) { pthread_key_create(&adopt_key, adopt_destructor); }
 
 /* created: the thread comes from our pthread_create trampoline. */
-static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int created)
+static rt_thread *thread_begin(uint32_t parent_stream, const char *name, int created)
 {
-	if (tls_starting || atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+	if (tls_starting || atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return NULL;
 	tls_starting = 1;
-	fold_thread *t = alloc_state();
+	rt_thread *t = alloc_state();
 	if (!t)
 		goto fail;
 	trace_stack_table *st = t->stacks;
@@ -156,13 +165,13 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	t->altstack = altstack;
 	t->busy = 1; /* no samples until the state is complete */
 	t->tid = (pid_t)syscall(SYS_gettid);
-	t->stream = fold__next_stream();
+	t->stream = rt__next_stream();
 	t->parent_stream = parent_stream;
 	t->papi_eventset = -1;
 	t->sample_fd = -1;
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
 		t->perf_fd[i] = -1;
-	t->rng = fold__rt.cfg.seed ^ (0x9e3779b97f4a7c15ull * (t->stream + 1));
+	t->rng = rt__proc.cfg.seed ^ (0x9e3779b97f4a7c15ull * (t->stream + 1));
 	/* The stack table is not cleared (20 KiB, page faults on a fresh
 	 * state): its slots are zero (fresh mmap) or from an earlier thread,
 	 * and trace_enc_begin moves its epoch on, so no old slot matches. */
@@ -171,20 +180,20 @@ static fold_thread *thread_begin(uint32_t parent_stream, const char *name, int c
 	if (start_buffer(t)) {
 		/* Counted, and said once in the summary (over 4095 threads alive
 		 * at once would otherwise print a line per thread). */
-		atomic_fetch_add(&fold__rt.threads_unmeasured, 1);
+		atomic_fetch_add(&rt__proc.threads_unmeasured, 1);
 		recycle_state(t);
 		goto fail;
 	}
-	trace_enc_thread_start(&t->enc, (uint64_t)t->tid, parent_stream, fold__tick(), name ? name : "");
-	fold__counters_thread_start(t);
-	fold__counter_set_refresh(t);
-	t->last_cpu_ns = fold__cpu_base(t);
-	fold__unwind_thread_start();
-	fold__altstack_start(t, created);
+	trace_enc_thread_start(&t->enc, (uint64_t)t->tid, parent_stream, rt__tick(), name ? name : "");
+	rt__counters_thread_start(t);
+	rt__counter_set_refresh(t);
+	t->last_cpu_ns = rt__cpu_base(t);
+	rt__unwind_thread_start();
+	rt__altstack_start(t, created);
 	atomic_store(&t->alive, 1);
-	atomic_fetch_add(&fold__rt.threads_total, 1);
-	fold__tls_thread = t;
-	fold__sampling_thread_start(t);
+	atomic_fetch_add(&rt__proc.threads_total, 1);
+	rt__tls_thread = t;
+	rt__sampling_thread_start(t);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
 	tls_starting = 0;
@@ -194,78 +203,78 @@ fail:
 	return NULL;
 }
 
-fold_thread *fold__thread_begin(uint32_t parent_stream, const char *name)
+rt_thread *rt__thread_begin(uint32_t parent_stream, const char *name)
 {
 	return thread_begin(parent_stream, name, 0);
 }
 
-static void add_totals(fold_thread *t)
+static void add_totals(rt_thread *t)
 {
-	atomic_fetch_add(&fold__rt.samples_taken, t->samples_taken);
-	atomic_fetch_add(&fold__rt.handler_ticks, t->handler_ticks);
+	atomic_fetch_add(&rt__proc.samples_taken, t->samples_taken);
+	atomic_fetch_add(&rt__proc.handler_ticks, t->handler_ticks);
 	t->handler_ticks = 0;
 	for (int i = 0; i < FOLD_DROP_NREASONS; i++)
-		atomic_fetch_add(&fold__rt.dropped[i], t->dropped[i]);
-	atomic_fetch_add(&fold__rt.unbalanced, t->unbalanced);
+		atomic_fetch_add(&rt__proc.dropped[i], t->dropped[i]);
+	atomic_fetch_add(&rt__proc.unbalanced, t->unbalanced);
 	t->samples_taken = 0;
 	t->sealed_samples = 0;
 	memset(t->dropped, 0, sizeof t->dropped);
 	t->unbalanced = 0;
 }
 
-void fold__thread_end(fold_thread *t)
+void rt__thread_end(rt_thread *t)
 {
-	if (!t || fold__tls_thread != t)
+	if (!t || rt__tls_thread != t)
 		return;
-	pthread_mutex_lock(&fold__threads_lock);
+	pthread_mutex_lock(&rt__threads_lock);
 	t->busy++;
 	atomic_signal_fence(memory_order_seq_cst);
-	fold__sampling_thread_stop(t);
-	if (!atomic_load(&fold__rt.stop) && t->cur) {
+	rt__sampling_thread_stop(t);
+	if (!atomic_load(&rt__proc.stop) && t->cur) {
 		if (t->region_depth) {
 			char text[96];
 			snprintf(text, sizeof text, "unbalanced: thread ended inside %u region(s), innermost %u",
 			         t->region_depth, t->region_stack[(t->region_depth - 1) % FOLD_REGION_STACK]);
-			fold__marker(t, text);
+			rt__marker(t, text);
 			t->unbalanced++;
 		}
-		uint64_t tick = fold__tick();
-		if (trace_enc_thread_end(&t->enc, tick) == -ENOSPC && fold__thread_swap_buffer(t) == 0)
+		uint64_t tick = rt__tick();
+		if (trace_enc_thread_end(&t->enc, tick) == -ENOSPC && rt__thread_swap_buffer(t) == 0)
 			trace_enc_thread_end(&t->enc, tick);
-		fold__thread_seal(t);
+		rt__thread_seal(t);
 	}
 	if (t->cur) { /* stopped for good (after the final flush): drop it */
-		fold__buf_release(t->cur);
+		rt__buf_release(t->cur);
 		t->cur = NULL;
 	}
-	fold__counters_thread_stop(t);
-	fold__altstack_stop(t);
+	rt__counters_thread_stop(t);
+	rt__altstack_stop(t);
 	add_totals(t);
-	fold__tls_thread = NULL;
+	rt__tls_thread = NULL;
 	atomic_store(&t->alive, 0);
 	free_list[nfree++] = t;
-	pthread_mutex_unlock(&fold__threads_lock);
+	pthread_mutex_unlock(&rt__threads_lock);
 }
 
-fold_thread *fold__thread(void)
+rt_thread *rt__thread(void)
 {
-	fold_thread *t = fold__tls_thread;
+	rt_thread *t = rt__tls_thread;
 	if (__builtin_expect(t != NULL, 1))
 		return t;
 	if (tls_starting)
 		return NULL;
-	int phase = atomic_load(&fold__rt.phase);
+	int phase = atomic_load(&rt__proc.phase);
 	if (phase == FOLD_UNINIT) {
-		fold__init();
-		t = fold__tls_thread;
+		rt__init();
+		t = rt__tls_thread;
 		if (t)
 			return t;
-		phase = atomic_load(&fold__rt.phase);
+		phase = atomic_load(&rt__proc.phase);
 	}
-	if (phase != FOLD_RUNNING || atomic_load(&fold__rt.stop))
+	if (phase != FOLD_RUNNING || atomic_load(&rt__proc.stop))
 		return NULL;
 	/* A thread we did not create (started before us, or by clone). */
-	t = fold__thread_begin(0, "adopted");
+	t = rt__thread_begin(0, "adopted");
 	if (t) {
 		pthread_once(&adopt_once, adopt_key_init);
 		pthread_setspecific(adopt_key, t);
@@ -273,22 +282,22 @@ fold_thread *fold__thread(void)
 	return t;
 }
 
-void fold__threads_after_fork(fold_thread *self)
+void rt__threads_after_fork(rt_thread *self)
 {
-	pthread_mutex_init(&fold__threads_lock, NULL);
+	pthread_mutex_init(&rt__threads_lock, NULL);
 	nfree = 0;
 	unsigned n = atomic_load(&nslots);
 	for (unsigned i = 0; i < n; i++) {
-		fold_thread *t = slots[i];
+		rt_thread *t = slots[i];
 		if (t == self)
 			continue;
 		if (t->cur) { /* the parent writes those; here they are stale */
-			fold__buf_release(t->cur);
+			rt__buf_release(t->cur);
 			t->cur = NULL;
 		}
 		if (atomic_load(&t->alive)) { /* the child's copies of that thread's descriptors */
-			fold__counters_thread_stop(t);
-			fold__fd_after_fork_forget(t->sample_fd);
+			rt__counters_thread_stop(t);
+			rt__fd_after_fork_forget(t->sample_fd);
 			t->sample_fd = -1;
 		}
 		atomic_store(&t->alive, 0);
@@ -308,17 +317,17 @@ struct start_arg {
 
 static void trampoline_cleanup(void *arg)
 {
-	fold_thread *t = arg;
+	rt_thread *t = arg;
 	if (t)
-		fold__thread_end(t);
+		rt__thread_end(t);
 }
 
 static void *trampoline(void *p)
 {
 	struct start_arg sa = *(struct start_arg *)p;
 	free(p);
-	fold__tls_vmask = sa.vmask; /* the kernel's mask is inherited, so is the view */
-	fold_thread *t = thread_begin(sa.parent, "", 1);
+	rt__tls_vmask = sa.vmask; /* the kernel's mask is inherited, so is the view */
+	rt_thread *t = thread_begin(sa.parent, "", 1);
 	void *ret;
 	pthread_cleanup_push(trampoline_cleanup, t);
 	ret = sa.fn(sa.arg);
@@ -332,21 +341,21 @@ FOLD_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *
 {
 	static pthread_create_fn real;
 	if (!real)
-		real = (pthread_create_fn)fold__real("pthread_create");
+		real = (pthread_create_fn)rt__real("pthread_create");
 	if (!real)
 		return EAGAIN;
-	if (atomic_load(&fold__rt.phase) == FOLD_UNINIT)
-		fold__init();
-	if (atomic_load(&fold__rt.phase) != FOLD_RUNNING)
+	if (atomic_load(&rt__proc.phase) == FOLD_UNINIT)
+		rt__init();
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return real(th, attr, fn, arg);
 	struct start_arg *sa = malloc(sizeof *sa);
 	if (!sa)
 		return real(th, attr, fn, arg);
-	fold_thread *self = fold__tls_thread;
+	rt_thread *self = rt__tls_thread;
 	sa->fn = fn;
 	sa->arg = arg;
 	sa->parent = self ? self->stream : 0;
-	sa->vmask = fold__tls_vmask;
+	sa->vmask = rt__tls_vmask;
 	int rc = real(th, attr, trampoline, sa);
 	if (rc)
 		free(sa);

@@ -14,14 +14,14 @@
  *
  * Invariants:
  *  - Loaded once, at start, outside any signal handler (dlopen is not
- *    async-signal-safe); fold__unwind_backtrace is the only call the
+ *    async-signal-safe); rt__unwind_backtrace is the only call the
  *    handler makes, and without libunwind it returns 0 (samples keep the
  *    interrupted pc only).
  *  - libunwind's thread-local variables live in dynamic TLS (it is
  *    dlopen'ed), which glibc allocates with malloc on a thread's first
- *    access: fold__unwind_thread_start makes that access at thread start,
+ *    access: rt__unwind_thread_start makes that access at thread start,
  *    so the handler never allocates (tests/integration/runtime nomalloc).
- *  - While libunwind runs on a thread, fold__tls_unwinding is raised, so
+ *  - While libunwind runs on a thread, rt__tls_unwinding is raised, so
  *    the descriptors it creates (its memory-validation pipe, see rt_fd.c)
  *    are moved into fold's own range.
  */
@@ -46,7 +46,7 @@ typedef struct tls_index {
 	unsigned long module, offset;
 } tls_index;
 extern void *__tls_get_addr(tls_index *ti);
-FOLD_TLS volatile int fold__tls_unwinding;
+FOLD_TLS volatile int rt__tls_unwinding;
 
 static int load(void)
 {
@@ -55,22 +55,22 @@ static int load(void)
 		return unw_bt ? 0 : -ENOENT;
 	tried = 1;
 	typedef void *(*dlopen_fn)(const char *, int);
-	dlopen_fn real_dlopen = (dlopen_fn)fold__real("dlopen");
+	dlopen_fn real_dlopen = (dlopen_fn)rt__real("dlopen");
 	if (!real_dlopen)
 		return -ENOSYS;
 	void *h = real_dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		h = real_dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		fold__warn("cannot load libunwind (%s): samples record the interrupted address only",
-		           dlerror());
+		rt__warn("cannot load libunwind (%s): samples record the interrupted address only",
+		         dlerror());
 		return -ENOENT;
 	}
 	getcontext_fn getctx = (getcontext_fn)dlsym(h, STR(unw_tdep_getcontext));
 	init_local_fn init = (init_local_fn)dlsym(h, STR(unw_init_local));
 	backtrace_fn bt = (backtrace_fn)dlsym(h, "unw_backtrace");
 	if (!getctx || !init || !bt) {
-		fold__warn(
+		rt__warn(
 		    "libunwind lacks unw_backtrace/unw_init_local: samples record the interrupted address "
 		    "only");
 		return -ENOENT;
@@ -81,10 +81,10 @@ static int load(void)
 	 * program's back in a handler. */
 	unw_context_t uc;
 	unw_cursor_t cursor;
-	fold__tls_unwinding++;
+	rt__tls_unwinding++;
 	getctx(&uc);
 	init(&cursor, &uc);
-	fold__tls_unwinding--;
+	rt__tls_unwinding--;
 	size_t modid = 0;
 	if (dlinfo(h, RTLD_DI_TLS_MODID, &modid) == 0)
 		tls_modid = modid;
@@ -92,12 +92,12 @@ static int load(void)
 	return 0;
 }
 
-void fold__unwind_warm(void)
+void rt__unwind_warm(void)
 {
 	load();
 }
 
-void fold__unwind_thread_start(void)
+void rt__unwind_thread_start(void)
 {
 	if (unw_bt && tls_modid) {
 		tls_index ti = {tls_modid, 0};
@@ -105,13 +105,13 @@ void fold__unwind_thread_start(void)
 	}
 }
 
-int fold__unwind_backtrace(void **frames, int max)
+int rt__unwind_backtrace(void **frames, int max)
 {
 	backtrace_fn bt = unw_bt;
 	if (!bt)
 		return 0;
-	fold__tls_unwinding++;
+	rt__tls_unwinding++;
 	int n = bt(frames, max);
-	fold__tls_unwinding--;
+	rt__tls_unwinding--;
 	return n;
 }

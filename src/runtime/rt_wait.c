@@ -11,8 +11,8 @@
  * cannot see), the EINTR goes to the program as it would without fold.
  *
  * How we know which handlers ran (rt_signal.c, invariant 9): two per-thread
- * counters, bumped by our sampling handler (fold__tls_sig_ours) and by every
- * program handler (fold__tls_sig_app; the program's handlers are installed
+ * counters, bumped by our sampling handler (rt__tls_sig_ours) and by every
+ * program handler (rt__tls_sig_app; the program's handlers are installed
  * through our sigaction/signal wrappers and called from a trampoline that
  * counts them). A call snapshots both before each attempt; "restart" means
  * ours moved and app did not.
@@ -40,7 +40,7 @@
  * pselect, epoll_pwait*, sigwaitinfo, sigtimedwait) get it without fold's
  * signals (rt_sigmask.c), so our signal is never blocked or waited for.
  *
- * The real functions are resolved once by fold__wait_init (from init, before
+ * The real functions are resolved once by rt__wait_init (from init, before
  * any sampling signal can arrive), so the wrappers are async-signal-safe
  * afterwards (the crash path calls nanosleep).
  */
@@ -95,17 +95,17 @@ int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const 
 WAIT_FUNCS(DECLARE_REAL)
 #undef DECLARE_REAL
 
-void fold__wait_init(void)
+void rt__wait_init(void)
 {
 #define RESOLVE(name, ret, args)                                                                             \
 	if (!real_##name)                                                                                    \
-		real_##name = (ret(*) args)fold__real(#name);
+		real_##name = (ret(*) args)rt__real(#name);
 	WAIT_FUNCS(RESOLVE)
 #undef RESOLVE
 }
 
 /* Before init (a library constructor sleeping before ours ran). */
-#define REAL(name) (FOLD_UNLIKELY(!real_##name) ? (fold__wait_init(), real_##name) : real_##name)
+#define REAL(name) (FOLD_UNLIKELY(!real_##name) ? (rt__wait_init(), real_##name) : real_##name)
 #define NO_REAL(name)                                                                                        \
 	do {                                                                                                 \
 		if (!REAL(name)) {                                                                           \
@@ -122,7 +122,7 @@ typedef struct sig_snap {
 
 static inline sig_snap snap(void)
 {
-	sig_snap s = {fold__tls_sig_ours, fold__tls_sig_app};
+	sig_snap s = {rt__tls_sig_ours, rt__tls_sig_app};
 	atomic_signal_fence(memory_order_seq_cst);
 	return s;
 }
@@ -131,12 +131,12 @@ static inline sig_snap snap(void)
 static inline int only_ours(sig_snap s)
 {
 	atomic_signal_fence(memory_order_seq_cst);
-	return fold__tls_sig_app == s.app && fold__tls_sig_ours != s.ours;
+	return rt__tls_sig_app == s.app && rt__tls_sig_ours != s.ours;
 }
 
 static inline uint64_t mono_ns(void)
 {
-	return fold__ns(CLOCK_MONOTONIC);
+	return rt__ns(CLOCK_MONOTONIC);
 }
 
 static inline uint64_t ts_ns(const struct timespec *ts)
@@ -192,7 +192,7 @@ static int sleep_until(clockid_t clk, uint64_t deadline, struct timespec *left)
 		if (e == EINTR && only_ours(s))
 			continue;
 		if (e == EINTR && left) {
-			uint64_t now = fold__ns(clk);
+			uint64_t now = rt__ns(clk);
 			*left = ns_ts(now >= deadline ? 0 : deadline - now);
 		}
 		return e;
@@ -234,7 +234,7 @@ FOLD_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec 
 	/* A relative CLOCK_REALTIME sleep is not moved by clock changes: its
 	 * deadline is kept on CLOCK_MONOTONIC. */
 	clockid_t base = clk == CLOCK_REALTIME && !abs ? CLOCK_MONOTONIC : clk;
-	uint64_t deadline = abs ? 0 : fold__ns(base) + ts_ns(req); /* req may alias rem */
+	uint64_t deadline = abs ? 0 : rt__ns(base) + ts_ns(req); /* req may alias rem */
 	sig_snap s = snap();
 	int rc = real_clock_nanosleep(clk, flags, req, rem);
 	if (!(rc == EINTR && only_ours(s)))
@@ -298,7 +298,7 @@ FOLD_EXPORT int sigsuspend(const sigset_t *mask)
 	do {
 		errno = saved;
 		s = snap();
-		rc = real_sigsuspend(fold__strip_mask(mask, &k));
+		rc = real_sigsuspend(rt__strip_mask(mask, &k));
 	} while (rc == -1 && errno == EINTR && only_ours(s));
 	return rc;
 }
@@ -358,7 +358,7 @@ FOLD_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, 
 {
 	NO_REAL(ppoll);
 	sigset_t k;
-	const sigset_t *km = fold__strip_mask(mask, &k);
+	const sigset_t *km = rt__strip_mask(mask, &k);
 	RESTART_TS(real_ppoll(fds, n, tsp, km), tmo);
 }
 
@@ -367,7 +367,7 @@ FOLD_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec 
 {
 	NO_REAL(__ppoll_chk);
 	sigset_t k;
-	const sigset_t *km = fold__strip_mask(mask, &k);
+	const sigset_t *km = rt__strip_mask(mask, &k);
 	RESTART_TS(real___ppoll_chk(fds, n, tsp, km, fdslen), tmo);
 }
 
@@ -400,7 +400,7 @@ FOLD_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct tim
 {
 	NO_REAL(pselect);
 	sigset_t k;
-	const sigset_t *km = fold__strip_mask(mask, &k);
+	const sigset_t *km = rt__strip_mask(mask, &k);
 	RESTART_TS(real_pselect(n, r, w, e, tsp, km), ts);
 }
 
@@ -414,7 +414,7 @@ FOLD_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeo
 {
 	NO_REAL(epoll_pwait);
 	sigset_t k;
-	const sigset_t *km = fold__strip_mask(mask, &k);
+	const sigset_t *km = rt__strip_mask(mask, &k);
 	RESTART_MS(real_epoll_pwait(epfd, ev, max, t, km), timeout);
 }
 
@@ -423,7 +423,7 @@ FOLD_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const st
 {
 	NO_REAL(epoll_pwait2);
 	sigset_t k;
-	const sigset_t *km = fold__strip_mask(mask, &k);
+	const sigset_t *km = rt__strip_mask(mask, &k);
 	RESTART_TS(real_epoll_pwait2(epfd, ev, max, tsp, km), tmo);
 }
 
@@ -433,7 +433,7 @@ FOLD_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct 
 {
 	NO_REAL(sigtimedwait);
 	sigset_t k;
-	const sigset_t *ks = fold__strip_mask(set, &k);
+	const sigset_t *ks = rt__strip_mask(set, &k);
 	RESTART_TS(real_sigtimedwait(ks, info, tsp), ts);
 }
 
@@ -441,7 +441,7 @@ FOLD_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	NO_REAL(sigwaitinfo);
 	sigset_t k;
-	const sigset_t *ks = fold__strip_mask(set, &k);
+	const sigset_t *ks = rt__strip_mask(set, &k);
 	RESTART_MS(real_sigwaitinfo(ks, info), -1);
 }
 

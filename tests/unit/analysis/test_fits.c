@@ -46,18 +46,18 @@ static void test_break_at_037_found_within_1_percent(void **state)
 	double x[N], y[N];
 	const double b[] = {0, 0.37, 1}, r[] = {1e9, 3e8};
 	make(x, y, N, b, r, 2, 0.005, 7);
-	fold__pwlr_series s = {x, y, N, NULL, 0};
-	fold__pwlr_opts o;
-	fold__pwlr_opts_init(&o);
-	fold__pwlr_result res;
-	assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+	pwlr__series s = {x, y, N, NULL, 0};
+	pwlr__opts o;
+	pwlr__opts_init(&o);
+	pwlr__result res;
+	assert_int_equal(pwlr__fit(&s, 1, &o, &res), 0);
 	assert_int_equal(res.nseg, 2);
 	assert_true(fabs(res.bounds[1] - 0.37) < 0.01);
 	/* slopes are relative rates: rate / mean rate */
 	double mean = 1e9 * 0.37 + 3e8 * 0.63;
 	assert_true(fabs(res.slope[0] * mean / 1e9 - 1) < 0.02);
 	assert_true(fabs(res.slope[1] * mean / 3e8 - 1) < 0.02);
-	fold__pwlr_result_free(&res);
+	pwlr__result_free(&res);
 }
 
 static void test_three_phases_and_joint_series(void **state)
@@ -68,23 +68,23 @@ static void test_three_phases_and_joint_series(void **state)
 	const double b[] = {0, 0.2, 0.65, 1}, r1[] = {5, 1, 3}, r2[] = {1, 1, 4};
 	make(x1, y1, N, b, r1, 3, 0.004, 11);
 	make(x2, y2, N, b, r2, 3, 0.004, 12);
-	fold__pwlr_series s[2] = {{x1, y1, N, NULL, 0}, {x2, y2, N, NULL, 0}};
-	fold__pwlr_opts o;
-	fold__pwlr_opts_init(&o);
-	fold__pwlr_result res;
-	assert_int_equal(fold__pwlr_fit(s, 2, &o, &res), 0);
+	pwlr__series s[2] = {{x1, y1, N, NULL, 0}, {x2, y2, N, NULL, 0}};
+	pwlr__opts o;
+	pwlr__opts_init(&o);
+	pwlr__result res;
+	assert_int_equal(pwlr__fit(s, 2, &o, &res), 0);
 	assert_int_equal(res.nseg, 3);
 	assert_true(fabs(res.bounds[1] - 0.2) < 0.01);
 	assert_true(fabs(res.bounds[2] - 0.65) < 0.01);
 	/* the fitted cumulative is monotone and pinned at 0 and 1 */
 	double prev = -1;
 	for (int i = 0; i <= 100; i++) {
-		double c = fold__pwlr_cum(&res, 1, i / 100.0);
+		double c = pwlr__cum(&res, 1, i / 100.0);
 		assert_true(c >= prev - 1e-12);
 		prev = c;
 	}
-	assert_true(fabs(fold__pwlr_cum(&res, 0, 1.0) - 1) < 1e-12);
-	fold__pwlr_result_free(&res);
+	assert_true(fabs(pwlr__cum(&res, 0, 1.0) - 1) < 1e-12);
+	pwlr__result_free(&res);
 }
 
 static void test_straight_line_is_one_phase(void **state)
@@ -94,13 +94,13 @@ static void test_straight_line_is_one_phase(void **state)
 	double x[N], y[N];
 	const double b[] = {0, 1}, r[] = {1};
 	make(x, y, N, b, r, 1, 0.01, 3);
-	fold__pwlr_series s = {x, y, N, NULL, 0};
-	fold__pwlr_opts o;
-	fold__pwlr_opts_init(&o);
-	fold__pwlr_result res;
-	assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+	pwlr__series s = {x, y, N, NULL, 0};
+	pwlr__opts o;
+	pwlr__opts_init(&o);
+	pwlr__result res;
+	assert_int_equal(pwlr__fit(&s, 1, &o, &res), 0);
 	assert_int_equal(res.nseg, 1);
-	fold__pwlr_result_free(&res);
+	pwlr__result_free(&res);
 }
 
 /* A linear ramp (rate rising 5x across the instance) is one gradual phase
@@ -118,19 +118,19 @@ static void test_ramp_is_one_gradual_phase(void **state)
 		y[i] = (0.2 * x[i] + 0.4 * x[i] * x[i]) / 0.6 + gsl_ran_gaussian(g, 0.003);
 	}
 	gsl_rng_free(g);
-	fold__pwlr_series s = {x, y, N, NULL, 0};
-	fold__pwlr_opts o;
-	fold__pwlr_opts_init(&o);
-	fold__pwlr_result res;
-	assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+	pwlr__series s = {x, y, N, NULL, 0};
+	pwlr__opts o;
+	pwlr__opts_init(&o);
+	pwlr__result res;
+	assert_int_equal(pwlr__fit(&s, 1, &o, &res), 0);
 	assert_int_equal(res.nseg, 1);
 	assert_true(res.gradual[0]);
 	/* rate at the ends, relative: 0.2 / 0.6 and 1.0 / 0.6 */
-	assert_true(fabs(fold__pwlr_rate(&res, 0, 0.0) - 0.2 / 0.6) < 0.03);
-	assert_true(fabs(fold__pwlr_rate(&res, 0, 1.0) - 1.0 / 0.6) < 0.05);
-	assert_true(fabs(fold__pwlr_rate(&res, 0, 0.5) - 1.0) < 0.02);
-	assert_true(fabs(fold__pwlr_cum(&res, 0, 0.5) - (0.1 + 0.1) / 0.6) < 0.01);
-	fold__pwlr_result_free(&res);
+	assert_true(fabs(pwlr__rate(&res, 0, 0.0) - 0.2 / 0.6) < 0.03);
+	assert_true(fabs(pwlr__rate(&res, 0, 1.0) - 1.0 / 0.6) < 0.05);
+	assert_true(fabs(pwlr__rate(&res, 0, 0.5) - 1.0) < 0.02);
+	assert_true(fabs(pwlr__cum(&res, 0, 0.5) - (0.1 + 0.1) / 0.6) < 0.01);
+	pwlr__result_free(&res);
 }
 
 /* Three steps whose rates fall monotonically stay three steps: a ramp is
@@ -142,16 +142,16 @@ static void test_monotone_steps_are_not_a_ramp(void **state)
 	static double x[N], y[N];
 	const double b[] = {0, 0.3, 0.6, 1}, r[] = {1e9, 6e8, 2e8};
 	make(x, y, N, b, r, 3, 0.003, 5);
-	fold__pwlr_series s = {x, y, N, NULL, 0};
-	fold__pwlr_opts o;
-	fold__pwlr_opts_init(&o);
-	fold__pwlr_result res;
-	assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+	pwlr__series s = {x, y, N, NULL, 0};
+	pwlr__opts o;
+	pwlr__opts_init(&o);
+	pwlr__result res;
+	assert_int_equal(pwlr__fit(&s, 1, &o, &res), 0);
 	assert_int_equal(res.nseg, 3);
 	for (size_t j = 0; j < 3; j++)
 		assert_false(res.gradual[j]);
 	assert_true(fabs(res.bounds[1] - 0.3) < 0.01 && fabs(res.bounds[2] - 0.6) < 0.01);
-	fold__pwlr_result_free(&res);
+	pwlr__result_free(&res);
 }
 
 /* Folded points of instances like a noisy real run: the switch at b of an
@@ -201,17 +201,17 @@ static void test_preempted_instances_do_not_make_phases(void **state)
 	static uint32_t inst[N];
 	for (unsigned seed = 1; seed <= 3; seed++) {
 		double scale = make_instances(x, y, inst, NI, 0.6, 1e6, 4e6, 0.0, 0.25, 0.0005, seed);
-		fold__pwlr_series s = {x, y, N, inst, 0};
-		fold__pwlr_opts o;
-		fold__pwlr_opts_init(&o);
-		fold__pwlr_result res;
-		assert_int_equal(fold__pwlr_fit(&s, 1, &o, &res), 0);
+		pwlr__series s = {x, y, N, inst, 0};
+		pwlr__opts o;
+		pwlr__opts_init(&o);
+		pwlr__result res;
+		assert_int_equal(pwlr__fit(&s, 1, &o, &res), 0);
 		assert_int_equal(res.nseg, 2);
 		assert_true(fabs(res.bounds[1] - 0.6) < 0.005);
 		assert_true(res.deff[0] > 1.2); /* it saw that points of an instance move together */
 		assert_true(fabs(res.slope[0] * scale / 1e6 - 1) < 0.02);
 		assert_true(fabs(res.slope[1] * scale / 4e6 - 1) < 0.02);
-		fold__pwlr_result_free(&res);
+		pwlr__result_free(&res);
 	}
 }
 
@@ -228,17 +228,17 @@ static void test_smeared_switch_gives_two_phases_and_exact_rates(void **state)
 	for (unsigned seed = 1; seed <= 3; seed++) {
 		double scale = make_instances(x, y, inst, NI, 0.37, 1e9, 3e8, 0.16, 0.0, 0.002, seed);
 		make_instances(x2, y2, inst2, NI, 0.37, 1, 0.5, 0.16, 0.0, 0.03, seed + 100);
-		fold__pwlr_series s[2] = {{x, y, N, inst, 0}, {x2, y2, N, inst2, 1}};
-		fold__pwlr_opts o;
-		fold__pwlr_opts_init(&o);
+		pwlr__series s[2] = {{x, y, N, inst, 0}, {x2, y2, N, inst2, 1}};
+		pwlr__opts o;
+		pwlr__opts_init(&o);
 		o.smear = 0.1; /* relative spread of the durations, as the analysis measures it */
-		fold__pwlr_result res;
-		assert_int_equal(fold__pwlr_fit(s, 2, &o, &res), 0);
+		pwlr__result res;
+		assert_int_equal(pwlr__fit(s, 2, &o, &res), 0);
 		assert_int_equal(res.nseg, 2);
 		assert_true(fabs(res.bounds[1] - 0.37) < 0.02);
 		assert_true(fabs(res.slope[0] * scale / 1e9 - 1) < 0.02);
 		assert_true(fabs(res.slope[1] * scale / 3e8 - 1) < 0.02);
-		fold__pwlr_result_free(&res);
+		pwlr__result_free(&res);
 	}
 }
 
@@ -256,10 +256,10 @@ static void test_kriging_smooth_curve_and_rate(void **state)
 	gsl_rng_free(g);
 	for (int i = 0; i < G; i++)
 		grid[i] = i / (double)(G - 1);
-	fold__kriging_opts o;
-	fold__kriging_opts_init(&o);
-	fold__kriging_result r, r2;
-	assert_int_equal(fold__kriging_fit(x, y, N, &o, grid, G, &r), 0);
+	kriging__opts o;
+	kriging__opts_init(&o);
+	kriging__result r, r2;
+	assert_int_equal(kriging__fit(x, y, N, &o, grid, G, &r), 0);
 	double maxe = 0, maxr = 0;
 	for (int i = 5; i < G - 5; i++) {
 		double c = grid[i] + 0.05 * sin(2 * M_PI * grid[i]);
@@ -274,22 +274,22 @@ static void test_kriging_smooth_curve_and_rate(void **state)
 	assert_true(maxr < 0.05); /* rate amplitude is 0.31 */
 	assert_true(r.nbins > 0); /* 5000 points > 1000 bins: binned, and it says so */
 	/* deterministic */
-	assert_int_equal(fold__kriging_fit(x, y, N, &o, grid, G, &r2), 0);
+	assert_int_equal(kriging__fit(x, y, N, &o, grid, G, &r2), 0);
 	for (int i = 0; i < G; i++)
 		assert_true(r.rate[i] == r2.rate[i]);
-	fold__kriging_result_free(&r);
-	fold__kriging_result_free(&r2);
+	kriging__result_free(&r);
+	kriging__result_free(&r2);
 }
 
 static void test_kriging_refuses_too_few_points(void **state)
 {
 	(void)state;
 	double x[3] = {0.1, 0.5, 0.9}, y[3] = {0.1, 0.5, 0.9}, grid[2] = {0, 1};
-	fold__kriging_opts o;
-	fold__kriging_opts_init(&o);
-	fold__kriging_result r;
-	assert_int_equal(fold__kriging_fit(x, y, 3, &o, grid, 2, &r), -EINVAL);
-	fold__kriging_result_free(&r);
+	kriging__opts o;
+	kriging__opts_init(&o);
+	kriging__result r;
+	assert_int_equal(kriging__fit(x, y, 3, &o, grid, 2, &r), -EINVAL);
+	kriging__result_free(&r);
 }
 
 int main(void)

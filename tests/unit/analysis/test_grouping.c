@@ -35,10 +35,10 @@ static void test_two_groups_and_outliers(void **state)
 	uint32_t g[N];
 	uint8_t why[N];
 	size_t ng;
-	fold__grouping_opts o;
-	fold__grouping_opts_init(&o);
-	fold__group_stat st[16];
-	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
+	grouping__opts o;
+	grouping__opts_init(&o);
+	grouping__stat st[16];
+	assert_int_equal(grouping__durations(d, N, &o, g, why, &ng, st), 0);
 	/* The two 20 ms instances are too few to be a cluster, but they hold
 	 * 14% of the region's time: a population of their own, not outliers. */
 	assert_int_equal(ng, 3);
@@ -73,9 +73,9 @@ static void test_uniform_jitter_is_one_group(void **state)
 	uint32_t g[N];
 	uint8_t why[N];
 	size_t ng;
-	fold__grouping_opts o;
-	fold__grouping_opts_init(&o);
-	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, NULL), 0);
+	grouping__opts o;
+	grouping__opts_init(&o);
+	assert_int_equal(grouping__durations(d, N, &o, g, why, &ng, NULL), 0);
 	assert_int_equal(ng, 1);
 	size_t out = 0;
 	for (unsigned i = 0; i < N; i++)
@@ -92,9 +92,9 @@ static void test_identical_durations(void **state)
 	uint32_t g[10];
 	uint8_t why[10];
 	size_t ng;
-	fold__grouping_opts o;
-	fold__grouping_opts_init(&o);
-	assert_int_equal(fold__group_durations(d, 10, &o, g, why, &ng, NULL), 0);
+	grouping__opts o;
+	grouping__opts_init(&o);
+	assert_int_equal(grouping__durations(d, 10, &o, g, why, &ng, NULL), 0);
 	assert_int_equal(ng, 1);
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(why[i], 0);
@@ -132,10 +132,10 @@ static void test_preemption_tail_is_a_group_above_the_mode(void **state)
 		uint32_t g[N];
 		uint8_t why[N];
 		size_t ng;
-		fold__grouping_opts o;
-		fold__grouping_opts_init(&o);
-		fold__group_stat st[16];
-		assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
+		grouping__opts o;
+		grouping__opts_init(&o);
+		grouping__stat st[16];
+		assert_int_equal(grouping__durations(d, N, &o, g, why, &ng, st), 0);
 		assert_int_equal(ng, 2);
 		assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
 		assert_true(fabs(st[0].mean / 5e6 - 1) < 0.01);
@@ -169,10 +169,10 @@ static void test_two_modes_with_a_gap_and_a_tail(void **state)
 	uint32_t g[N];
 	uint8_t why[N];
 	size_t ng;
-	fold__grouping_opts o;
-	fold__grouping_opts_init(&o);
-	fold__group_stat st[16];
-	assert_int_equal(fold__group_durations(d, N, &o, g, why, &ng, st), 0);
+	grouping__opts o;
+	grouping__opts_init(&o);
+	grouping__stat st[16];
+	assert_int_equal(grouping__durations(d, N, &o, g, why, &ng, st), 0);
 	/* The two modes, and their stretched tails (10% of the instances) as
 	 * populations of their own rather than outliers. */
 	assert_true(ng >= 2 && ng <= 4);
@@ -190,11 +190,11 @@ static void test_two_modes_with_a_gap_and_a_tail(void **state)
 /* Outliers are a small minority by construction: whatever the durations,
  * at most 3% of the instances and 5% of the time are excluded. */
 static void check_outlier_caps(const double *d, size_t n, size_t *ng, uint32_t *g, uint8_t *why,
-                               fold__group_stat *st)
+                               grouping__stat *st)
 {
-	fold__grouping_opts o;
-	fold__grouping_opts_init(&o);
-	assert_int_equal(fold__group_durations(d, n, &o, g, why, ng, st), 0);
+	grouping__opts o;
+	grouping__opts_init(&o);
+	assert_int_equal(grouping__durations(d, n, &o, g, why, ng, st), 0);
 	double total = 0, texcl = 0;
 	size_t nexcl = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -224,7 +224,7 @@ static void test_bimodal_2ms_4ms_is_two_groups(void **state)
 	uint32_t g[N];
 	uint8_t why[N];
 	size_t ng;
-	fold__group_stat st[16];
+	grouping__stat st[16];
 	check_outlier_caps(d, N, &ng, g, why, st);
 	assert_true(ng >= 2);
 	assert_true(fabs(st[g[2]].median / 2e6 - 1) < 0.05);
@@ -254,7 +254,7 @@ static void test_few_large_instances_holding_the_time_are_a_group(void **state)
 	static uint32_t g[N];
 	static uint8_t why[N];
 	size_t ng;
-	fold__group_stat st[16];
+	grouping__stat st[16];
 	check_outlier_caps(d, N, &ng, g, why, st);
 	assert_true(ng >= 2);
 	for (unsigned i = N - 64; i < N; i++) {

@@ -8,16 +8,16 @@
 
 #include "report_text.h"
 
-typedef void (*escaper)(report_buf *, const char *);
+typedef void (*escaper)(util_buf *, const char *);
 
 static void check(escaper esc, const char *in, const char *want)
 {
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	esc(&b, in);
 	assert_false(b.oom);
 	assert_string_equal(b.data ? b.data : "", want);
-	report_buf_free(&b);
+	util_buf_free(&b);
 }
 
 static void test_html_escapes_markup_and_quotes(void **state)
@@ -47,14 +47,14 @@ static void test_json_is_safe_inside_script(void **state)
 	check(report_esc_json, "\n\x01", "\"\\n\\u0001\"");
 	check(report_esc_json, "x\xe2\x80\xa8y\xe2\x80\xa9", "\"x\\u2028y\\u2029\"");
 	check(report_esc_json, "\xff", "\"\xef\xbf\xbd\"");
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	report_esc_json(&b, NULL);
 	assert_string_equal(b.data, "null");
-	report_buf_free(&b);
+	util_buf_free(&b);
 }
 
-static void esc_json_doc(report_buf *b, const char *s)
+static void esc_json_doc(util_buf *b, const char *s)
 {
 	report_esc_json_n(b, s, strlen(s), 0);
 }
@@ -67,11 +67,11 @@ static void test_json_document_flavour(void **state)
 	check(esc_json_doc, "<a>&\b\f", "\"<a>&\\b\\f\"");
 	check(esc_json_doc, "\xff\x7f\x01", "\"\\ufffd\\u007f\\u0001\"");
 	check(esc_json_doc, "\xc3\xa9\xe2\x80\xa8", "\"\xc3\xa9\xe2\x80\xa8\"");
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	report_esc_json_n(&b, "ab\0cd", 5, 0);
 	assert_string_equal(b.data, "\"ab\\u0000cd\"");
-	report_buf_free(&b);
+	util_buf_free(&b);
 }
 
 static void test_csv_quotes_and_defuses_formulas(void **state)
@@ -87,15 +87,15 @@ static void test_csv_quotes_and_defuses_formulas(void **state)
 static void test_terminal_text_is_sanitised_and_cut(void **state)
 {
 	(void)state;
-	report_buf b;
-	report_buf_init(&b);
+	util_buf b;
+	util_buf_init(&b);
 	assert_int_equal(report_esc_term(&b, "\x1b[31mred", 20), 8);
 	assert_string_equal(b.data, "?[31mred");
-	report_buf_free(&b);
-	report_buf_init(&b);
+	util_buf_free(&b);
+	util_buf_init(&b);
 	assert_int_equal(report_esc_term(&b, "abcdefghij", 5), 5);
 	assert_string_equal(b.data, "abcd\xe2\x80\xa6");
-	report_buf_free(&b);
+	util_buf_free(&b);
 	assert_int_equal(report_term_width("caf\xc3\xa9"), 4);
 }
 
