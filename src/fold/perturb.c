@@ -24,7 +24,11 @@
  *   event ticks       -> tick - S[samples before it]
  *   instance t0 (t1)  -> t0 - S[isb]  (t1 - S[ise]), the same
  *   its duration      -> from the two (what it takes without the sampler)
- *   CPU time           the stolen time ran on the CPU: taken out of cpu_cum.
+ *   CPU time           the stolen time ran on the CPU: taken out of cpu_cum,
+ *                      and out of a CPU-clock counter (TASK-CLOCK,
+ *                      CPU-CLOCK) read at samples and events, which counts
+ *                      it too (else its folded rate passes 1 CPU around
+ *                      every sample and small steps become phases).
  * Runs once, after the exact profile (which keeps the program's own,
  * perturbed times: they are what the program's timers see) and before the
  * regions are folded; later stages order events and samples by
@@ -63,6 +67,31 @@ static double quantile(double *v, size_t n, double q)
 
 /* Handler time of sample k (the thread's median for a sample without a
  * record). */
+/* The index in counter set cset of a CPU-clock counter, or -1. */
+static int cpu_clock_slot(const ingest__trace *t, uint16_t cset)
+{
+	if (!cset || cset >= t->ncsets)
+		return -1;
+	const ingest__cset *cs = &t->csets[cset];
+	for (unsigned j = 0; j < cs->n; j++) {
+		const ingest__counter_def *d = ingest__trace_counter(t, cs->ids[j]);
+		if (d && d->name && (strcasestr(d->name, "TASK-CLOCK") || strcasestr(d->name, "CPU-CLOCK")))
+			return (int)j;
+	}
+	return -1;
+}
+
+/* Takes stolen_ns out of the CPU-clock value of a record (if it has one). */
+static void take_out_cpu_clock(const ingest__trace *t, ingest__thread *th, uint16_t cset, uint32_t voff,
+                               double stolen_ns)
+{
+	int j = cpu_clock_slot(t, cset);
+	if (j < 0 || (size_t)voff + (size_t)j >= th->nvals || !(stolen_ns > 0))
+		return;
+	uint64_t *v = &th->vals[voff + (uint32_t)j], d = (uint64_t)llround(stolen_ns);
+	*v = *v > d ? *v - d : 0;
+}
+
 static double handler_ns(const ingest__thread *th, size_t k, double fallback)
 {
 	if (!th->cost_ns || k >= th->cap_cost || th->cost_ns[k] == UINT32_MAX)
@@ -213,6 +242,8 @@ int perturb__compensate_samples(analyze_ctx *c)
 					tk = floor;
 				floor = tk;
 				th->smp[k].tick = (uint64_t)llround(tk);
+				take_out_cpu_clock(t, th, th->smp[k].cset, th->smp[k].voff,
+				                   S[i][k] * t->ns_per_tick + D + lag);
 				if (th->cpu_cum) {
 					/* the stolen time ran on the CPU: delivery and the
 					 * handler up to its read for this sample, the rest of
@@ -232,6 +263,8 @@ int perturb__compensate_samples(analyze_ctx *c)
 			for (size_t k = 0; k < th->nev; k++) {
 				size_t at = th->ev[k].nsamples <= th->nsmp ? th->ev[k].nsamples : th->nsmp;
 				th->ev[k].tick = (uint64_t)llround((double)th->ev[k].tick - S[i][at]);
+				take_out_cpu_clock(t, th, th->ev[k].cset, th->ev[k].voff,
+				                   S[i][at] * t->ns_per_tick);
 			}
 		}
 		rc = 0;
