@@ -157,11 +157,11 @@ static double cpu_utilisation(ingest__trace *const *tr, const instances__instanc
 /* The group folded by default: the one with the largest total time among
  * the groups that have the instances and samples to fold (can_fold[k]; all
  * groups when none has) and whose instances run on the CPU about as much as
- * the best group's. On a loaded machine preemption can make a stretched copy of the
- * region's instances the largest group (a regular competitor preempts the
- * same way every time, a mode of its own); those instances are the
- * scheduler's, not the code's, and their median CPU utilisation gives them
- * away. Without CPU time: the largest total time. */
+ * the best of those groups'. A group that cannot fold never displaces one
+ * that can, whatever its CPU share: it would leave the region unfolded. On a loaded machine preemption can
+ * make a stretched copy of the region's instances the largest group (a regular competitor preempts the same
+ * way every time, a mode of its own); those instances are the scheduler's, not the code's, and their median
+ * CPU utilisation gives them away. Without CPU time: the largest total time. */
 static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instances__instance *inst, size_t n,
                            const uint32_t *grp, const uint8_t *why, const grouping__stat *gs, size_t ng,
                            const int *can_fold)
@@ -190,7 +190,7 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 		if (m >= 3) {
 			qsort(u, m, sizeof *u, cmp_dbl);
 			util[k] = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
-			if (util[k] > best)
+			if (can_fold[k] == can_fold[sel] && util[k] > best)
 				best = util[k];
 		}
 	}
@@ -199,9 +199,9 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 		return sel;
 	size_t pick = SIZE_MAX;
 	for (size_t k = 0; k < ng && k < 16; k++)
-		if (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best)
-			if (pick == SIZE_MAX || can_fold[k] > can_fold[pick] ||
-			    (can_fold[k] == can_fold[pick] && gs[k].total > gs[pick].total))
+		if (can_fold[k] == can_fold[sel] &&
+		    (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best))
+			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
 				pick = k;
 	if (pick != SIZE_MAX && pick != sel) {
 		analyze__warn(

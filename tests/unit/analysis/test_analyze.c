@@ -581,6 +581,38 @@ static void test_stretched_group_not_folded_by_default(void **state)
 	fold_analysis_free(a);
 }
 
+/* The same competitor, but the unstretched instances are too few to carry
+ * the samples a fold needs: their higher CPU share must not
+ * make fold pick them over the stretched group, which can be folded (a CI
+ * run on a loaded machine left an MPI time step unfolded that way). */
+static void test_unfoldable_group_never_chosen_for_cpu_share(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.preempt = 0.93;
+	c.preempt_mean_ns = 2e6;
+	c.preempt_fixed = 1;
+	c.period_ns = 1e6;
+	c.noise = 0.02;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.min_samples = 100; /* the unstretched group has about 40 */
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->ngroups, 2);
+	assert_true(r->folded);
+	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 1e6 - 3) < 0.15);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -942,6 +974,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unfoldable_group_never_chosen_for_cpu_share, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
