@@ -8,12 +8,31 @@
 #include <string.h>
 
 typedef struct frame {
-	uint32_t g;      /* global region */
-	uint32_t ev;     /* enter event index */
-	double child_ns; /* summed durations of direct children */
-	uint64_t desc;   /* descendant instances */
-	uint64_t nchild; /* direct children */
+	uint32_t g;        /* global region */
+	uint32_t ev;       /* enter event index */
+	double child_ns;   /* summed durations of direct children */
+	uint64_t desc;     /* descendant instances */
+	uint64_t nchild;   /* direct children */
+	double cold_own;   /* own cold enter's surplus (inside the call) */
+	double cold_desc;  /* descendants' cold surpluses (inside the call) */
+	double cold_child; /* direct children's cold exits' surpluses */
 } frame;
+
+/* The cold surplus of event e (instances.h, "Overhead compensation"): 0
+ * unless it is an instrumented function's event at least the cold gap after
+ * the thread's previous record (event or sample). */
+static double cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t e, uint64_t prev,
+                           const instances__hook_cost *h)
+{
+	const ingest__event *ev = &th->ev[e];
+	if (!(h->cold_gap_ns > 0))
+		return 0;
+	if (ev->nsamples > 0 && th->smp[ev->nsamples - 1].tick > prev)
+		prev = th->smp[ev->nsamples - 1].tick;
+	if (ev->tick < prev || (double)(ev->tick - prev) * t->ns_per_tick < h->cold_gap_ns)
+		return 0;
+	return ev->kind == INGEST__EV_ENTER ? h->cold_enter_ns : h->cold_exit_ns;
+}
 
 typedef struct pair_probe {
 	const instances__callpairs *p;
@@ -120,14 +139,19 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 	const ingest__thread *th = &t->threads[ti];
 	stack stacks[2] = {{0}, {0}};
 	int rc = 0;
+	uint64_t prev = th->start_tick;
 	for (size_t e = 0; e < th->nev; e++) {
 		const ingest__event *ev = &th->ev[e];
+		/* is_burst: 1 burst, 2 an instrumented function (cold hooks) */
+		double cold =
+		    ev->region < nmap && is_burst[ev->region] == 2 ? cold_surplus(t, th, e, prev, &hook) : 0;
+		prev = ev->tick;
 		if (ev->region >= nmap)
 			continue;
 		uint32_t g = map[ev->region];
 		if (g >= nacc)
 			continue;
-		int burst = is_burst[ev->region];
+		int burst = is_burst[ev->region] == 1;
 		stack *S = &stacks[burst];
 		frame *stk = S->f;
 		size_t nstk = S->n;
@@ -136,7 +160,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 				rc = -ENOMEM;
 				goto out;
 			}
-			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0};
+			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, 0, 0};
 			active[g]++;
 			continue;
 		}
@@ -184,9 +208,10 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		in->used = 1;
 
 		/* see "Overhead compensation" in instances.h; a burst is not a hooked call */
-		instances__hook_cost hc = burst ? (instances__hook_cost){0, 0} : hook;
-		double incl = dur - hc.inner_ns - hc.pair_ns * (double)f.desc;
-		double excl = dur - f.child_ns - hc.inner_ns - (hc.pair_ns - hc.inner_ns) * (double)f.nchild;
+		instances__hook_cost hc = burst ? (instances__hook_cost){0} : hook;
+		double incl = dur - hc.inner_ns - hc.pair_ns * (double)f.desc - f.cold_own - f.cold_desc;
+		double excl = dur - f.child_ns - hc.inner_ns - (hc.pair_ns - hc.inner_ns) * (double)f.nchild -
+		              f.cold_own - f.cold_child;
 		if (incl < 0)
 			incl = 0;
 		if (excl < 0)
@@ -212,6 +237,8 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			parent->child_ns += dur;
 			parent->desc += f.desc + 1;
 			parent->nchild++;
+			parent->cold_desc += f.cold_own + f.cold_desc + cold;
+			parent->cold_child += cold;
 			if (pairs_add(pairs, parent->g, g, incl)) {
 				rc = -ENOMEM;
 				goto out;
@@ -245,6 +272,8 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 	for (size_t r = 0; r < t->nreg; r++)
 		if (t->reg[r].id < nmap && t->reg[r].kind == TRACE_REGION_BURST)
 			is_burst[t->reg[r].id] = 1;
+		else if (t->reg[r].id < nmap && t->reg[r].kind == TRACE_REGION_FUNCTION)
+			is_burst[t->reg[r].id] = 2;
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		size_t ntouched = 0;
 		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, is_burst, acc, nacc, hook, pairs, tp,

@@ -31,6 +31,17 @@
  *      exclusive = D - sum of children's D - I - (P - I) x children
  *    (the second is the first minus the children's inclusive times), both
  *    clamped at 0. Without calibration P = I = 0.
+ *    A hook that runs after a long stretch of the program's own work (cold
+ *    caches and TLBs) costs more than P; the runtime measures the part after
+ *    the timestamp of such events, and the surplus over the warm value (Ce
+ *    for an enter, Cx for an exit of an instrumented function whose event
+ *    follows the thread's previous record by at least the trace's cold gap)
+ *    is taken out too: a cold enter's Ce lies inside its call, a cold exit's
+ *    Cx inside the caller, so
+ *      inclusive -= own Ce + every descendant's Ce and Cx
+ *      exclusive -= own Ce + the direct children's Cx
+ *    The part of a cold hook before its timestamp is not measured and stays
+ *    (docs/performance.md, "exact profile").
  */
 #ifndef FOLD_INSTANCES_H
 #define FOLD_INSTANCES_H
@@ -88,7 +99,7 @@ typedef struct instances__callpair_acc {
 
 typedef struct instances__callpairs {
 	instances__callpair_acc *e; /* e[0..n): the pairs in order of first call */
-	util_hmap by_key;      /* key -> index into e */
+	util_hmap by_key;           /* key -> index into e */
 	size_t cap, n;
 } instances__callpairs;
 
@@ -99,6 +110,10 @@ typedef struct instances__callpairs {
 typedef struct instances__hook_cost {
 	double pair_ns;  /* one recorded enter+exit pair */
 	double inner_ns; /* the part between the call's own two timestamps */
+	/* Cold hooks: an event of an instrumented function at least cold_gap_ns
+	 * after the thread's previous record costs this much more after its
+	 * timestamp than the calibration says (0: unknown) */
+	double cold_gap_ns, cold_enter_ns, cold_exit_ns;
 } instances__hook_cost;
 
 int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,

@@ -28,11 +28,27 @@ instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 {
 	static const char *const pair_keys[] = {"overhead.hook_ns", "calibration.hook_ns"};
 	static const char *const inner_keys[] = {"overhead.hook_inner_ns"};
-	instances__hook_cost h = {calibration(t, pair_keys, 2), calibration(t, inner_keys, 1)};
+	instances__hook_cost h = {.pair_ns = calibration(t, pair_keys, 2),
+	                          .inner_ns = calibration(t, inner_keys, 1)};
 	if (!(h.pair_ns > 0 && h.pair_ns < 1e6))
 		h.pair_ns = h.inner_ns = 0; /* absent or absurd: no compensation */
 	if (!(h.inner_ns >= 0 && h.inner_ns <= h.pair_ns))
 		h.inner_ns = 0;
+	/* Cold hooks: the measured mean after the timestamp, over the warm value
+	 * of the same measurement (runtime rt_cyg.c, COLD_GAP_NS). */
+	static const char *const gap_keys[] = {"overhead.cold_gap_ns"};
+	static const char *const key[2][3] = {
+	    {"overhead.cold_enter_ticks", "overhead.cold_enters", "overhead.hook_enter_after_ns"},
+	    {"overhead.cold_exit_ticks", "overhead.cold_exits", "overhead.hook_exit_after_ns"}};
+	h.cold_gap_ns = h.pair_ns > 0 ? calibration(t, gap_keys, 1) : 0;
+	for (int k = 0; k < 2 && h.cold_gap_ns > 0; k++) {
+		double ticks = calibration(t, &key[k][0], 1), n = calibration(t, &key[k][1], 1);
+		double warm = calibration(t, &key[k][2], 1);
+		double extra = n > 0 ? ticks * t->ns_per_tick / n - warm : 0;
+		if (!(extra > 0 && extra < 1e5))
+			extra = 0;
+		*(k ? &h.cold_exit_ns : &h.cold_enter_ns) = extra;
+	}
 	return h;
 }
 

@@ -57,19 +57,19 @@ enum rt_source_kind { FOLD_SOURCE_OFF = 0, FOLD_SOURCE_TIME, FOLD_SOURCE_CPUTIME
 
 typedef struct rt_config {
 	enum rt_source_kind source;
-	char sample_spec[FOLD_NAME_MAX]; /* as given (or the default) */
-	char sample_event[FOLD_NAME_MAX];/* PAPI event for FOLD_SOURCE_PAPI */
-	uint64_t period;                 /* ns for time sources, events for papi */
-	double jitter;                   /* fraction of the period */
+	char sample_spec[FOLD_NAME_MAX];  /* as given (or the default) */
+	char sample_event[FOLD_NAME_MAX]; /* PAPI event for FOLD_SOURCE_PAPI */
+	uint64_t period;                  /* ns for time sources, events for papi */
+	double jitter;                    /* fraction of the period */
 	uint64_t seed;
-	int signo;                       /* sampling signal */
+	int signo; /* sampling signal */
 	unsigned stack_depth;
-	char counters[512];              /* requested counter list; "" = default */
-	int counters_default;            /* 1 if FOLD_COUNTERS was not set */
-	char output[512];                /* output pattern */
+	char counters[512];   /* requested counter list; "" = default */
+	int counters_default; /* 1 if FOLD_COUNTERS was not set */
+	char output[512];     /* output pattern */
 	int quiet;
 	int zlib_level;
-	int clock_tsc; /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */
+	int clock_tsc;              /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */
 	uint64_t flush_interval_ns; /* FOLD_FLUSH_INTERVAL */
 	unsigned exec_generation;
 } rt_config;
@@ -85,8 +85,8 @@ int rt__parse_duration(const char *s, uint64_t *ns);
 int rt__parse_signal(const char *s);
 
 #define FOLD_DEFAULT_SAMPLE "time@10ms"
-#define FOLD_MIN_PERIOD_NS 100000ull   /* 100 us: below this the VM livelocks */
-#define FOLD_MIN_PAPI_PERIOD 10000ull  /* events */
+#define FOLD_MIN_PERIOD_NS 100000ull  /* 100 us: below this the VM livelocks */
+#define FOLD_MIN_PAPI_PERIOD 10000ull /* events */
 #define FOLD_DEFAULT_STACK_DEPTH 64u
 #define FOLD_DEFAULT_FLUSH_INTERVAL_NS 1000000000ull
 #define FOLD_MIN_FLUSH_INTERVAL_NS 10000000ull /* 10 ms */
@@ -104,8 +104,8 @@ void rt__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v);
 /* ---------------------------------------------------------------- clock */
 
 typedef struct rt_clock {
-	int tsc;           /* 1 = ticks are rdtsc, 0 = CLOCK_MONOTONIC ns */
-	uint64_t tick_hz;  /* estimate from the start-up calibration */
+	int tsc;          /* 1 = ticks are rdtsc, 0 = CLOCK_MONOTONIC ns */
+	uint64_t tick_hz; /* estimate from the start-up calibration */
 	uint64_t tick0, mono0, real0;
 } rt_clock;
 
@@ -146,8 +146,8 @@ typedef struct rt_buf {
 	uint32_t stream;
 	uint32_t seq;
 	uint32_t len;
-	uint32_t nsamples;     /* samples encoded in it (counted as lost if it cannot be written) */
-	struct rt_buf *next;   /* write queue link */
+	uint32_t nsamples;   /* samples encoded in it (counted as lost if it cannot be written) */
+	struct rt_buf *next; /* write queue link */
 	uint8_t data[FOLD_BUF_BYTES];
 } rt_buf;
 
@@ -350,7 +350,7 @@ static inline uint64_t rt__sample_cpu_ns(const rt_thread *t)
 
 typedef struct rt_sample_source {
 	const char *name;
-	int (*configure)(void);          /* once per process */
+	int (*configure)(void);            /* once per process */
 	int (*thread_start)(rt_thread *t); /* in the thread, after unwinder warm-up */
 	void (*thread_stop)(rt_thread *t);
 	void (*rearm)(rt_thread *t); /* from the handler: async-signal-safe */
@@ -460,6 +460,8 @@ extern rt_process rt__proc;
 /* Initialises the process (idempotent, thread-safe). Returns 1 if running. */
 int rt__init(void);
 /* Final flush: stops recording everywhere, writes everything, closes. */
+/* rt_cyg.c: the compiler hooks' end-of-process statistics. */
+void rt__cyg_write_stats(void);
 void rt__finish(const char *why);
 /* Quiesce: stop every thread from recording and wait until none is inside
  * the runtime; unquiesce resumes. Not signal-safe. */

@@ -185,7 +185,23 @@ static uint64_t throttle_ns = 10000;
 static uint64_t throttle_ticks; /* throttle_ns in ticks; 0 with throttling off */
 static double hook_pair_ns;     /* calibrated: see calibrate() */
 static double hook_inner_ns;
-static _Atomic int cyg_ready; /* 0 before init, 1 running */
+
+/* Cold hooks. A hook that runs after a long stretch of the program's own work
+ * finds the runtime's data out of the caches and TLBs and costs several times
+ * the calibrated (warm) cost: 100-400 ns against 24 ns on the test VM, about
+ * 1 us after the program streamed memory. The part of such a hook after its
+ * timestamp is measured online: an event at least COLD_GAP_NS after the
+ * thread's previous record reads the clock once more at the end of its hook
+ * (one clock read, at most once per COLD_GAP_NS per thread). The totals are
+ * written at the end (overhead.cold_*), the warm value of the same
+ * measurement at start-up (overhead.hook_*_after_ns); the analysis takes the
+ * difference out of the times around every cold event (instances.h). */
+#define COLD_GAP_NS 50000ull
+static uint64_t cold_gap_ticks = UINT64_MAX;           /* UINT64_MAX: not measuring */
+static _Atomic uint64_t cold_ticks[2], cold_events[2]; /* [0] exits, [1] enters */
+static uint64_t calib_after_ticks[2], calib_after_n[2];
+static double hook_after_ns[2]; /* warm, from calibrate() */
+static _Atomic int cyg_ready;   /* 0 before init, 1 running */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* fork() takes registered locks in registration order, before the core's:
@@ -246,6 +262,23 @@ static void __attribute__((noinline)) put_slow(rt_thread *t, int enter, uint64_t
 
 static void throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick);
 
+/* The end of a cold hook (see COLD_GAP_NS): its time after the timestamp. */
+static void __attribute__((noinline, cold)) cold_after(const cyg_tls *c, int enter, uint64_t tick)
+{
+	uint64_t d = rt__tick() - tick;
+	/* A signal handler or a buffer swap inside the hook is not the hook's
+	 * cache misses: more than COLD_GAP_NS / 2 is not counted. */
+	if (d > cold_gap_ticks / 2 && !c->calibrating)
+		return;
+	if (c->calibrating) {
+		calib_after_ticks[enter] += d;
+		calib_after_n[enter]++;
+		return;
+	}
+	atomic_fetch_add_explicit(&cold_ticks[enter], d, memory_order_relaxed);
+	atomic_fetch_add_explicit(&cold_events[enter], 1, memory_order_relaxed);
+}
+
 /* ENTER/EXIT without counters (trace_format.h: kind, z dtick, v region),
  * encoded inline: the same bytes trace_enc_enter/exit write, without the
  * call and the generic counter handling, which is a third of a hook's cost.
@@ -282,7 +315,10 @@ static inline __attribute__((always_inline)) int put_fast(trace_enc *enc, uint8_
  * makes its hook calls from the caller's frame. So a frame left from the same
  * depth stays until an enclosing instrumented function exits (exit_slow);
  * that leaves at most one stale frame per longjmp. */
-static inline int frame_dead(const cyg_frame *f, uint64_t cur) { return f->sp < cur; }
+static inline int frame_dead(const cyg_frame *f, uint64_t cur)
+{
+	return f->sp < cur;
+}
 
 /* Drops the dead frames on top (their ENTERs stay unclosed in the trace,
  * with a marker). Frames on another stack (a signal handler's sigaltstack, a
@@ -311,6 +347,11 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_thread *t, fn_entry *e,
                                                                uint64_t fn, uint64_t cur)
 {
+	/* The clock first: what the hook does after it is inside the call's
+	 * time, which the compensation takes out (the calibrated inner part,
+	 * and on a cold hook the measured rest); before it, outside and
+	 * unmeasured. */
+	uint64_t tick = rt__tick();
 	if (FOLD_UNLIKELY(c->sp && frame_dead(&c->stack[c->sp - 1], cur)))
 		drop_dead_frames(c, cur);
 	if (FOLD_UNLIKELY(c->sp >= STACK_FRAMES || c->overflow)) {
@@ -324,19 +365,24 @@ static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_th
 	f->sp = cur;
 	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
-	uint64_t tick = rt__tick();
 	f->tick = tick;
+	int cold = tick - t->enc.last_tick >= cold_gap_ticks;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_ENTER, tick, e->region)))
 		put_slow(t, 1, tick, e->region);
 	rt__leave_runtime(t);
+	if (FOLD_UNLIKELY(cold))
+		cold_after(c, 1, tick);
 }
 
 static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thread *t, const cyg_frame *f)
 {
+	/* The clock first (see enter_record): the rest of the hook is after the
+	 * call, measured when cold. */
+	uint64_t tick = rt__tick();
 	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
-	uint64_t tick = rt__tick();
 	fn_entry *e = f->e;
+	int cold = tick - t->enc.last_tick >= cold_gap_ticks;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_EXIT, tick, e->region)))
 		put_slow(t, 0, tick, e->region);
 	rt__leave_runtime(t);
@@ -345,6 +391,8 @@ static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thr
 	s->ticks += tick - f->tick;
 	if (FOLD_UNLIKELY(n >= throttle_calls) && (n == throttle_calls || (n & 0xffff) == 0))
 		throttle_check(c, e, s, tick);
+	if (FOLD_UNLIKELY(cold))
+		cold_after(c, 0, tick);
 }
 
 /* ---------------------------------------------------------------- decisions */
@@ -483,7 +531,8 @@ FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 			cyg_tls *c = &cyg;
 			uint32_t sp = c->sp;
 			if (sp && sp < STACK_FRAMES && c->stack[sp - 1].fn == a)
-				c->stack[c->sp++] = (cyg_frame){a, e, 0, (uint64_t)__builtin_frame_address(0)};
+				c->stack[c->sp++] =
+				    (cyg_frame){a, e, 0, (uint64_t)__builtin_frame_address(0)};
 			return;
 		}
 	}
@@ -626,7 +675,29 @@ static void calibrate(void)
 		if (st->calls == PAIRS && st->ticks < best_inner)
 			best_inner = st->ticks;
 	}
+	/* The warm part after the timestamps, measured as cold hooks measure it
+	 * (every event taken as cold), the best round's mean. */
+	double best_after[2] = {-1, -1};
+	cold_gap_ticks = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		trace_enc_init(&calib_thread.enc, NULL);
+		trace_enc_begin(&calib_thread.enc, calib_buf, sizeof calib_buf);
+		calib_after_ticks[0] = calib_after_ticks[1] = calib_after_n[0] = calib_after_n[1] = 0;
+		for (int i = 0; i < PAIRS / 4; i++) {
+			enter((void *)fn);
+			exitf((void *)fn);
+		}
+		for (int k = 0; k < 2; k++)
+			if (calib_after_n[k]) {
+				double m = (double)calib_after_ticks[k] / (double)calib_after_n[k];
+				if (best_after[k] < 0 || m < best_after[k])
+					best_after[k] = m;
+			}
+	}
+	cold_gap_ticks = UINT64_MAX;
 	uint64_t hz = rt__proc.clock.tick_hz ? rt__proc.clock.tick_hz : 1000000000ull;
+	for (int k = 0; k < 2; k++)
+		hook_after_ns[k] = best_after[k] < 0 ? 0 : best_after[k] * 1e9 / (double)hz;
 	hook_pair_ns = (double)best * 1e9 / (double)hz / PAIRS;
 	hook_inner_ns = best_inner == UINT64_MAX ? 0 : (double)best_inner * 1e9 / (double)hz / PAIRS;
 }
@@ -640,6 +711,11 @@ static void emit_process_info(void)
 	rt__proc_info("overhead.hook_ns", v);
 	snprintf(v, sizeof v, "%.2f", hook_inner_ns);
 	rt__proc_info("overhead.hook_inner_ns", v);
+	snprintf(v, sizeof v, "%.2f", hook_after_ns[1]);
+	rt__proc_info("overhead.hook_enter_after_ns", v);
+	snprintf(v, sizeof v, "%.2f", hook_after_ns[0]);
+	rt__proc_info("overhead.hook_exit_after_ns", v);
+	rt__proc_info_u64("overhead.cold_gap_ns", COLD_GAP_NS);
 	if (throttle_calls == UINT64_MAX) {
 		rt__proc_info("throttle", "off");
 	} else {
@@ -653,6 +729,10 @@ static void cyg_atfork_child(void)
 {
 	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
+	for (int k = 0; k < 2; k++) {
+		atomic_store(&cold_ticks[k], 0);
+		atomic_store(&cold_events[k], 0);
+	}
 	/* The parent's file has the enters of the functions open now. */
 	for (uint32_t i = 0; i < cyg.sp; i++)
 		cyg.stack[i].tick = 0;
@@ -685,8 +765,23 @@ static void cyg_init(void)
 		if (phase == FOLD_RUNNING) {
 			calibrate();
 			emit_process_info();
+			cold_gap_ticks = (uint64_t)((double)COLD_GAP_NS * (double)hz / 1e9);
 		}
 		atomic_store_explicit(&cyg_ready, 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&init_lock);
+}
+
+/* The cold hooks' totals (see COLD_GAP_NS), at the end of the process. */
+void rt__cyg_write_stats(void)
+{
+	static const char *const keys[2][2] = {{"overhead.cold_exit_ticks", "overhead.cold_exits"},
+	                                       {"overhead.cold_enter_ticks", "overhead.cold_enters"}};
+	for (int k = 0; k < 2; k++) {
+		uint64_t n = atomic_load(&cold_events[k]);
+		if (!n)
+			continue;
+		rt__proc_stat(keys[k][0], atomic_load(&cold_ticks[k]));
+		rt__proc_stat(keys[k][1], n);
+	}
 }

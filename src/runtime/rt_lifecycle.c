@@ -35,7 +35,8 @@
 
 static void rank_from_env(void)
 {
-	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+	                                        "SLURM_PROCID"};
 	static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
 	for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
 		const char *v = getenv(rank_vars[i]);
@@ -288,6 +289,7 @@ static void write_end_records(void)
 		}
 	if (unbalanced)
 		rt__proc_stat("regions.unbalanced", unbalanced);
+	rt__cyg_write_stats();
 	uint64_t hticks = atomic_load(&rt__proc.handler_ticks);
 	for (unsigned i = 0; i < rt__thread_slots(); i++) {
 		rt_thread *t = rt__thread_slot(i);

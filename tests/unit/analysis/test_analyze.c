@@ -876,6 +876,71 @@ static void test_exact_profile_inner_compensation(void **state)
 	fold_analysis_free(a);
 }
 
+/* Cold hooks: the runtime measured that events after a long gap cost more
+ * after their timestamp than the warm calibration (exit 105 ns against 5,
+ * enter 55 against 5, gap 1 us). Their surplus comes out of the calls that
+ * contain it: a cold exit's out of the caller, a cold enter's out of its own
+ * call; API regions (the other test) are not hooks and keep theirs. */
+static void test_exact_profile_cold_hooks(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", "4");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_enter_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_exit_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_gap_ns", "1000");
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exit_ticks", 105 * 3);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exits", 3);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_enter_ticks", 55);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_enters", 1);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_FUNCTION, 0x1000, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_FUNCTION, 0x2000, "A");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_FUNCTION, 0x3000, "B");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 4, TRACE_REGION_FUNCTION, 0x4000, "R");
+	assert_int_equal(rc, 0);
+	struct {
+		int enter;
+		uint32_t region;
+		uint64_t tick;
+	} ev[] = {
+	    {1, 1, 1000},  {1, 2, 1010},  {0, 2, 5010}, /* A 4000, cold exit */
+	    {1, 3, 5020},  {0, 3, 9020},                /* B 4000, cold exit */
+	    {1, 4, 10020}, {0, 4, 10120},               /* R (C) 100, cold enter */
+	    {0, 1, 10130},                              /* main, warm exit */
+	};
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+		if (ev[i].enter)
+			TRACE_PUT(rc, w, 1, trace_enc_enter, ev[i].tick, ev[i].region, NULL);
+		else
+			TRACE_PUT(rc, w, 1, trace_enc_exit, ev[i].tick, ev[i].region, NULL);
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 10200);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_profile_entry *p[5] = {0};
+	profile_by_name(a, p);
+	assert_true(fabs(p[2]->inclusive_ns - 3996) < 1e-6); /* 4000 - 4 */
+	assert_true(fabs(p[3]->inclusive_ns - 3996) < 1e-6);
+	assert_true(fabs(p[4]->inclusive_ns - 46) < 1e-6); /* 100 - 4 - 50 */
+	/* main: 9130 - 4 - 10 x 3 - (100 + 100 + 50) */
+	assert_true(fabs(p[1]->inclusive_ns - 8846) < 1e-6);
+	/* main's own: 9130 - 8100 - 4 - 6 x 3 - the children's cold exits (200) */
+	assert_true(fabs(p[1]->exclusive_ns - 808) < 1e-6);
+	fold_analysis_free(a);
+}
+
 /* The legacy calibration key (a whole pair, no inner part). */
 static void test_exact_profile(void **state)
 {
@@ -978,6 +1043,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
