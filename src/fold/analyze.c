@@ -141,7 +141,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	analyze__progress(&c, 0.5, "folding");
 	if ((rc = analyze__fold_regions(&c)))
 		goto fail_nomem;
-	if ((rc = attribution__global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)))
+	if ((rc = attribution__global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)) ||
+	    (rc = analyze__estimate_throttled(&c)))
 		goto fail_nomem;
 	if ((rc = threads__classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = imbalance__compute(c.a)))
 		goto fail_nomem;

@@ -67,6 +67,10 @@ void analyze__regions_free(analyze_ctx *c);
  * a->callpairs with their warnings from the accumulated instances. */
 instances__hook_cost analyze__hook_cost(const ingest__trace *t);
 int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs);
+/* profile.c: marks throttled entries and estimates their whole-run
+ * inclusive time from the sampled call tree (after attribution__global),
+ * then ranks the profile again. 0 or -ENOMEM. */
+int analyze__estimate_throttled(analyze_ctx *c);
 
 /* perturb.c: the samples' own cost taken out of instance durations, sample
  * positions and CPU time (traces with sample_cost records only); a's

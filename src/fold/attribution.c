@@ -766,3 +766,46 @@ int attribution__global(attribution__ctx *a, ingest__trace *const *tr, size_t nt
 	an->ncct = b.n;
 	return 0;
 }
+
+int attribution__sampled_inclusive(attribution__ctx *a, ingest__trace *const *tr, size_t ntr,
+                                   const char *name, double *ns, unsigned long *n)
+{
+	*ns = 0;
+	*n = 0;
+	if (!a)
+		return 0;
+	for (size_t p = 0; p < ntr; p++) {
+		const ingest__trace *t = tr[p];
+		uint8_t *holds = calloc(t->nstacks + 1, 1); /* 0 unknown, 1 no, 2 yes */
+		if (!holds)
+			return -ENOMEM;
+		for (size_t th = 0; th < t->nthreads; th++) {
+			const ingest__thread *T = &t->threads[th];
+			if (!T->nsmp || T->end_tick <= T->start_tick)
+				continue;
+			double cap = 10.0 * (double)(T->end_tick - T->start_tick) / (double)T->nsmp;
+			uint64_t prev = T->start_tick;
+			for (size_t k = 0; k < T->nsmp; k++) {
+				const ingest__sample *sm = &T->smp[k];
+				double gap = sm->tick > prev ? (double)(sm->tick - prev) : 0;
+				prev = sm->tick;
+				uint32_t id = sm->stack;
+				if (!id || id > t->nstacks)
+					continue;
+				if (!holds[id]) {
+					const stk_info *si = stack_of(a, (unsigned)p, id);
+					holds[id] = 1;
+					for (unsigned d = 0; si && d < si->nlog && holds[id] == 1; d++)
+						if (si->log[d].function && !strcmp(si->log[d].function, name))
+							holds[id] = 2;
+				}
+				if (holds[id] == 2) {
+					*ns += (gap < cap ? gap : cap) * t->ns_per_tick;
+					(*n)++;
+				}
+			}
+		}
+		free(holds);
+	}
+	return 0;
+}

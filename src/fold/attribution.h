@@ -48,4 +48,12 @@ const attribution__frame *attribution__stack(attribution__ctx *a, unsigned proc,
 /* Fills the sampled call tree (an->cct) from every sample of every trace. */
 int attribution__global(attribution__ctx *a, ingest__trace *const *tr, size_t ntr, fold_analysis *an);
 
+/* The wall time of the samples whose stack holds function name: each sample
+ * stands for the time since its thread's previous sample (or the thread's
+ * start), at most ten times the thread's mean gap (a thread blocked with no
+ * samples does not lend its wait to the code that runs when it wakes).
+ * *n: how many samples hold it. 0 or -ENOMEM. */
+int attribution__sampled_inclusive(attribution__ctx *a, ingest__trace *const *tr, size_t ntr,
+                                   const char *name, double *ns, unsigned long *n);
+
 #endif

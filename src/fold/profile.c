@@ -52,11 +52,19 @@ instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 	return h;
 }
 
+double fold_profile_rank_ns(const fold_profile_entry *p)
+{
+	if (p->throttled && p->est_samples && p->est_inclusive_ns > p->inclusive_ns)
+		return p->est_inclusive_ns;
+	return p->inclusive_ns;
+}
+
 static int cmp_profile(const void *x, const void *y)
 {
 	const fold_profile_entry *a = x, *b = y;
-	if (a->inclusive_ns != b->inclusive_ns)
-		return a->inclusive_ns > b->inclusive_ns ? -1 : 1;
+	double ra = fold_profile_rank_ns(a), rb = fold_profile_rank_ns(b);
+	if (ra != rb)
+		return ra > rb ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -158,5 +166,93 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			    name, ingest__tick_ns(c->tr[i], th->tick) / 1e9, (unsigned long long)th->calls,
 			    (unsigned long long)th->mean_ns);
 		}
+	return 0;
+}
+
+static double region_rank_ns(const fold_region_result *r)
+{
+	return r->throttled && r->est_samples && r->est_total_ns > r->total_ns ? r->est_total_ns
+	                                                                       : r->total_ns;
+}
+
+static int cmp_region_rank(const void *x, const void *y)
+{
+	const fold_region_result *a = x, *b = y;
+	double ra = region_rank_ns(a), rb = region_rank_ns(b);
+	if (ra != rb)
+		return ra > rb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* A function region's mark and estimate from its throttled profile entry;
+ * an unfolded one says that throttling, not sampling, is what it lacks. */
+static int mark_throttled_region(const fold_analysis *a, fold_region_result *r)
+{
+	if (r->kind != TRACE_REGION_FUNCTION)
+		return 0;
+	for (size_t e = 0; e < a->nprofile; e++) {
+		const fold_profile_entry *p = &a->profile[e];
+		if (!p->throttled || strcmp(p->name, r->name))
+			continue;
+		r->throttled = 1;
+		r->est_total_ns = p->est_inclusive_ns;
+		r->est_total_err_ns = p->est_inclusive_err_ns;
+		r->est_samples = p->est_samples;
+		if (!r->folded) {
+			char *why =
+			    util_asprintf("throttled at %.3f s after %lu calls, later calls not recorded; "
+			                  "FOLD_THROTTLE=off records them all",
+			                  p->throttled_at_ns / 1e9, p->calls);
+			if (!why)
+				return -ENOMEM;
+			free(r->reason);
+			r->reason = why;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int analyze__estimate_throttled(analyze_ctx *c)
+{
+	fold_analysis *a = c->a;
+	int any = 0;
+	for (size_t i = 0; i < c->ntr; i++)
+		for (size_t k = 0; k < c->tr[i]->nthr; k++) {
+			const ingest__throttle *th = &c->tr[i]->thr[k];
+			if (th->region >= c->nmap[i] || c->map[i][th->region] == UINT32_MAX)
+				continue;
+			const char *name = c->reg[c->map[i][th->region]].name;
+			double at = ingest__tick_ns(c->tr[i], th->tick);
+			for (size_t e = 0; e < a->nprofile; e++) {
+				fold_profile_entry *p = &a->profile[e];
+				if (strcmp(p->name, name))
+					continue;
+				if (!p->throttled || at < p->throttled_at_ns)
+					p->throttled_at_ns = at;
+				p->throttled = 1;
+				any = 1;
+			}
+		}
+	if (!any)
+		return 0;
+	int rc = 0;
+	for (size_t e = 0; e < a->nprofile; e++) {
+		fold_profile_entry *p = &a->profile[e];
+		if (!p->throttled)
+			continue;
+		rc = attribution__sampled_inclusive(c->attrib, c->tr, c->ntr, p->name, &p->est_inclusive_ns,
+		                                    &p->est_samples);
+		if (rc)
+			return rc;
+		/* a count of n samples: relative standard error 1/sqrt(n) */
+		p->est_inclusive_err_ns =
+		    p->est_samples ? p->est_inclusive_ns / sqrt((double)p->est_samples) : 0;
+	}
+	qsort(a->profile, a->nprofile, sizeof *a->profile, cmp_profile);
+	for (size_t i = 0; i < a->nregions; i++)
+		if ((rc = mark_throttled_region(a, &a->regions[i])))
+			return rc;
+	qsort(a->regions, a->nregions, sizeof *a->regions, cmp_region_rank);
 	return 0;
 }

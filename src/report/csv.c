@@ -60,7 +60,7 @@ static int write_table(const char *dir, const char *name, util_buf *b, char *err
 static void regions_table(util_buf *b, const fold_analysis *a)
 {
 	util_buf_puts(b, "region,rank_by_time,kind,instances,instances_used,samples,samples_folded,total_ns,"
-	                 "mean_duration_ns,folded,reason,fit_method,phases\r\n");
+	                 "mean_duration_ns,folded,reason,fit_method,phases,throttled,estimated_total_ns\r\n");
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
 		str(b, r->name);
@@ -73,7 +73,9 @@ static void regions_table(util_buf *b, const fold_analysis *a)
 		str(b, r->reason);
 		sep(b);
 		str(b, r->fit_method);
-		util_buf_printf(b, ",%zu", r->nphases);
+		util_buf_printf(b, ",%zu,%d,", r->nphases, r->throttled);
+		if (r->throttled && r->est_samples)
+			num(b, r->est_total_ns);
 		eol(b);
 	}
 }
@@ -218,7 +220,11 @@ static void instances_table(util_buf *b, const fold_analysis *a)
 
 static void profile_table(util_buf *b, const fold_analysis *a)
 {
-	util_buf_puts(b, "region,kind,calls,inclusive_ns,exclusive_ns,min_ns,mean_ns,max_ns,threads\r\n");
+	/* throttled rows: calls and times are the recorded calls; the estimate
+	 * (empty when not throttled or no sample holds the function) is the
+	 * whole run's inclusive time from the samples */
+	util_buf_puts(b, "region,kind,calls,inclusive_ns,exclusive_ns,min_ns,mean_ns,max_ns,threads,"
+	                 "throttled,estimated_inclusive_ns,estimated_from_samples\r\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		str(b, e->name);
@@ -232,7 +238,13 @@ static void profile_table(util_buf *b, const fold_analysis *a)
 		num(b, e->mean_ns);
 		sep(b);
 		num(b, e->max_ns);
-		util_buf_printf(b, ",%u", e->nthreads);
+		util_buf_printf(b, ",%u,%d,", e->nthreads, e->throttled);
+		if (e->throttled && e->est_samples) {
+			num(b, e->est_inclusive_ns);
+			util_buf_printf(b, ",%lu", e->est_samples);
+		} else {
+			util_buf_puts(b, ",");
+		}
 		eol(b);
 	}
 }

@@ -265,10 +265,12 @@ static void overview_counters(html_ctx *h)
 static void overview_ranking(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
-	char buf[64];
+	char buf[96];
 	double top = 0;
 	for (size_t i = 0; i < a->nregions; i++)
-		top = fmax(top, a->regions[i].total_ns);
+		top = fmax(top, a->regions[i].throttled && a->regions[i].est_samples
+		                    ? fmax(a->regions[i].est_total_ns, a->regions[i].total_ns)
+		                    : a->regions[i].total_ns);
 	util_buf_puts(h->b, "<h3>Regions by time</h3><div class=\"tablewrap\"><table class=\"sortable\" "
 	                    "id=\"ranking\"><thead><tr><th class=\"n\">#</th><th>region</th><th>kind</th>"
 	                    "<th class=\"n\">total time</th><th></th><th class=\"n\">instances</th>"
@@ -282,12 +284,30 @@ static void overview_ranking(html_ctx *h)
 		util_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
 		report_html_text(h, r->name);
 		util_buf_printf(h->b, "</a></td><td>%s</td>", fold_region_kind_label(r->kind));
-		report_fmt_ns(buf, sizeof buf, r->total_ns);
-		report_html_num_cell(h, r->total_ns, buf);
+		double shown = r->total_ns;
+		if (r->throttled && r->est_samples) {
+			char e[32], err[32];
+			report_fmt_ns(e, sizeof e, r->est_total_ns);
+			report_fmt_ns(err, sizeof err, r->est_total_err_ns);
+			snprintf(buf, sizeof buf, "~%s \u00b1 %s", e, err);
+			shown = r->est_total_ns;
+			util_buf_printf(
+			    h->b,
+			    "<td class=\"n\" data-v=\"%.6g\" title=\"throttled: estimated from %lu "
+			    "samples; the recorded calls took ",
+			    shown, r->est_samples);
+			report_fmt_ns(e, sizeof e, r->total_ns);
+			util_buf_printf(h->b, "%s\">", e);
+			report_esc_html(h->b, buf);
+			util_buf_puts(h->b, " <span class=\"badge\">throttled</span></td>");
+		} else {
+			report_fmt_ns(buf, sizeof buf, r->total_ns);
+			report_html_num_cell(h, r->total_ns, buf);
+		}
 		util_buf_printf(
 		    h->b, "<td style=\"width:160px\"><span class=\"bar\" style=\"width:%.1f%%\"></span></td>",
-		    top > 0 ? 100 * r->total_ns / top : 0);
-		snprintf(buf, sizeof buf, "%lu", r->instances);
+		    top > 0 ? 100 * shown / top : 0);
+		snprintf(buf, sizeof buf, r->throttled ? "%lu+" : "%lu", r->instances);
 		report_html_num_cell(h, (double)r->instances, buf);
 		snprintf(buf, sizeof buf, "%lu", r->instances_used);
 		report_html_num_cell(h, (double)r->instances_used, buf);

@@ -102,6 +102,8 @@ const char report_html_css[] =
 	".loc{color:var(--ink3)}\n"
 	"#tip{position:fixed;pointer-events:none;background:rgba(15,23,42,.94);color:#fff;padding:6px 9px;border-radius:5px;font-size:12px;display:none;z-index:10;max-width:420px;white-space:pre-line}\n"
 	".note{color:var(--ink2);font-size:12.5px}\n"
+	".badge{display:inline-block;font-size:11px;padding:0 5px;border-radius:3px;background:#fef3c7;color:var(--warn);border:1px solid #fcd34d;vertical-align:1px}\n"
+	"tr.throttled td{background:#fffbeb}\n"
 	"footer{color:var(--ink3);font-size:12px;margin-top:40px;text-align:center}\n"
 	".hidden{display:none!important}\n"
 	"#fold-js-errors{display:none}\n"

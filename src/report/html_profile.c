@@ -83,7 +83,7 @@ static void profile_thread_table(html_ctx *h)
 static void profile_table(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
-	char buf[64];
+	char buf[128];
 	util_buf_puts(h->b, "<h3>Exact region profile</h3>");
 	if (!a->nprofile) {
 		util_buf_puts(h->b, "<p class=\"note\">No instrumented regions were recorded.</p>");
@@ -112,13 +112,27 @@ static void profile_table(html_ctx *h)
 	util_buf_puts(h->b, "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
-		util_buf_puts(h->b, "<tr><td class=\"fn\">");
+		util_buf_puts(h->b, e->throttled ? "<tr class=\"throttled\"><td class=\"fn\">"
+		                                 : "<tr><td class=\"fn\">");
 		report_html_text(h, e->name);
+		if (e->throttled)
+			util_buf_puts(
+			    h->b, " <span class=\"badge\" title=\"calls after the throttling were not "
+			          "recorded: calls, exclusive and per-call times are the recorded calls\">"
+			          "throttled</span>");
 		util_buf_printf(h->b, "</td><td>%s</td>", fold_region_kind_label(e->kind));
-		snprintf(buf, sizeof buf, "%lu", e->calls);
+		snprintf(buf, sizeof buf, e->throttled ? "%lu+" : "%lu", e->calls);
 		report_html_num_cell(h, (double)e->calls, buf);
-		report_fmt_ns(buf, sizeof buf, e->inclusive_ns);
-		report_html_num_cell(h, e->inclusive_ns, buf);
+		if (e->throttled && e->est_samples) {
+			char est[32], err[32];
+			report_fmt_ns(est, sizeof est, e->est_inclusive_ns);
+			report_fmt_ns(err, sizeof err, e->est_inclusive_err_ns);
+			snprintf(buf, sizeof buf, "~%s \u00b1 %s (%lu samples)", est, err, e->est_samples);
+			report_html_num_cell(h, e->est_inclusive_ns, buf);
+		} else {
+			report_fmt_ns(buf, sizeof buf, e->inclusive_ns);
+			report_html_num_cell(h, e->inclusive_ns, buf);
+		}
 		report_fmt_ns(buf, sizeof buf, e->exclusive_ns);
 		report_html_num_cell(h, e->exclusive_ns, buf);
 		double pct = total_excl > 0 ? 100 * e->exclusive_ns / total_excl : 0;

@@ -256,6 +256,15 @@ static void write_region(jw *w, const fold_region_result *r)
 	knum(w, "total_ns", r->total_ns);
 	knum(w, "mean_duration_ns", r->mean_duration_ns);
 	knum(w, "folded_mean_duration_ns", r->folded_mean_duration_ns);
+	if (r->throttled) {
+		/* instances and total_ns are the recorded calls only */
+		kbool(w, "throttled", 1);
+		kint(w, "estimated_from_samples", (long long)r->est_samples);
+		if (r->est_samples) {
+			knum(w, "estimated_total_ns", r->est_total_ns);
+			knum(w, "estimated_total_err_ns", r->est_total_err_ns);
+		}
+	}
 	kbool(w, "folded", r->folded);
 	kstr(w, "reason", r->reason);
 	kint(w, "selected_group", r->selected_group);
@@ -428,6 +437,16 @@ static void write_profile(jw *w, const fold_analysis *a)
 		knum(w, "max_ns", p->max_ns);
 		kint(w, "threads", p->nthreads);
 		kint(w, "unbalanced", (long long)p->unbalanced);
+		if (p->throttled) {
+			/* calls and times above are the recorded calls only */
+			kbool(w, "throttled", 1);
+			knum(w, "throttled_at_s", p->throttled_at_ns / 1e9);
+			kint(w, "estimated_from_samples", (long long)p->est_samples);
+			if (p->est_samples) {
+				knum(w, "estimated_inclusive_ns", p->est_inclusive_ns);
+				knum(w, "estimated_inclusive_err_ns", p->est_inclusive_err_ns);
+			}
+		}
 		karr(w, "per_thread");
 		for (size_t k = 0; k < p->nper_thread; k++) {
 			const fold_profile_thread *t = &p->per_thread[k];

@@ -12,16 +12,47 @@
 #include "report_text.h"
 #include "terminal_views.h"
 
-/* " %8.3f ms": fixed columns so the units line up under each other. */
-static void put_ns(FILE *o, double ns)
+/* " %8.3f ms": fixed columns so the units line up under each other; mark
+ * replaces the leading blank ('~' estimated, '>' at least). */
+static void put_ns_mark(FILE *o, double ns, char mark)
 {
 	double v;
 	const char *unit;
 	report_ns_scale(ns, &v, &unit);
-	if (unit[1])
-		fprintf(o, " %8.*f %s", unit[0] == 'n' ? 0 : 3, v, unit);
-	else
-		fprintf(o, " %8.3f %s ", v, unit);
+	char num[32];
+	snprintf(num, sizeof num, "%s%.*f", mark == ' ' ? "" : (char[]){mark, 0},
+	         unit[1] && unit[0] == 'n' ? 0 : 3, v);
+	fprintf(o, " %8s %s%s", num, unit, unit[1] ? "" : " ");
+}
+
+static void put_ns(FILE *o, double ns)
+{
+	put_ns_mark(o, ns, ' ');
+}
+
+/* Under the table: what the marks of throttled rows mean. */
+static void throttled_notes(const fold_analysis *a, FILE *out)
+{
+	for (size_t i = 0; i < a->nprofile; i++) {
+		const fold_profile_entry *p = &a->profile[i];
+		if (!p->throttled)
+			continue;
+		char at[32], est[32], err[32], rec[32], shortn[64];
+		report_short_name(p->name ? p->name : "?", 40, shortn, sizeof shortn);
+		report_fmt_ns(at, sizeof at, p->throttled_at_ns);
+		report_fmt_ns(rec, sizeof rec, p->inclusive_ns);
+		fprintf(out,
+		        "%s: throttled at %s after %lu calls; later calls not recorded (recorded: %s).\n  ",
+		        shortn, at, p->calls, rec);
+		if (p->est_samples) {
+			report_fmt_ns(est, sizeof est, p->est_inclusive_ns);
+			report_fmt_ns(err, sizeof err, p->est_inclusive_err_ns);
+			fprintf(out, "Inclusive ~%s +- %s estimated from %lu samples.\n", est, err,
+			        p->est_samples);
+		} else {
+			fputs("No sample holds it: its total is unknown.\n", out);
+		}
+	}
 }
 
 /* Without regions: what the samples say, and how to record a region. */
@@ -61,12 +92,26 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 			break;
 		if (name.len)
 			fwrite(name.data, 1, name.len, out);
-		fprintf(out, "%*s %9lu", (int)(name_cols - cols), "", p->calls);
-		put_ns(out, p->inclusive_ns);
-		put_ns(out, p->exclusive_ns);
+		if (p->throttled) {
+			/* calls and exclusive: at least the recorded ones; inclusive:
+			 * the sampled estimate when there is one (throttled_notes) */
+			char calls[32];
+			snprintf(calls, sizeof calls, "%lu+", p->calls);
+			fprintf(out, "%*s %9s", (int)(name_cols - cols), "", calls);
+			if (p->est_samples)
+				put_ns_mark(out, p->est_inclusive_ns, '~');
+			else
+				put_ns_mark(out, p->inclusive_ns, '>');
+			put_ns_mark(out, p->exclusive_ns, '>');
+		} else {
+			fprintf(out, "%*s %9lu", (int)(name_cols - cols), "", p->calls);
+			put_ns(out, p->inclusive_ns);
+			put_ns(out, p->exclusive_ns);
+		}
 		put_ns(out, p->mean_ns);
 		fputc('\n', out);
 	}
+	throttled_notes(a, out);
 	int rc = name.oom ? -ENOMEM : ferror(out) ? -EIO : 0;
 	util_buf_free(&name);
 	return rc;

@@ -104,7 +104,7 @@ static void run_summary(term *t, const fold_analysis *a)
  * region was not folded is said once per reason below the table. */
 static void region_table(term *t, const fold_analysis *a)
 {
-	char d[32], m[32], n[32];
+	char d[40], m[32], n[32];
 	unsigned fixed = 4 + 8 + 7 + 8 + 8 + 2 + 9 + 9;
 	unsigned namew = t->width > fixed + 16 ? t->width - fixed : 16;
 	term_heading(t, "Regions by time");
@@ -124,9 +124,16 @@ static void region_table(term *t, const fold_analysis *a)
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
 		term_putf(t, "%4zu", i + 1);
-		report_fmt_ns(d, sizeof d, r->total_ns);
+		if (r->throttled && r->est_samples) {
+			/* throttled: the sampled estimate (the note below says so) */
+			char e[32];
+			report_fmt_ns(e, sizeof e, r->est_total_ns);
+			snprintf(d, sizeof d, "~%s", e);
+		} else {
+			report_fmt_ns(d, sizeof d, r->total_ns);
+		}
 		term_cell(t, d, 8, 1);
-		snprintf(n, sizeof n, "%lu", r->instances);
+		snprintf(n, sizeof n, r->throttled ? "%lu+" : "%lu", r->instances);
 		term_cell(t, n, 7, 1);
 		report_fmt_ns(m, sizeof m, r->mean_duration_ns);
 		term_cell(t, m, 8, 1);

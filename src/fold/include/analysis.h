@@ -185,7 +185,14 @@ typedef struct fold_region_result {
 	double mean_duration_ns; /* total_ns over those instances: the region's mean, outliers included */
 	double folded_mean_duration_ns; /* mean duration of the folded (used) instances: the instance that
 	                                   phases are shares of, and rates refer to (0 when none is used) */
-	int folded;                     /* 0: too few instances/samples; reason says why */
+	/* A throttled function (FOLD_THROTTLE): instances and total_ns are the
+	 * recorded calls; est_total_ns (+- est_total_err_ns) the whole run's
+	 * time from the samples whose stack holds it (est_samples; 0: none).
+	 * The regions are ranked by the estimate when it is the larger. */
+	int throttled;
+	double est_total_ns, est_total_err_ns;
+	unsigned long est_samples;
+	int folded; /* 0: too few instances/samples; reason says why */
 	char *reason;
 	unsigned selected_group; /* the group that was folded */
 	fold_group *groups;
@@ -226,7 +233,21 @@ typedef struct fold_profile_entry {
 	fold_profile_thread *per_thread; /* one per (process, thread) that called it */
 	size_t nper_thread;
 	unsigned long unbalanced; /* enters without exit and exits without enter */
+	/* Throttled (FOLD_THROTTLE): from throttled_at_ns (run time of the first
+	 * process that throttled it) on, calls were not recorded, so calls and
+	 * the times above cover only the recorded ones. The whole run's
+	 * inclusive time estimated from the samples whose stack holds the
+	 * function (est_samples of them; est_inclusive_err_ns one standard
+	 * error); est_samples 0: no sample to estimate from. */
+	int throttled;
+	double throttled_at_ns;
+	unsigned long est_samples;
+	double est_inclusive_ns, est_inclusive_err_ns;
 } fold_profile_entry;
+
+/* The inclusive time to rank and judge a profile entry by: the sampled
+ * estimate when the function was throttled and it is the larger. */
+double fold_profile_rank_ns(const fold_profile_entry *p);
 
 typedef struct fold_callpair {
 	char *caller, *callee;

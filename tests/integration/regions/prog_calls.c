@@ -16,6 +16,8 @@
  *                   one-time costs (start-up, the first decision about each
  *                   function) then fall outside every measured interval.
  *   longjmp         deep() left by longjmp 5 times, then normal calls
+ *   throttled N     busy() (2 us of work) N times, timed as a whole by the
+ *                   program: prints "own busy total_ns calls"
  */
 #include <setjmp.h>
 #include <stdint.h>
@@ -119,6 +121,11 @@ KEEP static void outer_phase(void)
 	own_b += t2 - t1;
 }
 
+KEEP static void busy(void)
+{
+	spin(2000);
+}
+
 static jmp_buf jb;
 NOINST __attribute__((noinline)) static void escape(void)
 {
@@ -174,6 +181,11 @@ NOINST int main(int argc, char **argv)
 		printf("own phase_b %llu %llu\n", (unsigned long long)own_b, (unsigned long long)own_b);
 		printf("own outer_phase %llu %llu\n", (unsigned long long)own_outer,
 		       (unsigned long long)(own_outer - own_a - own_b));
+	} else if (!strcmp(mode, "throttled")) {
+		uint64_t t0 = now_ns();
+		for (int i = 0; i < n; i++)
+			busy();
+		printf("own busy %llu %d\n", (unsigned long long)(now_ns() - t0), n);
 	} else if (!strcmp(mode, "longjmp")) {
 		for (int i = 0; i < 5; i++)
 			if (!setjmp(jb))

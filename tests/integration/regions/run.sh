@@ -81,6 +81,51 @@ filter)
 	"$FOLD_CLI" dump "$t" | grep -q "throttle region=.* calls=100000" || fail "no THROTTLE record for hot"
 	grep -q "hot was throttled" out.json || fail "fold does not report the throttled function"
 	;;
+throttled_estimate)
+	# A throttled function's row is marked and its total estimated from the
+	# samples whose stack holds it (issue 13): busy() takes 2 us, 100000
+	# calls, throttled after 1000; the program times the whole loop.
+	FOLD_SAMPLE=time@1ms FOLD_THROTTLE=1000,10us preload "$PROGS/prog_calls" throttled 100000 >own.txt
+	t=$(only_trace)
+	analyse "$t"
+	calls busy 1000
+	python3 - out.json own.txt <<'PY' || fail "see above"
+import json, sys
+a = json.load(open(sys.argv[1]))
+own = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("own ")}
+p = [p for p in a["profile"] if p["name"] == "busy"][0]
+r = [r for r in a["regions"] if r["name"] == "busy"][0]
+bad = []
+if not p.get("throttled") or not r.get("throttled"):
+    bad.append("busy not marked throttled in profile/regions")
+n = p.get("estimated_from_samples", 0)
+if n < 50:
+    print("SKIP: only %d samples hold busy (the machine is too slow or loaded for the estimate)" % n)
+    sys.exit(77)
+est, err, truth = p["estimated_inclusive_ns"], p["estimated_inclusive_err_ns"], own["busy"]
+# the estimate's relative standard error is 1/sqrt(n): within 4 of them
+if abs(est - truth) > 4 * truth / n ** 0.5:
+    bad.append("busy estimated %.4g ns from %d samples, the program timed %.4g ns" % (est, n, truth))
+if not (0.5 * est / n ** 0.5 < err < 2 * est / n ** 0.5):
+    bad.append("error %.3g for %d samples" % (err, n))
+if r.get("estimated_total_ns") != est:
+    bad.append("region estimate %s differs from the profile's %s" % (r.get("estimated_total_ns"), est))
+if "throttled" not in (r.get("reason") or ""):
+    bad.append("unfolded reason does not say throttled: %s" % r.get("reason"))
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+	rc=$?
+	[ $rc -eq 77 ] && exit 77
+	"$FOLD_CLI" profile "$t" >prof.txt || fail "fold profile failed"
+	grep -q "^busy  *1000+  *~" prof.txt || fail "fold profile does not mark busy: $(cat prof.txt)"
+	grep -q "busy: throttled at .* after 1000 calls" prof.txt || fail "no throttle note: $(cat prof.txt)"
+	"$FOLD_CLI" -q "$t" --csv csv || fail "fold --csv failed"
+	head -n 1 csv/profile.csv | grep -q ",throttled,estimated_inclusive_ns,estimated_from_samples" ||
+		fail "profile.csv has no estimate columns"
+	grep -q "^busy,2,1000,.*,1,[0-9.e+]*,[0-9]*" csv/profile.csv || fail "profile.csv row: $(cat csv/profile.csv)"
+	;;
 throttle_off)
 	FOLD_THROTTLE=off preload "$PROGS/prog_calls" filter
 	t=$(only_trace)
