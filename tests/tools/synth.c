@@ -160,6 +160,9 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	TRACE_PUT(rc, w, 0, trace_enc_clock, (uint64_t)t0, (uint64_t)t0, 1700000000000000000ull);
 	for (unsigned k = 0; k < c->ncounters; k++)
 		TRACE_PUT(rc, w, 0, trace_enc_counter_def, k + 1, c->counters[k].kind, c->counters[k].name);
+	if (c->cpu_clock_counter)
+		TRACE_PUT(rc, w, 0, trace_enc_counter_def, c->ncounters + 1, TRACE_COUNTER_SOFTWARE,
+		          "perf::TASK-CLOCK");
 	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0,
 	          c->region_name ? c->region_name : "iteration");
 	if (rc)
@@ -177,9 +180,12 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	for (unsigned th = 0; th < nthreads; th++) {
 		uint32_t stream = th + 1;
 		unsigned nctr = c->rotate_sets && (th % 2) ? 1 : c->ncounters;
-		uint32_t ids[SYNTH_MAX_COUNTERS];
+		uint32_t ids[SYNTH_MAX_COUNTERS + 1];
 		for (unsigned k = 0; k < nctr; k++)
 			ids[k] = k + 1;
+		unsigned nset = nctr; /* the counter set: nctr counters, then TASK-CLOCK */
+		if (c->cpu_clock_counter)
+			ids[nset++] = c->ncounters + 1;
 		/* instances */
 		double t = t0 + 1e4 * (th + 1);
 		for (unsigned i = 0; i < c->instances; i++) {
@@ -232,12 +238,13 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		double tend = t;
 		TRACE_PUT(rc, w, stream, trace_enc_thread_start, 1000 + th, 0, (uint64_t)t0,
 		          th ? "worker" : "main");
-		TRACE_PUT(rc, w, stream, trace_enc_counter_set, ids, nctr);
+		TRACE_PUT(rc, w, stream, trace_enc_counter_set, ids, nset);
 		if (rc)
 			goto fail_free;
 		double val[SYNTH_MAX_COUNTERS + 1] = {0};
-		uint64_t v64[SYNTH_MAX_COUNTERS];
+		uint64_t v64[SYNTH_MAX_COUNTERS + 1];
 		double tprev = t0, cpu_since = 0, steal = 0, cpu_carry = 0;
+		double cpu_prog = 0; /* the program's own CPU ns so far; steal is the samples' */
 		const double cost = c->sample_cost_ns > 0 ? c->sample_cost_ns : 0;
 		const double hand = cost > 0 ? fmin(c->sample_handler_ns, cost) : 0;
 		const double deliver = cost - hand; /* before the handler's entry */
@@ -257,12 +264,15 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			}                                                                                    \
 			if (k_ < c->ncounters)                                                               \
 				val[k_] += inc_;                                                             \
-			else                                                                                 \
+			else {                                                                               \
 				cpu_since += inc_;                                                           \
+				cpu_prog += inc_;                                                            \
+			}                                                                                    \
 		}                                                                                            \
 		tprev = (tn);                                                                                \
 		for (unsigned k_ = 0; k_ < nctr; k_++)                                                       \
 			v64[k_] = (uint64_t)llround(val[k_]);                                                \
+		v64[nctr] = (uint64_t)llround(cpu_prog + steal);                                             \
 	} while (0)
 		while (i < c->instances) {
 			double tb = inside ? I[i].start + I[i].dur : I[i].start;
@@ -277,6 +287,7 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				uint64_t cpu = (uint64_t)llround(cpu_since + cpu_carry + deliver + lag);
 				cpu_since = 0;
 				cpu_carry = cost - deliver - lag;
+				v64[nctr] = (uint64_t)llround(cpu_prog + steal + deliver + lag);
 				TRACE_PUT(rc, w, stream, trace_enc_sample,
 				          (uint64_t)llround(ts + steal + deliver + lag), frames,
 				          c->stacks ? 3 : 0, cpu, v64);

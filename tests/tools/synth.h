@@ -74,6 +74,11 @@ typedef struct synth_config {
 	 * lag after the entry (sample_lag_ns), as sample_cost records. The
 	 * sampling clock runs on wall time; counters stop, CPU time runs. */
 	double sample_cost_ns, sample_handler_ns, sample_lag_ns;
+	/* 1: one more counter, perf::TASK-CLOCK (software), the thread's CPU
+	 * time in ns as the kernel counts it: the program's CPU time and every
+	 * sample's whole cost, read at enter/exit (with boundary_counters) and
+	 * by each sample's handler after its delivery and lag */
+	int cpu_clock_counter;
 } synth_config;
 
 /* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at

@@ -777,6 +777,46 @@ static void test_sample_cost_compensated(void **state)
 	fold_analysis_free(a);
 }
 
+/* The same, with the thread's CPU clock as a counter (perf::TASK-CLOCK,
+ * read at enter/exit and by every sample): the kernel counts each sample's
+ * cost as the thread's CPU time, so without taking it out the folded
+ * TASK-CLOCK rate passes 1 CPU around samples and the phase rates are high.
+ * True rates: 1e9/s in phase 0 (CPU 1.0), 5e8/s in phase 1 (CPU 0.5). */
+static void test_sample_cost_out_of_cpu_clock(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 20000;
+	c.groups[0].duration_ns = 5e4;
+	c.gap_ns = 5e4;
+	c.period_ns = 1e6;
+	c.noise = 0.02;
+	c.sample_cost_ns = 26e3;
+	c.sample_handler_ns = 8e3;
+	c.sample_lag_ns = 2e3;
+	c.cpu_clock_counter = 1;
+	c.seed = 78;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_int_equal(r->nphases, 2);
+	double r0 = rate_of(&r->phases[0], "perf::TASK-CLOCK"),
+	       r1 = rate_of(&r->phases[1], "perf::TASK-CLOCK");
+	print_message("TASK-CLOCK phase rates %.4g %.4g\n", r0, r1);
+	assert_true(fabs(r0 / 1e9 - 1) < 0.05);
+	assert_true(fabs(r1 / 5e8 - 1) < 0.05);
+	fold_analysis_free(a);
+}
+
 /* Hand-written trace: main { A { B } A { B B } } R { R { R } } and an exit
  * without enter. One tick = 1 ns. inner_ns < 0: the hook calibration is the
  * legacy STAT calibration.hook_ns = 10; else the runtime's INFO keys
@@ -1044,6 +1084,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
