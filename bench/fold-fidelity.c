@@ -122,7 +122,8 @@ typedef struct scenario_result {
 	size_t nphases;
 	double bnd;       /* worst true boundary's distance to fold's nearest (share of the instance) */
 	double rate;      /* worst phase's app::work rate error in its interior (share of truth) */
-	double cpu;       /* worst phase's cpu_time error in its interior (share of truth) */
+	double cpu;       /* worst phase's CPU-rate error in its interior (share of truth) */
+	int cpu_withheld; /* fold showed no cpu_time rate in some phase (too few samples to place it) */
 	double used;      /* share of instances folded */
 	double mean_ns;   /* mean duration of the folded instances */
 	double curve_rms; /* ramp: RMS of curve - linear truth, share of the mean truth */
@@ -205,8 +206,18 @@ static int scenario(const char *path, const synth_config *c, int ramp, scenario_
 			/* interior: the middle of the true phase */
 			double x = 0.5 * (c->bounds[p] + c->bounds[p + 1]);
 			double v = phase_rate(r, x, "app::work"), cv = phase_rate(r, x, "cpu_time");
+			double tc = phase_rate(r, x, "perf::TASK-CLOCK") / 1e9;
 			s->rate = fmax(s->rate, isnan(v) ? 1 : fabs(v - rt[p]) / rt[p]);
-			s->cpu = fmax(s->cpu, isnan(cv) ? 1 : fabs(cv - c->cpu[p]) / c->cpu[p]);
+			/* CPU: the measured CPU clock where the trace has one, and
+			 * cpu_time (from the samples' CPU increments) wherever fold
+			 * shows it; neither shown is a 100% error */
+			double e = isnan(tc) && isnan(cv) ? 1 : 0;
+			if (!isnan(tc))
+				e = fmax(e, fabs(tc - c->cpu[p]) / c->cpu[p]);
+			if (!isnan(cv))
+				e = fmax(e, fabs(cv - c->cpu[p]) / c->cpu[p]);
+			s->cpu = fmax(s->cpu, e);
+			s->cpu_withheld |= isnan(cv);
 		}
 	} else {
 		double lo = rt[0], hi = rt[c->nphases - 1], mean = 0.5 * (lo + hi);
@@ -377,18 +388,25 @@ static int scenarios(const char *path)
 	ROW("two threads, scheduler pauses", s, s.folded && s.nphases == 2 && s.bnd <= 0.01 && s.rate <= 0.03,
 	    "");
 
-	/* 6. a 50 us region at 1 ms sampling: 20000 instances, gap 50 us */
+	/* 6. a 50 us region at 1 ms sampling: 20000 instances, gap 50 us. At
+	 * 0.05 samples per instance a sample's CPU increment (since the previous
+	 * sample, 20 instances ago) cannot be placed inside one: fold withholds
+	 * cpu_time there, and the CPU rate comes from the thread's CPU clock,
+	 * which the runtime reads at every API region's enter and exit by
+	 * default (perf::TASK-CLOCK among the software counters). */
 	synth_config_init(&c);
 	c.instances = 20000;
 	c.groups[0].duration_ns = 5e4;
 	c.gap_ns = 5e4;
 	c.period_ns = 1e6;
 	c.noise = 0.02;
+	c.cpu_clock_counter = 1;
 	c.seed = 1306;
 	if (scenario(path, &c, 0, &s))
 		return -1;
 	ROW("50 us region, 1 ms sampling", s, s.folded && s.nphases == 2 && s.rate <= 0.05 && s.cpu <= 0.05,
-	    "  (no sample cost modelled here: see the next row)");
+	    s.cpu_withheld ? "  (no sample cost modelled here; cpu_time withheld, CPU rate from TASK-CLOCK)"
+	                   : "  (no sample cost modelled here: see the next row)");
 
 	/* 6b. the same with the sample's own cost as measured on a VM: 26 us
 	 * per sample (18 us kernel delivery + 8 us handler; the trace records
@@ -402,12 +420,14 @@ static int scenarios(const char *path)
 	{
 		char extra[200];
 		double de = fabs(s.mean_ns - 5e4) / 5e4;
-		snprintf(
-		    extra, sizeof extra,
-		    "  (folded mean duration %.1f us, truth 50: %.1f%%; CPU time judged in the row above)",
-		    s.mean_ns / 1e3, 100 * de);
+		snprintf(extra, sizeof extra,
+		         "  (folded mean duration %.1f us, truth 50: %.1f%%; the samples' cost taken out of "
+		         "TASK-CLOCK)",
+		         s.mean_ns / 1e3, 100 * de);
 		ROW("50 us region, +26 us per sample", s,
-		    s.folded && s.nphases == 2 && s.rate <= 0.05 && s.used >= 0.9 && de <= 0.05, extra);
+		    s.folded && s.nphases == 2 && s.rate <= 0.05 && s.cpu <= 0.05 && s.used >= 0.9 &&
+		        de <= 0.05,
+		    extra);
 	}
 
 	/* 7. coarse: 10 ms sampling, 2000 instances of 2 ms (~400 samples) */
@@ -416,13 +436,22 @@ static int scenarios(const char *path)
 	c.groups[0].duration_ns = 2e6;
 	c.period_ns = 1e7;
 	c.noise = 0.02;
+	c.cpu_clock_counter = 1; /* as in 6 */
 	c.seed = 1307;
 	if (scenario(path, &c, 0, &s))
 		return -1;
 	ROW("coarse: 10 ms sampling, 2000 inst", s,
-	    s.folded && s.bnd <= 0.05 && s.rate <= 0.05 && s.cpu <= 0.05, "");
+	    s.folded && s.bnd <= 0.05 && s.rate <= 0.05 && s.cpu <= 0.05,
+	    s.cpu_withheld ? "  (cpu_time withheld, CPU rate from TASK-CLOCK)" : "");
+	/* 7b. the same without a CPU clock: cpu_time must be right or withheld */
+	c.cpu_clock_counter = 0;
+	if (scenario(path, &c, 0, &s))
+		return -1;
+	ROW("coarse, no CPU clock counter", s,
+	    s.folded && s.bnd <= 0.05 && s.rate <= 0.05 && (s.cpu_withheld || s.cpu <= 0.05),
+	    s.cpu_withheld ? "  (cpu_time withheld: < 1 sample per instance; no CPU rate shown)" : "");
 #undef ROW
-	printf("scenarios: %d of 9 FAIL the issue-13 targets\n", nfail);
+	printf("scenarios: %d of 10 FAIL the issue-13 targets\n", nfail);
 	return 0;
 }
 
