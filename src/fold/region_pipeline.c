@@ -1093,18 +1093,23 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 	sc->phases_b = u.nseg_b;
 	sc->boundary = u.check_boundary;
 	sc->rate = u.check_rate;
+	sc->boundary_allowed = u.check_boundary_allowed;
+	sc->rate_allowed = u.check_rate_allowed;
+	sc->reproducible = sc->done && u.check_excess <= 1;
 	/* Judged on the phases reported: each boundary must have a counterpart
 	 * in both halves and each phase's rates must agree. A half with extra
 	 * boundaries of its own (half the samples: the fit follows more noise)
 	 * does not contradict them; a half lacking one of them does, through
 	 * the boundary figure. */
-	if (sc->done && (sc->boundary > 0.05 || sc->rate > 0.1))
+	if (sc->done && !sc->reproducible)
 		analyze__warn(c,
 		              "region %s: self-check failed: its two halves of instances folded on their own "
 		              "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
-		              "rates %.0f%% apart; these phases are not reproducible",
+		              "rates %.0f%% apart; a %s %.1f%% apart where their sampling noise allows "
+		              "%.1f%%: these phases are not reproducible",
 		              r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary,
-		              100 * sc->rate);
+		              100 * sc->rate, u.check_worst_rate ? "rate" : "boundary", 100 * u.check_worst,
+		              100 * u.check_worst_allowed);
 	/* A boundary that moves between the shorter and the longer instances
 	 * by more than the halves' own disagreement (and 1% of the instance):
 	 * a phase whose length varies. */

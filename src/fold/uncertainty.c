@@ -132,6 +132,13 @@ static void interval(double *v, size_t n, double *lo, double *hi)
 	*hi = v[(size_t)ceil(0.95 * (double)(m - 1))];
 }
 
+/* The self-check's floors (the fidelity targets: a disagreement below them
+ * is never a failure) and, without bootstrap intervals, its fixed limits. */
+#define FOLD__CHECK_BOUNDARY 0.01
+#define FOLD__CHECK_RATE 0.03
+#define FOLD__CHECK_BOUNDARY_FIXED 0.05
+#define FOLD__CHECK_RATE_FIXED 0.10
+
 static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
                        uint32_t nid, const uint8_t *present, uint32_t *mult, uint32_t *offset,
                        uncertainty__result *u)
@@ -157,11 +164,32 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 		u->ninst_b = cnt[1];
 		u->nseg_a = h[0].nseg;
 		u->nseg_b = h[1].nseg;
-		double bd = 0, rd = 0;
+		/* A 90% bootstrap half-width hw is 1.645 standard errors of the
+		 * whole fit; each half has cnt of the nu instances, so the halves'
+		 * difference has sqrt(nu/cnt_a + nu/cnt_b) of those errors, allowed
+		 * up to 2.576 of them (99%). */
+		uint32_t nu = 0;
+		for (uint32_t i = 0; i < nid; i++)
+			nu += present[i] != 0;
+		double widen = 2.576 / 1.645 * sqrt((double)nu / (double)cnt[0] + (double)nu / (double)cnt[1]);
+		double bd = 0, rd = 0, excess = 0, ballow = FOLD__CHECK_BOUNDARY, rallow = FOLD__CHECK_RATE;
 		for (size_t j = 1; j < pr->nseg; j++) {
 			double a = nearest(&h[0], pr->bounds[j]), b = nearest(&h[1], pr->bounds[j]);
-			bd = fmax(bd, isnan(a) || isnan(b) ? 1 : fabs(a - b));
+			double d = isnan(a) || isnan(b) ? 1 : fabs(a - b);
+			double hw = 0.5 * (u->bhi[j] - u->blo[j]);
+			double allow = isnan(hw) ? FOLD__CHECK_BOUNDARY_FIXED : fmax(FOLD__CHECK_BOUNDARY, widen * hw);
+			if (d >= bd) {
+				bd = d;
+				ballow = allow;
+			}
+			if (d / allow > excess) {
+				excess = d / allow;
+				u->check_worst = d;
+				u->check_worst_allowed = allow;
+				u->check_worst_rate = 0;
+			}
 		}
+		double rexcess = 0;
 		for (size_t p = 0; p < pr->nseg; p++)
 			for (size_t k = 0; k < nps; k++) {
 				if (ps[k].rates_only)
@@ -171,10 +199,27 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 				double mean = 0.5 * (a + b);
 				if (isnan(a) || isnan(b) || !(mean > 1e-9))
 					continue;
-				rd = fmax(rd, fabs(a - b) / mean);
+				double d = fabs(a - b) / mean;
+				double hw = u->rlo ? 0.5 * (u->rhi[k * pr->nseg + p] - u->rlo[k * pr->nseg + p]) / mean : NAN;
+				double allow = isnan(hw) ? FOLD__CHECK_RATE_FIXED : fmax(FOLD__CHECK_RATE, widen * hw);
+				if (d >= rd) {
+					rd = d;
+					rallow = allow;
+				}
+				if (d / allow > rexcess) {
+					rexcess = d / allow;
+					if (rexcess > excess) {
+						u->check_worst = d;
+						u->check_worst_allowed = allow;
+						u->check_worst_rate = 1;
+					}
+				}
 			}
 		u->check_boundary = bd;
 		u->check_rate = rd;
+		u->check_boundary_allowed = ballow;
+		u->check_rate_allowed = rallow;
+		u->check_excess = fmax(excess, rexcess);
 	}
 	for (int half = 0; half < 2; half++)
 		if (ok[half])

@@ -16,7 +16,9 @@
  *    (share of the instance) and the largest relative difference of their
  *    rates over each phase's interior (series that place boundaries) are
  *    the region's fidelity figure. Two independent folds of the same code
- *    should agree; where they do not, the phases are not to be trusted.
+ *    should agree within what their sampling noise allows (the bootstrap
+ *    interval, widened for half the instances each); where they do not,
+ *    the phases are not to be trusted.
  *  - a duration split: the shorter and the longer half of the instances
  *    (by duration) fitted apart; a boundary whose nearest counterparts in
  *    the two halves lie further apart than the self-check's own spread
@@ -43,6 +45,17 @@ typedef struct uncertainty__result {
 	size_t nseg_a, nseg_b;   /* their phase counts */
 	double check_boundary;   /* largest boundary disagreement, share of the instance */
 	double check_rate;       /* largest relative rate disagreement */
+	/* What the halves may disagree by: sampling noise (from the bootstrap
+	 * intervals, scaled to two halves of the instances, at about 99%) or
+	 * the fidelity targets (1% of the instance, 3% of a rate), whichever is
+	 * larger; the old fixed 5% and 10% where the bootstrap gave no interval.
+	 * *_allowed is the allowance of the largest disagreement; check_excess
+	 * the largest ratio of disagreement to allowance over every boundary and
+	 * (phase, series) (> 1: not reproducible), check_worst and
+	 * check_worst_allowed that one's figures (a rate when check_worst_rate). */
+	double check_boundary_allowed, check_rate_allowed, check_excess;
+	double check_worst, check_worst_allowed;
+	int check_worst_rate;
 	/* duration split (dur given) */
 	int dur_checked;
 	size_t dur_boundary;        /* the boundary that moves most (index into bounds) */

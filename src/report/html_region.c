@@ -466,10 +466,13 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 		util_buf_printf(h->b,
 		                "<p class=\"note\">Self-check: the odd and the even instances (%lu and %lu), "
 		                "folded apart, give %zu and %zu phase(s); their boundaries are %.1f%% of the "
-		                "instance and their rates %.1f%% apart. Intervals: 90%% of %u bootstrap "
+		                "instance and their rates %.1f%% apart, where their sampling noise allows "
+		                "%.1f%% and %.1f%%: <b>%s</b>. Intervals: 90%% of %u bootstrap "
 		                "resamples of the instances.</p>\n",
 		                sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b,
-		                100 * sc->boundary, 100 * sc->rate, r->bootstrap_replicates);
+		                100 * sc->boundary, 100 * sc->rate, 100 * sc->boundary_allowed,
+		                100 * sc->rate_allowed, sc->reproducible ? "reproducible" : "not reproducible",
+		                r->bootstrap_replicates);
 	}
 	util_buf_puts(h->b,
 	              "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"

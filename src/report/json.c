@@ -280,6 +280,9 @@ static void write_region(jw *w, const fold_region_result *r)
 		kint(w, "phases_b", (long long)r->self_check.phases_b);
 		knum(w, "boundary", r->self_check.boundary);
 		knum(w, "rate", r->self_check.rate);
+		knum(w, "boundary_allowed", r->self_check.boundary_allowed);
+		knum(w, "rate_allowed", r->self_check.rate_allowed);
+		kbool(w, "reproducible", r->self_check.reproducible);
 		knum(w, "duration_shift", r->self_check.duration_shift);
 	}
 	close_(w, '}');

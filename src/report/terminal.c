@@ -311,6 +311,9 @@ static void region_phases(term *t, const fold_region_result *r)
 		          100 * sc->boundary, 100 * sc->rate);
 		if (sc->phases_a != sc->phases_b)
 			term_putf(t, ", %zu vs %zu phases", sc->phases_a, sc->phases_b);
+		/* what the evidence allows: the verdict scales with the samples */
+		term_putf(t, "; noise allows %.1f%%, %.1f%%: %s", 100 * sc->boundary_allowed,
+		          100 * sc->rate_allowed, sc->reproducible ? "reproducible" : "NOT reproducible");
 		term_newline(t);
 	}
 	if (t->width < 90) {

@@ -221,6 +221,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			for (unsigned p = 0; p < c->nphases; p++)
 				in->b[p + 1] = in->b[p] + len[p] / act;
 			in->b[c->nphases] = 1;
+			if (c->odd_shift != 0 && (i % 2) && c->nphases > 1)
+				in->b[1] = fmin(fmax(in->b[1] + c->odd_shift, 0.01), in->b[2] - 0.01);
 			in->start = t;
 			in->act = act;
 			in->dur = act;

@@ -79,6 +79,7 @@ typedef struct synth_config {
 	 * sample's whole cost, read at enter/exit (with boundary_counters) and
 	 * by each sample's handler after its delivery and lag */
 	int cpu_clock_counter;
+	double odd_shift; /* odd instances' first boundary moved by this share of the instance */
 } synth_config;
 
 /* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at

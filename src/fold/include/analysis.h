@@ -131,6 +131,13 @@ typedef struct fold_self_check {
 	size_t phases_a, phases_b;
 	double boundary; /* largest boundary disagreement, share of the instance */
 	double rate;     /* largest relative rate disagreement */
+	/* What the evidence allows them to disagree by (sampling noise from the
+	 * bootstrap, for halves of the instances, at ~99%; at least 1% of the
+	 * instance and 3% of a rate), at the boundary and the rate that exceed
+	 * their own allowance the most; reproducible: no disagreement beyond
+	 * its allowance. */
+	double boundary_allowed, rate_allowed;
+	int reproducible;
 	/* The same between the shorter and the longer half of the instances,
 	 * for the boundary that moves most (position in the longer minus in
 	 * the shorter; 0 when not computed): a phase whose length varies. */

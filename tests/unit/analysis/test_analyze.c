@@ -777,6 +777,60 @@ static void test_sample_cost_compensated(void **state)
 	fold_analysis_free(a);
 }
 
+/* The self-check's verdict scales with the evidence. Thin: 100 instances
+ * at one sample each, whose halves disagree by more than the old fixed 5%
+ * of the instance, are within their sampling noise: reproducible, no
+ * warning. Strong: odd instances switch phase 4% of the instance later
+ * than even ones (same durations), 20 samples per instance: below the old
+ * fixed 5%, far beyond their noise: not reproducible, and said. */
+static void test_self_check_scales_with_evidence(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 100;
+	c.period_ns = 1e6;
+	c.noise = 0.05;
+	c.seed = 2;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	const fold_self_check *sc = &r->self_check;
+	assert_true(sc->done);
+	assert_true(sc->boundary > 0.05);                 /* failed under the fixed rule */
+	assert_true(sc->boundary_allowed > sc->boundary); /* noise of 50 instances a half */
+	assert_true(sc->rate_allowed >= 0.03);
+	assert_true(sc->reproducible);
+	for (size_t i = 0; i < a->nwarnings; i++)
+		assert_null(strstr(a->warnings[i].what, "self-check failed"));
+	fold_analysis_free(a);
+
+	synth_config_init(&c);
+	c.instances = 1000;
+	c.odd_shift = 0.04;
+	c.seed = 3;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	r = region(a, "iteration");
+	sc = &r->self_check;
+	assert_true(sc->done);
+	assert_true(sc->boundary > 0.02 && sc->boundary < 0.05);
+	assert_true(sc->boundary_allowed < sc->boundary);
+	assert_false(sc->reproducible);
+	int said = 0;
+	for (size_t i = 0; i < a->nwarnings; i++)
+		said |= strstr(a->warnings[i].what, "not reproducible") != NULL;
+	assert_true(said);
+	fold_analysis_free(a);
+}
+
 /* The same, with the thread's CPU clock as a counter (perf::TASK-CLOCK,
  * read at enter/exit and by every sample): the kernel counts each sample's
  * cost as the thread's CPU time, so without taking it out the folded
@@ -1085,6 +1139,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_self_check_scales_with_evidence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
