@@ -1040,6 +1040,226 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	return 0;
 }
 
+/* --- stage 5b: rates of series with estimated boundaries --- */
+
+/* Consecutive samples of one instance inside a phase that a rate needs. */
+#define FOLD__MIN_SAMPLE_PAIRS 5
+
+/* Per-phase sums of one series over consecutive samples of one piece that
+ * lie in the same phase: the increment dv over the wall time dt, and the
+ * ratio estimator's spread over pieces (each piece a cluster). */
+typedef struct pair_sums {
+	double dv, dt;          /* summed over pieces */
+	double pdv, pdt;        /* the current piece's */
+	double q1, q2, q3;      /* sums of pdv^2, pdv*pdt, pdt^2 over pieces */
+	unsigned long pairs, n; /* pairs, pieces with a pair */
+} pair_sums;
+
+static void pair_close_piece(pair_sums *ps, size_t nseg)
+{
+	for (size_t p = 0; p < nseg; p++) {
+		pair_sums *q = &ps[p];
+		if (q->pdt > 0) {
+			q->q1 += q->pdv * q->pdv;
+			q->q2 += q->pdv * q->pdt;
+			q->q3 += q->pdt * q->pdt;
+			q->n++;
+		}
+		q->pdv = q->pdt = 0;
+	}
+}
+
+/* The series' value at sample k (CPU ns for cpu_time); 0 or -1 when absent. */
+static int series_value_at(const ingest__trace *t, const ingest__thread *th, size_t k, const series_work *s,
+                           int64_t id, double *v)
+{
+	if (s->skind == FOLD__SER_CPU) {
+		if (!th->cpu_cum)
+			return -1;
+		*v = th->cpu_cum[k];
+		return 0;
+	}
+	return id < 0 ? -1 : folding__sample_value(t, th, k, (uint32_t)id, v);
+}
+
+/* Series k's curve as the steps of its phase rates (and their intervals)
+ * outside gradual phases, its cumulative share their integral when every
+ * phase has a rate: the fitted curve of a series with estimated boundary
+ * values has the smeared shape its phase rates no longer have. */
+static void step_curve(fold_region_result *r, size_t k, const pwlr__result *pr)
+{
+	fold_curve *cv = &r->series[k].fit;
+	double total = 0;
+	int all = 1;
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		all &= !ph->gradual && k < ph->nrates && isfinite(ph->rates[k]);
+		if (all)
+			total += ph->rates[k] * (ph->end - ph->start);
+	}
+	for (size_t i = 0; i < cv->n; i++) {
+		size_t p = pwlr__segment(pr, cv->x[i]);
+		const fold_phase_result *ph = &r->phases[p < r->nphases ? p : r->nphases - 1];
+		if (ph->gradual || k >= ph->nrates)
+			continue;
+		cv->value[i] = ph->rates[k];
+		if (cv->lo && cv->hi) {
+			cv->lo[i] = k < ph->nrate_ci ? ph->rate_lo[k] : NAN;
+			cv->hi[i] = k < ph->nrate_ci ? ph->rate_hi[k] : NAN;
+		}
+		if (all && total > 0 && cv->cum) {
+			double c = 0;
+			for (size_t q = 0; q < p; q++)
+				c += r->phases[q].rates[k] * (r->phases[q].end - r->phases[q].start);
+			cv->cum[i] = (c + ph->rates[k] * (cv->x[i] - ph->start)) / total;
+		}
+	}
+}
+
+/* Each piece's CPU share over its consecutive samples (*share, NULL when
+ * the trace has no CPU time) and the least a piece needs to count
+ * (*share_min): FOLD__MIN_RELATIVE_UTILISATION of the median piece's. A
+ * piece below it was stretched (preempted, stalled) and would lower every
+ * phase's rate below what the code does when it runs: the folded instance
+ * is the typical one, as the fitted rates' scale is the median instance's. */
+static int stretched_pieces(analyze_ctx *c, const grouped *g, double **share, double *share_min)
+{
+	*share = NULL;
+	*share_min = 0;
+	double *sh = malloc((g->npieces + 1) * sizeof *sh), *tmp = malloc((g->npieces + 1) * sizeof *tmp);
+	if (!sh || !tmp) {
+		free(sh);
+		free(tmp);
+		return -ENOMEM;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < g->npieces; i++) {
+		const instances__instance *in = &g->pieces[i];
+		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
+		sh[i] = INFINITY; /* unknown: kept */
+		if (!in->used || !th->cpu_cum || in->se < in->sb + 2)
+			continue;
+		double dt =
+		    (double)(th->smp[in->se - 1].tick - th->smp[in->sb].tick) * c->tr[in->proc]->ns_per_tick;
+		if (dt > 0) {
+			sh[i] = (th->cpu_cum[in->se - 1] - th->cpu_cum[in->sb]) / dt;
+			tmp[m++] = sh[i];
+		}
+	}
+	if (m >= 5) {
+		qsort(tmp, m, sizeof *tmp, cmp_dbl);
+		*share_min = FOLD__MIN_RELATIVE_UTILISATION * tmp[m / 2];
+		*share = sh;
+		sh = NULL;
+	}
+	free(sh);
+	free(tmp);
+	return 0;
+}
+
+/* A series whose values at enter/exit are estimated (extrapolated from the
+ * instance's own samples) folds into curves whose shape, not level, is
+ * measured: its slope over a phase, scaled by the instance's mean rate,
+ * smears a phase's rate towards the instance's mean. What the samples
+ * measure is the increment between consecutive samples of one instance:
+ * those inside one phase give its rate (events or CPU time over wall time)
+ * and, with the pieces as clusters, the ratio's 90% interval. A phase with
+ * fewer than FOLD__MIN_SAMPLE_PAIRS such pairs has no rate (no data).
+ * Gradual phases keep the fit's rates. */
+static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
+                               const pwlr__result *pr, const grouped *g)
+{
+	int64_t *ids = malloc((c->ntr + 1) * sizeof *ids);
+	pair_sums *ps = malloc(pr->nseg * sizeof *ps);
+	double *share = NULL, share_min = 0;
+	int rc = ids && ps ? stretched_pieces(c, g, &share, &share_min) : -ENOMEM;
+	util_buf which;
+	util_buf_init(&which);
+	for (size_t k = 0; k < nsw && !rc; k++) {
+		const series_work *s = &sw[k];
+		if (s->skind == FOLD__SER_WALL || s->f.nexact >= s->f.ninst)
+			continue;
+		const char *name = r->series[k].name; /* sw[k].name moved there */
+		if (!name || (s->skind == FOLD__SER_COUNTER && !counter_ids(c, name, ids)))
+			continue;
+		memset(ps, 0, pr->nseg * sizeof *ps);
+		for (size_t i = 0; i < g->npieces; i++) {
+			const instances__instance *in = &g->pieces[i];
+			if (!in->used || in->t1 <= in->t0 || (share && share[i] < share_min))
+				continue;
+			const ingest__trace *t = c->tr[in->proc];
+			const ingest__thread *th = &t->threads[in->thread];
+			int64_t id = s->skind == FOLD__SER_COUNTER ? ids[in->proc] : -1;
+			double span = (double)(in->t1 - in->t0), v0 = 0, v1;
+			int have0 = 0;
+			for (size_t j = in->sb; j < in->se; j++) {
+				if (series_value_at(t, th, j, s, id, &v1)) {
+					have0 = 0;
+					continue;
+				}
+				if (have0 && th->smp[j].tick > th->smp[j - 1].tick) {
+					size_t p0 = pwlr__segment(
+					    pr, ((double)th->smp[j - 1].tick - (double)in->t0) / span);
+					size_t p1 = pwlr__segment(
+					    pr, ((double)th->smp[j].tick - (double)in->t0) / span);
+					if (p0 == p1 && v1 >= v0) {
+						ps[p0].pdv += v1 - v0;
+						ps[p0].pdt +=
+						    (double)(th->smp[j].tick - th->smp[j - 1].tick) *
+						    t->ns_per_tick;
+						ps[p0].dv += v1 - v0;
+						ps[p0].dt += (double)(th->smp[j].tick - th->smp[j - 1].tick) *
+						             t->ns_per_tick;
+						ps[p0].pairs++;
+					}
+				}
+				v0 = v1;
+				have0 = 1;
+			}
+			pair_close_piece(ps, pr->nseg);
+		}
+		double unit = s->skind == FOLD__SER_COUNTER ? 1e9 : 1.0;
+		double max = series_max(s->skind, r->series[k].name);
+		for (size_t p = 0; p < r->nphases; p++) {
+			fold_phase_result *ph = &r->phases[p];
+			if (ph->gradual || k >= ph->nrates)
+				continue;
+			const pair_sums *q = &ps[p];
+			double rate = NAN, lo = NAN, hi = NAN;
+			if (q->pairs >= FOLD__MIN_SAMPLE_PAIRS && q->dt > 0) {
+				double R = q->dv / q->dt;
+				rate = R * unit;
+				if (q->n >= 2) {
+					double ss = q->q1 - 2 * R * q->q2 + R * R * q->q3;
+					double se =
+					    sqrt(fmax(ss, 0) * (double)q->n / (double)(q->n - 1)) / q->dt;
+					lo = clamp_rate((R - 1.645 * se) * unit, max);
+					hi = clamp_rate((R + 1.645 * se) * unit, max);
+				}
+				rate = clamp_rate(rate, max);
+			}
+			ph->rates[k] = rate;
+			if (k < ph->nrate_ci) {
+				ph->rate_lo[k] = lo;
+				ph->rate_hi[k] = hi;
+			}
+		}
+		step_curve(r, k, pr);
+		util_buf_printf(&which, "%s%s", which.len ? ", " : "", name);
+	}
+	if (!rc && which.len &&
+	    fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "rates.from_sample_pairs",
+	              "%s: boundary values estimated; phase rates from consecutive samples of one instance "
+	              "(at least %d per phase)",
+	              which.oom ? "?" : which.data, FOLD__MIN_SAMPLE_PAIRS))
+		rc = -ENOMEM;
+	util_buf_free(&which);
+	free(ids);
+	free(ps);
+	free(share);
+	return rc;
+}
+
 /* --- stage 6: uncertainty --- */
 
 /* Bootstrap replicates behind each interval: 5th-95th percentiles of 30
@@ -1182,7 +1402,7 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
 	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
-	    (rc = models__apply(c->models, r)) ||
+	    (rc = stage_sampled_rates(c, r, sw, nsw, &pr, &gr)) || (rc = models__apply(c->models, r)) ||
 	    (rc = attribution__region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;
 	r->folded = 1;

@@ -777,6 +777,58 @@ static void test_sample_cost_compensated(void **state)
 	fold_analysis_free(a);
 }
 
+/* Series whose values at enter/exit are estimated (no boundary counters,
+ * as in function regions; CPU time always): the fitted shape, scaled by the
+ * instance's mean rate, smeared phase 0's rate towards the mean (app::work
+ * 6.1e8/s for 1e9, cpu_time 0.73 for 1.0). Their phase rates now come from
+ * consecutive samples of one instance inside the phase, and a phase with
+ * too few such pairs has no rate rather than the instance's mean. */
+static void test_estimated_series_rates_from_sample_pairs(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.period_ns = 3e5;
+	c.boundary_counters = 0;
+	c.noise = 0.05;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->nphases, 2);
+	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.03);
+	assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.03);
+	assert_true(fabs(rate_of(&r->phases[0], "cpu_time") - 1.0) < 0.03);
+	assert_true(fabs(rate_of(&r->phases[1], "cpu_time") - 0.5) < 0.03);
+	/* the curve agrees with the table */
+	const fold_series *se = series_of(r, "app::work");
+	assert_non_null(se);
+	for (size_t i = 0; i < se->fit.n; i++)
+		if (se->fit.x[i] > 0.05 && se->fit.x[i] < 0.25)
+			assert_true(fabs(se->fit.value[i] / rate_of(&r->phases[0], "app::work") - 1) < 1e-9);
+	fold_analysis_free(a);
+
+	/* one sample per instance: no pair inside a phase, no cpu_time rate */
+	synth_config_init(&c);
+	c.instances = 100;
+	c.period_ns = 1e6;
+	c.noise = 0.05;
+	c.seed = 1;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	r = region(a, "iteration");
+	for (size_t p = 0; p < r->nphases; p++)
+		assert_true(isnan(rate_of(&r->phases[p], "cpu_time")));
+	fold_analysis_free(a);
+}
+
 /* The self-check's verdict scales with the evidence. Thin: 100 instances
  * at one sample each, whose halves disagree by more than the old fixed 5%
  * of the instance, are within their sampling noise: reproducible, no
@@ -1140,6 +1192,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_self_check_scales_with_evidence, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_estimated_series_rates_from_sample_pairs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
