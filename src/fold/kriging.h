@@ -1,17 +1,36 @@
 /* kriging.h: Gaussian-process (Kriging) fit of a folded cumulative curve.
  *
  * Owns the smooth fit of folded points (x in [0,1], y = cumulative share)
- * and its derivative, the relative rate. Model: y = x + g(x) + noise, g a
- * zero-mean Matern-3/2 process (variance s2, length scale l), noise variance
- * s2 * eta per point. The Matern-3/2 process has an exact 2-state linear
- * state-space form (Hartikainen & Sarkka 2010), so a Kalman filter and RTS
- * smoother over the points sorted by x solve it in O(N); the second state is
- * g'(x), giving the rate and its variance directly.
+ * and its derivative, the relative rate. Model: y = m(x) + g(x) + noise,
+ * m the trend (y = x unless given, see below), g a zero-mean Matern-3/2 process (variance s2, length scale
+ * l), noise variance s2 * eta per point. The Matern-3/2 process has an exact 2-state linear state-space form
+ * (Hartikainen & Sarkka 2010), so a Kalman filter and RTS smoother over the points sorted by x solve it in
+ * O(N); the second state is g'(x), giving the rate and its variance directly.
  *
- * Hyper-parameters are estimated from the data: s2 profiled out of the
- * marginal likelihood, (l, eta) by a deterministic log grid (20 x 10) and a
- * local 5 x 5 refinement; no random numbers are used (the seed is recorded
- * for reproducibility only). Anchors (0, 0) and (1, 1) are observations.
+ * Trend: the caller may give the mean curve (a cumulative curve with its
+ * slope, such as the piecewise-linear phase fit); g then models only the
+ * deviations from it. A stationary process cannot be smooth inside a flat
+ * phase and sharp at a phase switch at once: fitted around y = x, the
+ * switches force a rough process that wiggles inside the phases (+-5-10 %
+ * of the rate on folded data) and disagrees with the phase table. Around the
+ * phase fit the switches are in the trend, and g is smooth where the data
+ * agree with the phases and bends only where they do not.
+ *
+ * Hyper-parameters: s2 is profiled out of the marginal likelihood; (l, eta)
+ * are chosen on a deterministic log grid (20 x 10) and a local 5 x 5
+ * refinement. With each point's instance given, by leave-instances-out
+ * cross-validation: the instances are split into `folds` folds by a hash of
+ * their id, the curve is fitted without each fold and scored by the squared
+ * error of the held-out instances' points (their bin means when binned).
+ * Points of one instance are correlated (an instance that runs faster
+ * shifts all of its points), so the marginal likelihood, which treats every
+ * point as independent, over-trusts folded data; held-out instances measure
+ * what generalises to another instance. The CV grid is coarse (every other
+ * length, every other nugget, then the refinement around its best) to stay
+ * O(N) at a few dozen fits. Without instances, or with fewer than 2 per
+ * fold, the marginal likelihood chooses. No random numbers are used (the
+ * seed is recorded for reproducibility only). Anchors (0, 0) and (1, 1) are
+ * observations.
  *
  * Approximation: with more points than `bins`, points are averaged in
  * equal-width x bins, each bin an observation at its points' mean x with
@@ -31,6 +50,12 @@ typedef struct kriging__opts {
 	unsigned n_len; /* length-scale grid points (default 20) */
 	unsigned n_eta; /* nugget-ratio grid points (default 10) */
 	uint64_t seed;  /* recorded only: the fit is deterministic */
+	unsigned folds; /* cross-validation folds (default 5) */
+	/* instance of each point (NULL: points independent, marginal likelihood) */
+	const uint32_t *inst;
+	/* the mean curve and its slope at x (NULL: y = x, slope 1) */
+	void (*trend)(const void *arg, double x, double *cum, double *slope);
+	const void *trend_arg;
 } kriging__opts;
 
 void kriging__opts_init(kriging__opts *o);
@@ -42,7 +67,9 @@ typedef struct kriging__result {
 	double rms;                   /* RMS residual of the points */
 	double length_scale, eta, s2; /* chosen hyper-parameters */
 	double loglik;
-	size_t nbins;                 /* observations after binning (0: none) */
+	double cv_rmse; /* leave-instances-out RMS error at the choice (NaN: not used) */
+	unsigned folds; /* folds of the cross-validation (0: marginal likelihood) */
+	size_t nbins;   /* observations after binning (0: none) */
 	char approximation[160];
 } kriging__result;
 
