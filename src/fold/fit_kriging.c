@@ -22,12 +22,15 @@
 #include "kriging.h"
 
 enum { TREND_BINS = 1000, TREND_SIGMAS = 20 };
+static const double ZONE_HALF = 0.01, ZONE_ELL = 0.005;
 
 typedef struct phase_trend {
 	const pwlr__result *pr;
-	size_t i;                                  /* the series in pr */
-	double sig[FOLD_PWLR_MAX_SEGMENTS + 1];    /* spread of boundary j's switch (0: sharp) */
-	double dslope[FOLD_PWLR_MAX_SEGMENTS + 1]; /* slope change at boundary j */
+	size_t i;                                   /* the series in pr */
+	double sig[FOLD_PWLR_MAX_SEGMENTS + 1];     /* spread of boundary j's switch (0: sharp) */
+	double dslope[FOLD_PWLR_MAX_SEGMENTS + 1];  /* slope change at boundary j */
+	kriging__zone zone[FOLD_PWLR_MAX_SEGMENTS]; /* around the boundaries, merged */
+	size_t nzone;
 } phase_trend;
 
 /* The phase fit's curve (continuous, piecewise linear or quadratic in
@@ -117,6 +120,19 @@ static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const do
 		t->sig[j] = bs;
 	}
 	free(cnt);
+	/* Zones where g may bend fast: the switch's spread and a cell or two of
+	 * misplacement either side of each boundary. */
+	for (size_t j = 1; j < pr->nseg; j++) {
+		double h = ZONE_HALF + 2 * t->sig[j], ell = fmax(t->sig[j], ZONE_ELL);
+		kriging__zone z = {fmax(0, pr->bounds[j] - h), fmin(1, pr->bounds[j] + h), ell};
+		kriging__zone *last = t->nzone ? &t->zone[t->nzone - 1] : NULL;
+		if (last && z.a <= last->b) {
+			last->b = z.b;
+			last->ell = fmin(last->ell, z.ell);
+		} else {
+			t->zone[t->nzone++] = z;
+		}
+	}
 	return 0;
 }
 
@@ -133,6 +149,8 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 			return -ENOMEM;
 		ko.trend = trend_eval;
 		ko.trend_arg = &t;
+		ko.zones = t.zone;
+		ko.nzones = t.nzone;
 	}
 	kriging__result kr;
 	int rc = kriging__fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr);

@@ -18,6 +18,8 @@ void kriging__opts_init(kriging__opts *o)
 	o->inst = NULL;
 	o->trend = NULL;
 	o->trend_arg = NULL;
+	o->zones = NULL;
+	o->nzones = 0;
 }
 
 /* Bins of the cross-validation (when binning): the choice of (l, eta) is
@@ -70,6 +72,65 @@ static void transition(double lam, double dx, m2 *A, m2 *Q)
 	*Q = sub(P, mul(mul(*A, P), tr(*A)));
 }
 
+/* The process's dynamics: rate parameter lam = sqrt(3) / l, larger inside
+ * the zones. */
+typedef struct dyn {
+	double lam;
+	const kriging__zone *z;
+	size_t nz;
+} dyn;
+
+static dyn dyn_make(const kriging__opts *o, double ell)
+{
+	return (dyn){sqrt(3.0) / ell, o->zones, o->zones ? o->nzones : 0};
+}
+
+/* lam at x, and where it may next change (the end of its piece). */
+static double lam_at(const dyn *d, double x, double *end)
+{
+	double lam = d->lam;
+	*end = INFINITY;
+	for (size_t k = 0; k < d->nz; k++) {
+		const kriging__zone *z = &d->z[k];
+		if (z->a <= x && x < z->b) {
+			double zl = sqrt(3.0) / z->ell;
+			lam = zl > lam ? zl : lam;
+			*end = z->b < *end ? z->b : *end;
+		} else if (z->a > x && z->a < *end) {
+			*end = z->a;
+		}
+	}
+	return lam;
+}
+
+/* Stationary covariance of the state at x. */
+static m2 p_inf(const dyn *d, double x)
+{
+	double end, lam = lam_at(d, x, &end);
+	return (m2){1, 0, 0, lam * lam};
+}
+
+/* Transition from x0 to x1 >= x0 and its process noise, piece by piece
+ * where lam changes (exact for the piecewise-constant dynamics). */
+static void propagate(const dyn *d, double x0, double x1, m2 *A, m2 *Q)
+{
+	if (!d->nz) {
+		transition(d->lam, x1 - x0, A, Q);
+		return;
+	}
+	*A = (m2){1, 0, 0, 1};
+	*Q = (m2){0, 0, 0, 0};
+	for (double x = x0; x < x1;) {
+		double end, lam = lam_at(d, x, &end);
+		end = end < x1 ? end : x1;
+		m2 A1, Q1;
+		transition(lam, end - x, &A1, &Q1);
+		*Q = add(mul(mul(A1, *Q), tr(A1)), Q1);
+		*A = mul(A1, *A);
+		x = end;
+	}
+}
+
 typedef struct obs {
 	double x, r, w; /* position, residual y - trend, points behind it */
 } obs;
@@ -86,16 +147,15 @@ static int cmp_pt(const void *p, const void *q)
 }
 
 /* Log-likelihood with s2 profiled out; *s2 receives its estimate. */
-static double loglik(const obs *o, size_t N, double ell, double eta, double *s2)
+static double loglik(const dyn *d, const obs *o, size_t N, double eta, double *s2)
 {
-	double lam = sqrt(3.0) / ell;
 	v2 m = {0, 0};
-	m2 P = {1, 0, 0, lam * lam};
+	m2 P = p_inf(d, o[0].x);
 	double sum_logS = 0, sum_q = 0;
 	for (size_t k = 0; k < N; k++) {
 		if (k) {
 			m2 A, Q;
-			transition(lam, o[k].x - o[k - 1].x, &A, &Q);
+			propagate(d, o[k - 1].x, o[k].x, &A, &Q);
 			m = mv(A, m);
 			P = add(mul(mul(A, P), tr(A)), Q);
 		}
@@ -162,7 +222,7 @@ static int smoother_init(smoother *s, size_t cap)
 /* Posterior of g (in units of s2) at the M ascending positions px given the
  * N observations ob (ascending x): means in pm[], covariances in pP[] unless
  * NULL. Kalman filter over both merged by x, then the RTS smoother. */
-static void smooth(smoother *s, const obs *ob, size_t N, const double *px, size_t M, double ell, double eta,
+static void smooth(smoother *s, const dyn *d, const obs *ob, size_t N, const double *px, size_t M, double eta,
                    v2 *pm, m2 *pP)
 {
 	size_t a = 0, b = 0, m = 0;
@@ -180,13 +240,13 @@ static void smooth(smoother *s, const obs *ob, size_t N, const double *px, size_
 		}
 		m++;
 	}
-	double lam = sqrt(3.0) / ell;
+	double lam = d->lam;
 	v2 mm = {0, 0};
-	m2 P = {1, 0, 0, lam * lam};
+	m2 P = p_inf(d, s->x[0]);
 	for (size_t k = 0; k < m; k++) {
 		if (k) {
 			m2 A, Q;
-			transition(lam, s->x[k] - s->x[k - 1], &A, &Q);
+			propagate(d, s->x[k - 1], s->x[k], &A, &Q);
 			mm = mv(A, mm);
 			P = add(mul(mul(A, P), tr(A)), Q);
 			s->A[k] = A;
@@ -319,7 +379,7 @@ static int cv_init(cv *c, const pt *p, size_t n, unsigned K, size_t B, double *a
 /* Mean squared error of the held-out points, each fold predicted by a fit
  * without it (bin means stand for their points: the spread inside a bin
  * does not depend on the fit). */
-static double cv_error(cv *c, smoother *s, double ell, double eta)
+static double cv_error(cv *c, smoother *s, const dyn *d, double eta)
 {
 	double ss = 0;
 	for (unsigned k = 0; k < c->K; k++) {
@@ -329,7 +389,7 @@ static double cv_error(cv *c, smoother *s, double ell, double eta)
 			continue;
 		for (size_t j = 0; j < M; j++)
 			c->px[j] = h[j].x;
-		smooth(s, c->train[k], c->ntrain[k], c->px, M, ell, eta, c->pm, NULL);
+		smooth(s, d, c->train[k], c->ntrain[k], c->px, M, eta, c->pm, NULL);
 		for (size_t j = 0; j < M; j++) {
 			double e = h[j].r - c->pm[j].p;
 			ss += h[j].w * e * e;
@@ -375,15 +435,16 @@ static void hgrid_init(hgrid *h, const obs *ob, size_t N, const kriging__opts *o
 }
 
 /* Score of (l, eta): the log-likelihood, or minus the CV error when c. */
-static double score(const obs *ob, size_t N, cv *c, smoother *s, double l, double e)
+static double score(const kriging__opts *o, const obs *ob, size_t N, cv *c, smoother *s, double l, double e)
 {
 	double s2;
-	return c ? -cv_error(c, s, l, e) : loglik(ob, N, l, e, &s2);
+	dyn d = dyn_make(o, l);
+	return c ? -cv_error(c, s, &d, e) : loglik(&d, ob, N, e, &s2);
 }
 
 /* Grid search (every `step`-th point) then a 5 x 5 refinement around the best. */
-static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, unsigned step, double *bl,
-                   double *be, double *best)
+static void search(const kriging__opts *o, const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s,
+                   unsigned step, double *bl, double *be, double *best)
 {
 	*best = -INFINITY;
 	*bl = 0.1;
@@ -391,7 +452,7 @@ static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, 
 	for (unsigned i = 0; i < h->nl; i += step)
 		for (unsigned j = 0; j < h->ne; j += step) {
 			double l = h->lmin * exp(h->dl * i), e = h->emin * exp(h->de * j);
-			double v = score(ob, N, c, s, l, e);
+			double v = score(o, ob, N, c, s, l, e);
 			if (v > *best) {
 				*best = v;
 				*bl = l;
@@ -404,7 +465,7 @@ static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, 
 			double l = cl * exp(h->dl * i * f), e = ce * exp(h->de * j * f);
 			if ((!i && !j) || l > h->lmax * 2)
 				continue;
-			double v = score(ob, N, c, s, l, e);
+			double v = score(o, ob, N, c, s, l, e);
 			if (v > *best) {
 				*best = v;
 				*bl = l;
@@ -582,16 +643,17 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 	if (use_cv) {
 		if ((rc = cv_init(&c, p, n, K, B && B > CV_BINS ? CV_BINS : B, acc)))
 			goto out;
-		search(&h, ob, N, &c, &s, 2, &bl, &be, &best);
+		search(o, &h, ob, N, &c, &s, 2, &bl, &be, &best);
 		r->cv_rmse = sqrt(-best);
 		r->folds = K;
 	} else {
-		search(&h, ob, N, NULL, &s, 1, &bl, &be, &best);
+		search(o, &h, ob, N, NULL, &s, 1, &bl, &be, &best);
 	}
 	r->length_scale = bl;
 	r->eta = be;
-	r->loglik = loglik(ob, N, bl, be, &r->s2);
-	smooth(&s, ob, N, grid, G, bl, be, pm, pP);
+	dyn d = dyn_make(o, bl);
+	r->loglik = loglik(&d, ob, N, be, &r->s2);
+	smooth(&s, &d, ob, N, grid, G, be, pm, pP);
 	rc = finish(r, o, grid, G, pm, pP, x, y, n);
 out:
 	if (rc)

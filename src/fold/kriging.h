@@ -45,6 +45,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A stretch of x where g may bend faster: length scale min(ell, l). */
+typedef struct kriging__zone {
+	double a, b, ell;
+} kriging__zone;
+
 typedef struct kriging__opts {
 	unsigned bins;  /* default 1000 */
 	unsigned n_len; /* length-scale grid points (default 20) */
@@ -56,6 +61,9 @@ typedef struct kriging__opts {
 	/* the mean curve and its slope at x (NULL: y = x, slope 1) */
 	void (*trend)(const void *arg, double x, double *cum, double *slope);
 	const void *trend_arg;
+	/* sorted, disjoint stretches where g may bend faster (NULL: none) */
+	const kriging__zone *zones;
+	size_t nzones;
 } kriging__opts;
 
 void kriging__opts_init(kriging__opts *o);
