@@ -2,16 +2,21 @@
  * a smooth rate curve with a 95% band around the phase fit. Its
  * hyper-parameters are recorded as kriging.* parameters.
  *
- * Trend: the phase fit's cumulative curve of the series (pwlr__cum), each
- * inner boundary's corner rounded the way folding rounds it: a switch that
- * sits at a slightly different x in each instance makes the folded curve the
- * corner averaged over those positions. With the switch at b + N(0, sig^2)
- * the corner (x - b)+ becomes sig (phi(z) + z Phi(z)), z = (x - b) / sig,
- * its slope Phi(z). Each boundary's sig is the least-squares choice on the
- * binned points within w = min(0.1, half the shorter neighbouring phase) of
- * it, from 0 and a log grid 0.001 .. w / 2. The Gaussian process then models
- * what the phases do not explain; without a phase fit of the series (wall
- * time) the trend is y = x. */
+ * Trend: the phase table. Phase p is the line a_p + s_p x (plus
+ * c_p (x - x_p)(x - x_p+1) in a gradual phase), s_p its rate in the table
+ * (pwlr slope[], curv[]) and a_p the least-squares intercept of the binned
+ * points in the phase's middle half (at most 0.05 trimmed at each end).
+ * Folding rounds a switch: it sits at a slightly different x in each
+ * instance, so the folded curve passes from one line to the next over the
+ * spread of those positions. The trend does the same: with the switch at
+ * b + N(0, sig^2), f = f_p + Phi((x - b) / sig) (f_p+1 - f_p); each
+ * boundary's sig is the least-squares choice on the binned points within
+ * w = min(0.1, half the shorter neighbouring phase) of it, on a log grid
+ * 0.0025 .. w / 2. Around each boundary (0.01 + 3 sig either side) the
+ * points count for 1% (kriging__zone): the trend's switch is trusted there,
+ * so a boundary misplaced by a cell does not make the process bend. The
+ * Gaussian process then models what the phases do not explain; without a
+ * phase fit of the series (wall time) the trend is y = x. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,58 +26,106 @@
 #include "fit.h"
 #include "kriging.h"
 
-enum { TREND_BINS = 1000, TREND_SIGMAS = 20 };
-static const double ZONE_HALF = 0.01, ZONE_ELL = 0.005;
+enum { TREND_BINS = 1000, TREND_SIGMAS = 16 };
+static const double ZONE_HALF = 0.01, ZONE_WEIGHT = 0.01, SIG_MIN = 0.0025;
 
 typedef struct phase_trend {
 	const pwlr__result *pr;
 	size_t i;                                   /* the series in pr */
-	double sig[FOLD_PWLR_MAX_SEGMENTS + 1];     /* spread of boundary j's switch (0: sharp) */
-	double dslope[FOLD_PWLR_MAX_SEGMENTS + 1];  /* slope change at boundary j */
+	double a[FOLD_PWLR_MAX_SEGMENTS];           /* intercept of each phase's line */
+	double sig[FOLD_PWLR_MAX_SEGMENTS + 1];     /* spread of boundary j's switch */
 	kriging__zone zone[FOLD_PWLR_MAX_SEGMENTS]; /* around the boundaries, merged */
 	size_t nzone;
 } phase_trend;
 
-/* The phase fit's curve (continuous, piecewise linear or quadratic in
- * gradual segments) and its slope at x. */
-static void spline(const pwlr__result *pr, size_t i, double x, double *cum, double *slope)
+/* Phase p's curve and slope at x, without its intercept. */
+static void phase_line(const phase_trend *t, size_t p, double x, double *v, double *d)
 {
-	size_t g = pwlr__segment(pr, x < 0 ? 0 : x > 1 ? 1 : x);
-	const double *k = pr->knot + i * (pr->nseg + 1);
-	double a = pr->bounds[g], b = pr->bounds[g + 1];
-	*cum = pwlr__cum(pr, i, x);
-	*slope = b > a ? (k[g + 1] - k[g]) / (b - a) : 0;
-	if (pr->gradual[g] && pr->curv)
-		*slope += pr->curv[i * pr->nseg + g] * (2 * x - a - b);
-}
-
-/* E[(u - s Z)+] for a standard normal Z, and its derivative in u. */
-static double soft_corner(double u, double s, double *d)
-{
-	if (s <= 0) {
-		*d = u > 0;
-		return u > 0 ? u : 0;
-	}
-	double z = u / s, P = 0.5 * erfc(-z / M_SQRT2);
-	*d = P;
-	return s * (exp(-0.5 * z * z) / sqrt(2 * M_PI) + z * P);
+	const pwlr__result *pr = t->pr;
+	double s = pr->slope[t->i * pr->nseg + p], c = pr->curv ? pr->curv[t->i * pr->nseg + p] : 0;
+	double a = pr->bounds[p], b = pr->bounds[p + 1];
+	if (!pr->gradual[p])
+		c = 0;
+	*v = s * x + c * (x - a) * (x - b);
+	*d = s + c * (2 * x - a - b);
 }
 
 static void trend_eval(const void *arg, double x, double *cum, double *slope)
 {
 	const phase_trend *t = arg;
-	spline(t->pr, t->i, x, cum, slope);
+	double v, d;
+	phase_line(t, 0, x, &v, &d);
+	*cum = t->a[0] + v;
+	*slope = d;
 	for (size_t j = 1; j < t->pr->nseg; j++) {
-		if (t->sig[j] <= 0)
-			continue;
-		double u = x - t->pr->bounds[j], d1, d0;
-		double c = soft_corner(u, t->sig[j], &d1) - soft_corner(u, 0, &d0);
-		*cum += t->dslope[j] * c;
-		*slope += t->dslope[j] * (d1 - d0);
+		double z = (x - t->pr->bounds[j]) / t->sig[j];
+		if (z < -8)
+			break;
+		double P = 0.5 * erfc(-z / M_SQRT2), ph = exp(-0.5 * z * z) / sqrt(2 * M_PI);
+		double v0, d0, v1, d1;
+		phase_line(t, j - 1, x, &v0, &d0);
+		phase_line(t, j, x, &v1, &d1);
+		double gap = t->a[j] + v1 - t->a[j - 1] - v0, ds = d1 - d0;
+		*cum += P * gap + ds * t->sig[j] * ph;
+		*slope += P * ds + ph * gap / t->sig[j] - ds * z * ph;
 	}
 }
 
-/* Each inner boundary's spread, fitted on the points' bin means. 0 or -ENOMEM. */
+/* Least-squares intercept of each phase's line on the bin means in its
+ * middle (the spline's value at its middle when that holds no bin). */
+static void fit_intercepts(phase_trend *t, const double *cnt, const double *sx, const double *sy)
+{
+	const pwlr__result *pr = t->pr;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		double a = pr->bounds[p], b = pr->bounds[p + 1], m = fmin(0.05, 0.25 * (b - a)), v, d;
+		double sw = 0, sr = 0;
+		for (size_t k = 0; k < TREND_BINS; k++) {
+			if (!cnt[k])
+				continue;
+			double xk = sx[k] / cnt[k];
+			if (xk < a + m || xk > b - m)
+				continue;
+			phase_line(t, p, xk, &v, &d);
+			sw += cnt[k];
+			sr += sy[k] - cnt[k] * v;
+		}
+		phase_line(t, p, 0.5 * (a + b), &v, &d);
+		t->a[p] = sw > 0 ? sr / sw : pwlr__cum(pr, t->i, 0.5 * (a + b)) - v;
+	}
+}
+
+/* Each boundary's spread, least squares on the bin means near it. */
+static void fit_spreads(phase_trend *t, const double *cnt, const double *sx, const double *sy)
+{
+	const pwlr__result *pr = t->pr;
+	for (size_t j = 1; j < pr->nseg; j++)
+		t->sig[j] = SIG_MIN;
+	for (size_t j = 1; j < pr->nseg; j++) {
+		double bj = pr->bounds[j];
+		double w = fmin(0.1, 0.5 * fmin(bj - pr->bounds[j - 1], pr->bounds[j + 1] - bj));
+		double best = INFINITY, bs = SIG_MIN;
+		for (int q = 0; q < TREND_SIGMAS; q++) {
+			double s = SIG_MIN * pow(40.0, q / (double)(TREND_SIGMAS - 1)), ss = 0;
+			if (q && s > w / 2)
+				break;
+			t->sig[j] = s;
+			for (size_t k = 0; k < TREND_BINS; k++) {
+				if (!cnt[k] || fabs(sx[k] / cnt[k] - bj) > w)
+					continue;
+				double m, d;
+				trend_eval(t, sx[k] / cnt[k], &m, &d);
+				ss += cnt[k] * (sy[k] / cnt[k] - m) * (sy[k] / cnt[k] - m);
+			}
+			if (ss < best) {
+				best = ss;
+				bs = s;
+			}
+		}
+		t->sig[j] = bs;
+	}
+}
+
+/* The trend of series i of the phase fit from the points. 0 or -ENOMEM. */
 static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const double *x, const double *y,
                       size_t n)
 {
@@ -90,48 +143,17 @@ static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const do
 		sx[b] += xk;
 		sy[b] += y[k];
 	}
-	for (size_t j = 1; j < pr->nseg; j++) {
-		double c, sl, sr;
-		spline(pr, i, 0.5 * (pr->bounds[j - 1] + pr->bounds[j]), &c, &sl);
-		spline(pr, i, 0.5 * (pr->bounds[j] + pr->bounds[j + 1]), &c, &sr);
-		t->dslope[j] = pr->gradual[j - 1] || pr->gradual[j] ? 0 : sr - sl;
-	}
-	for (size_t j = 1; j < pr->nseg; j++) {
-		double bj = pr->bounds[j];
-		double w = fmin(0.1, 0.5 * fmin(bj - pr->bounds[j - 1], pr->bounds[j + 1] - bj));
-		double best = INFINITY, bs = 0;
-		for (int q = 0; q <= TREND_SIGMAS && t->dslope[j] != 0; q++) {
-			double s = q ? 1e-3 * pow(100.0, (q - 1) / (double)(TREND_SIGMAS - 1)) : 0, ss = 0;
-			if (s > w / 2)
-				break;
-			t->sig[j] = s;
-			for (size_t b = 0; b < TREND_BINS; b++) {
-				if (!cnt[b] || fabs(sx[b] / cnt[b] - bj) > w)
-					continue;
-				double m, d;
-				trend_eval(t, sx[b] / cnt[b], &m, &d);
-				ss += cnt[b] * (sy[b] / cnt[b] - m) * (sy[b] / cnt[b] - m);
-			}
-			if (ss < best) {
-				best = ss;
-				bs = s;
-			}
-		}
-		t->sig[j] = bs;
-	}
+	fit_intercepts(t, cnt, sx, sy);
+	fit_spreads(t, cnt, sx, sy);
 	free(cnt);
-	/* Zones where g may bend fast: the switch's spread and a cell or two of
-	 * misplacement either side of each boundary. */
 	for (size_t j = 1; j < pr->nseg; j++) {
-		double h = ZONE_HALF + 2 * t->sig[j], ell = fmax(t->sig[j], ZONE_ELL);
-		kriging__zone z = {fmax(0, pr->bounds[j] - h), fmin(1, pr->bounds[j] + h), ell};
+		double h = ZONE_HALF + 3 * t->sig[j];
+		kriging__zone z = {fmax(0, pr->bounds[j] - h), fmin(1, pr->bounds[j] + h), ZONE_WEIGHT};
 		kriging__zone *last = t->nzone ? &t->zone[t->nzone - 1] : NULL;
-		if (last && z.a <= last->b) {
+		if (last && z.a <= last->b)
 			last->b = z.b;
-			last->ell = fmin(last->ell, z.ell);
-		} else {
+		else
 			t->zone[t->nzone++] = z;
-		}
 	}
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 void kriging__opts_init(kriging__opts *o)
 {
 	o->bins = 1000;
@@ -72,71 +74,12 @@ static void transition(double lam, double dx, m2 *A, m2 *Q)
 	*Q = sub(P, mul(mul(*A, P), tr(*A)));
 }
 
-/* The process's dynamics: rate parameter lam = sqrt(3) / l, larger inside
- * the zones. */
-typedef struct dyn {
-	double lam;
-	const kriging__zone *z;
-	size_t nz;
-} dyn;
-
-static dyn dyn_make(const kriging__opts *o, double ell)
-{
-	return (dyn){sqrt(3.0) / ell, o->zones, o->zones ? o->nzones : 0};
-}
-
-/* lam at x, and where it may next change (the end of its piece). */
-static double lam_at(const dyn *d, double x, double *end)
-{
-	double lam = d->lam;
-	*end = INFINITY;
-	for (size_t k = 0; k < d->nz; k++) {
-		const kriging__zone *z = &d->z[k];
-		if (z->a <= x && x < z->b) {
-			double zl = sqrt(3.0) / z->ell;
-			lam = zl > lam ? zl : lam;
-			*end = z->b < *end ? z->b : *end;
-		} else if (z->a > x && z->a < *end) {
-			*end = z->a;
-		}
-	}
-	return lam;
-}
-
-/* Stationary covariance of the state at x. */
-static m2 p_inf(const dyn *d, double x)
-{
-	double end, lam = lam_at(d, x, &end);
-	return (m2){1, 0, 0, lam * lam};
-}
-
-/* Transition from x0 to x1 >= x0 and its process noise, piece by piece
- * where lam changes (exact for the piecewise-constant dynamics). */
-static void propagate(const dyn *d, double x0, double x1, m2 *A, m2 *Q)
-{
-	if (!d->nz) {
-		transition(d->lam, x1 - x0, A, Q);
-		return;
-	}
-	*A = (m2){1, 0, 0, 1};
-	*Q = (m2){0, 0, 0, 0};
-	for (double x = x0; x < x1;) {
-		double end, lam = lam_at(d, x, &end);
-		end = end < x1 ? end : x1;
-		m2 A1, Q1;
-		transition(lam, end - x, &A1, &Q1);
-		*Q = add(mul(mul(A1, *Q), tr(A1)), Q1);
-		*A = mul(A1, *A);
-		x = end;
-	}
-}
-
 typedef struct obs {
 	double x, r, w; /* position, residual y - trend, points behind it */
 } obs;
 
 typedef struct pt {
-	double x, r; /* position (clamped to [0,1]), residual y - trend */
+	double x, r, w; /* position (clamped to [0,1]), residual y - trend, weight */
 	uint8_t fold;
 } pt;
 
@@ -147,15 +90,16 @@ static int cmp_pt(const void *p, const void *q)
 }
 
 /* Log-likelihood with s2 profiled out; *s2 receives its estimate. */
-static double loglik(const dyn *d, const obs *o, size_t N, double eta, double *s2)
+static double loglik(const obs *o, size_t N, double ell, double eta, double *s2)
 {
+	double lam = sqrt(3.0) / ell;
 	v2 m = {0, 0};
-	m2 P = p_inf(d, o[0].x);
+	m2 P = {1, 0, 0, lam * lam};
 	double sum_logS = 0, sum_q = 0;
 	for (size_t k = 0; k < N; k++) {
 		if (k) {
 			m2 A, Q;
-			propagate(d, o[k - 1].x, o[k].x, &A, &Q);
+			transition(lam, o[k].x - o[k - 1].x, &A, &Q);
 			m = mv(A, m);
 			P = add(mul(mul(A, P), tr(A)), Q);
 		}
@@ -222,7 +166,7 @@ static int smoother_init(smoother *s, size_t cap)
 /* Posterior of g (in units of s2) at the M ascending positions px given the
  * N observations ob (ascending x): means in pm[], covariances in pP[] unless
  * NULL. Kalman filter over both merged by x, then the RTS smoother. */
-static void smooth(smoother *s, const dyn *d, const obs *ob, size_t N, const double *px, size_t M, double eta,
+static void smooth(smoother *s, double ell, const obs *ob, size_t N, const double *px, size_t M, double eta,
                    v2 *pm, m2 *pP)
 {
 	size_t a = 0, b = 0, m = 0;
@@ -240,13 +184,13 @@ static void smooth(smoother *s, const dyn *d, const obs *ob, size_t N, const dou
 		}
 		m++;
 	}
-	double lam = d->lam;
+	double lam = sqrt(3.0) / ell;
 	v2 mm = {0, 0};
-	m2 P = p_inf(d, s->x[0]);
+	m2 P = {1, 0, 0, lam * lam};
 	for (size_t k = 0; k < m; k++) {
 		if (k) {
 			m2 A, Q;
-			propagate(d, s->x[k - 1], s->x[k], &A, &Q);
+			transition(lam, s->x[k] - s->x[k - 1], &A, &Q);
 			mm = mv(A, mm);
 			P = add(mul(mul(A, P), tr(A)), Q);
 			s->A[k] = A;
@@ -298,7 +242,7 @@ static size_t collect(const pt *p, size_t n, int k, int in, size_t B, double *ac
 	if (!B) {
 		for (size_t i = 0; i < n; i++)
 			if (k < 0 || (p[i].fold == k) == in)
-				out[N++] = (obs){p[i].x, p[i].r, 1};
+				out[N++] = (obs){p[i].x, p[i].r, p[i].w};
 		return N;
 	}
 	double *cnt = acc, *sx = acc + B, *sr = acc + 2 * B;
@@ -309,9 +253,9 @@ static size_t collect(const pt *p, size_t n, int k, int in, size_t B, double *ac
 		size_t b = (size_t)(p[i].x * (double)B);
 		if (b >= B)
 			b = B - 1;
-		cnt[b] += 1;
-		sx[b] += p[i].x;
-		sr[b] += p[i].r;
+		cnt[b] += p[i].w;
+		sx[b] += p[i].w * p[i].x;
+		sr[b] += p[i].w * p[i].r;
 	}
 	for (size_t b = 0; b < B; b++)
 		if (cnt[b] > 0)
@@ -320,10 +264,11 @@ static size_t collect(const pt *p, size_t n, int k, int in, size_t B, double *ac
 }
 
 /* Adds the anchors (0,0) and (1,1), residual 0 and as heavy as an average
- * observation, around the N observations at ob + 1. Returns N + 2. */
-static size_t anchor(obs *ob, size_t N, size_t npoints)
+ * observation, around the N observations at ob + 1 (of weight wsum in
+ * all). Returns N + 2. */
+static size_t anchor(obs *ob, size_t N, double wsum)
 {
-	double wa = N ? (double)npoints / (double)N : 1;
+	double wa = N && wsum > 0 ? wsum / (double)N : 1;
 	ob[0] = (obs){0, 0, wa};
 	ob[N + 1] = (obs){1, 0, wa};
 	return N + 2;
@@ -335,9 +280,16 @@ typedef struct cv {
 	unsigned K;
 	obs *train[256], *held[256];
 	size_t ntrain[256], nheld[256];
-	double *px;  /* held-out positions of one fold */
-	v2 *pm;      /* predictions there */
-	double wsum; /* held-out points in all */
+	double fw[256]; /* held-out weight (points) per fold */
+	double *px;     /* held-out positions of one fold */
+	v2 *pm;         /* predictions there */
+	double wsum;    /* held-out points in all */
+	/* every (l, eta) tried: its error, and its error per fold in ferr */
+	struct cand {
+		double l, e, err;
+	} * cand;
+	double *ferr;
+	size_t ncand, capcand;
 } cv;
 
 static void cv_free(cv *c)
@@ -348,17 +300,22 @@ static void cv_free(cv *c)
 	}
 	free(c->px);
 	free(c->pm);
+	free(c->cand);
+	free(c->ferr);
 	memset(c, 0, sizeof *c);
 }
 
-static int cv_init(cv *c, const pt *p, size_t n, unsigned K, size_t B, double *acc)
+static int cv_init(cv *c, const pt *p, size_t n, unsigned K, size_t B, double *acc, size_t ncand)
 {
 	memset(c, 0, sizeof *c);
 	c->K = K;
 	size_t cap = (B ? B : n) + 2;
 	c->px = malloc(cap * sizeof *c->px);
 	c->pm = malloc(cap * sizeof *c->pm);
-	if (!c->px || !c->pm)
+	c->capcand = ncand;
+	c->cand = malloc(ncand * sizeof *c->cand);
+	c->ferr = malloc(ncand * K * sizeof *c->ferr);
+	if (!c->px || !c->pm || !c->cand || !c->ferr)
 		return -ENOMEM;
 	for (unsigned k = 0; k < K; k++) {
 		c->train[k] = malloc(cap * sizeof *c->train[k]);
@@ -366,12 +323,15 @@ static int cv_init(cv *c, const pt *p, size_t n, unsigned K, size_t B, double *a
 		if (!c->train[k] || !c->held[k])
 			return -ENOMEM;
 		size_t nt = collect(p, n, (int)k, 0, B, acc, c->train[k] + 1);
-		size_t nin = 0;
-		for (size_t i = 0; i < n; i++)
-			nin += p[i].fold == k;
-		c->ntrain[k] = anchor(c->train[k], nt, n - nin);
+		double win = 0, wall = 0;
+		for (size_t i = 0; i < n; i++) {
+			win += p[i].fold == k ? p[i].w : 0;
+			wall += p[i].w;
+		}
+		c->ntrain[k] = anchor(c->train[k], nt, wall - win);
 		c->nheld[k] = collect(p, n, (int)k, 1, B, acc, c->held[k]);
-		c->wsum += (double)nin;
+		c->wsum += win;
+		c->fw[k] = win;
 	}
 	return 0;
 }
@@ -379,23 +339,62 @@ static int cv_init(cv *c, const pt *p, size_t n, unsigned K, size_t B, double *a
 /* Mean squared error of the held-out points, each fold predicted by a fit
  * without it (bin means stand for their points: the spread inside a bin
  * does not depend on the fit). */
-static double cv_error(cv *c, smoother *s, const dyn *d, double eta)
+static double cv_error(cv *c, smoother *s, double ell, double eta)
 {
-	double ss = 0;
+	double ss = 0, *fe = c->ncand < c->capcand ? c->ferr + c->ncand * c->K : NULL;
 	for (unsigned k = 0; k < c->K; k++) {
 		const obs *h = c->held[k];
 		size_t M = c->nheld[k];
-		if (!M)
-			continue;
+		double sk = 0;
 		for (size_t j = 0; j < M; j++)
 			c->px[j] = h[j].x;
-		smooth(s, d, c->train[k], c->ntrain[k], c->px, M, eta, c->pm, NULL);
+		if (M)
+			smooth(s, ell, c->train[k], c->ntrain[k], c->px, M, eta, c->pm, NULL);
 		for (size_t j = 0; j < M; j++) {
 			double e = h[j].r - c->pm[j].p;
-			ss += h[j].w * e * e;
+			sk += h[j].w * e * e;
+		}
+		ss += sk;
+		if (fe)
+			fe[k] = c->fw[k] > 0 ? sk / c->fw[k] : 0;
+	}
+	double err = c->wsum > 0 ? ss / c->wsum : INFINITY;
+	if (fe)
+		c->cand[c->ncand++] = (struct cand){ell, eta, err};
+	return err;
+}
+
+/* The smoothest (l, eta) tried whose CV error is within one standard
+ * error (over the folds) of the least: the one-standard-error rule. Where
+ * the CV error is flat, as it is where the phases explain the data, the
+ * noise of the folds would otherwise pick a rough curve. Smoothness: the
+ * smoother's bandwidth grows as eta^(1/4) l^(3/4). */
+static void cv_choose(const cv *c, double *bl, double *be, double *err)
+{
+	size_t best = 0, K = c->K;
+	if (!c->ncand)
+		return;
+	for (size_t m = 1; m < c->ncand; m++)
+		if (c->cand[m].err < c->cand[best].err)
+			best = m;
+	double s1 = 0, s2 = 0;
+	for (size_t k = 0; k < K; k++) {
+		s1 += c->ferr[best * K + k];
+		s2 += c->ferr[best * K + k] * c->ferr[best * K + k];
+	}
+	double se = sqrt(fmax(0, (s2 - s1 * s1 / (double)K) / (double)(K - 1)) / (double)K);
+	size_t pick = best;
+	double smooth_pick = -INFINITY;
+	for (size_t m = 0; m < c->ncand; m++) {
+		double sm = log(c->cand[m].e) + 3 * log(c->cand[m].l);
+		if (c->cand[m].err <= c->cand[best].err + se && sm > smooth_pick) {
+			smooth_pick = sm;
+			pick = m;
 		}
 	}
-	return c->wsum > 0 ? ss / c->wsum : INFINITY;
+	*bl = c->cand[pick].l;
+	*be = c->cand[pick].e;
+	*err = c->cand[pick].err;
 }
 
 /* The hyper-parameter grid: l in [max(2 median dx, 1e-3), 2], eta in [1e-6, 1e2]. */
@@ -435,16 +434,15 @@ static void hgrid_init(hgrid *h, const obs *ob, size_t N, const kriging__opts *o
 }
 
 /* Score of (l, eta): the log-likelihood, or minus the CV error when c. */
-static double score(const kriging__opts *o, const obs *ob, size_t N, cv *c, smoother *s, double l, double e)
+static double score(const obs *ob, size_t N, cv *c, smoother *s, double l, double e)
 {
 	double s2;
-	dyn d = dyn_make(o, l);
-	return c ? -cv_error(c, s, &d, e) : loglik(&d, ob, N, e, &s2);
+	return c ? -cv_error(c, s, l, e) : loglik(ob, N, l, e, &s2);
 }
 
 /* Grid search (every `step`-th point) then a 5 x 5 refinement around the best. */
-static void search(const kriging__opts *o, const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s,
-                   unsigned step, double *bl, double *be, double *best)
+static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, unsigned step, double *bl,
+                   double *be, double *best)
 {
 	*best = -INFINITY;
 	*bl = 0.1;
@@ -452,7 +450,7 @@ static void search(const kriging__opts *o, const hgrid *h, const obs *ob, size_t
 	for (unsigned i = 0; i < h->nl; i += step)
 		for (unsigned j = 0; j < h->ne; j += step) {
 			double l = h->lmin * exp(h->dl * i), e = h->emin * exp(h->de * j);
-			double v = score(o, ob, N, c, s, l, e);
+			double v = score(ob, N, c, s, l, e);
 			if (v > *best) {
 				*best = v;
 				*bl = l;
@@ -465,13 +463,22 @@ static void search(const kriging__opts *o, const hgrid *h, const obs *ob, size_t
 			double l = cl * exp(h->dl * i * f), e = ce * exp(h->de * j * f);
 			if ((!i && !j) || l > h->lmax * 2)
 				continue;
-			double v = score(o, ob, N, c, s, l, e);
+			double v = score(ob, N, c, s, l, e);
 			if (v > *best) {
 				*best = v;
 				*bl = l;
 				*be = e;
 			}
 		}
+}
+
+/* A point's weight: that of the zone holding x, else 1. */
+static double zone_weight(const kriging__opts *o, double x)
+{
+	for (size_t k = 0; o->zones && k < o->nzones; k++)
+		if (o->zones[k].a <= x && x < o->zones[k].b)
+			return o->zones[k].weight;
+	return 1;
 }
 
 static void trend_at(const kriging__opts *o, double x, double *cum, double *slope)
@@ -516,30 +523,36 @@ static void pava(double *y, size_t n, double *wbuf, size_t *lenbuf)
 			y[--k] = y[b];
 }
 
+static int same_id(const void *arg, size_t value)
+{
+	return value == *(const uint32_t *)arg;
+}
+
 /* Whether the instances allow K-fold cross-validation (at least two in
- * every fold); sets each point's fold from a hash of its instance. */
+ * every fold): 1, 0 or -ENOMEM. Sets each point's fold from a hash of its
+ * instance. */
 static int assign_folds(pt *p, const uint32_t *inst, size_t n, unsigned K)
 {
-	uint32_t max = 0;
-	for (size_t i = 0; i < n; i++)
-		max = inst[i] > max ? inst[i] : max;
-	uint8_t *seen = calloc((size_t)max / 8 + 1, 1);
-	if (!seen)
-		return -ENOMEM;
+	util_hmap seen = {0};
 	size_t per[256] = {0};
+	int rc = 1;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t h = inst[i] * 2654435761u;
-		p[i].fold = (uint8_t)((h >> 16) % K);
-		if (!(seen[inst[i] / 8] & (1u << (inst[i] % 8)))) {
-			seen[inst[i] / 8] |= (uint8_t)(1u << (inst[i] % 8));
+		uint64_t h = util_hash_mix(inst[i], 0);
+		p[i].fold = (uint8_t)(h % K);
+		if (!util_hmap_find(&seen, h, same_id, &inst[i])) {
+			if (util_hmap_insert(&seen, h, inst[i])) {
+				rc = -ENOMEM;
+				goto out;
+			}
 			per[p[i].fold]++;
 		}
 	}
-	free(seen);
 	for (unsigned k = 0; k < K; k++)
 		if (per[k] < 2)
-			return 0;
-	return 1;
+			rc = 0;
+out:
+	util_hmap_free(&seen);
+	return rc;
 }
 
 /* The curve at the grid from the smoothed g (pm, pP) and the trend:
@@ -618,17 +631,19 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 	cv c = {0};
 	if (!p || !ob || !acc || !dxs || !pm || !pP || smoother_init(&s, 2 * cap + G))
 		goto out;
+	double wsum = 0;
 	for (size_t i = 0; i < n; i++) {
 		double xi = x[i] < 0 ? 0 : x[i] > 1 ? 1 : x[i], m, slope;
 		trend_at(o, xi, &m, &slope);
-		p[i] = (pt){xi, y[i] - m, 0};
+		p[i] = (pt){xi, y[i] - m, zone_weight(o, xi), 0};
+		wsum += p[i].w;
 	}
 	int use_cv = 0;
 	if (o->inst && (use_cv = assign_folds(p, o->inst, n, K)) < 0)
 		goto out;
 	if (!B)
 		qsort(p, n, sizeof *p, cmp_pt);
-	size_t N = anchor(ob, collect(p, n, -1, 0, B, acc, ob + 1), n);
+	size_t N = anchor(ob, collect(p, n, -1, 0, B, acc, ob + 1), wsum);
 	if (B) {
 		r->nbins = N - 2;
 		snprintf(r->approximation, sizeof r->approximation,
@@ -641,19 +656,20 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 	hgrid_init(&h, ob, N, o, dxs);
 	double bl, be, best;
 	if (use_cv) {
-		if ((rc = cv_init(&c, p, n, K, B && B > CV_BINS ? CV_BINS : B, acc)))
+		if ((rc =
+		         cv_init(&c, p, n, K, B && B > CV_BINS ? CV_BINS : B, acc, (size_t)h.nl * h.ne + 25)))
 			goto out;
-		search(o, &h, ob, N, &c, &s, 2, &bl, &be, &best);
-		r->cv_rmse = sqrt(-best);
+		search(&h, ob, N, &c, &s, 2, &bl, &be, &best);
+		cv_choose(&c, &bl, &be, &best);
+		r->cv_rmse = sqrt(best);
 		r->folds = K;
 	} else {
-		search(o, &h, ob, N, NULL, &s, 1, &bl, &be, &best);
+		search(&h, ob, N, NULL, &s, 1, &bl, &be, &best);
 	}
 	r->length_scale = bl;
 	r->eta = be;
-	dyn d = dyn_make(o, bl);
-	r->loglik = loglik(&d, ob, N, be, &r->s2);
-	smooth(&s, &d, ob, N, grid, G, be, pm, pP);
+	r->loglik = loglik(ob, N, bl, be, &r->s2);
+	smooth(&s, bl, ob, N, grid, G, be, pm, pP);
 	rc = finish(r, o, grid, G, pm, pP, x, y, n);
 out:
 	if (rc)

@@ -45,9 +45,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A stretch of x where g may bend faster: length scale min(ell, l). */
+/* A stretch [a, b) of x whose points count for `weight` of a point each:
+ * where the trend is trusted more than the points. */
 typedef struct kriging__zone {
-	double a, b, ell;
+	double a, b, weight;
 } kriging__zone;
 
 typedef struct kriging__opts {
@@ -61,7 +62,7 @@ typedef struct kriging__opts {
 	/* the mean curve and its slope at x (NULL: y = x, slope 1) */
 	void (*trend)(const void *arg, double x, double *cum, double *slope);
 	const void *trend_arg;
-	/* sorted, disjoint stretches where g may bend faster (NULL: none) */
+	/* disjoint stretches of down-weighted points (NULL: none) */
 	const kriging__zone *zones;
 	size_t nzones;
 } kriging__opts;
