@@ -60,8 +60,12 @@ static void trend_eval(const void *arg, double x, double *cum, double *slope)
 	for (size_t j = 1; j < t->pr->nseg; j++) {
 		double z = (x - t->pr->bounds[j]) / t->sig[j];
 		if (z < -8)
-			break;
-		double P = 0.5 * erfc(-z / M_SQRT2), ph = exp(-0.5 * z * z) / sqrt(2 * M_PI);
+			break; /* the boundaries ascend: the later ones are further */
+		double P = 1, ph = 0;
+		if (z < 8) {
+			P = 0.5 * erfc(-z / M_SQRT2);
+			ph = exp(-0.5 * z * z) / sqrt(2 * M_PI);
+		}
 		double v0, d0, v1, d1;
 		phase_line(t, j - 1, x, &v0, &d0);
 		phase_line(t, j, x, &v1, &d1);
@@ -125,7 +129,8 @@ static void fit_spreads(phase_trend *t, const double *cnt, const double *sx, con
 	}
 }
 
-/* The trend of series i of the phase fit from the points. 0 or -ENOMEM. */
+/* The trend of series i of the phase fit from the points. 0, 1 when the
+ * phase fit gives no usable trend (a non-finite rate), or -ENOMEM. */
 static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const double *x, const double *y,
                       size_t n)
 {
@@ -144,6 +149,11 @@ static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const do
 		sy[b] += y[k];
 	}
 	fit_intercepts(t, cnt, sx, sy);
+	for (size_t p = 0; p < pr->nseg; p++)
+		if (!isfinite(t->a[p]) || !isfinite(pr->slope[i * pr->nseg + p])) {
+			free(cnt);
+			return 1;
+		}
 	fit_spreads(t, cnt, sx, sy);
 	free(cnt);
 	for (size_t j = 1; j < pr->nseg; j++) {
@@ -165,17 +175,19 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 	ko.seed = in->seed;
 	ko.inst = in->inst;
 	phase_trend t;
+	int rc = 0;
 	int have_trend = in->phases && in->phases->knot && in->pi < in->phases->nseries;
+	if (have_trend && (rc = trend_init(&t, in->phases, in->pi, in->x, in->y, in->n)) < 0)
+		return rc;
+	have_trend = have_trend && rc == 0;
 	if (have_trend) {
-		if (trend_init(&t, in->phases, in->pi, in->x, in->y, in->n))
-			return -ENOMEM;
 		ko.trend = trend_eval;
 		ko.trend_arg = &t;
 		ko.zones = t.zone;
 		ko.nzones = t.nzone;
 	}
 	kriging__result kr;
-	int rc = kriging__fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr);
+	rc = kriging__fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
@@ -193,7 +205,9 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 	if (params &&
 	    ((rc = fit_param(params, "kriging.kernel", "%s", "matern32")) ||
 	     (rc = fit_param(params, "kriging.trend", "%s",
-	                     have_trend ? "phase fit, corners rounded by each switch's spread" : "y = x")) ||
+	                     have_trend
+	                         ? "phase table (each phase's rate, switches rounded by their fitted spread)"
+	                         : "y = x")) ||
 	     (rc = fit_param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
 	     (rc = fit_param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
 	     (rc = kr.folds
