@@ -12,13 +12,15 @@
  * b + N(0, sig^2), f = f_p + Phi((x - b) / sig) (f_p+1 - f_p); each
  * boundary's sig is the least-squares choice on the binned points within
  * w = min(0.1, half the shorter neighbouring phase) of it, on a log grid
- * 0.0025 .. w / 2. Around each boundary (0.01 + 3 sig either side) the
+ * from the curve's grid step (at least 0.0025, so that a switch's rate
+ * shows on the grid) to 40 times that, at most w / 2. Around each boundary (0.01 + 3 sig either side) the
  * points count for 1% (kriging__zone): the trend's switch is trusted there,
  * so a boundary misplaced by a cell does not make the process bend. The
  * Gaussian process then models what the phases do not explain; without a
  * phase fit of the series (wall time) the trend is y = x. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ typedef struct phase_trend {
 	size_t i;                                   /* the series in pr */
 	double a[FOLD_PWLR_MAX_SEGMENTS];           /* intercept of each phase's line */
 	double sig[FOLD_PWLR_MAX_SEGMENTS + 1];     /* spread of boundary j's switch */
+	double sig_min;                             /* its floor: the grid's step, at least SIG_MIN */
 	kriging__zone zone[FOLD_PWLR_MAX_SEGMENTS]; /* around the boundaries, merged */
 	size_t nzone;
 } phase_trend;
@@ -103,13 +106,13 @@ static void fit_spreads(phase_trend *t, const double *cnt, const double *sx, con
 {
 	const pwlr__result *pr = t->pr;
 	for (size_t j = 1; j < pr->nseg; j++)
-		t->sig[j] = SIG_MIN;
+		t->sig[j] = t->sig_min;
 	for (size_t j = 1; j < pr->nseg; j++) {
 		double bj = pr->bounds[j];
 		double w = fmin(0.1, 0.5 * fmin(bj - pr->bounds[j - 1], pr->bounds[j + 1] - bj));
-		double best = INFINITY, bs = SIG_MIN;
+		double best = INFINITY, bs = t->sig_min;
 		for (int q = 0; q < TREND_SIGMAS; q++) {
-			double s = SIG_MIN * pow(40.0, q / (double)(TREND_SIGMAS - 1)), ss = 0;
+			double s = t->sig_min * pow(40.0, q / (double)(TREND_SIGMAS - 1)), ss = 0;
 			if (q && s > w / 2)
 				break;
 			t->sig[j] = s;
@@ -132,11 +135,12 @@ static void fit_spreads(phase_trend *t, const double *cnt, const double *sx, con
 /* The trend of series i of the phase fit from the points. 0, 1 when the
  * phase fit gives no usable trend (a non-finite rate), or -ENOMEM. */
 static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const double *x, const double *y,
-                      size_t n)
+                      size_t n, size_t G)
 {
 	memset(t, 0, sizeof *t);
 	t->pr = pr;
 	t->i = i;
+	t->sig_min = G > 1 ? fmax(SIG_MIN, 1.0 / (double)(G - 1)) : SIG_MIN;
 	double *cnt = calloc(3 * TREND_BINS, sizeof *cnt), *sx = cnt + TREND_BINS, *sy = sx + TREND_BINS;
 	if (!cnt)
 		return -ENOMEM;
@@ -177,7 +181,7 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 	phase_trend t;
 	int rc = 0;
 	int have_trend = in->phases && in->phases->knot && in->pi < in->phases->nseries;
-	if (have_trend && (rc = trend_init(&t, in->phases, in->pi, in->x, in->y, in->n)) < 0)
+	if (have_trend && (rc = trend_init(&t, in->phases, in->pi, in->x, in->y, in->n, out->n)) < 0)
 		return rc;
 	have_trend = have_trend && rc == 0;
 	if (have_trend) {
@@ -201,6 +205,18 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 		out->hi[i] = kr.rate_hi[i] * in->rscale;
 	}
 	*rms = kr.rms;
+	char sel[160];
+	if (kr.folds)
+		snprintf(sel, sizeof sel,
+		         "leave-instances-out cross-validation, %u folds, held-out RMS error %.3g", kr.folds,
+		         kr.cv_rmse);
+	else if (kr.ninst)
+		snprintf(
+		    sel, sizeof sel,
+		    "%zu instance(s) carry the points, too few for cross-validation: the smoothest curve",
+		    kr.ninst);
+	else
+		snprintf(sel, sizeof sel, "marginal likelihood");
 	rc = 0;
 	if (params &&
 	    ((rc = fit_param(params, "kriging.kernel", "%s", "matern32")) ||
@@ -210,11 +226,7 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 	                         : "y = x")) ||
 	     (rc = fit_param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
 	     (rc = fit_param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
-	     (rc = kr.folds
-	               ? fit_param(params, "kriging.selection",
-	                           "leave-instances-out cross-validation, %u folds, held-out RMS error %.3g",
-	                           kr.folds, kr.cv_rmse)
-	               : fit_param(params, "kriging.selection", "%s", "marginal likelihood")) ||
+	     (rc = fit_param(params, "kriging.selection", "%s", sel)) ||
 	     (rc = fit_param(params, "kriging.bins", "%zu", kr.nbins)) ||
 	     (rc = fit_param(params, "kriging.approximation", "%s", kr.approximation))))
 		rc = -ENOMEM;

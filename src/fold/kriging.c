@@ -523,35 +523,77 @@ static void pava(double *y, size_t n, double *wbuf, size_t *lenbuf)
 			y[--k] = y[b];
 }
 
+typedef struct ids {
+	uint32_t *id; /* distinct instance ids, in order of appearance */
+	size_t n, cap;
+} ids;
+
 static int same_id(const void *arg, size_t value)
 {
-	return value == *(const uint32_t *)arg;
+	const ids *d = ((const void *const *)arg)[0];
+	return d->id[value] == *(const uint32_t *)((const void *const *)arg)[1];
 }
 
-/* Whether the instances allow K-fold cross-validation (at least two in
- * every fold): 1, 0 or -ENOMEM. Sets each point's fold from a hash of its
- * instance. */
-static int assign_folds(pt *p, const uint32_t *inst, size_t n, unsigned K)
+typedef struct ranked {
+	uint32_t id, j; /* instance id, its index in ids */
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	uint32_t x = ((const ranked *)a)->id, y = ((const ranked *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* Folds of the cross-validation: the distinct instances ranked by id, rank
+ * r in fold r mod K, so every fold holds instances spread over the run.
+ * K = `folds` with at least that many instances, as many folds as
+ * instances (leave one out) with 3 or more, else no CV. Returns the folds
+ * (0: none) or -ENOMEM. */
+static int assign_folds(pt *p, const uint32_t *inst, size_t n, unsigned K, size_t *ninst)
 {
 	util_hmap seen = {0};
-	size_t per[256] = {0};
-	int rc = 1;
+	ids d = {0};
+	uint32_t *which = malloc(n * sizeof *which);
+	ranked *order = NULL;
+	int rc = -ENOMEM;
+	if (!which)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t h = util_hash_mix(inst[i], 0);
-		p[i].fold = (uint8_t)(h % K);
-		if (!util_hmap_find(&seen, h, same_id, &inst[i])) {
-			if (util_hmap_insert(&seen, h, inst[i])) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			per[p[i].fold]++;
+		const void *arg[2] = {&d, &inst[i]};
+		size_t *v = util_hmap_find(&seen, h, same_id, arg);
+		if (v) {
+			which[i] = (uint32_t)*v;
+			continue;
 		}
+		if (util_grow((void **)&d.id, &d.cap, d.n + 1, sizeof *d.id) ||
+		    util_hmap_insert(&seen, h, d.n))
+			goto out;
+		which[i] = (uint32_t)d.n;
+		d.id[d.n++] = inst[i];
 	}
-	for (unsigned k = 0; k < K; k++)
-		if (per[k] < 2)
-			rc = 0;
+	unsigned k = d.n >= K ? K : d.n >= 3 ? (unsigned)d.n : 0;
+	*ninst = d.n;
+	rc = (int)k;
+	if (!k)
+		goto out;
+	order = malloc(d.n * sizeof *order);
+	if (!order) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t j = 0; j < d.n; j++)
+		order[j] = (ranked){d.id[j], (uint32_t)j};
+	qsort(order, d.n, sizeof *order, cmp_ranked);
+	for (size_t r = 0; r < d.n; r++)
+		d.id[order[r].j] = (uint32_t)(r % k); /* id -> its fold, in place */
+	for (size_t i = 0; i < n; i++)
+		p[i].fold = (uint8_t)d.id[which[i]];
 out:
 	util_hmap_free(&seen);
+	free(d.id);
+	free(which);
+	free(order);
 	return rc;
 }
 
@@ -638,9 +680,11 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 		p[i] = (pt){xi, y[i] - m, zone_weight(o, xi), 0};
 		wsum += p[i].w;
 	}
-	int use_cv = 0;
-	if (o->inst && (use_cv = assign_folds(p, o->inst, n, K)) < 0)
+	int nfolds = 0;
+	if (o->inst && (nfolds = assign_folds(p, o->inst, n, K, &r->ninst)) < 0) {
+		rc = nfolds;
 		goto out;
+	}
 	if (!B)
 		qsort(p, n, sizeof *p, cmp_pt);
 	size_t N = anchor(ob, collect(p, n, -1, 0, B, acc, ob + 1), wsum);
@@ -655,16 +699,22 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 	hgrid h;
 	hgrid_init(&h, ob, N, o, dxs);
 	double bl, be, best;
-	if (use_cv) {
-		if ((rc =
-		         cv_init(&c, p, n, K, B && B > CV_BINS ? CV_BINS : B, acc, (size_t)h.nl * h.ne + 25)))
+	if (nfolds) {
+		if ((rc = cv_init(&c, p, n, (unsigned)nfolds, B && B > CV_BINS ? CV_BINS : B, acc,
+		                  (size_t)h.nl * h.ne + 25)))
 			goto out;
 		search(&h, ob, N, &c, &s, 2, &bl, &be, &best);
 		cv_choose(&c, &bl, &be, &best);
 		r->cv_rmse = sqrt(best);
-		r->folds = K;
+		r->folds = (unsigned)nfolds;
 	} else {
 		search(&h, ob, N, NULL, &s, 1, &bl, &be, &best);
+		if (o->inst) {
+			/* one or two instances carry the points: nothing tells their
+			 * pattern from the population's, so the smoothest curve */
+			bl = h.lmax;
+			be = h.emax;
+		}
 	}
 	r->length_scale = bl;
 	r->eta = be;

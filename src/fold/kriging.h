@@ -28,8 +28,9 @@
  * correlated (an instance that runs faster shifts all of its points), so
  * the likelihood, which treats every point as independent, over-trusts
  * folded data; held-out instances measure what carries over to another
- * instance. The instances are split into `folds` folds by a hash of their
- * id; for each (l, eta) the curve is fitted without each fold and scored by
+ * instance. The instances, ranked by id, go into `folds` folds (rank mod
+ * folds: each fold spread over the run; one instance per fold with 3 to
+ * folds - 1 instances); for each (l, eta) the curve is fitted without each fold and scored by
  * the squared error of the held-out instances' points (their means in 250
  * bins: the spread inside a bin does not depend on the fit, and each fit
  * stays O(250)). The CV grid is coarse (every other l and eta, then the
@@ -38,9 +39,10 @@
  * is within one standard error over the folds of the least is chosen (the
  * one-standard-error rule): where the phases explain the data the CV error
  * is flat, and the noise of the folds would otherwise pick a rough curve.
- * Without instances, or with fewer than 2 in some fold, the likelihood
- * chooses. No random numbers are used (the seed is recorded for
- * reproducibility only). Anchors (0, 0) and (1, 1) are observations.
+ * Without instances the likelihood chooses; with only one or two instances
+ * carrying the points nothing tells their pattern from the population's,
+ * and the smoothest pair of the grid (l = 2, eta = 100) is taken. No random numbers are used (the seed is
+ * recorded for reproducibility only). Anchors (0, 0) and (1, 1) are observations.
  *
  * Approximation: with more points than `bins`, points are averaged in
  * equal-width x bins, each bin an observation at its points' mean x with
@@ -87,7 +89,8 @@ typedef struct kriging__result {
 	double length_scale, eta, s2; /* chosen hyper-parameters */
 	double loglik;
 	double cv_rmse; /* held-out RMS error at the choice (of bin means when binned; NaN: no CV) */
-	unsigned folds; /* folds of the cross-validation (0: marginal likelihood) */
+	unsigned folds; /* folds of the cross-validation (0: none) */
+	size_t ninst;   /* distinct instances among the points (0: not given) */
 	size_t nbins;   /* observations after binning (0: none) */
 	char approximation[160];
 } kriging__result;
