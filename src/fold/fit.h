@@ -17,7 +17,8 @@
 #include "pwlr.h"
 
 typedef struct fit_input {
-	const double *x, *y; /* folded points */
+	const double *x, *y;  /* folded points */
+	const uint32_t *inst; /* instance of each point (NULL: unknown) */
 	size_t n;
 	double scale;  /* mean rate over the instances: a flat curve's value */
 	double rscale; /* rate per unit slope (events/s, or s/s) */

@@ -1,18 +1,200 @@
 /* fit_kriging.c: the Kriging fit as a fit_method (kriging.c does the work):
- * a smooth rate curve with a 95% band. Its hyper-parameters are recorded as
- * kriging.* parameters. */
+ * a smooth rate curve with a 95% band around the phase fit. Its
+ * hyper-parameters are recorded as kriging.* parameters.
+ *
+ * Trend: the phase table. Phase p is the line a_p + s_p x (plus
+ * c_p (x - x_p)(x - x_p+1) in a gradual phase), s_p its rate in the table
+ * (pwlr slope[], curv[]) and a_p the least-squares intercept of the binned
+ * points in the phase's middle half (at most 0.05 trimmed at each end).
+ * Folding rounds a switch: it sits at a slightly different x in each
+ * instance, so the folded curve passes from one line to the next over the
+ * spread of those positions. The trend does the same: with the switch at
+ * b + N(0, sig^2), f = f_p + Phi((x - b) / sig) (f_p+1 - f_p); each
+ * boundary's sig is the least-squares choice on the binned points within
+ * w = min(0.1, half the shorter neighbouring phase) of it, on a log grid
+ * from the curve's grid step (at least 0.0025, so that a switch's rate
+ * shows on the grid) to 40 times that, at most w / 2. Around each boundary (0.01 + 3 sig either side) the
+ * points count for 1% (kriging__zone): the trend's switch is trusted there,
+ * so a boundary misplaced by a cell does not make the process bend. The
+ * Gaussian process then models what the phases do not explain; without a
+ * phase fit of the series (wall time) the trend is y = x. */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fit.h"
 #include "kriging.h"
+
+enum { TREND_BINS = 1000, TREND_SIGMAS = 16 };
+static const double ZONE_HALF = 0.01, ZONE_WEIGHT = 0.01, SIG_MIN = 0.0025;
+
+typedef struct phase_trend {
+	const pwlr__result *pr;
+	size_t i;                                   /* the series in pr */
+	double a[FOLD_PWLR_MAX_SEGMENTS];           /* intercept of each phase's line */
+	double sig[FOLD_PWLR_MAX_SEGMENTS + 1];     /* spread of boundary j's switch */
+	double sig_min;                             /* its floor: the grid's step, at least SIG_MIN */
+	kriging__zone zone[FOLD_PWLR_MAX_SEGMENTS]; /* around the boundaries, merged */
+	size_t nzone;
+} phase_trend;
+
+/* Phase p's curve and slope at x, without its intercept. */
+static void phase_line(const phase_trend *t, size_t p, double x, double *v, double *d)
+{
+	const pwlr__result *pr = t->pr;
+	double s = pr->slope[t->i * pr->nseg + p], c = pr->curv ? pr->curv[t->i * pr->nseg + p] : 0;
+	double a = pr->bounds[p], b = pr->bounds[p + 1];
+	if (!pr->gradual[p])
+		c = 0;
+	*v = s * x + c * (x - a) * (x - b);
+	*d = s + c * (2 * x - a - b);
+}
+
+static void trend_eval(const void *arg, double x, double *cum, double *slope)
+{
+	const phase_trend *t = arg;
+	double v, d;
+	phase_line(t, 0, x, &v, &d);
+	*cum = t->a[0] + v;
+	*slope = d;
+	for (size_t j = 1; j < t->pr->nseg; j++) {
+		double z = (x - t->pr->bounds[j]) / t->sig[j];
+		if (z < -8)
+			break; /* the boundaries ascend: the later ones are further */
+		double P = 1, ph = 0;
+		if (z < 8) {
+			P = 0.5 * erfc(-z / M_SQRT2);
+			ph = exp(-0.5 * z * z) / sqrt(2 * M_PI);
+		}
+		double v0, d0, v1, d1;
+		phase_line(t, j - 1, x, &v0, &d0);
+		phase_line(t, j, x, &v1, &d1);
+		double gap = t->a[j] + v1 - t->a[j - 1] - v0, ds = d1 - d0;
+		*cum += P * gap + ds * t->sig[j] * ph;
+		*slope += P * ds + ph * gap / t->sig[j] - ds * z * ph;
+	}
+}
+
+/* Least-squares intercept of each phase's line on the bin means in its
+ * middle (the spline's value at its middle when that holds no bin). */
+static void fit_intercepts(phase_trend *t, const double *cnt, const double *sx, const double *sy)
+{
+	const pwlr__result *pr = t->pr;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		double a = pr->bounds[p], b = pr->bounds[p + 1], m = fmin(0.05, 0.25 * (b - a)), v, d;
+		double sw = 0, sr = 0;
+		for (size_t k = 0; k < TREND_BINS; k++) {
+			if (!cnt[k])
+				continue;
+			double xk = sx[k] / cnt[k];
+			if (xk < a + m || xk > b - m)
+				continue;
+			phase_line(t, p, xk, &v, &d);
+			sw += cnt[k];
+			sr += sy[k] - cnt[k] * v;
+		}
+		phase_line(t, p, 0.5 * (a + b), &v, &d);
+		t->a[p] = sw > 0 ? sr / sw : pwlr__cum(pr, t->i, 0.5 * (a + b)) - v;
+	}
+}
+
+/* Each boundary's spread, least squares on the bin means near it. */
+static void fit_spreads(phase_trend *t, const double *cnt, const double *sx, const double *sy)
+{
+	const pwlr__result *pr = t->pr;
+	for (size_t j = 1; j < pr->nseg; j++)
+		t->sig[j] = t->sig_min;
+	for (size_t j = 1; j < pr->nseg; j++) {
+		double bj = pr->bounds[j];
+		double w = fmin(0.1, 0.5 * fmin(bj - pr->bounds[j - 1], pr->bounds[j + 1] - bj));
+		double best = INFINITY, bs = t->sig_min;
+		for (int q = 0; q < TREND_SIGMAS; q++) {
+			double s = t->sig_min * pow(40.0, q / (double)(TREND_SIGMAS - 1)), ss = 0;
+			if (q && s > w / 2)
+				break;
+			t->sig[j] = s;
+			for (size_t k = 0; k < TREND_BINS; k++) {
+				if (!cnt[k] || fabs(sx[k] / cnt[k] - bj) > w)
+					continue;
+				double m, d;
+				trend_eval(t, sx[k] / cnt[k], &m, &d);
+				ss += cnt[k] * (sy[k] / cnt[k] - m) * (sy[k] / cnt[k] - m);
+			}
+			if (ss < best) {
+				best = ss;
+				bs = s;
+			}
+		}
+		t->sig[j] = bs;
+	}
+}
+
+/* The trend of series i of the phase fit from the points. 0, 1 when the
+ * phase fit gives no usable trend (a non-finite rate), or -ENOMEM. */
+static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const double *x, const double *y,
+                      size_t n, size_t G)
+{
+	memset(t, 0, sizeof *t);
+	t->pr = pr;
+	t->i = i;
+	t->sig_min = G > 1 ? fmax(SIG_MIN, 1.0 / (double)(G - 1)) : SIG_MIN;
+	double *cnt = calloc(3 * TREND_BINS, sizeof *cnt), *sx = cnt + TREND_BINS, *sy = sx + TREND_BINS;
+	if (!cnt)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		double xk = x[k] < 0 ? 0 : x[k] > 1 ? 1 : x[k];
+		size_t b = (size_t)(xk * TREND_BINS);
+		b = b < TREND_BINS ? b : TREND_BINS - 1;
+		cnt[b]++;
+		sx[b] += xk;
+		sy[b] += y[k];
+	}
+	fit_intercepts(t, cnt, sx, sy);
+	for (size_t p = 0; p < pr->nseg; p++)
+		if (!isfinite(t->a[p]) || !isfinite(pr->slope[i * pr->nseg + p])) {
+			free(cnt);
+			return 1;
+		}
+	fit_spreads(t, cnt, sx, sy);
+	free(cnt);
+	for (size_t j = 1; j < pr->nseg; j++) {
+		double h = ZONE_HALF + 3 * t->sig[j];
+		kriging__zone z = {fmax(0, pr->bounds[j] - h), fmin(1, pr->bounds[j] + h), ZONE_WEIGHT};
+		kriging__zone *last = t->nzone ? &t->zone[t->nzone - 1] : NULL;
+		if (last && z.a <= last->b)
+			last->b = z.b;
+		else
+			t->zone[t->nzone++] = z;
+	}
+	return 0;
+}
 
 static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const fit_params *params)
 {
 	kriging__opts ko;
 	kriging__opts_init(&ko);
 	ko.seed = in->seed;
+	ko.inst = in->inst;
+	phase_trend t;
+	int rc = 0;
+	int have_trend = in->phases && in->phases->knot && in->pi < in->phases->nseries;
+	if (have_trend && (rc = trend_init(&t, in->phases, in->pi, in->x, in->y, in->n, out->n)) < 0)
+		return rc;
+	have_trend = have_trend && rc == 0;
+	if (have_trend) {
+		ko.trend = trend_eval;
+		ko.trend_arg = &t;
+		ko.zones = t.zone;
+		ko.nzones = t.nzone;
+	}
 	kriging__result kr;
-	if (kriging__fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr)) {
+	rc = kriging__fit(in->x, in->y, in->n, &ko, out->x, out->n, &kr);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
 		kriging__result_free(&kr);
 		return 1;
 	}
@@ -23,12 +205,30 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 		out->hi[i] = kr.rate_hi[i] * in->rscale;
 	}
 	*rms = kr.rms;
-	int rc = 0;
-	if (params && ((rc = fit_param(params, "kriging.kernel", "%s", "matern32")) ||
-	               (rc = fit_param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
-	               (rc = fit_param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
-	               (rc = fit_param(params, "kriging.bins", "%zu", kr.nbins)) ||
-	               (rc = fit_param(params, "kriging.approximation", "%s", kr.approximation))))
+	char sel[160];
+	if (kr.folds)
+		snprintf(sel, sizeof sel,
+		         "leave-instances-out cross-validation, %u folds, held-out RMS error %.3g", kr.folds,
+		         kr.cv_rmse);
+	else if (kr.ninst)
+		snprintf(
+		    sel, sizeof sel,
+		    "%zu instance(s) carry the points, too few for cross-validation: the smoothest curve",
+		    kr.ninst);
+	else
+		snprintf(sel, sizeof sel, "marginal likelihood");
+	rc = 0;
+	if (params &&
+	    ((rc = fit_param(params, "kriging.kernel", "%s", "matern32")) ||
+	     (rc = fit_param(params, "kriging.trend", "%s",
+	                     have_trend
+	                         ? "phase table (each phase's rate, switches rounded by their fitted spread)"
+	                         : "y = x")) ||
+	     (rc = fit_param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
+	     (rc = fit_param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
+	     (rc = fit_param(params, "kriging.selection", "%s", sel)) ||
+	     (rc = fit_param(params, "kriging.bins", "%zu", kr.nbins)) ||
+	     (rc = fit_param(params, "kriging.approximation", "%s", kr.approximation))))
 		rc = -ENOMEM;
 	kriging__result_free(&kr);
 	return rc;

@@ -8,13 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 void kriging__opts_init(kriging__opts *o)
 {
 	o->bins = 1000;
 	o->n_len = 20;
 	o->n_eta = 10;
 	o->seed = 1;
+	o->folds = 5;
+	o->inst = NULL;
+	o->trend = NULL;
+	o->trend_arg = NULL;
+	o->zones = NULL;
+	o->nzones = 0;
 }
+
+/* Bins of the cross-validation (when binning): the choice of (l, eta) is
+ * coarse, and each of its fits costs O(bins). */
+enum { CV_BINS = 250 };
 
 typedef struct m2 {
 	double a, b, c, d; /* [[a, b], [c, d]] */
@@ -26,12 +38,25 @@ typedef struct v2 {
 
 static m2 mul(m2 x, m2 y)
 {
-	return (m2){x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+	return (m2){x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
+	            x.c * y.b + x.d * y.d};
 }
-static m2 tr(m2 x) { return (m2){x.a, x.c, x.b, x.d}; }
-static m2 add(m2 x, m2 y) { return (m2){x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d}; }
-static m2 sub(m2 x, m2 y) { return (m2){x.a - y.a, x.b - y.b, x.c - y.c, x.d - y.d}; }
-static v2 mv(m2 x, v2 v) { return (v2){x.a * v.p + x.b * v.q, x.c * v.p + x.d * v.q}; }
+static m2 tr(m2 x)
+{
+	return (m2){x.a, x.c, x.b, x.d};
+}
+static m2 add(m2 x, m2 y)
+{
+	return (m2){x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d};
+}
+static m2 sub(m2 x, m2 y)
+{
+	return (m2){x.a - y.a, x.b - y.b, x.c - y.c, x.d - y.d};
+}
+static v2 mv(m2 x, v2 v)
+{
+	return (v2){x.a * v.p + x.b * v.q, x.c * v.p + x.d * v.q};
+}
 static m2 inv(m2 x)
 {
 	double det = x.a * x.d - x.b * x.c;
@@ -50,16 +75,17 @@ static void transition(double lam, double dx, m2 *A, m2 *Q)
 }
 
 typedef struct obs {
-	double x, r, w; /* position, residual y - x, points behind it */
+	double x, r, w; /* position, residual y - trend, points behind it */
 } obs;
 
-typedef struct xy {
-	double x, y;
-} xy;
+typedef struct pt {
+	double x, r, w; /* position (clamped to [0,1]), residual y - trend, weight */
+	uint8_t fold;
+} pt;
 
-static int cmp_xy(const void *p, const void *q)
+static int cmp_pt(const void *p, const void *q)
 {
-	const xy *a = p, *b = q;
+	const pt *a = p, *b = q;
 	return a->x < b->x ? -1 : a->x > b->x;
 }
 
@@ -97,6 +123,374 @@ static double loglik(const obs *o, size_t N, double ell, double eta, double *s2)
 	return -0.5 * sum_logS - 0.5 * n * log(sh) - 0.5 * n;
 }
 
+/* Workspace of the smoother: the filter's states over observations and
+ * prediction points merged by x. */
+typedef struct smoother {
+	size_t cap;
+	double *x, *R, *r;
+	v2 *mf, *mp;
+	m2 *Pf, *Pp, *A;
+} smoother;
+
+static void smoother_free(smoother *s)
+{
+	free(s->x);
+	free(s->R);
+	free(s->r);
+	free(s->mf);
+	free(s->mp);
+	free(s->Pf);
+	free(s->Pp);
+	free(s->A);
+	memset(s, 0, sizeof *s);
+}
+
+static int smoother_init(smoother *s, size_t cap)
+{
+	s->cap = cap;
+	s->x = malloc(cap * sizeof *s->x);
+	s->R = malloc(cap * sizeof *s->R);
+	s->r = malloc(cap * sizeof *s->r);
+	s->mf = malloc(cap * sizeof *s->mf);
+	s->mp = malloc(cap * sizeof *s->mp);
+	s->Pf = malloc(cap * sizeof *s->Pf);
+	s->Pp = malloc(cap * sizeof *s->Pp);
+	s->A = malloc(cap * sizeof *s->A);
+	if (!s->x || !s->R || !s->r || !s->mf || !s->mp || !s->Pf || !s->Pp || !s->A) {
+		smoother_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Posterior of g (in units of s2) at the M ascending positions px given the
+ * N observations ob (ascending x): means in pm[], covariances in pP[] unless
+ * NULL. Kalman filter over both merged by x, then the RTS smoother. */
+static void smooth(smoother *s, double ell, const obs *ob, size_t N, const double *px, size_t M, double eta,
+                   v2 *pm, m2 *pP)
+{
+	size_t a = 0, b = 0, m = 0;
+	while (a < N || b < M) {
+		if (b >= M || (a < N && ob[a].x <= px[b])) {
+			s->x[m] = ob[a].x;
+			s->R[m] = eta / ob[a].w;
+			s->r[m] = ob[a].r;
+			a++;
+		} else {
+			s->x[m] = px[b];
+			s->R[m] = INFINITY;
+			s->r[m] = 0;
+			b++;
+		}
+		m++;
+	}
+	double lam = sqrt(3.0) / ell;
+	v2 mm = {0, 0};
+	m2 P = {1, 0, 0, lam * lam};
+	for (size_t k = 0; k < m; k++) {
+		if (k) {
+			m2 A, Q;
+			transition(lam, s->x[k] - s->x[k - 1], &A, &Q);
+			mm = mv(A, mm);
+			P = add(mul(mul(A, P), tr(A)), Q);
+			s->A[k] = A;
+		} else {
+			s->A[k] = (m2){1, 0, 0, 1};
+		}
+		s->mp[k] = mm;
+		s->Pp[k] = P;
+		if (isfinite(s->R[k])) {
+			double S = P.a + s->R[k];
+			double v = s->r[k] - mm.p;
+			double K0 = P.a / S, K1 = P.c / S;
+			mm.p += K0 * v;
+			mm.q += K1 * v;
+			P = (m2){P.a - K0 * P.a, P.b - K0 * P.b, P.c - K1 * P.a, P.d - K1 * P.b};
+		}
+		s->mf[k] = mm;
+		s->Pf[k] = P;
+	}
+	/* RTS smoother, in place in mf/Pf (covariances only when asked for) */
+	for (size_t k = m - 1; k-- > 0;) {
+		m2 Ppj = s->Pp[k + 1];
+		Ppj.a += 1e-12;
+		Ppj.d += 1e-12 * lam * lam;
+		m2 Gk = mul(mul(s->Pf[k], tr(s->A[k + 1])), inv(Ppj));
+		v2 dm = {s->mf[k + 1].p - s->mp[k + 1].p, s->mf[k + 1].q - s->mp[k + 1].q};
+		v2 corr = mv(Gk, dm);
+		s->mf[k].p += corr.p;
+		s->mf[k].q += corr.q;
+		if (pP)
+			s->Pf[k] = add(s->Pf[k], mul(mul(Gk, sub(s->Pf[k + 1], s->Pp[k + 1])), tr(Gk)));
+	}
+	b = 0;
+	for (size_t k = 0; k < m && b < M; k++)
+		if (!isfinite(s->R[k])) {
+			pm[b] = s->mf[k];
+			if (pP)
+				pP[b] = s->Pf[k];
+			b++;
+		}
+}
+
+/* Observations from the points p (ascending x unless binned): those with
+ * (fold == k) == in, all when k < 0. Binned (B > 0): one per non-empty
+ * equal-width bin at its points' mean x, acc[3B] scratch. Returns how many. */
+static size_t collect(const pt *p, size_t n, int k, int in, size_t B, double *acc, obs *out)
+{
+	size_t N = 0;
+	if (!B) {
+		for (size_t i = 0; i < n; i++)
+			if (k < 0 || (p[i].fold == k) == in)
+				out[N++] = (obs){p[i].x, p[i].r, p[i].w};
+		return N;
+	}
+	double *cnt = acc, *sx = acc + B, *sr = acc + 2 * B;
+	memset(acc, 0, 3 * B * sizeof *acc);
+	for (size_t i = 0; i < n; i++) {
+		if (k >= 0 && (p[i].fold == k) != in)
+			continue;
+		size_t b = (size_t)(p[i].x * (double)B);
+		if (b >= B)
+			b = B - 1;
+		cnt[b] += p[i].w;
+		sx[b] += p[i].w * p[i].x;
+		sr[b] += p[i].w * p[i].r;
+	}
+	for (size_t b = 0; b < B; b++)
+		if (cnt[b] > 0)
+			out[N++] = (obs){sx[b] / cnt[b], sr[b] / cnt[b], cnt[b]};
+	return N;
+}
+
+/* Adds the anchors (0,0) and (1,1), residual 0 and as heavy as an average
+ * observation, around the N observations at ob + 1 (of weight wsum in
+ * all). Returns N + 2. */
+static size_t anchor(obs *ob, size_t N, double wsum)
+{
+	double wa = N && wsum > 0 ? wsum / (double)N : 1;
+	ob[0] = (obs){0, 0, wa};
+	ob[N + 1] = (obs){1, 0, wa};
+	return N + 2;
+}
+
+/* Leave-instances-out cross-validation data: per fold, the training
+ * observations (anchored) and the held-out ones. */
+typedef struct cv {
+	unsigned K;
+	obs *train[256], *held[256];
+	size_t ntrain[256], nheld[256];
+	double fw[256]; /* held-out weight (points) per fold */
+	double *px;     /* held-out positions of one fold */
+	v2 *pm;         /* predictions there */
+	double wsum;    /* held-out points in all */
+	/* every (l, eta) tried: its error, and its error per fold in ferr */
+	struct cand {
+		double l, e, err;
+	} * cand;
+	double *ferr;
+	size_t ncand, capcand;
+} cv;
+
+static void cv_free(cv *c)
+{
+	for (unsigned k = 0; k < c->K; k++) {
+		free(c->train[k]);
+		free(c->held[k]);
+	}
+	free(c->px);
+	free(c->pm);
+	free(c->cand);
+	free(c->ferr);
+	memset(c, 0, sizeof *c);
+}
+
+static int cv_init(cv *c, const pt *p, size_t n, unsigned K, size_t B, double *acc, size_t ncand)
+{
+	memset(c, 0, sizeof *c);
+	c->K = K;
+	size_t cap = (B ? B : n) + 2;
+	c->px = malloc(cap * sizeof *c->px);
+	c->pm = malloc(cap * sizeof *c->pm);
+	c->capcand = ncand;
+	c->cand = malloc(ncand * sizeof *c->cand);
+	c->ferr = malloc(ncand * K * sizeof *c->ferr);
+	if (!c->px || !c->pm || !c->cand || !c->ferr)
+		return -ENOMEM;
+	for (unsigned k = 0; k < K; k++) {
+		c->train[k] = malloc(cap * sizeof *c->train[k]);
+		c->held[k] = malloc(cap * sizeof *c->held[k]);
+		if (!c->train[k] || !c->held[k])
+			return -ENOMEM;
+		size_t nt = collect(p, n, (int)k, 0, B, acc, c->train[k] + 1);
+		double win = 0, wall = 0;
+		for (size_t i = 0; i < n; i++) {
+			win += p[i].fold == k ? p[i].w : 0;
+			wall += p[i].w;
+		}
+		c->ntrain[k] = anchor(c->train[k], nt, wall - win);
+		c->nheld[k] = collect(p, n, (int)k, 1, B, acc, c->held[k]);
+		c->wsum += win;
+		c->fw[k] = win;
+	}
+	return 0;
+}
+
+/* Mean squared error of the held-out points, each fold predicted by a fit
+ * without it (bin means stand for their points: the spread inside a bin
+ * does not depend on the fit). */
+static double cv_error(cv *c, smoother *s, double ell, double eta)
+{
+	double ss = 0, *fe = c->ncand < c->capcand ? c->ferr + c->ncand * c->K : NULL;
+	for (unsigned k = 0; k < c->K; k++) {
+		const obs *h = c->held[k];
+		size_t M = c->nheld[k];
+		double sk = 0;
+		for (size_t j = 0; j < M; j++)
+			c->px[j] = h[j].x;
+		if (M)
+			smooth(s, ell, c->train[k], c->ntrain[k], c->px, M, eta, c->pm, NULL);
+		for (size_t j = 0; j < M; j++) {
+			double e = h[j].r - c->pm[j].p;
+			sk += h[j].w * e * e;
+		}
+		ss += sk;
+		if (fe)
+			fe[k] = c->fw[k] > 0 ? sk / c->fw[k] : 0;
+	}
+	double err = c->wsum > 0 ? ss / c->wsum : INFINITY;
+	if (fe)
+		c->cand[c->ncand++] = (struct cand){ell, eta, err};
+	return err;
+}
+
+/* The smoothest (l, eta) tried whose CV error is within one standard
+ * error (over the folds) of the least: the one-standard-error rule. Where
+ * the CV error is flat, as it is where the phases explain the data, the
+ * noise of the folds would otherwise pick a rough curve. Smoothness: the
+ * smoother's bandwidth grows as eta^(1/4) l^(3/4). */
+static void cv_choose(const cv *c, double *bl, double *be, double *err)
+{
+	size_t best = 0, K = c->K;
+	if (!c->ncand)
+		return;
+	for (size_t m = 1; m < c->ncand; m++)
+		if (c->cand[m].err < c->cand[best].err)
+			best = m;
+	double s1 = 0, s2 = 0;
+	for (size_t k = 0; k < K; k++) {
+		s1 += c->ferr[best * K + k];
+		s2 += c->ferr[best * K + k] * c->ferr[best * K + k];
+	}
+	double se = sqrt(fmax(0, (s2 - s1 * s1 / (double)K) / (double)(K - 1)) / (double)K);
+	size_t pick = best;
+	double smooth_pick = -INFINITY;
+	for (size_t m = 0; m < c->ncand; m++) {
+		double sm = log(c->cand[m].e) + 3 * log(c->cand[m].l);
+		if (c->cand[m].err <= c->cand[best].err + se && sm > smooth_pick) {
+			smooth_pick = sm;
+			pick = m;
+		}
+	}
+	*bl = c->cand[pick].l;
+	*be = c->cand[pick].e;
+	*err = c->cand[pick].err;
+}
+
+/* The hyper-parameter grid: l in [max(2 median dx, 1e-3), 2], eta in [1e-6, 1e2]. */
+typedef struct hgrid {
+	double lmin, lmax, emin, emax, dl, de;
+	unsigned nl, ne;
+} hgrid;
+
+static void hgrid_init(hgrid *h, const obs *ob, size_t N, const kriging__opts *o, double *dxs)
+{
+	size_t nd = 0;
+	for (size_t k = 1; k < N; k++)
+		if (ob[k].x > ob[k - 1].x)
+			dxs[nd++] = ob[k].x - ob[k - 1].x;
+	double med = 1e-3;
+	if (nd) {
+		/* insertion sort: cheap at <= bins values, already nearly sorted */
+		for (size_t i = 1; i < nd; i++) {
+			double v = dxs[i];
+			size_t j = i;
+			while (j > 0 && dxs[j - 1] > v) {
+				dxs[j] = dxs[j - 1];
+				j--;
+			}
+			dxs[j] = v;
+		}
+		med = dxs[nd / 2];
+	}
+	h->lmin = 2 * med > 1e-3 ? 2 * med : 1e-3;
+	h->lmax = 2.0;
+	h->emin = 1e-6;
+	h->emax = 1e2;
+	h->nl = o->n_len >= 2 ? o->n_len : 20;
+	h->ne = o->n_eta >= 2 ? o->n_eta : 10;
+	h->dl = log(h->lmax / h->lmin) / (h->nl - 1);
+	h->de = log(h->emax / h->emin) / (h->ne - 1);
+}
+
+/* Score of (l, eta): the log-likelihood, or minus the CV error when c. */
+static double score(const obs *ob, size_t N, cv *c, smoother *s, double l, double e)
+{
+	double s2;
+	return c ? -cv_error(c, s, l, e) : loglik(ob, N, l, e, &s2);
+}
+
+/* Grid search (every `step`-th point) then a 5 x 5 refinement around the best. */
+static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, unsigned step, double *bl,
+                   double *be, double *best)
+{
+	*best = -INFINITY;
+	*bl = 0.1;
+	*be = 0.01;
+	for (unsigned i = 0; i < h->nl; i += step)
+		for (unsigned j = 0; j < h->ne; j += step) {
+			double l = h->lmin * exp(h->dl * i), e = h->emin * exp(h->de * j);
+			double v = score(ob, N, c, s, l, e);
+			if (v > *best) {
+				*best = v;
+				*bl = l;
+				*be = e;
+			}
+		}
+	double cl = *bl, ce = *be, f = step / 3.0;
+	for (int i = -2; i <= 2; i++)
+		for (int j = -2; j <= 2; j++) {
+			double l = cl * exp(h->dl * i * f), e = ce * exp(h->de * j * f);
+			if ((!i && !j) || l > h->lmax * 2)
+				continue;
+			double v = score(ob, N, c, s, l, e);
+			if (v > *best) {
+				*best = v;
+				*bl = l;
+				*be = e;
+			}
+		}
+}
+
+/* A point's weight: that of the zone holding x, else 1. */
+static double zone_weight(const kriging__opts *o, double x)
+{
+	for (size_t k = 0; o->zones && k < o->nzones; k++)
+		if (o->zones[k].a <= x && x < o->zones[k].b)
+			return o->zones[k].weight;
+	return 1;
+}
+
+static void trend_at(const kriging__opts *o, double x, double *cum, double *slope)
+{
+	if (o->trend) {
+		o->trend(o->trend_arg, x, cum, slope);
+	} else {
+		*cum = x;
+		*slope = 1;
+	}
+}
+
 void kriging__result_free(kriging__result *r)
 {
 	free(r->cum);
@@ -129,220 +523,111 @@ static void pava(double *y, size_t n, double *wbuf, size_t *lenbuf)
 			y[--k] = y[b];
 }
 
-int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts *o, const double *grid,
-                 size_t G, kriging__result *r)
-{
-	int rc = -ENOMEM;
-	memset(r, 0, sizeof *r);
-	obs *ob = NULL;
-	xy *pts = NULL;
-	v2 *mf = NULL, *mp = NULL;
-	m2 *Pf = NULL, *Pp = NULL, *Am = NULL;
-	double *gx = NULL, *gR = NULL;
-	size_t *lenbuf = NULL;
-	if (n < 5 || G < 2)
-		return -EINVAL;
-	size_t B = o->bins ? o->bins : 1000;
-	ob = malloc((n < B ? n : B) * sizeof *ob + 2 * sizeof *ob);
-	if (!ob)
-		goto out;
-	size_t N = 1; /* ob[0] = anchor at 0 */
-	if (n > B) {
-		double *cnt = calloc(B, sizeof *cnt), *sx = calloc(B, sizeof *sx), *sr = calloc(B, sizeof *sr);
-		if (!cnt || !sx || !sr) {
-			free(cnt);
-			free(sx);
-			free(sr);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			double xi = x[i] < 0 ? 0 : x[i] > 1 ? 1 : x[i];
-			size_t b = (size_t)(xi * (double)B);
-			if (b >= B)
-				b = B - 1;
-			cnt[b] += 1;
-			sx[b] += xi;
-			sr[b] += y[i] - xi;
-		}
-		for (size_t b = 0; b < B; b++)
-			if (cnt[b] > 0)
-				ob[N++] = (obs){sx[b] / cnt[b], sr[b] / cnt[b], cnt[b]};
-		free(cnt);
-		free(sx);
-		free(sr);
-		r->nbins = N - 1;
-		snprintf(r->approximation, sizeof r->approximation,
-		         "%zu points averaged in %zu bins of width %.4g; error <= |g''| w^2/8", n, N - 1, 1.0 / (double)B);
-	} else {
-		pts = malloc(n * sizeof *pts);
-		if (!pts)
-			goto out;
-		for (size_t i = 0; i < n; i++) {
-			pts[i].x = x[i] < 0 ? 0 : x[i] > 1 ? 1 : x[i];
-			pts[i].y = y[i];
-		}
-		qsort(pts, n, sizeof *pts, cmp_xy);
-		for (size_t i = 0; i < n; i++)
-			ob[N++] = (obs){pts[i].x, pts[i].y - pts[i].x, 1};
-		snprintf(r->approximation, sizeof r->approximation, "exact (%zu points, no binning)", n);
-	}
-	/* Anchors (0,0) and (1,1): residual 0, as heavy as an average observation. */
-	double wa = (double)n / (double)(N - 1);
-	ob[0] = (obs){0, 0, wa};
-	ob[N++] = (obs){1, 0, wa};
-	/* Hyper-parameter grid: l in [max(2 median dx, 1e-3), 2], eta in [1e-6, 1e2]. */
-	double *dxs = malloc(N * sizeof *dxs);
-	if (!dxs)
-		goto out;
-	size_t nd = 0;
-	for (size_t k = 1; k < N; k++)
-		if (ob[k].x > ob[k - 1].x)
-			dxs[nd++] = ob[k].x - ob[k - 1].x;
-	double med = 1e-3;
-	if (nd) {
-		/* median by partial selection: a sort is cheap at <= bins values */
-		for (size_t i = 1; i < nd; i++) {
-			double v = dxs[i];
-			size_t j = i;
-			while (j > 0 && dxs[j - 1] > v) {
-				dxs[j] = dxs[j - 1];
-				j--;
-			}
-			dxs[j] = v;
-		}
-		med = dxs[nd / 2];
-	}
-	free(dxs);
-	double lmin = 2 * med > 1e-3 ? 2 * med : 1e-3, lmax = 2.0;
-	double emin = 1e-6, emax = 1e2;
-	unsigned nl = o->n_len >= 2 ? o->n_len : 20, ne = o->n_eta >= 2 ? o->n_eta : 10;
-	double best = -INFINITY, bl = 0.1, be = 0.01, bs2 = 1;
-	double dl = log(lmax / lmin) / (nl - 1), de = log(emax / emin) / (ne - 1);
-	for (unsigned i = 0; i < nl; i++)
-		for (unsigned j = 0; j < ne; j++) {
-			double l = lmin * exp(dl * i), e = emin * exp(de * j), s2;
-			double ll = loglik(ob, N, l, e, &s2);
-			if (ll > best) {
-				best = ll;
-				bl = l;
-				be = e;
-				bs2 = s2;
-			}
-		}
-	double cl = bl, ce = be;
-	for (int i = -2; i <= 2; i++)
-		for (int j = -2; j <= 2; j++) {
-			double l = cl * exp(dl * i / 3.0), e = ce * exp(de * j / 3.0), s2;
-			if (l > lmax * 2)
-				continue;
-			double ll = loglik(ob, N, l, e, &s2);
-			if (ll > best) {
-				best = ll;
-				bl = l;
-				be = e;
-				bs2 = s2;
-			}
-		}
-	r->length_scale = bl;
-	r->eta = be;
-	r->s2 = bs2;
-	r->loglik = best;
+typedef struct ids {
+	uint32_t *id; /* distinct instance ids, in order of appearance */
+	size_t n, cap;
+} ids;
 
-	/* Final pass: filter over observations and prediction points merged by x, then RTS. */
-	size_t M = N + G;
-	gx = malloc(M * sizeof *gx);
-	gR = malloc(M * sizeof *gR);
-	size_t *gi = malloc(G * sizeof *gi);
-	double *ry = malloc(M * sizeof *ry);
-	mf = malloc(M * sizeof *mf);
-	mp = malloc(M * sizeof *mp);
-	Pf = malloc(M * sizeof *Pf);
-	Pp = malloc(M * sizeof *Pp);
-	Am = malloc(M * sizeof *Am);
-	if (!gi || !ry || !gx || !gR || !mf || !mp || !Pf || !Pp || !Am) {
-		free(gi);
-		free(ry);
+static int same_id(const void *arg, size_t value)
+{
+	const ids *d = ((const void *const *)arg)[0];
+	return d->id[value] == *(const uint32_t *)((const void *const *)arg)[1];
+}
+
+typedef struct ranked {
+	uint32_t id, j; /* instance id, its index in ids */
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	uint32_t x = ((const ranked *)a)->id, y = ((const ranked *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* Folds of the cross-validation: the distinct instances ranked by id, rank
+ * r in fold r mod K, so every fold holds instances spread over the run.
+ * K = `folds` with at least that many instances, as many folds as
+ * instances (leave one out) with 3 or more, else no CV. Returns the folds
+ * (0: none) or -ENOMEM. */
+static int assign_folds(pt *p, const uint32_t *inst, size_t n, unsigned K, size_t *ninst)
+{
+	util_hmap seen = {0};
+	ids d = {0};
+	uint32_t *which = malloc(n * sizeof *which);
+	ranked *order = NULL;
+	int rc = -ENOMEM;
+	if (!which)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = util_hash_mix(inst[i], 0);
+		const void *arg[2] = {&d, &inst[i]};
+		size_t *v = util_hmap_find(&seen, h, same_id, arg);
+		if (v) {
+			which[i] = (uint32_t)*v;
+			continue;
+		}
+		if (util_grow((void **)&d.id, &d.cap, d.n + 1, sizeof *d.id) ||
+		    util_hmap_insert(&seen, h, d.n))
+			goto out;
+		which[i] = (uint32_t)d.n;
+		d.id[d.n++] = inst[i];
+	}
+	unsigned k = d.n >= K ? K : d.n >= 3 ? (unsigned)d.n : 0;
+	*ninst = d.n;
+	rc = (int)k;
+	if (!k)
+		goto out;
+	order = malloc(d.n * sizeof *order);
+	if (!order) {
+		rc = -ENOMEM;
 		goto out;
 	}
-	size_t a = 0, b = 0, m = 0;
-	while (a < N || b < G) {
-		if (b >= G || (a < N && ob[a].x <= grid[b])) {
-			gx[m] = ob[a].x;
-			gR[m] = be / ob[a].w;
-			ry[m] = ob[a].r;
-			a++;
-		} else {
-			gx[m] = grid[b];
-			gR[m] = INFINITY;
-			ry[m] = 0;
-			gi[b] = m;
-			b++;
-		}
-		m++;
-	}
-	double lam = sqrt(3.0) / bl;
-	v2 mm = {0, 0};
-	m2 P = {1, 0, 0, lam * lam};
-	for (size_t k = 0; k < M; k++) {
-		if (k) {
-			m2 A, Q;
-			transition(lam, gx[k] - gx[k - 1], &A, &Q);
-			mm = mv(A, mm);
-			P = add(mul(mul(A, P), tr(A)), Q);
-			Am[k] = A;
-		} else {
-			Am[k] = (m2){1, 0, 0, 1};
-		}
-		mp[k] = mm;
-		Pp[k] = P;
-		if (isfinite(gR[k])) {
-			double S = P.a + gR[k];
-			double v = ry[k] - mm.p;
-			double K0 = P.a / S, K1 = P.c / S;
-			mm.p += K0 * v;
-			mm.q += K1 * v;
-			P = (m2){P.a - K0 * P.a, P.b - K0 * P.b, P.c - K1 * P.a, P.d - K1 * P.b};
-		}
-		mf[k] = mm;
-		Pf[k] = P;
-	}
-	/* RTS smoother, in place in mf/Pf. */
-	for (size_t k = M - 1; k-- > 0;) {
-		m2 Ppj = Pp[k + 1];
-		Ppj.a += 1e-12;
-		Ppj.d += 1e-12 * lam * lam;
-		m2 Gk = mul(mul(Pf[k], tr(Am[k + 1])), inv(Ppj));
-		v2 dm = {mf[k + 1].p - mp[k + 1].p, mf[k + 1].q - mp[k + 1].q};
-		v2 corr = mv(Gk, dm);
-		mf[k].p += corr.p;
-		mf[k].q += corr.q;
-		Pf[k] = add(Pf[k], mul(mul(Gk, sub(Pf[k + 1], Pp[k + 1])), tr(Gk)));
-	}
-	free(ry);
+	for (size_t j = 0; j < d.n; j++)
+		order[j] = (ranked){d.id[j], (uint32_t)j};
+	qsort(order, d.n, sizeof *order, cmp_ranked);
+	for (size_t r = 0; r < d.n; r++)
+		d.id[order[r].j] = (uint32_t)(r % k); /* id -> its fold, in place */
+	for (size_t i = 0; i < n; i++)
+		p[i].fold = (uint8_t)d.id[which[i]];
+out:
+	util_hmap_free(&seen);
+	free(d.id);
+	free(which);
+	free(order);
+	return rc;
+}
+
+/* The curve at the grid from the smoothed g (pm, pP) and the trend:
+ * cumulative (monotone, in [0,1]), rate and its 95% band, and the RMS of
+ * the points against it. */
+static int finish(kriging__result *r, const kriging__opts *o, const double *grid, size_t G, const v2 *pm,
+                  const m2 *pP, const double *x, const double *y, size_t n)
+{
 	r->n = G;
 	r->cum = malloc(G * sizeof *r->cum);
 	r->rate = malloc(G * sizeof *r->rate);
 	r->rate_lo = malloc(G * sizeof *r->rate_lo);
 	r->rate_hi = malloc(G * sizeof *r->rate_hi);
 	double *wbuf = malloc(G * sizeof *wbuf);
-	lenbuf = malloc(G * sizeof *lenbuf);
+	size_t *lenbuf = malloc(G * sizeof *lenbuf);
 	if (!r->cum || !r->rate || !r->rate_lo || !r->rate_hi || !wbuf || !lenbuf) {
-		free(gi);
 		free(wbuf);
-		goto out;
+		free(lenbuf);
+		return -ENOMEM;
 	}
 	for (size_t j = 0; j < G; j++) {
-		size_t k = gi[j];
-		double sd = sqrt(fmax(0, bs2 * Pf[k].d));
-		double rate = 1 + mf[k].q;
-		r->cum[j] = grid[j] + mf[k].p;
+		double m, slope;
+		trend_at(o, grid[j], &m, &slope);
+		double sd = sqrt(fmax(0, r->s2 * pP[j].d));
+		double rate = slope + pm[j].q;
+		r->cum[j] = m + pm[j].p;
 		r->rate[j] = rate > 0 ? rate : 0;
 		r->rate_lo[j] = rate - 1.96 * sd > 0 ? rate - 1.96 * sd : 0;
 		r->rate_hi[j] = rate + 1.96 * sd > 0 ? rate + 1.96 * sd : 0;
 	}
-	free(gi);
 	pava(r->cum, G, wbuf, lenbuf);
 	free(wbuf);
+	free(lenbuf);
 	for (size_t j = 0; j < G; j++)
 		r->cum[j] = r->cum[j] < 0 ? 0 : r->cum[j] > 1 ? 1 : r->cum[j];
 	/* RMS of the points against the curve (linear interpolation on the grid). */
@@ -363,19 +648,89 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 		ss += (y[i] - c) * (y[i] - c);
 	}
 	r->rms = sqrt(ss / (double)n);
-	rc = 0;
+	return 0;
+}
+
+int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts *o, const double *grid,
+                 size_t G, kriging__result *r)
+{
+	int rc = -ENOMEM;
+	memset(r, 0, sizeof *r);
+	r->cv_rmse = NAN;
+	if (n < 5 || G < 2)
+		return -EINVAL;
+	size_t B = o->bins ? o->bins : 1000;
+	if (n <= B)
+		B = 0; /* exact */
+	size_t cap = (B ? B : n) + 2;
+	unsigned K = o->folds >= 2 && o->folds <= 256 ? o->folds : 5;
+	pt *p = malloc(n * sizeof *p);
+	obs *ob = malloc(cap * sizeof *ob);
+	double *acc = malloc((B ? 3 * B : 1) * sizeof *acc), *dxs = malloc(cap * sizeof *dxs);
+	v2 *pm = malloc(G * sizeof *pm);
+	m2 *pP = malloc(G * sizeof *pP);
+	smoother s = {0};
+	cv c = {0};
+	if (!p || !ob || !acc || !dxs || !pm || !pP || smoother_init(&s, 2 * cap + G))
+		goto out;
+	double wsum = 0;
+	for (size_t i = 0; i < n; i++) {
+		double xi = x[i] < 0 ? 0 : x[i] > 1 ? 1 : x[i], m, slope;
+		trend_at(o, xi, &m, &slope);
+		p[i] = (pt){xi, y[i] - m, zone_weight(o, xi), 0};
+		wsum += p[i].w;
+	}
+	int nfolds = 0;
+	if (o->inst && (nfolds = assign_folds(p, o->inst, n, K, &r->ninst)) < 0) {
+		rc = nfolds;
+		goto out;
+	}
+	if (!B)
+		qsort(p, n, sizeof *p, cmp_pt);
+	size_t N = anchor(ob, collect(p, n, -1, 0, B, acc, ob + 1), wsum);
+	if (B) {
+		r->nbins = N - 2;
+		snprintf(r->approximation, sizeof r->approximation,
+		         "%zu points averaged in %zu bins of width %.4g; error <= |g''| w^2/8", n, N - 2,
+		         1.0 / (double)B);
+	} else {
+		snprintf(r->approximation, sizeof r->approximation, "exact (%zu points, no binning)", n);
+	}
+	hgrid h;
+	hgrid_init(&h, ob, N, o, dxs);
+	double bl, be, best;
+	if (nfolds) {
+		if ((rc = cv_init(&c, p, n, (unsigned)nfolds, B && B > CV_BINS ? CV_BINS : B, acc,
+		                  (size_t)h.nl * h.ne + 25)))
+			goto out;
+		search(&h, ob, N, &c, &s, 2, &bl, &be, &best);
+		cv_choose(&c, &bl, &be, &best);
+		r->cv_rmse = sqrt(best);
+		r->folds = (unsigned)nfolds;
+	} else {
+		search(&h, ob, N, NULL, &s, 1, &bl, &be, &best);
+		if (o->inst) {
+			/* one or two instances carry the points: nothing tells their
+			 * pattern from the population's, so the smoothest curve */
+			bl = h.lmax;
+			be = h.emax;
+		}
+	}
+	r->length_scale = bl;
+	r->eta = be;
+	r->loglik = loglik(ob, N, bl, be, &r->s2);
+	smooth(&s, bl, ob, N, grid, G, be, pm, pP);
+	rc = finish(r, o, grid, G, pm, pP, x, y, n);
 out:
 	if (rc)
 		kriging__result_free(r);
+	cv_free(&c);
+	smoother_free(&s);
+	free(p);
 	free(ob);
-	free(pts);
-	free(gx);
-	free(gR);
-	free(mf);
-	free(mp);
-	free(Pf);
-	free(Pp);
-	free(Am);
-	free(lenbuf);
+	free(acc);
+	free(dxs);
+	free(pm);
+	free(pP);
 	return rc;
 }

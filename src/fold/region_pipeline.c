@@ -902,7 +902,8 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 		o->instances_skipped = s->f.nskipped;
 		if (!o->name || !o->unit || curve_alloc(&o->fit, G, fit->band))
 			return -ENOMEM;
-		fit_input in = {o->px, o->py, o->npoints, s->scale, s->rscale, pr, pw[k], opt->seed};
+		fit_input in = {o->px,     o->py, s->f.inst, o->npoints, s->scale,
+		                s->rscale, pr,    pw[k],     opt->seed};
 		int rc = fit->fit(&in, &o->fit, &o->fit_error, k == 0 ? &params : NULL);
 		if (rc < 0)
 			return rc;

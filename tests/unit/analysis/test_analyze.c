@@ -102,6 +102,19 @@ static void test_synthetic_groups_outliers_phases_json(void **state)
 			assert_true(fabs(r->inst[i].duration_ns / 3e6 - 1) < 0.2);
 	check_two_phases(r);
 	assert_string_equal(r->fit_method, "kriging");
+	/* the Kriging fit saw the instances and the phase table: its
+	 * hyper-parameters come from cross-validation over instances */
+	const char *sel = NULL, *trend = NULL;
+	for (size_t i = 0; i < r->nfit_params; i++) {
+		if (!strcmp(r->fit_params[i].key, "kriging.selection"))
+			sel = r->fit_params[i].value;
+		if (!strcmp(r->fit_params[i].key, "kriging.trend"))
+			trend = r->fit_params[i].value;
+	}
+	assert_non_null(sel);
+	assert_non_null(trend);
+	assert_ptr_equal(strstr(sel, "leave-instances-out cross-validation, 5 folds"), sel);
+	assert_ptr_equal(strstr(trend, "phase table"), trend);
 	/* series: app counter then CPU time, with a curve on the grid */
 	assert_string_equal(r->series[0].name, "app::work");
 	assert_int_equal(r->series[0].fit.n, 200);
