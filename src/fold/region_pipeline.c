@@ -653,13 +653,34 @@ typedef struct align_info {
 	int done;
 	double at;      /* the aligned boundary's position */
 	size_t aligned; /* instances with their own estimate */
+	/* the warps applied, in order (up to two passes): instance id's own
+	 * boundary bi[id] (NAN: not warped) moved to `to` within [lo, hi] */
+	int npass;
+	double *bi[2];
+	double lo[2], to[2], hi[2];
 } align_info;
+
+static void align_info_free(align_info *ai)
+{
+	for (int k = 0; k < 2; k++)
+		free(ai->bi[k]);
+	memset(ai, 0, sizeof *ai);
+}
 
 static double warp(double x, double lo, double from, double to, double hi)
 {
 	if (x < lo || x > hi || !(from > lo) || !(from < hi))
 		return x;
 	return x < from ? lo + (x - lo) * (to - lo) / (from - lo) : to + (x - from) * (hi - to) / (hi - from);
+}
+
+/* Position x of instance id as the phases were fitted (after its warps). */
+static double aligned_x(const align_info *ai, uint32_t id, double x)
+{
+	for (int k = 0; ai && k < ai->npass; k++)
+		if (ai->bi[k] && !isnan(ai->bi[k][id]))
+			x = warp(x, ai->lo[k], ai->bi[k][id], ai->to[k], ai->hi[k]);
+	return x;
 }
 
 static int align_boundary(pwlr__series *ps, double *const *xs, size_t nps, const pwlr__opts *po,
@@ -756,6 +777,12 @@ static int align_boundary(pwlr__series *ps, double *const *xs, size_t nps, const
 	rc = pwlr__fit(ps, nps, po, pr);
 	ai->done = rc == 0;
 	ai->at = target;
+	ai->npass = 1;
+	ai->bi[0] = bi;
+	ai->lo[0] = lo;
+	ai->to[0] = target;
+	ai->hi[0] = hi;
+	bi = NULL;
 out:
 	free(dur);
 	free(bi);
@@ -813,8 +840,16 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instan
 		pwlr__result_free(&first);
 		return rc;
 	}
-	if (a2.done)
+	if (a2.done) {
 		ai->at = a2.at;
+		ai->npass = 2;
+		ai->bi[1] = a2.bi[0];
+		ai->lo[1] = a2.lo[0];
+		ai->to[1] = a2.to[0];
+		ai->hi[1] = a2.hi[0];
+		a2.bi[0] = NULL;
+	}
+	align_info_free(&a2);
 	/* Rates: warping an instance rescales its slopes by its own factor,
 	 * which biases the pooled slope; each phase takes the rate of the
 	 * unaligned fit's phase at its middle (measured there away from the
@@ -927,7 +962,8 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 /* Phases with per-series rates from the piecewise-linear slopes, and the
  * samples of the used instances per phase. */
 static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
-                              const pwlr__result *pr, const size_t *pw, const grouped *g)
+                              const pwlr__result *pr, const size_t *pw, const grouped *g,
+                              const align_info *ai)
 {
 	size_t room = nsw + models__max_metrics(c->models) + 1;
 	r->phases = calloc(pr->nseg, sizeof *r->phases);
@@ -990,7 +1026,7 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
-			double x = ((double)th->smp[k].tick - (double)in->t0) / span;
+			double x = aligned_x(ai, in->id, ((double)th->smp[k].tick - (double)in->t0) / span);
 			size_t p = pwlr__segment(pr, x);
 			r->phases[p].samples++;
 			if (x < xlo[p])
@@ -1168,7 +1204,7 @@ static int stretched_pieces(analyze_ctx *c, const grouped *g, double **share, do
  * fewer than FOLD__MIN_SAMPLE_PAIRS such pairs has no rate (no data).
  * Gradual phases keep the fit's rates. */
 static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
-                               const pwlr__result *pr, const grouped *g)
+                               const pwlr__result *pr, const grouped *g, const align_info *ai)
 {
 	int64_t *ids = malloc((c->ntr + 1) * sizeof *ids);
 	pair_sums *ps = malloc(pr->nseg * sizeof *ps);
@@ -1200,9 +1236,12 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
 				}
 				if (have0 && th->smp[j].tick > th->smp[j - 1].tick) {
 					size_t p0 = pwlr__segment(
-					    pr, ((double)th->smp[j - 1].tick - (double)in->t0) / span);
+					    pr,
+					    aligned_x(ai, in->id,
+					              ((double)th->smp[j - 1].tick - (double)in->t0) / span));
 					size_t p1 = pwlr__segment(
-					    pr, ((double)th->smp[j].tick - (double)in->t0) / span);
+					    pr, aligned_x(ai, in->id,
+					                  ((double)th->smp[j].tick - (double)in->t0) / span));
 					if (p0 == p1 && v1 >= v0) {
 						ps[p0].pdv += v1 - v0;
 						ps[p0].pdt +=
@@ -1362,6 +1401,7 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	pwlr__opts po;
 	pwlr__result pr;
 	memset(&pr, 0, sizeof pr);
+	align_info ai = {0};
 	int rc = stage_group(c, A, r, &gr);
 	if (rc || (rc = too_few(c, r, &gr)))
 		goto out;
@@ -1383,7 +1423,6 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	rc = -ENOMEM;
 	pw = malloc(nsw * sizeof *pw);
 	ps = calloc(nsw, sizeof *ps);
-	align_info ai = {0};
 	if (!pw || !ps || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai)))
 		goto out;
 	if (ai.done) {
@@ -1401,9 +1440,9 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	fit_params params = {&r->fit_params, &r->nfit_params};
 	if ((rc = stage_fit_curves(c, r, sw, nsw, &pr, pw)) ||
 	    (rc = record_phase_params(&params, &pr, &po, sw, r->series, nsw, pw, c->opt->seed)) ||
-	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr)) ||
+	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr, &ai)) ||
 	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
-	    (rc = stage_sampled_rates(c, r, sw, nsw, &pr, &gr)) || (rc = models__apply(c->models, r)) ||
+	    (rc = stage_sampled_rates(c, r, sw, nsw, &pr, &gr, &ai)) || (rc = models__apply(c->models, r)) ||
 	    (rc = attribution__region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;
 	r->folded = 1;
@@ -1417,5 +1456,6 @@ out:
 	free(ps);
 	free(gr.pieces);
 	pwlr__result_free(&pr);
+	align_info_free(&ai);
 	return rc > 0 ? 0 : rc;
 }
