@@ -173,6 +173,12 @@ static int leaves_add(leaves *l, const attribution__frame *f, const char *module
 	if (util_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
 		return -ENOMEM;
 	const char *fn = no_symbols_name(l, f->function);
+	/* a sample inside libfold.so (a region hook, the MPI or OpenMP
+	 * wrappers) is the measurement's own time, not the program's code */
+	const char *base = module ? strrchr(module, '/') : NULL;
+	base = base ? base + 1 : module;
+	if (base && !strncmp(base, "libfold.so", 10))
+		fn = FOLD_MEASUREMENT_FUNCTION;
 	l->v[l->n++] = (leaf_w){.function = fn,
 	                        .file = fn == f->function ? f->file : NULL,
 	                        .line = fn == f->function ? f->line : 0,

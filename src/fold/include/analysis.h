@@ -279,6 +279,10 @@ typedef struct fold_warning {
 	char *what;
 } fold_warning;
 
+/* The function name of samples taken inside fold's own runtime (libfold.so:
+ * region hooks, MPI and OpenMP wrappers): the measurement's cost. */
+#define FOLD_MEASUREMENT_FUNCTION "fold measurement (libfold)"
+
 /* A function where threads ran (self: the innermost frame of a sample),
  * over the threads that are not idle runtime helpers (threads_class.c). */
 typedef struct fold_hot_function {

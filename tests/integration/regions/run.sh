@@ -66,6 +66,21 @@ recursive)
 	calls fib 21891 # 2*fib(21) - 1
 	calls is_even 11
 	calls is_odd 10
+	# fib(27) with every call recorded spends most of its time in the
+	# hooks: those samples are fold's measurement, named as such, never a
+	# runtime function the program does not have.
+	FOLD_THROTTLE=off FOLD_SAMPLE=time@1ms preload "$PROGS/prog_calls" recursive 27
+	analyse "$(ls -t *.trace | head -n 1)"
+	python3 - out.json <<'PY' || fail "see above"
+import json, sys
+hot = json.load(open(sys.argv[1]))["hot_cpu"]
+names = [h["function"] for h in hot]
+if "fold measurement (libfold)" not in names:
+    print("FAIL: no 'fold measurement (libfold)' row in %s" % names, file=sys.stderr); sys.exit(1)
+bad = [n for n in names if n.startswith(("rt_", "__cyg_profile", "cache_find", "put_slow"))]
+if bad:
+    print("FAIL: runtime internals shown as the program's functions: %s" % bad, file=sys.stderr); sys.exit(1)
+PY
 	;;
 filter)
 	printf '# test rules\nexclude function skipped\nexclude file *prog_filter_lib.c\n' >rules
