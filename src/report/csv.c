@@ -279,6 +279,93 @@ static void tree_table(util_buf *b, const fold_cct_node *t, size_t n)
 	}
 }
 
+static const char *thread_class_name(unsigned k)
+{
+	return k == FOLD_THREAD_OPENMP         ? "openmp"
+	       : k == FOLD_THREAD_RUNTIME_IDLE ? "runtime_idle"
+	                                       : "application";
+}
+
+/* The threads, classed (threads_class.c); cpu_ns empty when not measured. */
+static void threads_table(util_buf *b, const fold_analysis *a)
+{
+	util_buf_puts(
+	    b, "process,rank,thread,index,class,name,samples,wait_samples,wall_ns,cpu_ns,top_function\r\n");
+	for (size_t i = 0; i < a->nthreads; i++) {
+		const fold_thread_summary *t = &a->threads[i];
+		util_buf_printf(b, "%u,%ld,%u,%u,%s,", t->proc, t->rank, t->stream, t->index,
+		                thread_class_name(t->klass));
+		str(b, t->name);
+		util_buf_printf(b, ",%lu,%lu,", t->samples, t->wait_samples);
+		num(b, t->wall_ns);
+		sep(b);
+		if (t->cpu_known)
+			num(b, t->cpu_ns);
+		sep(b);
+		str(b, t->ntop ? t->top[0].function : NULL);
+		eol(b);
+	}
+}
+
+static void hot_table(util_buf *b, const fold_hot_function *h, size_t n)
+{
+	util_buf_puts(b, "rank_by_time,function,module,file,line,samples,line_samples,cpu_ns,off_cpu_ns\r\n");
+	for (size_t i = 0; i < n; i++) {
+		util_buf_printf(b, "%zu,", i + 1);
+		str(b, h[i].function);
+		sep(b);
+		str(b, h[i].module);
+		sep(b);
+		str(b, h[i].file);
+		util_buf_printf(b, ",%u,%lu,%lu,", h[i].line, h[i].samples, h[i].line_samples);
+		num(b, h[i].cpu_ns);
+		sep(b);
+		num(b, h[i].off_cpu_ns);
+		eol(b);
+	}
+}
+
+/* Where the CPUs worked (functions by CPU time) and where threads waited. */
+static void hot_cpu_table(util_buf *b, const fold_analysis *a)
+{
+	hot_table(b, a->hot_cpu, a->nhot_cpu);
+}
+static void hot_wall_table(util_buf *b, const fold_analysis *a)
+{
+	hot_table(b, a->hot_wall, a->nhot_wall);
+}
+
+/* Imbalance: one row per (region, rank or thread), with the region's
+ * summary repeated (tidy: filter on slowest = 1 for one row per region). */
+static void imbalance_table(util_buf *b, const fold_analysis *a)
+{
+	util_buf_puts(b, "region,kind,by,process,who,value_ns,min_ns,mean_ns,max_ns,max_over_mean,"
+	                 "load_balance,slowest\r\n");
+	for (size_t i = 0; i < a->nimbalance; i++) {
+		const fold_imbalance *m = &a->imbalance[i];
+		for (size_t k = 0; k < m->n; k++) {
+			str(b, m->region);
+			util_buf_printf(b, ",%u,%s,", m->kind, m->by_thread ? "thread" : "rank");
+			if (m->by_thread)
+				util_buf_printf(b, "%u", m->proc);
+			util_buf_printf(b, ",%ld,", m->who[k]);
+			num(b, m->values_ns[k]);
+			sep(b);
+			num(b, m->min_ns);
+			sep(b);
+			num(b, m->mean_ns);
+			sep(b);
+			num(b, m->max_ns);
+			sep(b);
+			num(b, m->mean_ns > 0 ? m->max_ns / m->mean_ns : 0);
+			sep(b);
+			num(b, m->lb);
+			util_buf_printf(b, ",%d", m->who[k] == m->slowest);
+			eol(b);
+		}
+	}
+}
+
 static void calltree_table(util_buf *b, const fold_analysis *a)
 {
 	tree_table(b, a->cct, a->ncct);
@@ -300,7 +387,9 @@ int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t 
 	    {"phase_rates.csv", phase_rates_table}, {"phase_sources.csv", phase_sources_table},
 	    {"instances.csv", instances_table},     {"profile.csv", profile_table},
 	    {"callpairs.csv", callpairs_table},     {"calltree.csv", calltree_table},
-	    {"bottomup.csv", bottomup_table},
+	    {"bottomup.csv", bottomup_table},       {"threads.csv", threads_table},
+	    {"hot_cpu.csv", hot_cpu_table},         {"hot_wall.csv", hot_wall_table},
+	    {"imbalance.csv", imbalance_table},
 	};
 	if (!a || !dir) {
 		snprintf(err, errlen, "csv: no analysis or no directory");

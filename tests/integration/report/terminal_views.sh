@@ -118,6 +118,15 @@ openmp)
 		row=$(grep "^  parallel region 1 in main " out$w.txt | head -n 1)
 		echo "$row" | grep -q "thread #1$" || fail "thread #1 (twice the work) not named slowest: '$row'"
 	done
+	# the same views as tidy CSV
+	"$FOLD_CLI" -q omp.trace --csv csv 2>err.txt || fail "fold --csv: $(cat err.txt)"
+	grep -q "^0,-1,[0-9]*,1,openmp," csv/threads.csv || fail "threads.csv: no OpenMP worker: $(cat csv/threads.csv)"
+	grep -q "^0,-1,[0-9]*,0,application," csv/threads.csv || fail "threads.csv: no application thread"
+	grep -q "^1,.*openmp_stencil" csv/hot_cpu.csv || grep -q "^1,libgomp" csv/hot_cpu.csv ||
+		fail "hot_cpu.csv: $(head -3 csv/hot_cpu.csv)"
+	worker=$(tr -d '\r' <csv/threads.csv | awk -F, '$4 == 1 { print $3 }')
+	tr -d '\r' <csv/imbalance.csv | grep -q "^main._omp_fn.1,4,thread,0,$worker,.*,1$" ||
+		fail "imbalance.csv: the worker (stream $worker) is not the slowest in main._omp_fn.1: $(cat csv/imbalance.csv)"
 	# a parallel region's routine timeline starts at the region's own code,
 	# on the main thread and the worker alike (not at the threads' roots)
 	OMP_NUM_THREADS=2 "$PYTHON" "$CPU_SHARE" --threads 2 --min-share 0.3 --judge "an OpenMP timeline" -- \
