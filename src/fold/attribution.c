@@ -139,6 +139,26 @@ const char *attribution__function_name(attribution__ctx *a, unsigned proc, uint6
 	return buf;
 }
 
+const char *attribution__call_site(attribution__ctx *a, unsigned proc, uint64_t ret, char *buf, size_t len)
+{
+	if (!a || !a->st || !ret)
+		return NULL;
+	const symtab_result *res = NULL;
+	pthread_mutex_lock(&a->lock);
+	int rc = symtab_lookup(a->st, proc, ret, 1, &res);
+	const char *out = NULL;
+	if (rc == 0 && res && res->module && res->nframes && res->frames[0].function &&
+	    res->frames[0].function[0] != '[' && strncmp(res->frames[0].function, "0x", 2)) {
+		if (res->frames[0].line)
+			snprintf(buf, len, "%s:%u", res->frames[0].function, res->frames[0].line);
+		else
+			snprintf(buf, len, "%s", res->frames[0].function);
+		out = buf;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return out;
+}
+
 /* Symbolises stack id of proc into logical frames; caller holds the lock. */
 static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 {

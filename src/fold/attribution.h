@@ -24,6 +24,11 @@ int attribution__new(attribution__ctx **out, ingest__trace *const *tr, size_t nt
                      void *diag_arg);
 void attribution__free(attribution__ctx *a);
 
+/* "function:line" of the call a return address of process proc returns
+ * from (the innermost, possibly inlined, frame; "function" without line
+ * information), in buf; NULL when no module holds it or no symbol names it. */
+const char *attribution__call_site(attribution__ctx *a, unsigned proc, uint64_t ret, char *buf, size_t len);
+
 /* Name of the function at a region's entry address; buf holds a fallback
  * ("0x..."). The result stays valid until attribution__free. */
 const char *attribution__function_name(attribution__ctx *a, unsigned proc, uint64_t address, char *buf,

@@ -46,6 +46,58 @@ static int region_index(analyze_ctx *c, const char *name, unsigned kind, uint64_
 	return 0;
 }
 
+/* A burst's name for people: "burst after MPI_Allreduce in allsum (from
+ * main:50)", from the runtime's "burst after MPI_Allreduce[ #k]", its call
+ * site (the region's address, a return address in the function that made
+ * the MPI call) and the return address above it (info burst.caller.ID).
+ * Readable names are the same on every rank, so ranks' bursts match by
+ * them. NULL: keep the runtime's name. */
+static const char *burst_name(analyze_ctx *c, size_t proc, const ingest__region_def *d, char *buf, size_t len)
+{
+	const char *prefix = "burst after ";
+	if (d->kind != TRACE_REGION_BURST || !d->name || strncmp(d->name, prefix, strlen(prefix)) ||
+	    !d->address)
+		return NULL;
+	const char *call = d->name + strlen(prefix);
+	size_t cl = strcspn(call, " ");
+	char site[256], from[256], key[40];
+	const char *s = attribution__call_site(c->attrib, (unsigned)proc, d->address, site, sizeof site);
+	if (!s)
+		return NULL;
+	snprintf(key, sizeof key, "burst.caller.%u", d->id);
+	const char *v = ingest__trace_info(c->tr[proc], key);
+	const char *f =
+	    v ? attribution__call_site(c->attrib, (unsigned)proc, strtoull(v, NULL, 10), from, sizeof from)
+	      : NULL;
+	if (f && !strncmp(f, "__libc_start", 12))
+		f = NULL; /* main's caller says nothing */
+	if (f) {
+		/* the site's function, then where it was called from */
+		size_t fl = strcspn(s, ":");
+		snprintf(buf, len, "burst after %.*s in %.*s (from %s)", (int)cl, call, (int)fl, s, f);
+	} else {
+		snprintf(buf, len, "burst after %.*s in %s", (int)cl, call, s);
+	}
+	return buf;
+}
+
+/* Bursts of one trace with the same readable name (no line information,
+ * one caller line) keep the runtime's distinct names. */
+static void burst_names_unique(char (*names)[256], const ingest__trace *t)
+{
+	for (size_t k = 0; k < t->nreg; k++) {
+		int dup = 0;
+		for (size_t j = 0; j < t->nreg && names[k][0]; j++)
+			dup |= j != k && !strcmp(names[k], names[j]);
+		if (dup)
+			for (size_t j = t->nreg; j-- > 0;)
+				if (j != k && !strcmp(names[k], names[j]))
+					names[j][0] = 0;
+		if (dup)
+			names[k][0] = 0;
+	}
+}
+
 int analyze__map_regions(analyze_ctx *c)
 {
 	c->map = calloc(c->ntr, sizeof *c->map);
@@ -69,6 +121,13 @@ int analyze__map_regions(analyze_ctx *c)
 			return -ENOMEM;
 		for (size_t k = 0; k < c->nmap[i]; k++)
 			c->map[i][k] = UINT32_MAX;
+		char(*bn)[256] = calloc(t->nreg + 1, sizeof *bn);
+		if (!bn)
+			return -ENOMEM;
+		for (size_t k = 0; k < t->nreg; k++)
+			if (!burst_name(c, i, &t->reg[k], bn[k], sizeof bn[k]))
+				bn[k][0] = 0;
+		burst_names_unique(bn, t);
 		for (size_t k = 0; k < t->nreg; k++) {
 			const ingest__region_def *d = &t->reg[k];
 			char buf[64];
@@ -76,9 +135,14 @@ int analyze__map_regions(analyze_ctx *c)
 			if (!name || !*name)
 				name = attribution__function_name(c->attrib, (unsigned)i, d->address, buf,
 				                                  sizeof buf);
-			if (region_index(c, name, d->kind, d->address, &c->map[i][d->id]))
+			if (bn[k][0])
+				name = bn[k];
+			if (region_index(c, name, d->kind, d->address, &c->map[i][d->id])) {
+				free(bn);
 				return -ENOMEM;
+			}
 		}
+		free(bn);
 		/* Events of regions that were never defined still count, under a made-up name. */
 		size_t undefined = 0;
 		for (size_t th = 0; th < t->nthreads; th++)

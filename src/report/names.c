@@ -7,7 +7,10 @@
  * with "…". Suffixes that distinguish clones ("[clone ._omp_fn.3]",
  * ".isra.0", "._omp_fn.1") are kept in every step. OpenMP outlined
  * functions read "parallel region N in FUNCTION"; glibc's internal
- * aliases (__GI___poll, __libc_recv) their public names.
+ * aliases (__GI___poll, __libc_recv) their public names; an address in a
+ * module without symbols ("[libgomp.so.1+0x1f6a7]") "libgomp (no symbols)";
+ * a burst "burst after MPI_Allreduce in main:26" drops "burst", then
+ * "after", before anything else.
  */
 #include "names.h"
 
@@ -128,7 +131,24 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 		full += 5;
 	else if (!strncmp(full, "__libc_", 7) && full[7])
 		full += 7;
-	char a[1024], b[1024];
+	char a[1024], b[1024], lib[512];
+	/* "[libopen-pal.so.40+0x878b3]": an address in a module without
+	 * symbols reads "libopen-pal (no symbols)", as in the hot views */
+	size_t fl = strlen(full);
+	const char *plus = fl > 4 && full[0] == '[' && full[fl - 1] == ']' ? strstr(full, "+0x") : NULL;
+	if (plus) {
+		const char *so = strstr(full, ".so");
+		const char *end = so && so < plus ? so : plus;
+		snprintf(lib, sizeof lib, "%.*s (no symbols)", (int)(end - full - 1), full + 1);
+		full = lib;
+	}
+	/* a burst: "burst after MPI_Allreduce in main:26" loses its first word
+	 * first, so the call and the place stay */
+	if (!strncmp(full, "burst after ", 12) && report_term_width(full) > maxcols) {
+		full += 6;
+		if (report_term_width(full) > maxcols)
+			full += 6;
+	}
 	size_t base;
 	long num = omp_fn(full, &base);
 	if (num >= 0) {

@@ -307,13 +307,18 @@ static void region_phases(term *t, const fold_region_result *r)
 	if (r->self_check.done) {
 		/* the region's fidelity figure: two halves folded apart */
 		const fold_self_check *sc = &r->self_check;
-		term_putf(t, "  self-check (odd/even halves): boundaries %.1f%%, rates %.1f%% apart",
-		          100 * sc->boundary, 100 * sc->rate);
+		char line[256], ph[48] = "";
 		if (sc->phases_a != sc->phases_b)
-			term_putf(t, ", %zu vs %zu phases", sc->phases_a, sc->phases_b);
+			snprintf(ph, sizeof ph, ", %zu vs %zu phases", sc->phases_a, sc->phases_b);
 		/* what the evidence allows: the verdict scales with the samples */
-		term_putf(t, "; noise allows %.1f%%, %.1f%%: %s", 100 * sc->boundary_allowed,
-		          100 * sc->rate_allowed, sc->reproducible ? "reproducible" : "NOT reproducible");
+		snprintf(
+		    line, sizeof line,
+		    "self-check (odd/even halves): boundaries %.1f%%, rates %.1f%% apart%s; noise allows "
+		    "%.1f%%, %.1f%%: %s",
+		    100 * sc->boundary, 100 * sc->rate, ph, 100 * sc->boundary_allowed,
+		    100 * sc->rate_allowed, sc->reproducible ? "reproducible" : "NOT reproducible");
+		term_put(t, "  ");
+		term_wrapped(t, line, 4);
 		term_newline(t);
 	}
 	if (t->width < 90) {

@@ -283,15 +283,18 @@ enum { BURST_PATH_CALLERS = 3, BURST_UNWIND_MAX = 12 };
 /* Hash of the call path ending at the return address `site`: the site and
  * the callers above it, from an unwind of this thread's stack (the wrapper's
  * own frames come first and are skipped). 0 when it cannot be told. */
-static uint64_t call_path(uint64_t site)
+static uint64_t call_path(uint64_t site, uint64_t *caller)
 {
 	void *fr[BURST_UNWIND_MAX];
 	int n = rt__unwind_backtrace(fr, BURST_UNWIND_MAX);
 	int i = 0;
+	*caller = 0;
 	while (i < n && (uint64_t)(uintptr_t)fr[i] != site)
 		i++;
 	if (i >= n)
 		return 0;
+	if (i + 1 < n)
+		*caller = (uint64_t)(uintptr_t)fr[i + 1];
 	uint64_t h = 1469598103934665603ull; /* FNV-1a over the addresses */
 	for (int k = i; k < n && k <= i + BURST_PATH_CALLERS; k++) {
 		uint64_t a = (uint64_t)(uintptr_t)fr[k];
@@ -329,8 +332,10 @@ static uint32_t region_of(enum mpi_call call)
 	return r;
 }
 
-/* The burst region following `call` made from `site` on call path `path`. */
-static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path)
+/* The burst region following `call` made from `site` on call path `path`;
+ * a new one says which return address called the site's function (info
+ * burst.caller.ID), so fold can name it for people. */
+static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path, uint64_t caller)
 {
 	uint32_t r = 0;
 	pthread_mutex_lock(&burst_lock);
@@ -354,6 +359,11 @@ static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path)
 	else
 		snprintf(name, sizeof name, "burst after %s #%u", call_names[call], k);
 	r = rt__region_define(TRACE_REGION_BURST, site, name);
+	if (r && caller) {
+		char key[40];
+		snprintf(key, sizeof key, "burst.caller.%u", r);
+		rt__proc_info_u64(key, caller);
+	}
 	bursts[nbursts++] = (burst_key){call, site, path, r};
 out:
 	pthread_mutex_unlock(&burst_lock);
@@ -429,12 +439,12 @@ static void mpi_end(mpi_scope *s)
 	if (bursts_on && s->call != CALL_Finalize &&
 	    atomic_load_explicit(&mpi_initialized, memory_order_relaxed)) {
 		/* Unwind under the guard: the sampler does not unwind this thread meanwhile. */
-		uint64_t path = 0;
+		uint64_t path = 0, caller = 0;
 		if (s->t && rt__enter_runtime(s->t)) {
-			path = call_path(s->site);
+			path = call_path(s->site, &caller);
 			rt__leave_runtime(s->t);
 		}
-		burst = burst_region(s->call, s->site, path);
+		burst = burst_region(s->call, s->site, path, caller);
 	}
 	rt__region_handover(s->t, region_of(s->call), burst);
 	open_burst = burst;

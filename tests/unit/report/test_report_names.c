@@ -29,6 +29,27 @@ static void test_fits_unchanged(void **state)
 	assert_string_equal(shorten("computation (outside MPI)", 25), "computation (outside MPI)");
 }
 
+static void test_library_without_symbols(void **state)
+{
+	(void)state;
+	assert_string_equal(shorten("[libopen-pal.so.40+0x878b3]", 40), "libopen-pal (no symbols)");
+	assert_string_equal(shorten("[libgomp.so.1+0x1f6a7]", 30), "libgomp (no symbols)");
+	/* a module name without ".so" keeps its name */
+	assert_string_equal(shorten("[a.out+0x401000]", 30), "a.out (no symbols)");
+	/* narrow: cut at the front like any name */
+	const char *n = shorten("[libopen-pal.so.40+0x878b3]", 12);
+	assert_non_null(strstr(n, "symbols)"));
+}
+
+static void test_burst_names(void **state)
+{
+	(void)state;
+	const char *b = "burst after MPI_Allreduce in allsum (from main:50)";
+	assert_string_equal(shorten(b, 60), b);
+	assert_string_equal(shorten(b, 45), "after MPI_Allreduce in allsum (from main:50)");
+	assert_string_equal(shorten(b, 40), "MPI_Allreduce in allsum (from main:50)");
+}
+
 static void test_clone_suffix_kept(void **state)
 {
 	(void)state;
@@ -78,9 +99,9 @@ static void test_templates_and_namespaces(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fits_unchanged),
-	    cmocka_unit_test(test_clone_suffix_kept),
-	    cmocka_unit_test(test_openmp_regions_named),
+	    cmocka_unit_test(test_fits_unchanged),           cmocka_unit_test(test_library_without_symbols),
+	    cmocka_unit_test(test_burst_names),
+	    cmocka_unit_test(test_clone_suffix_kept),        cmocka_unit_test(test_openmp_regions_named),
 	    cmocka_unit_test(test_templates_and_namespaces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
