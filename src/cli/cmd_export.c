@@ -126,7 +126,7 @@ int cli__cmd_export(int argc, char **argv)
 	                       quiet ? diag_quiet : NULL, NULL, &st, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err);
-		return 1;
+		return rc == -ESRCH ? 2 : 1; /* ESRCH: --region names no region, a usage error */
 	}
 	if (!st.samples && !st.events)
 		fprintf(stderr, "fold: export: nothing in the selection (check --region, --from, --to)\n");

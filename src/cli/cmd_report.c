@@ -306,7 +306,7 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	pthread_mutex_destroy(&dsum.lock);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
-		return 1;
+		return rc == -ESRCH ? 2 : 1; /* ESRCH: --region names no region, a usage error */
 	}
 	status = write_outputs(a, &out, profile_only);
 	fold_analysis_free(a);

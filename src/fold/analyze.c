@@ -121,6 +121,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	if ((rc = analyze__map_regions(&c)))
 		goto fail_nomem;
+	if ((rc = analyze__check_region(&c, paths, npaths, err, errlen)))
+		goto fail;
 	c.acc = calloc(c.nreg + 1, sizeof *c.acc);
 	if (!c.acc) {
 		rc = -ENOMEM;

@@ -62,6 +62,10 @@ char *analyze__sampling_text(const char *source, const char *event, const char *
  * region per name (unnamed regions by their function's name). */
 int analyze__map_regions(analyze_ctx *c);
 void analyze__regions_free(analyze_ctx *c);
+/* 0 when opt->region is unset or names a region of the run; else
+ * -REGION_UNKNOWN_ERRNO (region_suggest.h) with the nearest names in err. */
+int analyze__check_region(const analyze_ctx *c, const char *const *paths, size_t npaths, char *err,
+                          size_t errlen);
 
 /* profile.c: the hooks' calibrated cost of a trace, and a->profile,
  * a->callpairs with their warnings from the accumulated instances. */

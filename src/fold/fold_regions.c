@@ -165,7 +165,7 @@ int analyze__fold_regions(analyze_ctx *c)
 	}
 	q.ntodo = w;
 	if (c->opt->region && !w)
-		analyze__warn(c, "no region named \"%s\" in the trace(s)", c->opt->region);
+		analyze__warn(c, "region \"%s\" has no complete instance to fold", c->opt->region);
 	rc = run_pool(&q, analyze__worker_count(c->opt));
 	if (!rc)
 		qsort(a->regions, a->nregions, sizeof *a->regions, cmp_region);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze_ctx.h"
+#include "region_suggest.h"
 
 typedef struct name_key {
 	const analyze_ctx *c;
@@ -114,4 +115,21 @@ void analyze__regions_free(analyze_ctx *c)
 	c->nmap = NULL;
 	c->reg = NULL;
 	c->nreg = c->cap_reg = 0;
+}
+
+static const char *region_def_name(const void *arg, size_t i)
+{
+	return ((const analyze_ctx *)arg)->reg[i].name;
+}
+
+int analyze__check_region(const analyze_ctx *c, const char *const *paths, size_t npaths, char *err,
+                          size_t errlen)
+{
+	const char *want = c->opt->region;
+	if (!want)
+		return 0;
+	name_key key = {c, want};
+	if (util_hmap_find(&c->reg_by_name, util_hash_str(want), same_name, &key))
+		return 0;
+	return region__unknown(err, errlen, want, region_def_name, c, c->nreg, paths, npaths);
 }

@@ -34,7 +34,8 @@ typedef struct fold_options {
 } fold_options;
 
 void fold_options_init(fold_options *opt);
-/* Returns 0, or a negative errno with a one-line message in err. */
+/* Returns 0, or a negative errno with a one-line message in err: -ESRCH
+ * when opt->region names no region of the run (err lists the nearest). */
 int fold_analyze(const char *const *paths, size_t npaths, const fold_options *opt, fold_analysis **out,
                  char *err, size_t errlen);
 

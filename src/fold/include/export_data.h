@@ -32,8 +32,8 @@ typedef struct fold_export_filter {
 } fold_export_filter;
 
 /* Loads and symbolises the traces. Returns 0 or a negative errno with a
- * one-line message in err naming the file (-ENOENT: no region of the
- * filter's name). diag (NULL: stderr) gets the reader's and symboliser's
+ * one-line message in err naming the file (-ESRCH: no region of the
+ * filter's name, err lists the nearest). diag (NULL: stderr) gets the reader's and symboliser's
  * notes. */
 int fold_export_open(fold_export **out, const char *const *paths, size_t n, const fold_export_filter *filter,
                      trace_diag_fn diag, void *diag_arg, char *err, size_t errlen);

@@ -89,6 +89,27 @@ damaged_trace)
   grep -q "salvaged" "$tmp/err" || fail "no salvage summary: $(cat "$tmp/err")"
   grep -q '^0 info "host"="seed"' <<<"$out" || grep -q '^1 ' <<<"$out" || fail "nothing salvaged"
   ;;
+unknown_region)
+  # A --region that names no region is a usage error: the nearest names, exit
+  # 2, and no output file at all, for the report, profile and export alike.
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin" # its one region is "step"
+  for cmd in "" profile "export --format=folded" "export --format=chrome"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$fold" $cmd --region stpe -o "$tmp/out" $([ -z "$cmd" ] && echo "--json $tmp/out.json") "$t" \
+      >"$tmp/stdout" 2>"$tmp/err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $cmd --region stpe: exit $rc, expected 2"
+    grep -qF "fold: --region stpe: no region of that name in $t; nearest: step" "$tmp/err" ||
+      fail "fold $cmd --region stpe: message was: $(cat "$tmp/err")"
+    grep -q "fold profile" "$tmp/err" || fail "fold $cmd: no hint how to list the regions"
+    [ ! -e "$tmp/out" ] && [ ! -e "$tmp/out.json" ] || fail "fold $cmd --region stpe wrote an output file"
+    [ ! -s "$tmp/stdout" ] || fail "fold $cmd --region stpe printed: $(head -c 300 "$tmp/stdout")"
+  done
+  # The right name still works.
+  "$fold" --region step -q --json "$tmp/ok.json" "$t" || fail "fold --region step failed"
+  [ -s "$tmp/ok.json" ] || fail "fold --region step wrote nothing"
+  ;;
 newer_version)
   "$make_seed" "$tmp"
   t="$tmp/seed-zlib.bin"

@@ -198,8 +198,9 @@ def errors_check(fold, trace, work):
     check(b"--format svg" in p.stderr, "bad format message: %r" % p.stderr)
     p = run([fold, "export", "--format=folded", os.path.join(work, "missing.bin")], 1)
     check(b"missing.bin" in p.stderr, "missing trace message: %r" % p.stderr)
-    p = run([fold, "export", "--format=folded", "--region", "nosuch", trace], 1)
-    check(b"nosuch" in p.stderr, "unknown region message: %r" % p.stderr)
+    p = run([fold, "export", "--format=folded", "--region", "innr", trace], 2)
+    check(b"--region innr: no region of that name" in p.stderr and b"nearest: inner" in p.stderr,
+          "unknown region message: %r" % p.stderr)
     p = run([fold, "export", "--format=folded", "--from", "2", "--to", "1", trace], 2)
 
 
