@@ -50,6 +50,9 @@ void cli__usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	int refused = cli__refuse_non_trace(argc, argv);
+	if (refused)
+		return refused;
 	if (cli__coreutils_handoff(argc, argv))
 		return 127; /* only reached when the hand-over exec failed (already reported) */
 	if (argc > 1) {

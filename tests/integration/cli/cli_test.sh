@@ -89,6 +89,40 @@ damaged_trace)
   grep -q "salvaged" "$tmp/err" || fail "no salvage summary: $(cat "$tmp/err")"
   grep -q '^0 info "host"="seed"' <<<"$out" || grep -q '^1 ' <<<"$out" || fail "nothing salvaged"
   ;;
+not_a_trace)
+  # A directory or a program where a trace belongs gets fold's own error
+  # (exit 2), not coreutils fold(1)'s "Is a directory" or the ELF bytes;
+  # coreutils-style calls still hand over.
+  mkdir "$tmp/bin" "$tmp/runs" && ln -s "$fold" "$tmp/bin/fold"
+  cp "$make_seed" "$tmp/program"
+  printf 'hello world, the quick brown fox jumps\n' >"$tmp/file.txt"
+  export PATH="$tmp/bin:/usr/bin:/bin"
+  expect_refused() { # expected-text, args...
+    local want=$1 out rc=0
+    shift
+    out=$(cd "$tmp" && fold "$@" 2>&1) || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $*: exit $rc, expected 2 (output: $(head -c 200 <<<"$out"))"
+    grep -qF -- "$want" <<<"$out" || fail "fold $*: expected '$want' in: $(head -c 300 <<<"$out")"
+    [ "$(wc -l <<<"$out")" -eq 1 ] || fail "fold $*: more than the one error line: $(head -c 300 <<<"$out")"
+  }
+  expect_refused "fold: runs is a directory: give the trace file(s) in it, e.g. fold runs/*.trace" runs
+  expect_refused "fold: ./program is a program: run it under foldrun first (foldrun ./program), then fold the trace it writes" ./program
+  expect_refused "fold: runs/ is a directory" profile runs/
+  expect_refused "fold: ./program is a program" export --format=folded ./program
+  expect_refused "fold: ./program is a program" -q ./program
+  # Coreutils-style calls hand over as before.
+  [ "$(echo hello world | fold -w 5)" = "$(echo hello world | /usr/bin/fold -w 5)" ] || fail "echo | fold -w 5"
+  [ "$(fold -w 5 "$tmp/file.txt")" = "$(/usr/bin/fold -w 5 "$tmp/file.txt")" ] || fail "fold -w 5 file.txt"
+  [ "$(fold -s -w 10 "$tmp/file.txt")" = "$(/usr/bin/fold -s -w 10 "$tmp/file.txt")" ] || fail "fold -s -w 10 FILE"
+  [ "$(fold --width=10 "$tmp/file.txt")" = "$(/usr/bin/fold --width=10 "$tmp/file.txt")" ] || fail "fold --width=10 FILE"
+  # ...including with a directory: coreutils' own error then.
+  out=$(fold -w 5 "$tmp/runs" 2>&1) && fail "fold -w 5 DIR should fail as coreutils fails"
+  grep -q "Is a directory" <<<"$out" || fail "fold -w 5 DIR did not hand over: $out"
+  # An option's value that is a directory is not an operand.
+  "$make_seed" "$tmp"
+  fold -q --csv "$tmp/runs" "$tmp/seed-zlib.bin" || fail "fold --csv DIR TRACE refused"
+  [ -s "$tmp/runs/regions.csv" ] || fail "fold --csv DIR TRACE wrote no regions.csv"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.
