@@ -111,6 +111,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))
 		goto fail_nomem;
+	if ((rc = analyze__check_recovered(&c, err, errlen)))
+		goto fail;
 	rc = models__load(opt->share_dir, &c.models, diag, opt->diag_arg);
 	if (rc)
 		goto fail_nomem;

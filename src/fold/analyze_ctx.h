@@ -55,6 +55,9 @@ void analyze__progress(analyze_ctx *c, double fraction, const char *what);
 /* run_meta.c: a->procs, a->sample_config, a->counters, a->missing. */
 int analyze__fill_processes(analyze_ctx *c);
 int analyze__fill_counters(analyze_ctx *c);
+/* 0 unless every process was cut and not one sample or region event was
+ * recovered: then -ENODATA with the reason in err. */
+int analyze__check_recovered(const analyze_ctx *c, char *err, size_t errlen);
 /* The sampling configuration of a trace's INFO, in words with units. */
 char *analyze__sampling_text(const char *source, const char *event, const char *period, const char *jitter);
 

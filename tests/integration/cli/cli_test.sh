@@ -123,6 +123,55 @@ not_a_trace)
   fold -q --csv "$tmp/runs" "$tmp/seed-zlib.bin" || fail "fold --csv DIR TRACE refused"
   [ -s "$tmp/runs/regions.csv" ] || fail "fold --csv DIR TRACE wrote no regions.csv"
   ;;
+run_end)
+  # A run killed with SIGKILL or dead of a signal is said first, in the
+  # terminal, the report and the JSON; the analysis of what was recovered
+  # still succeeds; a run cut before anything was written is an error.
+  libfold=${4:?libfold.so}
+  cd "$tmp"
+  loop='i=0; while :; do i=$((i+1)); done'
+  FOLD_QUIET=1 FOLD_FLUSH_INTERVAL=100ms FOLD_OUTPUT=killed.trace LD_PRELOAD="$libfold" sh -c "$loop" &
+  pid=$!
+  sleep 0.8
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  out=$("$fold" -q killed.trace) || fail "fold on a killed run must succeed"
+  sed -n 2p <<<"$out" | grep -Eq '^  This run did not end normally: killed \(no end record\); recovered [0-9.]+ ms of 1 thread up to the cut$' ||
+    fail "killed run: second line is not the cut: $(head -3 <<<"$out")"
+  "$fold" -q killed.trace --json killed.json -o killed.html || fail "fold --json/-o on a killed run failed"
+  grep -q '"run_end":{"status":"cut",' killed.json || fail "JSON run_end: $(grep -o '"run_end":{[^}]*}' killed.json)"
+  grep -q '<div class="warn bad run-end" id="run-end" role="alert" data-status="cut">This run did not end normally' \
+    killed.html || fail "no cut banner in the HTML report"
+  [ "$(grep -o 'id="run-end"' killed.html | wc -l)" -eq 1 ] || fail "the banner is not there once"
+  # A fatal signal.
+  rc=0
+  FOLD_QUIET=1 FOLD_OUTPUT=crashed.trace LD_PRELOAD="$libfold" \
+    sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; kill -SEGV $$' || rc=$?
+  [ "$rc" -eq 139 ] || fail "the crashing program exited $rc, not 139 (SIGSEGV)"
+  out=$("$fold" -q crashed.trace) || fail "fold on a crashed run must succeed"
+  sed -n 2p <<<"$out" | grep -Eq '^  The program died of SIGSEGV at [0-9.]+ m?s' ||
+    fail "crashed run: second line is not the signal: $(head -3 <<<"$out")"
+  "$fold" -q crashed.trace --json - | grep -q '"run_end":{"status":"signal",.*"signal":"SIGSEGV","signal_number":11' ||
+    fail "JSON run_end of the crash"
+  # A normal run says nothing of the kind.
+  FOLD_QUIET=1 FOLD_OUTPUT=normal.trace LD_PRELOAD="$libfold" sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
+  out=$("$fold" -q normal.trace --json normal.json -o normal.html) || fail "fold on a normal run"
+  grep -q '"run_end":{"status":"normal"}' normal.json || fail "JSON run_end of a normal run"
+  ! grep -q 'id="run-end"' normal.html || fail "a banner on a normal run"
+  ! "$fold" -q normal.trace | grep -q "did not end normally" || fail "a normal run said to be cut"
+  # Killed before anything was flushed: nothing to analyse, exit 1.
+  FOLD_QUIET=1 FOLD_FLUSH_INTERVAL=20s FOLD_OUTPUT=early.trace LD_PRELOAD="$libfold" sh -c "$loop" &
+  pid=$!
+  sleep 0.4
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  [ -e early.trace ] || fail "no trace after 0.4 s"
+  rc=0
+  out=$("$fold" -q early.trace -o early.html 2>&1) || rc=$?
+  [ "$rc" -eq 1 ] || fail "a run cut before any data: exit $rc, expected 1"
+  grep -q "early.trace: nothing to analyse: the run was cut" <<<"$out" || fail "message was: $out"
+  [ ! -e early.html ] || fail "a report was written for a run with nothing recovered"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.
