@@ -15,7 +15,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: fold export --format=pprof|chrome|folded [-o FILE] [--region NAME]\n"
-	      "                   [--from S] [--to S] [--no-samples] [-q] TRACE...\n"
+	      "                   [--from S] [--to S] [--no-samples] [--allow-mixed] [-q] TRACE...\n"
 	      "  --format F     pprof: gzipped profile.proto for pprof / go tool pprof\n"
 	      "                 chrome: trace-event JSON for Perfetto UI / chrome://tracing\n"
 	      "                 folded: \"root;...;leaf count\" lines for flamegraph.pl / speedscope\n"
@@ -24,6 +24,7 @@ static void usage(FILE *out)
 	      "  --from S       start of the time window, seconds since the run started\n"
 	      "  --to S         end of the time window, seconds since the run started\n"
 	      "  --no-samples   chrome: region timelines only, no sample events\n"
+	      "  --allow-mixed  accept traces of different programs together\n"
 	      "  -q             no summary line on stderr\n",
 	      out);
 }
@@ -51,7 +52,7 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 
 int cli__cmd_export(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_REGION, OPT_FROM, OPT_TO, OPT_NO_SAMPLES, OPT_HELP };
+	enum { OPT_FORMAT = 256, OPT_REGION, OPT_FROM, OPT_TO, OPT_NO_SAMPLES, OPT_ALLOW_MIXED, OPT_HELP };
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"output", required_argument, NULL, 'o'},
@@ -59,6 +60,7 @@ int cli__cmd_export(int argc, char **argv)
 	    {"from", required_argument, NULL, OPT_FROM},
 	    {"to", required_argument, NULL, OPT_TO},
 	    {"no-samples", no_argument, NULL, OPT_NO_SAMPLES},
+	    {"allow-mixed", no_argument, NULL, OPT_ALLOW_MIXED},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, OPT_HELP},
 	    {NULL, 0, NULL, 0},
@@ -82,6 +84,7 @@ int cli__cmd_export(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_NO_SAMPLES: opt.with_samples = 0; break;
+		case OPT_ALLOW_MIXED: opt.allow_mixed = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h':
 		case OPT_HELP: usage(stdout); return 0;
@@ -126,7 +129,9 @@ int cli__cmd_export(int argc, char **argv)
 	                       quiet ? diag_quiet : NULL, NULL, &st, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err);
-		return rc == -ESRCH ? 2 : 1; /* ESRCH: --region names no region, a usage error */
+		/* Usage errors: --region names no region (ESRCH), traces of different
+		 * programs without --allow-mixed (EXDEV). */
+		return rc == -ESRCH || rc == -EXDEV ? 2 : 1;
 	}
 	if (!st.samples && !st.events)
 		fprintf(stderr, "fold: export: nothing in the selection (check --region, --from, --to)\n");

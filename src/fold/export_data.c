@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ingest.h"
+#include "programs.h"
 #include "region_suggest.h"
 #include "symbols.h"
 
@@ -184,6 +185,8 @@ int fold_export_open(fold_export **out, const char *const *paths, size_t n, cons
 		return rc;
 	}
 	c->ntr = n;
+	if ((rc = programs__check(c->tr, n, filter->allow_mixed, err, errlen)))
+		goto fail;
 	c->offset_ns = calloc(n, sizeof *c->offset_ns);
 	c->regions = calloc(n, sizeof *c->regions);
 	if (!c->offset_ns || !c->regions) {

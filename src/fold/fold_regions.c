@@ -146,7 +146,7 @@ int analyze__fold_regions(analyze_ctx *c)
 	size_t w = 0;
 	for (size_t i = 0; i < a->nregions; i++) {
 		fold_region_result *r = &a->regions[i];
-		if (c->opt->region && strcmp(c->opt->region, r->name)) {
+		if (!analyze__region_selected(c, r->name)) {
 			r->reason = util_strdup("not selected (--region)");
 			if (!r->reason)
 				goto out;

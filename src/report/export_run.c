@@ -25,7 +25,7 @@ int report_export(const char *const *paths, size_t n, const export_options *opt,
                   trace_diag_fn diag, void *diag_arg, export_stats *st, char *err, size_t errlen)
 {
 	export_ctx ctx = {opt, NULL};
-	fold_export_filter filter = {opt->region, opt->from_s, opt->to_s};
+	fold_export_filter filter = {opt->region, opt->from_s, opt->to_s, opt->allow_mixed};
 	int rc = fold_export_open(&ctx.x, paths, n, &filter, diag, diag_arg, err, errlen);
 	if (rc)
 		return rc;

@@ -20,6 +20,7 @@ typedef struct export_options {
 	const char *region;  /* only samples/events inside instances of this region (NULL: all) */
 	double from_s, to_s; /* window on the common timeline; to_s < 0: to the end */
 	int with_samples;    /* chrome: emit sample instant events (default 1) */
+	int allow_mixed;     /* accept traces of different programs together */
 } export_options;
 
 typedef struct export_stats {

@@ -172,6 +172,42 @@ run_end)
   grep -q "early.trace: nothing to analyse: the run was cut" <<<"$out" || fail "message was: $out"
   [ ! -e early.html ] || fail "a report was written for a run with nothing recovered"
   ;;
+mixed_programs)
+  # Traces of different programs are refused unless --allow-mixed, which
+  # keeps their regions apart; the processes of one program (ranks, a copy
+  # of the executable elsewhere: same build-id) are one run.
+  libfold=${4:?libfold.so}
+  cd "$tmp"
+  cp "$(command -v dash)" dash-copy
+  work='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
+  FOLD_QUIET=1 FOLD_OUTPUT=a.trace LD_PRELOAD="$libfold" dash -c "$work"
+  FOLD_QUIET=1 FOLD_OUTPUT=a2.trace LD_PRELOAD="$libfold" dash -c "$work"
+  FOLD_QUIET=1 FOLD_OUTPUT=a3.trace LD_PRELOAD="$libfold" ./dash-copy -c "$work"
+  FOLD_QUIET=1 FOLD_OUTPUT=b.trace LD_PRELOAD="$libfold" bash -c "$work"
+  for cmd in "" profile "export --format=folded"; do
+    rc=0
+    # shellcheck disable=SC2086
+    out=$("$fold" $cmd -q a.trace b.trace 2>&1 >/dev/null) || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $cmd a.trace b.trace: exit $rc, expected 2"
+    grep -qF "fold: a.trace and b.trace come from different programs ($(realpath "$(command -v dash)"), $(realpath "$(command -v bash)")): give one program's traces, or --allow-mixed to analyse them together" <<<"$out" ||
+      fail "fold $cmd a.trace b.trace: message was: $out"
+  done
+  "$fold" -q a.trace a2.trace a3.trace --json same.json || fail "one program's traces (two pids, a copy) refused"
+  grep -q '"processes":\[{.*},{.*},{' same.json || fail "not three processes in same.json"
+  "$fold" -q --allow-mixed a.trace b.trace --json mixed.json || fail "--allow-mixed refused"
+  grep -q "traces of 2 different programs analysed together (--allow-mixed)" mixed.json ||
+    fail "no warning that two programs were analysed together"
+  "$fold" export --format=folded -q --allow-mixed a.trace b.trace >/dev/null || fail "export --allow-mixed refused"
+  # Regions of different programs are not merged by name.
+  example=${5:?example program with a region}
+  FOLD_QUIET=1 FOLD_OUTPUT=p.trace LD_PRELOAD="$libfold" "$example" 20 0.1 >/dev/null
+  FOLD_QUIET=1 FOLD_OUTPUT=p2.trace LD_PRELOAD="$libfold" "$example" 20 0.1 >/dev/null
+  "$fold" -q p.trace p2.trace --json p.json || fail "two runs of the example refused"
+  grep -q '"name":"timestep",' p.json || fail "one program: region timestep not named as such"
+  "$fold" -q --allow-mixed p.trace b.trace --json pb.json || fail "--allow-mixed with regions"
+  grep -q '"name":"timestep \[phases\]",' pb.json || fail "mixed: the example's region not named 'timestep [phases]'"
+  "$fold" -q --allow-mixed --region timestep p.trace b.trace --json pr.json || fail "--region NAME with --allow-mixed"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.
