@@ -208,6 +208,38 @@ mixed_programs)
   grep -q '"name":"timestep \[phases\]",' pb.json || fail "mixed: the example's region not named 'timestep [phases]'"
   "$fold" -q --allow-mixed --region timestep p.trace b.trace --json pr.json || fail "--region NAME with --allow-mixed"
   ;;
+unknown_env)
+  # An unknown FOLD_* variable gets one line with the nearest setting at
+  # start-up, and measurement goes on; the variables foldrun sets, and every
+  # one the runtime reads, are known.
+  libfold=${4:?libfold.so} foldrun=${6:?foldrun}
+  src=$(cd "$(dirname "$0")/../../.." && pwd)
+  cd "$tmp"
+  err=$(FOLD_SAMPEL=time@1ms FOLD_quiet=1 FOLD_FLUSH=1 FOLD_XYZZY=1 FOLD_OUTPUT=env.trace \
+    LD_PRELOAD="$libfold" sh -c 'echo measured' 2>&1 >out.txt) || fail "the program failed: $err"
+  [ "$(cat out.txt)" = measured ] || fail "the program's output changed"
+  [ -s env.trace ] || fail "measurement did not go on: no trace"
+  for want in "fold: FOLD_SAMPEL is not a fold setting (did you mean FOLD_SAMPLE?)" \
+    "fold: FOLD_quiet is not a fold setting (did you mean FOLD_QUIET?)" \
+    "fold: FOLD_FLUSH is not a fold setting (did you mean FOLD_FLUSH_INTERVAL?)" \
+    "fold: FOLD_XYZZY is not a fold setting; ignored"; do
+    [ "$(grep -cF -- "$want" <<<"$err")" -eq 1 ] || fail "expected once: '$want' in: $err"
+  done
+  # foldrun's own variables (and the known ones) give no such line.
+  err=$("$foldrun" -q -e time@5ms -c none -o fr.trace -- sh -c 'echo ok' 2>&1 >/dev/null) || fail "foldrun: $err"
+  ! grep -q "not a fold setting" <<<"$err" || fail "foldrun's variables reported: $err"
+  [ -s fr.trace ] || fail "foldrun wrote no trace"
+  # Every FOLD_* name the runtime reads (getenv, rt__env_flag) is in its table.
+  table=$(sed -n '/^} known_vars\[\] = {/,/^};/p' "$src/src/runtime/rt_config.c")
+  [ -n "$table" ] || fail "the known_vars table was not found in rt_config.c"
+  for v in $(grep -hoE '(getenv|rt__env_flag|env_bool)\("FOLD_[A-Z0-9_]+"' "$src"/src/runtime/*.c "$src"/src/fold/*.c \
+    "$src"/src/cli/*.c | grep -oE 'FOLD_[A-Z0-9_]+' | sort -u); do
+    grep -qF "\"$v\"" <<<"$table" || fail "$v is read but not in rt_config.c's known_vars"
+  done
+  for v in $(grep -oE '^\| `FOLD_[A-Z0-9_]+`' "$src/docs/configuration.md" | grep -oE 'FOLD_[A-Z0-9_]+'); do
+    grep -qF "\"$v\"" <<<"$table" || fail "$v is documented but not in rt_config.c's known_vars"
+  done
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.
