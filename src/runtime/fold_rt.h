@@ -317,6 +317,11 @@ void rt__rank_known(int rank, int size);
 
 /* Decides the counter set (PAPI add+start), writes COUNTER_DEF/MISSING. */
 void rt__counters_init(void);
+/* Whether name is no event fold or PAPI knows (a typo): then 1, with
+ * "unknown event (did you mean A, B?)" in why; 0 for a known event (which
+ * may still not be countable here). Loads PAPI on first use; not
+ * signal-safe. */
+int rt__event_unknown(const char *name, char *why, size_t len);
 /* Opens this thread's counters; returns 0 even if none could be opened. */
 void rt__counters_thread_start(rt_thread *t);
 void rt__counters_thread_stop(rt_thread *t);

@@ -240,6 +240,35 @@ unknown_env)
     grep -qF "\"$v\"" <<<"$table" || fail "$v is documented but not in rt_config.c's known_vars"
   done
   ;;
+unknown_counter)
+  # A misspelt counter is an unknown event with the nearest names, not "no
+  # async-signal-safe read path"; a known event this machine cannot count
+  # is not called unknown; measurement goes on either way.
+  libfold=${4:?libfold.so}
+  cd "$tmp"
+  run() { # FOLD_COUNTERS value, FOLD_SAMPLE value
+    FOLD_COUNTERS=$1 FOLD_SAMPLE=$2 FOLD_OUTPUT=c.trace LD_PRELOAD="$libfold" sh -c 'echo ok' 2>&1 >/dev/null
+  }
+  err=$(run PAPI_TOT_INZ,perf::TASK-CLOCK time@10ms)
+  grep -q "^fold: counter PAPI_TOT_INZ: unknown event (did you mean PAPI_TOT_INS[,?]" <<<"$err" ||
+    fail "misspelt preset: $err"
+  ! grep -q "async-signal-safe" <<<"$err" || fail "a typo still called a missing read path: $err"
+  [ "$(grep -c PAPI_TOT_INZ <<<"$err")" -eq 1 ] || fail "the typo said more than once: $err"
+  "$fold" dump c.trace | grep -q 'counter_missing name="PAPI_TOT_INZ" reason="unknown event (did you mean PAPI_TOT_INS' ||
+    fail "the trace does not record the unknown event: $("$fold" dump c.trace | grep counter_missing)"
+  "$fold" dump c.trace | grep -q 'counter_def id=1 kind=software name="perf::TASK-CLOCK"' ||
+    fail "the valid counter of the list was not recorded"
+  err=$(run perf::TASK-CLOK time@10ms)
+  grep -qF "fold: counter perf::TASK-CLOK: unknown event (did you mean perf::TASK-CLOCK?)" <<<"$err" ||
+    fail "misspelt perf event: $err"
+  # Known events, whether this machine counts them or not, are not typos.
+  err=$(run PAPI_TOT_INS,PAPI_L1_DCM,perf::PAGE-FAULTS time@10ms)
+  ! grep -q "unknown event" <<<"$err" || fail "a known event called unknown: $err"
+  err=$(run none PAPI_TOT_INZ@1000000)
+  grep -q "^fold: FOLD_SAMPLE=PAPI_TOT_INZ@1000000: counter PAPI_TOT_INZ: unknown event (did you mean PAPI_TOT_INS" <<<"$err" ||
+    fail "misspelt sampling event: $err"
+  [ -s c.trace ] || fail "no trace"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.
