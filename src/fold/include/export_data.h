@@ -79,6 +79,7 @@ typedef struct fold_export_thread {
 	uint64_t os_tid;  /* 0: unknown */
 	const char *name; /* NULL or "" when unnamed */
 	double end_ns;    /* its end (or last record) on the timeline */
+	size_t nitems;    /* its samples and region events, unfiltered */
 } fold_export_thread;
 size_t fold_export_nthreads(const fold_export *x, size_t proc);
 void fold_export_thread_get(const fold_export *x, size_t proc, size_t t, fold_export_thread *out);

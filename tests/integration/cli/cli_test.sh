@@ -269,6 +269,34 @@ unknown_counter)
     fail "misspelt sampling event: $err"
   [ -s c.trace ] || fail "no trace"
   ;;
+chrome_size)
+  # The Chrome export stays proportional to the trace: consecutive samples
+  # of a thread with one stack are one slice; past --max-size the rest is
+  # left out with a warning saying what and how to get it.
+  libfold=${4:?libfold.so} example=${5:?example program}
+  cd "$tmp"
+  FOLD_QUIET=1 FOLD_SAMPLE=time@1ms FOLD_OUTPUT=t.trace LD_PRELOAD="$libfold" "$example" 100 2 >/dev/null
+  err=$("$fold" export --format=chrome -o c.json t.trace 2>&1) || fail "chrome export failed: $err"
+  python3 -m json.tool c.json >/dev/null || fail "the export is not valid JSON"
+  tsize=$(stat -c %s t.trace) csize=$(stat -c %s c.json)
+  [ "$csize" -lt $((tsize * 5)) ] || fail "chrome export is $csize bytes for a trace of $tsize (more than 5x)"
+  grep -Eq "^fold: exported ([0-9]+) samples \(as ([0-9]+) slices" <<<"$err" || fail "summary line: $err"
+  samples=$(sed -nE 's/^fold: exported ([0-9]+) samples.*/\1/p' <<<"$err")
+  slices=$(sed -nE 's/.*\(as ([0-9]+) slices.*/\1/p' <<<"$err")
+  [ "$slices" -lt $((samples / 2)) ] || fail "$samples samples made $slices slices: consecutive samples not merged"
+  ! grep -q "limit" <<<"$err" || fail "the default limit was hit: $err"
+  # The limit, made small.
+  err=$("$fold" export --format=chrome -q --max-size 20K -o cut.json t.trace 2>&1) || fail "capped export failed: $err"
+  grep -q "^fold: export: the output reached its limit of 20 KiB (--max-size): [0-9]* samples and [0-9]* region instances at the end of the threads were left out, the first from [0-9.]* s; export them with --from/--to or --region, or raise --max-size" <<<"$err" ||
+    fail "no warning about the limit: $err"
+  python3 -m json.tool cut.json >/dev/null || fail "the capped export is not valid JSON"
+  [ "$(stat -c %s cut.json)" -le $((20 * 1024 + 2048)) ] || fail "capped export is $(stat -c %s cut.json) bytes"
+  "$fold" export --format=chrome -q --max-size 0 -o all.json t.trace || fail "--max-size 0"
+  [ "$(stat -c %s all.json)" -eq "$csize" ] || fail "--max-size 0 (no limit) differs from the default here"
+  rc=0
+  "$fold" export --format=chrome --max-size 12Q t.trace >/dev/null 2>err.txt || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "max-size 12Q: expected a size" err.txt || fail "bad --max-size: $rc $(cat err.txt)"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.
