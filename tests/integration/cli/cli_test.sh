@@ -138,6 +138,9 @@ run_end)
   out=$("$fold" -q killed.trace) || fail "fold on a killed run must succeed"
   sed -n 2p <<<"$out" | grep -Eq '^  This run did not end normally: killed \(no end record\); recovered [0-9.]+ ms of 1 thread up to the cut$' ||
     fail "killed run: second line is not the cut: $(head -3 <<<"$out")"
+  out=$(COLUMNS=200 "$fold" profile -q killed.trace) || fail "fold profile on a killed run failed"
+  grep -q '^This run did not end normally: killed' <<<"$(head -1 <<<"$out")" ||
+    fail "fold profile does not say first that the run was cut: $(head -2 <<<"$out")"
   "$fold" -q killed.trace --json killed.json -o killed.html || fail "fold --json/-o on a killed run failed"
   grep -q '"run_end":{"status":"cut",' killed.json || fail "JSON run_end: $(grep -o '"run_end":{[^}]*}' killed.json)"
   grep -q '<div class="warn bad run-end" id="run-end" role="alert" data-status="cut">This run did not end normally' \
