@@ -208,7 +208,7 @@ int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len
  * (docs/configuration.md; here and in the region front ends), then those of
  * the fold CLI and of fold's own scripts and tests, which reach programs
  * through the environment and are no typos. Any other FOLD_* variable gets
- * a "did you mean" at start-up (check_unknown_vars). The test
+ * a "did you mean" at start-up (rt__config_check_unknown). The test
  * cli_unknown_env keeps this table, the getenv() calls and
  * docs/configuration.md in step. */
 static const struct {
@@ -254,9 +254,7 @@ static const char *setting_name(const void *arg, size_t i)
 	return known_vars[i].setting ? known_vars[i].name : NULL;
 }
 
-/* One line for every FOLD_* variable of the environment that fold does not
- * know, with the nearest settings. No allocation: safe in the constructor. */
-static void check_unknown_vars(void)
+void rt__config_check_unknown(void)
 {
 	extern char **environ;
 	for (char **e = environ; e && *e; e++) {
@@ -448,5 +446,4 @@ void rt__config_load(rt_config *cfg)
 		else
 			cfg->exec_generation = (unsigned)g;
 	}
-	check_unknown_vars();
 }

@@ -204,8 +204,6 @@ int rt__event_unknown(const char *name, char *why, size_t len)
 	return 1;
 }
 
-static int notice_wanted(void);
-
 /* Tries every name of a comma list; returns how many were activated. */
 static unsigned try_list(const char *list)
 {
@@ -229,7 +227,7 @@ static unsigned try_list(const char *list)
 		if (perf_encoding(tok, &c)) {
 			if (rt__event_unknown(tok, why, sizeof why)) {
 				/* A typo is said on its own line, whatever else is counted. */
-				if (notice_wanted())
+				if (rt__notice_wanted())
 					rt__warn("counter %s: %s", tok, why);
 				add_missing(tok, why);
 			} else {
@@ -271,7 +269,8 @@ static void emit_definitions(void)
 	rt__proc_info("counters.mode", mode_name);
 }
 
-/* The counter notices are said once per run, not by every process of it:
+/* The start-up notices (counters, unknown FOLD_* variables) are said once
+ * per run, not by every process of it:
  * not by a later exec generation, nor by a process whose parent runs under
  * fold too (it said the same; its environment is ours). */
 static int parent_under_fold(void)
@@ -309,7 +308,7 @@ static int parent_under_fold(void)
 	return found;
 }
 
-static int notice_wanted(void)
+int rt__notice_wanted(void)
 {
 	static int wanted = -1;
 	if (wanted < 0)
@@ -341,25 +340,25 @@ static void decide(void)
 			mode_name = "software";
 			/* The default falling back on a machine without a PMU is expected;
 			 * an explicit request that could not be met is worth a line. */
-			if ((!cfg->counters_default || !cfg->quiet) && notice_wanted() && m < nmissing)
+			if ((!cfg->counters_default || !cfg->quiet) && rt__notice_wanted() && m < nmissing)
 				rt__warn(
 				    "no requested counter can be counted here (%s: %s); recording software "
 				    "counters %s",
 				    missing[m].name, missing[m].reason, DEFAULT_SOFTWARE);
-			else if (notice_wanted() && m == nmissing)
+			else if (rt__notice_wanted() && m == nmissing)
 				rt__warn(
 				    "no requested counter is a known event; recording software counters %s",
 				    DEFAULT_SOFTWARE);
 		} else {
 			mode_name = "none";
-			if (notice_wanted())
+			if (rt__notice_wanted())
 				rt__warn("no counters can be counted here (%s: %s); sampling with time only",
 				         nmissing ? missing[0].name : "?",
 				         nmissing ? missing[0].reason : "?");
 		}
 	} else {
 		mode_name = any_hw ? "hardware" : "software";
-		if (m < nmissing && notice_wanted())
+		if (m < nmissing && rt__notice_wanted())
 			rt__warn("counter %s is not recorded: %s%s", missing[m].name, missing[m].reason,
 			         nmissing > m + 1 ? " (and others: see the trace's COUNTER_MISSING records)"
 			                          : "");

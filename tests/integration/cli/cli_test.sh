@@ -228,6 +228,9 @@ unknown_env)
     "fold: FOLD_XYZZY is not a fold setting; ignored"; do
     [ "$(grep -cF -- "$want" <<<"$err")" -eq 1 ] || fail "expected once: '$want' in: $err"
   done
+  # Said once per run, not by every process of it.
+  err=$(FOLD_SAMPEL=1 FOLD_OUTPUT=env.%p.trace LD_PRELOAD="$libfold" sh -c 'sh -c true; sh -c true' 2>&1)
+  [ "$(grep -c "FOLD_SAMPEL is not a fold setting" <<<"$err")" -eq 1 ] || fail "not said once per run: $err"
   # foldrun's own variables (and the known ones) give no such line.
   err=$("$foldrun" -q -e time@5ms -c none -o fr.trace -- sh -c 'echo ok' 2>&1 >/dev/null) || fail "foldrun: $err"
   ! grep -q "not a fold setting" <<<"$err" || fail "foldrun's variables reported: $err"
