@@ -146,6 +146,11 @@ run_end)
   grep -q '<div class="warn bad run-end" id="run-end" role="alert" data-status="cut">This run did not end normally' \
     killed.html || fail "no cut banner in the HTML report"
   [ "$(grep -o 'id="run-end"' killed.html | wc -l)" -eq 1 ] || fail "the banner is not there once"
+  # ...and a user sees it in a browser (when Chromium is there).
+  rc=0
+  python3 "$(dirname "$0")/../report/check_html_chromium.py" killed.html \
+    --expect "This run did not end normally: killed (no end record)" >chromium.txt 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || fail "the banner in Chromium: $(cat chromium.txt)"
   # A fatal signal.
   rc=0
   FOLD_QUIET=1 FOLD_OUTPUT=crashed.trace LD_PRELOAD="$libfold" \
