@@ -165,9 +165,8 @@ int cli__refuse_non_trace(int argc, char **argv)
 		}
 		if (kind == 2) {
 			fprintf(stderr,
-			        "fold: %s is a program: run it under foldrun first (foldrun %s), then fold "
-			        "the trace "
-			        "it writes\n",
+			        "fold: %s is a program: run it under foldrun first (foldrun %s), "
+			        "then fold the trace it writes\n",
 			        a, a);
 			return 2;
 		}
