@@ -8,6 +8,10 @@
 /* If argv looks like a coreutils fold(1) invocation, execs the next fold on
  * PATH and does not return; returns nonzero only if that exec failed. */
 int cli__coreutils_handoff(int argc, char **argv);
+/* A directory or a program (ELF file) given where a trace belongs, in a
+ * call that is not coreutils-style: says what to give instead and returns
+ * 2 (the exit status); 0 when every operand may be a trace. */
+int cli__refuse_non_trace(int argc, char **argv);
 /* The usage text of `fold --help`. */
 void cli__usage(FILE *out);
 

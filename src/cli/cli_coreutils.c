@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -98,6 +99,77 @@ static int in_skip_list(const char *skip, const char *real)
 		if (len == n && !strncmp(p, real, n))
 			return 1;
 		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Options of ours whose value is the next argument (not an operand). */
+static int takes_value(const char *a)
+{
+	static const char *const with_value[] = {
+	    "-o",       "--output",    "--json", "--csv",           "--fit",  "--region",
+	    "--group",  "--outlier-k", "--grid", "--min-instances", "--seed", "--threads",
+	    "--format", "--from",      "--to",   "--max-size",
+	};
+	for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+		if (!strcmp(a, with_value[i]))
+			return 1;
+	return 0;
+}
+
+/* 1 for a directory, 2 for an ELF file, 0 otherwise. */
+static int operand_kind(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return 1;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	unsigned char magic[4];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(magic, 1, sizeof magic, f);
+	fclose(f);
+	return n == 4 && !memcmp(magic, "\177ELF", 4) ? 2 : 0;
+}
+
+int cli__refuse_non_trace(int argc, char **argv)
+{
+	int first = 1;
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") || !strcmp(argv[1], "profile")))
+		first = 2;
+	for (int i = first; i < argc && strcmp(argv[i], "--"); i++)
+		if (is_coreutils_option(argv[i]))
+			return 0; /* coreutils' call: its own errors */
+	for (int i = first, opts = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (opts && !strcmp(a, "--")) {
+			opts = 0;
+			continue;
+		}
+		if (opts && a[0] == '-' && a[1]) {
+			i += takes_value(a);
+			continue;
+		}
+		int kind = operand_kind(a);
+		if (kind == 1) {
+			fprintf(
+			    stderr,
+			    "fold: %s is a directory: give the trace file(s) in it, e.g. fold %s/*.trace\n",
+			    a, a);
+			return 2;
+		}
+		if (kind == 2) {
+			fprintf(stderr,
+			        "fold: %s is a program: run it under foldrun first (foldrun %s), "
+			        "then fold the trace it writes\n",
+			        a, a);
+			return 2;
+		}
 	}
 	return 0;
 }

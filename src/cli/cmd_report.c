@@ -30,6 +30,7 @@ enum {
 	OPT_MIN_INSTANCES,
 	OPT_SEED,
 	OPT_THREADS,
+	OPT_ALLOW_MIXED,
 };
 
 static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
@@ -203,6 +204,7 @@ static int parse_options(int argc, char **argv, fold_options *opt, outputs *out)
 	    {"min-instances", required_argument, NULL, OPT_MIN_INSTANCES},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"threads", required_argument, NULL, OPT_THREADS},
+	    {"allow-mixed", no_argument, NULL, OPT_ALLOW_MIXED},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -223,6 +225,7 @@ static int parse_options(int argc, char **argv, fold_options *opt, outputs *out)
 			opt->fit = optarg;
 			break;
 		case OPT_REGION: opt->region = optarg; break;
+		case OPT_ALLOW_MIXED: opt->allow_mixed = 1; break;
 		case 'q': out->quiet = 1; break;
 		case 'h': cli__usage(stdout); return 0;
 		case 'V': printf("fold %s\n", FOLD_VERSION); return 0;
@@ -306,7 +309,9 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	pthread_mutex_destroy(&dsum.lock);
 	if (rc) {
 		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
-		return 1;
+		/* Usage errors: --region names no region (ESRCH), traces of different
+		 * programs without --allow-mixed (EXDEV). */
+		return rc == -ESRCH || rc == -EXDEV ? 2 : 1;
 	}
 	status = write_outputs(a, &out, profile_only);
 	fold_analysis_free(a);

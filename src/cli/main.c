@@ -38,6 +38,7 @@ void cli__usage(FILE *out)
 	             "      --min-instances N regions with fewer instances are listed, not folded\n"
 	             "      --seed N          seed of any randomness (default 1)\n"
 	             "      --threads N       worker threads (default: one per core)\n"
+	             "      --allow-mixed     analyse traces of different programs together\n"
 	             "  -q, --quiet           no progress bar, no diagnostics but errors\n"
 	             "  -h, --help            this help\n"
 	             "  -V, --version         the version\n"
@@ -50,6 +51,9 @@ void cli__usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	int refused = cli__refuse_non_trace(argc, argv);
+	if (refused)
+		return refused;
 	if (cli__coreutils_handoff(argc, argv))
 		return 127; /* only reached when the hand-over exec failed (already reported) */
 	if (argc > 1) {

@@ -23,6 +23,7 @@
 
 #include "analyze_ctx.h"
 #include "fit.h"
+#include "programs.h"
 #include "threads_class.h"
 
 void fold_options_init(fold_options *opt)
@@ -108,9 +109,26 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	if (rc)
 		goto fail;
 	c.ntr = npaths;
+	if ((rc = programs__check(c.tr, c.ntr, opt->allow_mixed, err, errlen)))
+		goto fail;
+	c.prog = calloc(c.ntr, sizeof *c.prog);
+	if (!c.prog) {
+		rc = -ENOMEM;
+		goto fail_nomem;
+	}
+	c.nprog = programs__number(c.tr, c.ntr, c.prog);
+	if (c.nprog > 1)
+		analyze__warn(
+		    &c,
+		    "traces of %zu different programs analysed together (--allow-mixed): their "
+		    "regions are kept apart as \"name [program]\"; the call trees and hot functions "
+		    "merge functions of the same name",
+		    c.nprog);
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))
 		goto fail_nomem;
+	if ((rc = analyze__check_recovered(&c, err, errlen)))
+		goto fail;
 	rc = models__load(opt->share_dir, &c.models, diag, opt->diag_arg);
 	if (rc)
 		goto fail_nomem;
@@ -121,6 +139,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	if ((rc = analyze__map_regions(&c)))
 		goto fail_nomem;
+	if ((rc = analyze__check_region(&c, paths, npaths, err, errlen)))
+		goto fail;
 	c.acc = calloc(c.nreg + 1, sizeof *c.acc);
 	if (!c.acc) {
 		rc = -ENOMEM;
@@ -162,6 +182,7 @@ cleanup:
 		for (size_t i = 0; i < c.ntr; i++)
 			ingest__trace_free(c.tr[i]);
 	free(c.tr);
+	free(c.prog);
 	if (c.acc)
 		for (size_t g = 0; g < c.nreg; g++)
 			instances__region_acc_free(&c.acc[g]);

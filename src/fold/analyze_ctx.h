@@ -34,6 +34,8 @@ typedef struct analyze_ctx {
 	const fold_options *opt;
 	ingest__trace **tr;
 	size_t ntr;
+	unsigned *prog; /* per trace: its program (programs.h) */
+	size_t nprog;   /* > 1 only with allow_mixed: regions are then kept apart by program */
 	fold_analysis *a;
 	analyze_region_def *reg;
 	size_t nreg, cap_reg;
@@ -55,13 +57,24 @@ void analyze__progress(analyze_ctx *c, double fraction, const char *what);
 /* run_meta.c: a->procs, a->sample_config, a->counters, a->missing. */
 int analyze__fill_processes(analyze_ctx *c);
 int analyze__fill_counters(analyze_ctx *c);
+/* 0 unless every process was cut and not one sample or region event was
+ * recovered: then -ENODATA with the reason in err. */
+int analyze__check_recovered(const analyze_ctx *c, char *err, size_t errlen);
 /* The sampling configuration of a trace's INFO, in words with units. */
 char *analyze__sampling_text(const char *source, const char *event, const char *period, const char *jitter);
 
 /* region_match.c: c->reg and c->map: every trace's region ids mapped to one
- * region per name (unnamed regions by their function's name). */
+ * region per name (unnamed regions by their function's name), per program
+ * when there are several ("name [program]"). */
 int analyze__map_regions(analyze_ctx *c);
 void analyze__regions_free(analyze_ctx *c);
+/* 0 when opt->region is unset or names a region of the run; else
+ * -REGION_UNKNOWN_ERRNO (region_suggest.h) with the nearest names in err. */
+/* Whether region name is the one opt->region asks for: the same name, or
+ * with several programs, that name in any of them. */
+int analyze__region_selected(const analyze_ctx *c, const char *name);
+int analyze__check_region(const analyze_ctx *c, const char *const *paths, size_t npaths, char *err,
+                          size_t errlen);
 
 /* profile.c: the hooks' calibrated cost of a trace, and a->profile,
  * a->callpairs with their warnings from the accumulated instances. */

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "ingest.h"
+#include "programs.h"
+#include "region_suggest.h"
 #include "symbols.h"
 
 /* fold_export_frame is the symboliser's frame, handed out as is. */
@@ -74,6 +76,24 @@ static int load_regions(fold_export *c, size_t p)
 	}
 	free(pairs);
 	return 0;
+}
+
+/* Region i counted over every process's names in turn; NULL for a name an
+ * earlier process has already (the ranks of one run share their names). */
+static const char *flat_region_name(const void *arg, size_t i)
+{
+	const fold_export *c = arg;
+	size_t p = 0;
+	while (p < c->ntr && i >= c->regions[p].n)
+		i -= c->regions[p++].n;
+	if (p == c->ntr)
+		return NULL;
+	const char *name = c->regions[p].names[i];
+	for (size_t q = 0; q < p; q++)
+		for (size_t k = 0; k < c->regions[q].n; k++)
+			if (!strcmp(c->regions[q].names[k], name))
+				return NULL;
+	return name;
 }
 
 static long region_index(const fold_export *c, size_t proc, uint32_t id)
@@ -165,6 +185,8 @@ int fold_export_open(fold_export **out, const char *const *paths, size_t n, cons
 		return rc;
 	}
 	c->ntr = n;
+	if ((rc = programs__check(c->tr, n, filter->allow_mixed, err, errlen)))
+		goto fail;
 	c->offset_ns = calloc(n, sizeof *c->offset_ns);
 	c->regions = calloc(n, sizeof *c->regions);
 	if (!c->offset_ns || !c->regions) {
@@ -182,9 +204,10 @@ int fold_export_open(fold_export **out, const char *const *paths, size_t n, cons
 			goto fail_nomem;
 	}
 	if (filter->region && !c->region_found) {
-		snprintf(err, errlen, "--region %s: no region of that name in the trace%s", filter->region,
-		         n > 1 ? "s" : "");
-		rc = -ENOENT;
+		size_t nnames = 0;
+		for (size_t p = 0; p < n; p++)
+			nnames += c->regions[p].n;
+		rc = region__unknown(err, errlen, filter->region, flat_region_name, c, nnames, paths, n);
 		goto fail;
 	}
 	*out = c;
@@ -283,7 +306,8 @@ void fold_export_thread_get(const fold_export *c, size_t proc, size_t t, fold_ex
 {
 	const ingest__thread *th = &c->tr[proc]->threads[t];
 	uint64_t end = th->end_tick > th->last_tick ? th->end_tick : th->last_tick;
-	*out = (fold_export_thread){th->stream, th->os_tid, th->name, time_ns(c, proc, end)};
+	*out =
+	    (fold_export_thread){th->stream, th->os_tid, th->name, time_ns(c, proc, end), th->nsmp + th->nev};
 }
 
 static fold_export_sample sample_of(const fold_export *c, size_t p, const ingest__thread *th, size_t s)

@@ -146,7 +146,7 @@ int analyze__fold_regions(analyze_ctx *c)
 	size_t w = 0;
 	for (size_t i = 0; i < a->nregions; i++) {
 		fold_region_result *r = &a->regions[i];
-		if (c->opt->region && strcmp(c->opt->region, r->name)) {
+		if (!analyze__region_selected(c, r->name)) {
 			r->reason = util_strdup("not selected (--region)");
 			if (!r->reason)
 				goto out;
@@ -165,7 +165,7 @@ int analyze__fold_regions(analyze_ctx *c)
 	}
 	q.ntodo = w;
 	if (c->opt->region && !w)
-		analyze__warn(c, "no region named \"%s\" in the trace(s)", c->opt->region);
+		analyze__warn(c, "region \"%s\" has no complete instance to fold", c->opt->region);
 	rc = run_pool(&q, analyze__worker_count(c->opt));
 	if (!rc)
 		qsort(a->regions, a->nregions, sizeof *a->regions, cmp_region);

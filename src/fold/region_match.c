@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analyze_ctx.h"
+#include "programs.h"
+#include "region_suggest.h"
 
 typedef struct name_key {
 	const analyze_ctx *c;
@@ -98,6 +100,21 @@ static void burst_names_unique(char (*names)[256], const ingest__trace *t)
 	}
 }
 
+/* region_index for a region of trace i: with several programs, each one's
+ * regions apart, as "name [program]". */
+static int trace_region_index(analyze_ctx *c, size_t i, const char *name, unsigned kind, uint64_t address,
+                              uint32_t *out)
+{
+	if (c->nprog < 2)
+		return region_index(c, name, kind, address, out);
+	char *full = util_asprintf("%s [%s]", name, programs__label(c->tr[i]));
+	if (!full)
+		return -ENOMEM;
+	int rc = region_index(c, full, kind, address, out);
+	free(full);
+	return rc;
+}
+
 int analyze__map_regions(analyze_ctx *c)
 {
 	c->map = calloc(c->ntr, sizeof *c->map);
@@ -137,7 +154,7 @@ int analyze__map_regions(analyze_ctx *c)
 				                                  sizeof buf);
 			if (bn[k][0])
 				name = bn[k];
-			if (region_index(c, name, d->kind, d->address, &c->map[i][d->id])) {
+			if (trace_region_index(c, i, name, d->kind, d->address, &c->map[i][d->id])) {
 				free(bn);
 				return -ENOMEM;
 			}
@@ -151,7 +168,8 @@ int analyze__map_regions(analyze_ctx *c)
 				if (id < c->nmap[i] && c->map[i][id] == UINT32_MAX) {
 					char name[48];
 					snprintf(name, sizeof name, "region#%u", id);
-					if (region_index(c, name, TRACE_REGION_API, 0, &c->map[i][id]))
+					if (trace_region_index(c, i, name, TRACE_REGION_API, 0,
+					                       &c->map[i][id]))
 						return -ENOMEM;
 					undefined++;
 				}
@@ -178,4 +196,32 @@ void analyze__regions_free(analyze_ctx *c)
 	c->nmap = NULL;
 	c->reg = NULL;
 	c->nreg = c->cap_reg = 0;
+}
+
+static const char *region_def_name(const void *arg, size_t i)
+{
+	return ((const analyze_ctx *)arg)->reg[i].name;
+}
+
+int analyze__region_selected(const analyze_ctx *c, const char *name)
+{
+	const char *want = c->opt->region;
+	if (!want)
+		return 1;
+	if (!strcmp(name, want))
+		return 1;
+	size_t n = strlen(want);
+	return c->nprog > 1 && !strncmp(name, want, n) && !strncmp(name + n, " [", 2);
+}
+
+int analyze__check_region(const analyze_ctx *c, const char *const *paths, size_t npaths, char *err,
+                          size_t errlen)
+{
+	const char *want = c->opt->region;
+	if (!want)
+		return 0;
+	for (size_t g = 0; g < c->nreg; g++)
+		if (analyze__region_selected(c, c->reg[g].name))
+			return 0;
+	return region__unknown(err, errlen, want, region_def_name, c, c->nreg, paths, npaths);
 }

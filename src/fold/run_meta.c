@@ -3,6 +3,7 @@
  * dropped samples, damage and a missing clock), the sampling configuration,
  * and the counters and missing counters of every process, once per name. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,14 +92,20 @@ int analyze__fill_processes(analyze_ctx *c)
 				              (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
 		uint64_t sv;
 		/* The runtime writes these statistics in its final flush (and the
-		 * crash path "threads"): without them the process never got there. */
-		if (!ingest__trace_stat(t, "threads", &sv))
+		 * crash path "threads" and "exit.signal"): without them the process
+		 * never got there. */
+		if (ingest__trace_stat(t, "exit.signal", &sv)) {
+			p->end = FOLD_END_SIGNAL;
+			p->end_signal = (int)sv;
+		} else if (!ingest__trace_stat(t, "threads", &sv)) {
+			p->end = FOLD_END_CUT;
 			analyze__warn(
 			    c,
 			    "%s: the run was cut: no end records (the process was killed, by SIGKILL or the "
 			    "OOM killer, before fold's final flush); it holds what was flushed until then "
 			    "(FOLD_FLUSH_INTERVAL)",
 			    t->path);
+		}
 		if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
 			uint64_t ls = 0;
 			ingest__trace_stat(t, "samples.lost_writing", &ls);
@@ -131,6 +138,25 @@ int analyze__fill_processes(analyze_ctx *c)
 		a->sample_config = analyze__sampling_text(src, ev, per, jit);
 	}
 	return 0;
+}
+
+int analyze__check_recovered(const analyze_ctx *c, char *err, size_t errlen)
+{
+	size_t records = 0;
+	for (size_t i = 0; i < c->ntr; i++) {
+		if (c->a->procs[i].end != FOLD_END_CUT)
+			return 0;
+		for (size_t th = 0; th < c->tr[i]->nthreads; th++)
+			records += c->tr[i]->threads[th].nsmp + c->tr[i]->threads[th].nev;
+	}
+	if (records)
+		return 0;
+	snprintf(err, errlen,
+	         "%s%s: nothing to analyse: the run was cut (no end records) before any sample or region "
+	         "event was written (a process killed within FOLD_FLUSH_INTERVAL, 1s by default, of its "
+	         "start keeps only its header)",
+	         c->ntr > 1 ? "every trace, e.g. " : "", c->tr[0]->path);
+	return -ENODATA;
 }
 
 int analyze__fill_counters(analyze_ctx *c)

@@ -19,7 +19,8 @@
 
 typedef struct export_ctx {
 	const export_options *opt;
-	fold_export *x; /* the traces, through the analysis' contract */
+	fold_export *x;              /* the traces, through the analysis' contract */
+	unsigned long long max_size; /* chrome: most bytes to write (0: no limit) */
 } export_ctx;
 
 /* Appends the symbolised stack of a sample root first, inlined frames

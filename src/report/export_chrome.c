@@ -1,6 +1,9 @@
 /* export_chrome.c: Chrome trace-event JSON (chrome://tracing, Perfetto UI,
  * speedscope) with one track per thread: region enter/exit as B/E events and
- * samples as thread-scoped instant events carrying their stack.
+ * samples as complete slices carrying their stack, one per run of
+ * consecutive samples with the same symbolised stack (so the output stays
+ * proportional to the trace); past export_ctx.max_size, shared out over the
+ * threads by their records, a thread's rest is left out and counted.
  *
  * Invariant: B and E events are balanced and properly nested per thread,
  * whatever the trace holds. Regions still open where the output stops (end
@@ -23,6 +26,16 @@ typedef struct open_region {
 	int emitted; /* a B event for it is in the output */
 } open_region;
 
+/* Consecutive samples of a thread with one stack, written as one slice. */
+typedef struct sample_run {
+	int on;
+	uint32_t stack;
+	const char *stack_str;
+	double t0, t_last;
+	unsigned long n;
+	unsigned long long cpu_ns;
+} sample_run;
+
 typedef struct chrome_state {
 	export_ctx *c;
 	util_buf *out;
@@ -37,7 +50,27 @@ typedef struct chrome_state {
 	export_map stack_strings; /* (proc, stack) -> index + 1 into strings */
 	char **strings;
 	size_t nstrings, capstrings;
+	sample_run run;
+	double period_ns; /* the process' sampling period in ns (0: not a timer) */
+	size_t limit;     /* output length at which the current thread is cut (0: none) */
+	int cut;          /* the current thread is cut: nothing new is written for it */
+	int any_cut;
 } chrome_state;
+
+/* Past the size limit the current thread is cut: nothing new is written
+ * for it (what is open still closes, so B/E stay balanced). */
+static int over_limit(chrome_state *s, double t_ns)
+{
+	if (s->cut)
+		return 1;
+	if (!s->limit || s->out->len < s->limit)
+		return 0;
+	s->cut = 1;
+	if (!s->any_cut || t_ns / 1e9 < s->st->cut_s)
+		s->st->cut_s = t_ns / 1e9;
+	s->any_cut = 1;
+	return 1;
+}
 
 static void event_head(chrome_state *s, const char *name, const char *cat, const char *ph, double t_ns)
 {
@@ -51,6 +84,11 @@ static void event_head(chrome_state *s, const char *name, const char *cat, const
 
 static void emit_begin(chrome_state *s, open_region *o, double t_ns, int clipped)
 {
+	if (over_limit(s, t_ns)) {
+		o->emitted = 0;
+		s->st->regions_dropped++;
+		return;
+	}
 	const char *name = fold_export_region_name(s->c->x, s->proc, o->region);
 	event_head(s, name, "region", "B", t_ns);
 	util_buf_puts(s->out, clipped ? ",\"args\":{\"clipped\":true}}" : "}");
@@ -77,6 +115,8 @@ static void activate(chrome_state *s, double t_ns)
 			emit_begin(s, &s->stack[i], t_ns, 1);
 }
 
+static void flush_run(chrome_state *s, double t_end);
+
 /* Output stops: close what is open, innermost first. */
 static void deactivate(chrome_state *s, double t_ns)
 {
@@ -84,6 +124,7 @@ static void deactivate(chrome_state *s, double t_ns)
 		return;
 	if (s->c->opt->to_s >= 0 && t_ns > s->c->opt->to_s * 1e9)
 		t_ns = s->c->opt->to_s * 1e9;
+	flush_run(s, t_ns);
 	s->active = 0;
 	for (size_t i = s->depth; i-- > 0;)
 		if (s->stack[i].emitted)
@@ -132,16 +173,52 @@ static const char *stack_string(chrome_state *s, uint32_t stack)
 	return s->strings[*v - 1];
 }
 
+/* Writes the pending run of samples as one complete slice from its first
+ * sample to t_end: the next sample, region event or cut, but at most one
+ * sampling period (or the run's mean gap) after its last sample. */
+static void flush_run(chrome_state *s, double t_end)
+{
+	sample_run *r = &s->run;
+	if (!r->on)
+		return;
+	r->on = 0;
+	double gap = s->period_ns > 0 ? s->period_ns
+	             : r->n > 1       ? (r->t_last - r->t0) / (double)(r->n - 1)
+	                              : 0;
+	double end = t_end < r->t_last + gap ? t_end : r->t_last + gap;
+	if (s->c->opt->to_s >= 0 && end > s->c->opt->to_s * 1e9)
+		end = s->c->opt->to_s * 1e9;
+	if (end < r->t_last)
+		end = r->t_last;
+	if (over_limit(s, r->t0)) {
+		s->st->samples_dropped += r->n;
+		return;
+	}
+	event_head(s, export_stack_leaf(s->c, s->proc, r->stack), "sample", "X", r->t0);
+	util_buf_printf(s->out, ",\"dur\":%.3f,\"args\":{\"stack\":", (end - r->t0) / 1e3);
+	report_esc_json(s->out, r->stack_str);
+	util_buf_printf(s->out, ",\"samples\":%lu,\"cpu_ns\":%llu}}", r->n, r->cpu_ns);
+	s->st->samples += r->n;
+	s->st->slices++;
+}
+
+/* Samples extend the pending run while their symbolised stack (function
+ * names, as written) is the same: the interrupted addresses differ from
+ * sample to sample, the functions mostly do not. */
 static int emit_sample(chrome_state *s, const fold_export_sample *smp, double t_ns)
 {
+	sample_run *r = &s->run;
 	const char *stack = stack_string(s, smp->stack);
 	if (!stack)
 		return -ENOMEM;
-	event_head(s, export_stack_leaf(s->c, s->proc, smp->stack), "sample", "i", t_ns);
-	util_buf_puts(s->out, ",\"s\":\"t\",\"args\":{\"stack\":");
-	report_esc_json(s->out, stack);
-	util_buf_printf(s->out, ",\"cpu_ns\":%u}}", smp->cpu_ns);
-	s->st->samples++;
+	if (r->on && (r->stack == smp->stack || !strcmp(r->stack_str, stack))) {
+		r->n++;
+		r->cpu_ns += smp->cpu_ns;
+		r->t_last = t_ns;
+		return 0;
+	}
+	flush_run(s, t_ns);
+	*r = (sample_run){1, smp->stack, stack, t_ns, t_ns, 1, smp->cpu_ns};
 	return 0;
 }
 
@@ -155,6 +232,7 @@ static int push(chrome_state *s, uint32_t region)
 
 static int on_enter(chrome_state *s, uint32_t region, double t_ns)
 {
+	flush_run(s, t_ns); /* a slice never crosses a region boundary */
 	if (push(s, region))
 		return -ENOMEM;
 	if (wanted(s, t_ns)) {
@@ -177,6 +255,7 @@ static void on_exit_event(chrome_state *s, uint32_t region, double t_ns)
 		return; /* exit without enter */
 	if (s->active && !fold_export_in_window(s->c->x, t_ns))
 		deactivate(s, t_ns); /* the window ended before this exit */
+	flush_run(s, t_ns);          /* a slice never crosses a region boundary */
 	/* Close the matching region and anything left open inside it. */
 	while (s->depth >= i) {
 		open_region *o = &s->stack[s->depth - 1];
@@ -213,6 +292,8 @@ static int thread_events(chrome_state *s, size_t t, double end_ns)
 {
 	s->depth = 0;
 	s->active = 0;
+	s->cut = 0;
+	s->run.on = 0;
 	int rc = fold_export_thread_each(s->c->x, s->proc, t, on_item, s);
 	if (!rc)
 		deactivate(s, end_ns);
@@ -230,12 +311,24 @@ int export_chrome(export_ctx *c, util_buf *out, export_stats *st, char *err, siz
 	int rc = 0;
 	util_buf_puts(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"fold export\"},"
 	                   "\"traceEvents\":[");
+	/* The size limit is shared out over the threads by their records: each
+	 * keeps its beginning, and what one leaves unused goes to the next. */
+	size_t total_items = 0, items = 0;
+	for (size_t p = 0; p < fold_export_nprocs(c->x); p++)
+		for (size_t ti = 0; ti < fold_export_nthreads(c->x, p); ti++) {
+			fold_export_thread th;
+			fold_export_thread_get(c->x, p, ti, &th);
+			total_items += th.nitems;
+		}
 	for (size_t p = 0; p < fold_export_nprocs(c->x) && !rc; p++) {
 		const char *pid = fold_export_info(c->x, p, "pid"), *host = fold_export_info(c->x, p, "host");
 		const char *rank = fold_export_info(c->x, p, "mpi.rank"),
 		           *exe = fold_export_info(c->x, p, "exe");
 		s.proc = p;
 		s.pid = pid ? strtol(pid, NULL, 10) : (long)p + 1;
+		const char *src = fold_export_info(c->x, p, "sample.source"),
+		           *period = fold_export_info(c->x, p, "sample.period");
+		s.period_ns = src && period && !strcmp(src, "time") ? strtod(period, NULL) : 0;
 		s.tid = 0;
 		util_buf name;
 		util_buf_init(&name);
@@ -265,6 +358,12 @@ int export_chrome(export_ctx *c, util_buf *out, export_stats *st, char *err, siz
 			util_buf_puts(out, "}}");
 			event_head(&s, "thread_sort_index", "__metadata", "M", 0);
 			util_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->stream);
+			items += th->nitems;
+			s.limit = c->max_size && total_items
+			              ? (size_t)((double)c->max_size * (double)items / (double)total_items)
+			              : 0;
+			if (s.limit == 0 && c->max_size)
+				s.limit = 1; /* a thread without records gets nothing */
 			rc = thread_events(&s, ti, th->end_ns);
 		}
 	}

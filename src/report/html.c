@@ -16,6 +16,7 @@
 #include "fold_version.h"
 #include "html.h"
 #include "names.h"
+#include "run_end.h"
 #include "trace_format.h"
 
 void report_html_text(html_ctx *h, const char *s)
@@ -377,6 +378,15 @@ static void page_head(html_ctx *h)
 		util_buf_puts(h->b, "</option>");
 	}
 	util_buf_puts(h->b, "</select></header>\n<main>\n");
+	/* A cut or crashed run is said first: everything below covers part of it. */
+	char end[512];
+	if (report_run_end_text(a, end, sizeof end)) {
+		util_buf_printf(
+		    h->b, "<div class=\"warn bad run-end\" id=\"run-end\" role=\"alert\" data-status=\"%s\">",
+		    report_run_end_status(a));
+		report_html_text(h, end);
+		util_buf_puts(h->b, "</div>\n");
+	}
 }
 
 static void page_tail(html_ctx *h)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fold_version.h"
+#include "run_end.h"
 
 #define JSON_MAX_POINTS 2000
 #define JSON_MAX_INSTANCES 10000
@@ -159,6 +160,9 @@ static void write_process(jw *w, const fold_process *p)
 	kint(w, "size", p->size);
 	kint(w, "threads", p->nthreads);
 	knum(w, "duration_ns", p->duration_ns);
+	kstr(w, "end", p->end == FOLD_END_SIGNAL ? "signal" : p->end == FOLD_END_CUT ? "cut" : "normal");
+	if (p->end == FOLD_END_SIGNAL)
+		kint(w, "end_signal", p->end_signal);
 	kv_object(w, "info", p->info, p->ninfo);
 	kobj(w, "stats");
 	for (size_t i = 0; i < p->nstats; i++) {
@@ -587,6 +591,34 @@ static void write_views(jw *w, const fold_analysis *a)
 	close_(w, ']');
 }
 
+/* How the run ended, said first: status, and for a signal or a cut who and
+ * when, with the sentence the terminal and the report show. */
+static void write_run_end(jw *w, const fold_analysis *a)
+{
+	kobj(w, "run_end");
+	kstr(w, "status", report_run_end_status(a));
+	const fold_process *p = report_run_end_process(a);
+	if (p) {
+		char text[512], sig[32];
+		report_run_end_text(a, text, sizeof text);
+		kstr(w, "trace", p->trace_path);
+		kint(w, "pid", p->pid);
+		kint(w, "rank", p->rank);
+		if (p->end == FOLD_END_SIGNAL) {
+			report_signal_name(p->end_signal, sig, sizeof sig);
+			kstr(w, "signal", sig);
+			kint(w, "signal_number", p->end_signal);
+		}
+		knum(w, "at_ns", p->duration_ns);
+		size_t n = 0;
+		for (size_t i = 0; i < a->nprocs; i++)
+			n += a->procs[i].end != FOLD_END_NORMAL;
+		kint(w, "processes_abnormal", (long long)n);
+		kstr(w, "message", text);
+	}
+	close_(w, '}');
+}
+
 static void write_document(jw *w, const fold_analysis *a)
 {
 	open_(w, '{');
@@ -601,6 +633,7 @@ static void write_document(jw *w, const fold_analysis *a)
 	knum(w, "handler_ns", a->sample_handler_ns);
 	knum(w, "delivery_ns", a->sample_delivery_ns);
 	close_(w, '}');
+	write_run_end(w, a);
 	karr(w, "processes");
 	for (size_t i = 0; i < a->nprocs; i++)
 		write_process(w, &a->procs[i]);

@@ -10,6 +10,8 @@
 #include "names.h"
 #include "report.h"
 #include "report_text.h"
+#include "run_end.h"
+#include "term.h"
 #include "terminal_views.h"
 
 /* " %8.3f ms": fixed columns so the units line up under each other; mark
@@ -72,8 +74,29 @@ static int sampled_only(const fold_analysis *a, FILE *out, unsigned width)
 	return rc ? rc : ferror(out) ? -EIO : 0;
 }
 
+/* A cut or crashed run is said first, as in the summary. */
+static int run_end_line(const fold_analysis *a, FILE *out, unsigned width)
+{
+	char end[512];
+	if (!report_run_end_text(a, end, sizeof end))
+		return 0;
+	util_buf b;
+	util_buf_init(&b);
+	term t = {&b, width < 60 ? 60 : width, 0, 0};
+	term_wrapped(&t, end, 2);
+	term_newline(&t);
+	int rc = b.oom ? -ENOMEM : 0;
+	if (!rc && b.len && fwrite(b.data, 1, b.len, out) != b.len)
+		rc = -EIO;
+	util_buf_free(&b);
+	return rc;
+}
+
 int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 {
+	int rc = run_end_line(a, out, width);
+	if (rc)
+		return rc;
 	if (!a->nprofile)
 		return sampled_only(a, out, width);
 	/* The numbers take 46 columns; the name the rest (at least 16). */
@@ -112,7 +135,7 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 		fputc('\n', out);
 	}
 	throttled_notes(a, out);
-	int rc = name.oom ? -ENOMEM : ferror(out) ? -EIO : 0;
+	rc = name.oom ? -ENOMEM : ferror(out) ? -EIO : 0;
 	util_buf_free(&name);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "term.h"
 #include "terminal_views.h"
 #include "names.h"
+#include "run_end.h"
 #include "warn_group.h"
 
 static void run_summary(term *t, const fold_analysis *a)
@@ -38,6 +39,15 @@ static void run_summary(term *t, const fold_analysis *a)
 		term_put(t, a->procs[0].cmdline ? a->procs[0].cmdline : a->procs[0].exe);
 	}
 	term_newline(t);
+	/* A cut or crashed run is said first: what follows covers only part of it. */
+	char end[512];
+	if (report_run_end_text(a, end, sizeof end)) {
+		term_put(t, "  ");
+		term_sgr(t, "1;31");
+		term_wrapped(t, end, 4);
+		term_sgr(t, "0");
+		term_newline(t);
+	}
 	report_fmt_ns(d, sizeof d, dur);
 	char line[1024];
 	int n = snprintf(line, sizeof line, "%zu process%s%s, %u thread%s, %s, %lu samples", a->nprocs,

@@ -77,6 +77,9 @@ typedef struct rt_config {
 /* Parses every FOLD_* variable; bad values get one "fold:" line and the
  * default. Never fails. */
 void rt__config_load(rt_config *cfg);
+/* One line for every FOLD_* variable of the environment that fold does not
+ * know, with the nearest setting; no allocation (constructor time). */
+void rt__config_check_unknown(void);
 /* Parses "time@10ms" etc. into cfg; returns 0 or -EINVAL (msg filled). */
 int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len);
 /* Parses a duration with unit (ns, us, ms, s); returns 0 or -EINVAL. */
@@ -317,6 +320,15 @@ void rt__rank_known(int rank, int size);
 
 /* Decides the counter set (PAPI add+start), writes COUNTER_DEF/MISSING. */
 void rt__counters_init(void);
+/* Whether name is no event fold or PAPI knows (a typo): then 1, with
+ * "unknown event (did you mean A, B?)" in why; 0 for a known event (which
+ * may still not be countable here). Loads PAPI on first use; not
+ * signal-safe. */
+int rt__event_unknown(const char *name, char *why, size_t len);
+/* Whether this process says the run's start-up notices (unknown variables,
+ * counters left out): once per run, not again in a later exec generation
+ * nor in a process whose parent runs under fold (same environment). */
+int rt__notice_wanted(void);
 /* Opens this thread's counters; returns 0 even if none could be opened. */
 void rt__counters_thread_start(rt_thread *t);
 void rt__counters_thread_stop(rt_thread *t);

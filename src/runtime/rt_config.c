@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util_nearest.h"
+
 void rt__warn_raw(const char *msg)
 {
 	size_t n = strlen(msg);
@@ -98,8 +100,11 @@ int rt__parse_signal(const char *s)
 	static const struct {
 		const char *name;
 		int signo;
-	} names[] = {{"SIGPROF", SIGPROF}, {"SIGVTALRM", SIGVTALRM}, {"SIGALRM", SIGALRM},
-	             {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}};
+	} names[] = {{"SIGPROF", SIGPROF},
+	             {"SIGVTALRM", SIGVTALRM},
+	             {"SIGALRM", SIGALRM},
+	             {"SIGUSR1", SIGUSR1},
+	             {"SIGUSR2", SIGUSR2}};
 	const char *p = s;
 	if (!strncmp(p, "SIG", 3) || !strncmp(p, "sig", 3)) {
 		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -144,7 +149,8 @@ int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len
 	}
 	const char *at = strrchr(spec, '@');
 	if (!at || at == spec || !at[1]) {
-		snprintf(msg, msg_len, "expected SOURCE@PERIOD (time@10ms, cputime@10ms, EVENT@COUNT) or off");
+		snprintf(msg, msg_len,
+		         "expected SOURCE@PERIOD (time@10ms, cputime@10ms, EVENT@COUNT) or off");
 		return -EINVAL;
 	}
 	size_t nlen = (size_t)(at - spec);
@@ -159,12 +165,14 @@ int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len
 	if (!strcmp(name, "time") || !strcmp(name, "cputime")) {
 		uint64_t ns;
 		if (rt__parse_duration(per, &ns)) {
-			snprintf(msg, msg_len, "period must be a number with a unit ns, us, ms or s (e.g. 10ms)");
+			snprintf(msg, msg_len,
+			         "period must be a number with a unit ns, us, ms or s (e.g. 10ms)");
 			return -EINVAL;
 		}
 		if (ns < FOLD_MIN_PERIOD_NS) {
-			snprintf(msg, msg_len,
-			         "period below the safe floor of 100us (shorter periods livelock this machine)");
+			snprintf(
+			    msg, msg_len,
+			    "period below the safe floor of 100us (shorter periods livelock this machine)");
 			return -EINVAL;
 		}
 		cfg->source = !strcmp(name, "time") ? FOLD_SOURCE_TIME : FOLD_SOURCE_CPUTIME;
@@ -176,7 +184,8 @@ int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len
 	errno = 0;
 	unsigned long long v = strtoull(per, &end, 10);
 	if (errno || end == per || *end || v == 0) {
-		snprintf(msg, msg_len, "EVENT@PERIOD needs a whole number of events as period (e.g. 1000000)");
+		snprintf(msg, msg_len,
+		         "EVENT@PERIOD needs a whole number of events as period (e.g. 1000000)");
 		return -EINVAL;
 	}
 	if (v < FOLD_MIN_PAPI_PERIOD) {
@@ -193,6 +202,96 @@ int rt__parse_sample(const char *spec, rt_config *cfg, char *msg, size_t msg_len
 	cfg->period = v;
 	memcpy(cfg->sample_event, name, nlen + 1);
 	return 0;
+}
+
+/* Every FOLD_* environment variable fold reads: the runtime's settings
+ * (docs/configuration.md; here and in the region front ends), then those of
+ * the fold CLI and of fold's own scripts and tests, which reach programs
+ * through the environment and are no typos. Any other FOLD_* variable gets
+ * a "did you mean" at start-up (rt__config_check_unknown). The test
+ * cli_unknown_env keeps this table, the getenv() calls and
+ * docs/configuration.md in step. */
+static const struct {
+	const char *name;
+	int setting; /* 1: a runtime setting, offered as "did you mean" */
+} known_vars[] = {
+    {"FOLD_SAMPLE", 1},
+    {"FOLD_SAMPLE_OUTSIDE", 1},
+    {"FOLD_JITTER", 1},
+    {"FOLD_SEED", 1},
+    {"FOLD_SIGNAL", 1},
+    {"FOLD_COUNTERS", 1},
+    {"FOLD_STACK_DEPTH", 1},
+    {"FOLD_OUTPUT", 1},
+    {"FOLD_QUIET", 1},
+    {"FOLD_ZLIB_LEVEL", 1},
+    {"FOLD_FLUSH_INTERVAL", 1},
+    {"FOLD_CLOCK", 1},
+    {"FOLD_EXEC_GENERATION", 1},
+    {"FOLD_FILTER", 1},
+    {"FOLD_MIN_FUNC_BYTES", 1},
+    {"FOLD_THROTTLE", 1},
+    {"FOLD_MPI_BURSTS", 1},
+    {"FOLD_OPENMP", 1},
+    {"FOLD_OPENMP_COUNTERS", 1},
+    /* the fold CLI */
+    {"FOLD_SHARE_DIR", 0},
+    {"FOLD_HANDOFF_SKIP", 0},
+    /* fold's scripts and tests */
+    {"FOLD_CLI", 0},
+    {"FOLD_BUILD", 0},
+    {"FOLD_PROXY_APPS", 0},
+    {"FOLD_VALIDATION_ANY_LOAD", 0},
+    {"FOLD_FUZZ_SECONDS", 0},
+    {"FOLD_FRESH_CACHE", 0},
+    {"FOLD_FRESH_MIRROR", 0},
+};
+#define NKNOWN_VARS (sizeof known_vars / sizeof known_vars[0])
+
+static const char *setting_name(const void *arg, size_t i)
+{
+	(void)arg;
+	return known_vars[i].setting ? known_vars[i].name : NULL;
+}
+
+void rt__config_check_unknown(void)
+{
+	extern char **environ;
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "FOLD_", 5))
+			continue;
+		char name[128];
+		size_t n = 0;
+		while ((*e)[n] && (*e)[n] != '=' && n + 1 < sizeof name) {
+			name[n] = (*e)[n];
+			n++;
+		}
+		name[n] = 0;
+		size_t k = 0;
+		while (k < NKNOWN_VARS && strcmp(known_vars[k].name, name))
+			k++;
+		if (k < NKNOWN_VARS)
+			continue;
+		/* The bound is on the part after FOLD_; a second name only when as near. */
+		size_t idx[2];
+		size_t got =
+		    util_nearest(name, setting_name, NULL, NKNOWN_VARS, util_typo_bound(name + 5), 2, idx);
+		for (size_t i = 0; !got && i < NKNOWN_VARS; i++) /* FOLD_FLUSH: FOLD_FLUSH_INTERVAL */
+			if (known_vars[i].setting && !strncmp(known_vars[i].name, name, n) &&
+			    known_vars[i].name[n] == '_')
+				idx[got++] = i;
+		if (got == 2 && util_edit_distance(name, known_vars[idx[1]].name) >
+		                    util_edit_distance(name, known_vars[idx[0]].name))
+			got = 1;
+		if (got == 2)
+			rt__warn("%s is not a fold setting (did you mean %s or %s?)", name,
+			         known_vars[idx[0]].name, known_vars[idx[1]].name);
+		else if (got == 1)
+			rt__warn("%s is not a fold setting (did you mean %s?)", name,
+			         known_vars[idx[0]].name);
+		else
+			rt__warn("%s is not a fold setting; ignored (the settings are in libfold(3))", name);
+	}
 }
 
 static void bad_value(const char *var, const char *value, const char *accepted, const char *dflt)
@@ -271,9 +370,10 @@ void rt__config_load(rt_config *cfg)
 	if ((v = getenv("FOLD_SIGNAL")) && *v) {
 		int s = rt__parse_signal(v);
 		if (s < 0)
-			bad_value("FOLD_SIGNAL", v,
-			          "expected SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGRTMIN+N or a number",
-			          "SIGRTMIN+4");
+			bad_value(
+			    "FOLD_SIGNAL", v,
+			    "expected SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGRTMIN+N or a number",
+			    "SIGRTMIN+4");
 		else
 			cfg->signo = s;
 	}
@@ -282,7 +382,8 @@ void rt__config_load(rt_config *cfg)
 	if ((v = getenv("FOLD_STACK_DEPTH")) && *v) {
 		uint64_t d;
 		if (parse_u64(v, &d) || d > TRACE_MAX_DEPTH)
-			bad_value("FOLD_STACK_DEPTH", v, "expected an integer from 0 (no stacks) to 256", "64");
+			bad_value("FOLD_STACK_DEPTH", v, "expected an integer from 0 (no stacks) to 256",
+			          "64");
 		else
 			cfg->stack_depth = (unsigned)d;
 	}
@@ -290,7 +391,8 @@ void rt__config_load(rt_config *cfg)
 	cfg->counters_default = 1;
 	if ((v = getenv("FOLD_COUNTERS")) != NULL) {
 		if (strlen(v) >= sizeof cfg->counters) {
-			bad_value("FOLD_COUNTERS", "...", "list too long (at most 511 characters)", "the default set");
+			bad_value("FOLD_COUNTERS", "...", "list too long (at most 511 characters)",
+			          "the default set");
 		} else {
 			snprintf(cfg->counters, sizeof cfg->counters, "%s", v);
 			cfg->counters_default = 0;
@@ -319,7 +421,8 @@ void rt__config_load(rt_config *cfg)
 	if ((v = getenv("FOLD_FLUSH_INTERVAL")) && *v) {
 		uint64_t ns;
 		if (rt__parse_duration(v, &ns) || ns < FOLD_MIN_FLUSH_INTERVAL_NS)
-			bad_value("FOLD_FLUSH_INTERVAL", v, "expected a duration of at least 10ms (e.g. 500ms, 2s)", "1s");
+			bad_value("FOLD_FLUSH_INTERVAL", v,
+			          "expected a duration of at least 10ms (e.g. 500ms, 2s)", "1s");
 		else
 			cfg->flush_interval_ns = ns;
 	}
@@ -338,8 +441,8 @@ void rt__config_load(rt_config *cfg)
 	if ((v = getenv("FOLD_EXEC_GENERATION")) && *v) {
 		uint64_t g;
 		if (parse_u64(v, &g) || g > 1000000)
-			bad_value("FOLD_EXEC_GENERATION", v, "expected a small non-negative integer (set by fold)",
-			          "0");
+			bad_value("FOLD_EXEC_GENERATION", v,
+			          "expected a small non-negative integer (set by fold)", "0");
 		else
 			cfg->exec_generation = (unsigned)g;
 	}

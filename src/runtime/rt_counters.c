@@ -42,12 +42,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fold_rt.h"
+#include "rt_papi.h"
+#include "util_nearest.h"
 
 #define DEFAULT_HARDWARE "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L3_TCM"
 #define DEFAULT_SOFTWARE "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES"
@@ -123,6 +126,84 @@ static void add_missing(const char *name, const char *reason)
 	}
 }
 
+/* ---------------------------------------------------------------- names */
+
+/* The names a counter may be given by, for "did you mean": the perf table's
+ * (presets as they are, generic names as perf::NAME) and every PAPI preset
+ * when libpapi loads (PAPI_enum_event: also those this machine lacks).
+ * Filled once, on the first unknown name; static, no allocation. */
+static char known_names[192][40];
+static unsigned nknown;
+
+static int is_known_name(const char *name)
+{
+	for (unsigned i = 0; i < nknown; i++)
+		if (!strcasecmp(known_names[i], name))
+			return 1;
+	return 0;
+}
+
+static void add_known_name(const char *prefix, const char *name)
+{
+	if (nknown < sizeof known_names / sizeof known_names[0])
+		snprintf(known_names[nknown++], sizeof known_names[0], "%.8s%.31s", prefix, name);
+}
+
+static void collect_known_names(const rt_papi_api *papi)
+{
+	if (nknown)
+		return;
+	for (unsigned i = 0; i < rt__perf_name_count; i++) {
+		const char *n = rt__perf_names[i].name;
+		add_known_name(strncmp(n, "PAPI_", 5) ? "perf::" : "", n);
+	}
+	int code = PAPI_PRESET_MASK;
+	if (!papi || papi->enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK)
+		return;
+	do {
+		char name[PAPI_MAX_STR_LEN];
+		if (papi->event_code_to_name(code, name) == PAPI_OK && !is_known_name(name))
+			add_known_name("", name);
+	} while (papi->enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
+}
+
+static const char *known_name(const void *arg, size_t i)
+{
+	(void)arg;
+	return known_names[i];
+}
+
+int rt__event_unknown(const char *name, char *why, size_t len)
+{
+	uint32_t type;
+	uint64_t config;
+	if (!rt__perf_encoding(name, &type, &config, NULL))
+		return 0;
+	const rt_papi_api *papi = rt__papi(NULL, 0);
+	collect_known_names(papi);
+	if (is_known_name(name))
+		return 0;
+	/* A native event (pmu::EVENT): known when PAPI knows it; without PAPI,
+	 * it cannot be told from a typo, so it is not called one. */
+	int code;
+	if (strstr(name, "::") && strncmp(name, "perf::", 6) &&
+	    (!papi || papi->event_name_to_code(name, &code) == PAPI_OK))
+		return 0;
+	size_t idx[2];
+	size_t got = util_nearest(name, known_name, NULL, nknown, util_typo_bound(name), 2, idx);
+	if (got == 2 &&
+	    util_edit_distance(name, known_names[idx[1]]) > util_edit_distance(name, known_names[idx[0]]) + 1)
+		got = 1;
+	if (got == 2)
+		snprintf(why, len, "unknown event (did you mean %s, %s?)", known_names[idx[0]],
+		         known_names[idx[1]]);
+	else if (got == 1)
+		snprintf(why, len, "unknown event (did you mean %s?)", known_names[idx[0]]);
+	else
+		snprintf(why, len, "unknown event (foldrun --list-events lists them)");
+	return 1;
+}
+
 /* Tries every name of a comma list; returns how many were activated. */
 static unsigned try_list(const char *list)
 {
@@ -144,8 +225,16 @@ static unsigned try_list(const char *list)
 			continue;
 		}
 		if (perf_encoding(tok, &c)) {
-			add_missing(tok, "no async-signal-safe read path for this event (use a PAPI preset or a "
-			                 "perf:: generic event)");
+			if (rt__event_unknown(tok, why, sizeof why)) {
+				/* A typo is said on its own line, whatever else is counted. */
+				if (rt__notice_wanted())
+					rt__warn("counter %s: %s", tok, why);
+				add_missing(tok, why);
+			} else {
+				add_missing(
+				    tok, "no async-signal-safe read path for this event (use a PAPI preset "
+				         "or a perf:: generic event)");
+			}
 			continue;
 		}
 		int fd = perf_open(&c, -1);
@@ -180,7 +269,8 @@ static void emit_definitions(void)
 	rt__proc_info("counters.mode", mode_name);
 }
 
-/* The counter notices are said once per run, not by every process of it:
+/* The start-up notices (counters, unknown FOLD_* variables) are said once
+ * per run, not by every process of it:
  * not by a later exec generation, nor by a process whose parent runs under
  * fold too (it said the same; its environment is ours). */
 static int parent_under_fold(void)
@@ -218,7 +308,7 @@ static int parent_under_fold(void)
 	return found;
 }
 
-static int notice_wanted(void)
+int rt__notice_wanted(void)
 {
 	static int wanted = -1;
 	if (wanted < 0)
@@ -239,30 +329,39 @@ static void decide(void)
 	int any_hw = 0;
 	for (unsigned i = 0; i < nhw; i++)
 		any_hw |= active[i].hardware;
+	/* The notices name the first event left out for another reason than a
+	 * typo (each typo had its own line). */
+	unsigned m = 0;
+	while (m < nmissing && !strncmp(missing[m].reason, "unknown event", 13))
+		m++;
 	if (nhw == 0) {
 		try_list(DEFAULT_SOFTWARE);
 		if (nhw) {
 			mode_name = "software";
 			/* The default falling back on a machine without a PMU is expected;
 			 * an explicit request that could not be met is worth a line. */
-			if ((!cfg->counters_default || !cfg->quiet) && notice_wanted())
+			if ((!cfg->counters_default || !cfg->quiet) && rt__notice_wanted() && m < nmissing)
 				rt__warn(
 				    "no requested counter can be counted here (%s: %s); recording software "
 				    "counters %s",
-				    missing[0].name, missing[0].reason, DEFAULT_SOFTWARE);
+				    missing[m].name, missing[m].reason, DEFAULT_SOFTWARE);
+			else if (rt__notice_wanted() && m == nmissing)
+				rt__warn(
+				    "no requested counter is a known event; recording software counters %s",
+				    DEFAULT_SOFTWARE);
 		} else {
 			mode_name = "none";
-			if (notice_wanted())
+			if (rt__notice_wanted())
 				rt__warn("no counters can be counted here (%s: %s); sampling with time only",
 				         nmissing ? missing[0].name : "?",
 				         nmissing ? missing[0].reason : "?");
 		}
 	} else {
 		mode_name = any_hw ? "hardware" : "software";
-		if (nmissing && notice_wanted())
-			rt__warn("counter %s is not recorded: %s%s", missing[0].name, missing[0].reason,
-			         nmissing > 1 ? " (and others: see the trace's COUNTER_MISSING records)"
-			                      : "");
+		if (m < nmissing && rt__notice_wanted())
+			rt__warn("counter %s is not recorded: %s%s", missing[m].name, missing[m].reason,
+			         nmissing > m + 1 ? " (and others: see the trace's COUNTER_MISSING records)"
+			                          : "");
 	}
 	for (unsigned i = 0; i < nhw; i++)
 		if (active[i].type == PERF_TYPE_SOFTWARE && active[i].config == PERF_COUNT_SW_TASK_CLOCK)
@@ -438,7 +537,8 @@ static int read_rdpmc(rt_thread *t)
 				uint16_t shift = pc->time_shift;
 				uint32_t mult = pc->time_mult;
 				uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
-				cpu = pc->time_enabled + pc->time_offset + quot * mult + ((rem * mult) >> shift);
+				cpu = pc->time_enabled + pc->time_offset + quot * mult +
+				      ((rem * mult) >> shift);
 			}
 			atomic_signal_fence(memory_order_seq_cst);
 		} while (pc->lock != seq);

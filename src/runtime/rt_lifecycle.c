@@ -156,6 +156,8 @@ int rt__init(void)
 	rt__proc.init_tid = me;
 	rt__proc.pid = getpid();
 	rt__config_load(&rt__proc.cfg);
+	if (rt__notice_wanted())
+		rt__config_check_unknown();
 	rt__output_remember_cwd();
 	absolute_output_env();
 	rank_from_env();

@@ -44,6 +44,8 @@ static int load(void)
 	LOAD(register_thread, "PAPI_register_thread");
 	LOAD(strerror, "PAPI_strerror");
 	LOAD(event_name_to_code, "PAPI_event_name_to_code");
+	LOAD(event_code_to_name, "PAPI_event_code_to_name");
+	LOAD(enum_event, "PAPI_enum_event");
 	LOAD(create_eventset, "PAPI_create_eventset");
 	LOAD(add_event, "PAPI_add_event");
 	LOAD(start, "PAPI_start");

@@ -12,6 +12,8 @@ typedef struct rt_papi_api {
 	int (*register_thread)(void);
 	char *(*strerror)(int);
 	int (*event_name_to_code)(const char *, int *);
+	int (*event_code_to_name)(int, char *);
+	int (*enum_event)(int *, int);
 	int (*create_eventset)(int *);
 	int (*add_event)(int, int);
 	int (*start)(int);

@@ -47,8 +47,11 @@ static int papi_configure(void)
 	}
 	int rc = P->event_name_to_code(ev, &event_code);
 	if (rc != PAPI_OK) {
-		rt__warn("FOLD_SAMPLE=%s: PAPI does not know %s (%s); see foldrun --list-events",
-		         rt__proc.cfg.sample_spec, ev, P->strerror(rc));
+		if (rt__event_unknown(ev, why, sizeof why))
+			rt__warn("FOLD_SAMPLE=%s: counter %s: %s", rt__proc.cfg.sample_spec, ev, why);
+		else
+			rt__warn("FOLD_SAMPLE=%s: PAPI does not know %s (%s); see foldrun --list-events",
+			         rt__proc.cfg.sample_spec, ev, P->strerror(rc));
 		return -ENOENT;
 	}
 	/* Add and start it once: PAPI_query_event cannot be trusted on VMs. */

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util_nearest.h" /* util_edit_distance, util_nearest */
+
 /* --- growable array: (T *buf, size_t n, size_t cap) triples --- */
 
 /* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap, in

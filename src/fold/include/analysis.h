@@ -44,7 +44,14 @@ typedef struct fold_process {
 	size_t nstats;
 	char **salvage_messages; /* what the reader lost, one line each */
 	size_t nsalvage;
+	/* How the process ended: FOLD_END_NORMAL (the runtime's end records),
+	 * FOLD_END_CUT (none: killed, by SIGKILL or the OOM killer, before the
+	 * final flush) or FOLD_END_SIGNAL (the crash path recorded end_signal). */
+	int end;
+	int end_signal;
 } fold_process;
+
+enum { FOLD_END_NORMAL = 0, FOLD_END_CUT = 1, FOLD_END_SIGNAL = 2 };
 
 /* A source location with its chain of inlined calls (innermost first). */
 typedef struct fold_source_frame {

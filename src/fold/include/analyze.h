@@ -27,6 +27,7 @@ typedef struct fold_options {
 	uint64_t seed;          /* for any randomness; recorded in fit_params */
 	const char *share_dir;  /* data directory (models); NULL: found next to the executable */
 	unsigned threads;       /* worker threads; 0: one per core */
+	int allow_mixed;        /* analyse traces of different programs together (regions kept apart) */
 	fold_progress_fn progress;
 	void *progress_arg;
 	trace_diag_fn diag; /* reader and analysis diagnostics; NULL: stderr */
@@ -34,7 +35,10 @@ typedef struct fold_options {
 } fold_options;
 
 void fold_options_init(fold_options *opt);
-/* Returns 0, or a negative errno with a one-line message in err. */
+/* Returns 0, or a negative errno with a one-line message in err: -ESRCH
+ * when opt->region names no region of the run (err lists the nearest),
+ * -EXDEV when the traces come from different programs and allow_mixed is
+ * unset. */
 int fold_analyze(const char *const *paths, size_t npaths, const fold_options *opt, fold_analysis **out,
                  char *err, size_t errlen);
 

@@ -29,11 +29,13 @@ typedef struct fold_export fold_export;
 typedef struct fold_export_filter {
 	const char *region;  /* only samples inside instances of this region (NULL: all) */
 	double from_s, to_s; /* window on the timeline; to_s < 0: to the end */
+	int allow_mixed;     /* accept traces of different programs (else -EXDEV) */
 } fold_export_filter;
 
 /* Loads and symbolises the traces. Returns 0 or a negative errno with a
- * one-line message in err naming the file (-ENOENT: no region of the
- * filter's name). diag (NULL: stderr) gets the reader's and symboliser's
+ * one-line message in err naming the file (-ESRCH: no region of the
+ * filter's name, err lists the nearest; -EXDEV: traces of different programs
+ * without allow_mixed). diag (NULL: stderr) gets the reader's and symboliser's
  * notes. */
 int fold_export_open(fold_export **out, const char *const *paths, size_t n, const fold_export_filter *filter,
                      trace_diag_fn diag, void *diag_arg, char *err, size_t errlen);
@@ -77,6 +79,7 @@ typedef struct fold_export_thread {
 	uint64_t os_tid;  /* 0: unknown */
 	const char *name; /* NULL or "" when unnamed */
 	double end_ns;    /* its end (or last record) on the timeline */
+	size_t nitems;    /* its samples and region events, unfiltered */
 } fold_export_thread;
 size_t fold_export_nthreads(const fold_export *x, size_t proc);
 void fold_export_thread_get(const fold_export *x, size_t proc, size_t t, fold_export_thread *out);

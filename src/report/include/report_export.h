@@ -20,12 +20,23 @@ typedef struct export_options {
 	const char *region;  /* only samples/events inside instances of this region (NULL: all) */
 	double from_s, to_s; /* window on the common timeline; to_s < 0: to the end */
 	int with_samples;    /* chrome: emit sample instant events (default 1) */
+	int allow_mixed;     /* accept traces of different programs together */
+	/* chrome: most bytes written; -1: the larger of 64 MiB and 20 times the
+	 * traces' size; 0: no limit. What does not fit is left out at the end
+	 * of every thread, counted in export_stats. */
+	long long max_size;
 } export_options;
 
 typedef struct export_stats {
 	unsigned long samples; /* samples exported */
 	unsigned long events;  /* chrome: region begin/end events written */
 	unsigned long stacks;  /* distinct stacks */
+	/* chrome: samples merged into slices (consecutive samples of a thread
+	 * with one stack make one slice), and what the size limit left out */
+	unsigned long slices;
+	unsigned long samples_dropped, regions_dropped;
+	unsigned long long max_size; /* the limit applied (0: none) */
+	double cut_s;                /* the earliest time a thread was cut at, s on the timeline */
 } export_stats;
 
 /* Loads the traces (paths, n), writes the format of opt to out_path (NULL:

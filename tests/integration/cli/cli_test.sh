@@ -89,6 +89,246 @@ damaged_trace)
   grep -q "salvaged" "$tmp/err" || fail "no salvage summary: $(cat "$tmp/err")"
   grep -q '^0 info "host"="seed"' <<<"$out" || grep -q '^1 ' <<<"$out" || fail "nothing salvaged"
   ;;
+not_a_trace)
+  # A directory or a program where a trace belongs gets fold's own error
+  # (exit 2), not coreutils fold(1)'s "Is a directory" or the ELF bytes;
+  # coreutils-style calls still hand over.
+  mkdir "$tmp/bin" "$tmp/runs" && ln -s "$fold" "$tmp/bin/fold"
+  cp "$make_seed" "$tmp/program"
+  printf 'hello world, the quick brown fox jumps\n' >"$tmp/file.txt"
+  export PATH="$tmp/bin:/usr/bin:/bin"
+  expect_refused() { # expected-text, args...
+    local want=$1 out rc=0
+    shift
+    out=$(cd "$tmp" && fold "$@" 2>&1) || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $*: exit $rc, expected 2 (output: $(head -c 200 <<<"$out"))"
+    grep -qF -- "$want" <<<"$out" || fail "fold $*: expected '$want' in: $(head -c 300 <<<"$out")"
+    [ "$(wc -l <<<"$out")" -eq 1 ] || fail "fold $*: more than the one error line: $(head -c 300 <<<"$out")"
+  }
+  expect_refused "fold: runs is a directory: give the trace file(s) in it, e.g. fold runs/*.trace" runs
+  expect_refused "fold: ./program is a program: run it under foldrun first (foldrun ./program), then fold the trace it writes" ./program
+  expect_refused "fold: runs/ is a directory" profile runs/
+  expect_refused "fold: ./program is a program" export --format=folded ./program
+  expect_refused "fold: ./program is a program" -q ./program
+  # Coreutils-style calls hand over as before.
+  [ "$(echo hello world | fold -w 5)" = "$(echo hello world | /usr/bin/fold -w 5)" ] || fail "echo | fold -w 5"
+  [ "$(fold -w 5 "$tmp/file.txt")" = "$(/usr/bin/fold -w 5 "$tmp/file.txt")" ] || fail "fold -w 5 file.txt"
+  [ "$(fold -s -w 10 "$tmp/file.txt")" = "$(/usr/bin/fold -s -w 10 "$tmp/file.txt")" ] || fail "fold -s -w 10 FILE"
+  [ "$(fold --width=10 "$tmp/file.txt")" = "$(/usr/bin/fold --width=10 "$tmp/file.txt")" ] || fail "fold --width=10 FILE"
+  # ...including with a directory: coreutils' own error then.
+  out=$(fold -w 5 "$tmp/runs" 2>&1) && fail "fold -w 5 DIR should fail as coreutils fails"
+  grep -q "Is a directory" <<<"$out" || fail "fold -w 5 DIR did not hand over: $out"
+  # An option's value that is a directory is not an operand.
+  "$make_seed" "$tmp"
+  fold -q --csv "$tmp/runs" "$tmp/seed-zlib.bin" || fail "fold --csv DIR TRACE refused"
+  [ -s "$tmp/runs/regions.csv" ] || fail "fold --csv DIR TRACE wrote no regions.csv"
+  ;;
+run_end)
+  # A run killed with SIGKILL or dead of a signal is said first, in the
+  # terminal, the report and the JSON; the analysis of what was recovered
+  # still succeeds; a run cut before anything was written is an error.
+  libfold=${4:?libfold.so}
+  cd "$tmp"
+  loop='i=0; while :; do i=$((i+1)); done'
+  FOLD_QUIET=1 FOLD_FLUSH_INTERVAL=100ms FOLD_OUTPUT=killed.trace LD_PRELOAD="$libfold" sh -c "$loop" &
+  pid=$!
+  sleep 0.8
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  out=$("$fold" -q killed.trace) || fail "fold on a killed run must succeed"
+  sed -n 2p <<<"$out" | grep -Eq '^  This run did not end normally: killed \(no end record\); recovered [0-9.]+ ms of 1 thread up to the cut$' ||
+    fail "killed run: second line is not the cut: $(head -3 <<<"$out")"
+  out=$(COLUMNS=200 "$fold" profile -q killed.trace) || fail "fold profile on a killed run failed"
+  grep -q '^This run did not end normally: killed' <<<"$(head -1 <<<"$out")" ||
+    fail "fold profile does not say first that the run was cut: $(head -2 <<<"$out")"
+  "$fold" -q killed.trace --json killed.json -o killed.html || fail "fold --json/-o on a killed run failed"
+  grep -q '"run_end":{"status":"cut",' killed.json || fail "JSON run_end: $(grep -o '"run_end":{[^}]*}' killed.json)"
+  grep -q '<div class="warn bad run-end" id="run-end" role="alert" data-status="cut">This run did not end normally' \
+    killed.html || fail "no cut banner in the HTML report"
+  [ "$(grep -o 'id="run-end"' killed.html | wc -l)" -eq 1 ] || fail "the banner is not there once"
+  # ...and a user sees it in a browser (when Chromium is there).
+  rc=0
+  python3 "$(dirname "$0")/../report/check_html_chromium.py" killed.html \
+    --expect "This run did not end normally: killed (no end record)" >chromium.txt 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || fail "the banner in Chromium: $(cat chromium.txt)"
+  # A fatal signal.
+  rc=0
+  FOLD_QUIET=1 FOLD_OUTPUT=crashed.trace LD_PRELOAD="$libfold" \
+    sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; kill -SEGV $$' || rc=$?
+  [ "$rc" -eq 139 ] || fail "the crashing program exited $rc, not 139 (SIGSEGV)"
+  out=$("$fold" -q crashed.trace) || fail "fold on a crashed run must succeed"
+  sed -n 2p <<<"$out" | grep -Eq '^  The program died of SIGSEGV at [0-9.]+ m?s' ||
+    fail "crashed run: second line is not the signal: $(head -3 <<<"$out")"
+  "$fold" -q crashed.trace --json - | grep -q '"run_end":{"status":"signal",.*"signal":"SIGSEGV","signal_number":11' ||
+    fail "JSON run_end of the crash"
+  # A normal run says nothing of the kind.
+  FOLD_QUIET=1 FOLD_OUTPUT=normal.trace LD_PRELOAD="$libfold" sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
+  out=$("$fold" -q normal.trace --json normal.json -o normal.html) || fail "fold on a normal run"
+  grep -q '"run_end":{"status":"normal"}' normal.json || fail "JSON run_end of a normal run"
+  ! grep -q 'id="run-end"' normal.html || fail "a banner on a normal run"
+  ! "$fold" -q normal.trace | grep -q "did not end normally" || fail "a normal run said to be cut"
+  # Killed before anything was flushed: nothing to analyse, exit 1.
+  FOLD_QUIET=1 FOLD_FLUSH_INTERVAL=20s FOLD_OUTPUT=early.trace LD_PRELOAD="$libfold" sh -c "$loop" &
+  pid=$!
+  sleep 0.4
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  [ -e early.trace ] || fail "no trace after 0.4 s"
+  rc=0
+  out=$("$fold" -q early.trace -o early.html 2>&1) || rc=$?
+  [ "$rc" -eq 1 ] || fail "a run cut before any data: exit $rc, expected 1"
+  grep -q "early.trace: nothing to analyse: the run was cut" <<<"$out" || fail "message was: $out"
+  [ ! -e early.html ] || fail "a report was written for a run with nothing recovered"
+  ;;
+mixed_programs)
+  # Traces of different programs are refused unless --allow-mixed, which
+  # keeps their regions apart; the processes of one program (ranks, a copy
+  # of the executable elsewhere: same build-id) are one run.
+  libfold=${4:?libfold.so}
+  cd "$tmp"
+  cp "$(command -v dash)" dash-copy
+  work='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
+  FOLD_QUIET=1 FOLD_OUTPUT=a.trace LD_PRELOAD="$libfold" dash -c "$work"
+  FOLD_QUIET=1 FOLD_OUTPUT=a2.trace LD_PRELOAD="$libfold" dash -c "$work"
+  FOLD_QUIET=1 FOLD_OUTPUT=a3.trace LD_PRELOAD="$libfold" ./dash-copy -c "$work"
+  FOLD_QUIET=1 FOLD_OUTPUT=b.trace LD_PRELOAD="$libfold" bash -c "$work"
+  for cmd in "" profile "export --format=folded"; do
+    rc=0
+    # shellcheck disable=SC2086
+    out=$("$fold" $cmd -q a.trace b.trace 2>&1 >/dev/null) || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $cmd a.trace b.trace: exit $rc, expected 2"
+    grep -qF "fold: a.trace and b.trace come from different programs ($(realpath "$(command -v dash)"), $(realpath "$(command -v bash)")): give one program's traces, or --allow-mixed to analyse them together" <<<"$out" ||
+      fail "fold $cmd a.trace b.trace: message was: $out"
+  done
+  "$fold" -q a.trace a2.trace a3.trace --json same.json || fail "one program's traces (two pids, a copy) refused"
+  grep -q '"processes":\[{.*},{.*},{' same.json || fail "not three processes in same.json"
+  "$fold" -q --allow-mixed a.trace b.trace --json mixed.json || fail "--allow-mixed refused"
+  grep -q "traces of 2 different programs analysed together (--allow-mixed)" mixed.json ||
+    fail "no warning that two programs were analysed together"
+  "$fold" export --format=folded -q --allow-mixed a.trace b.trace >/dev/null || fail "export --allow-mixed refused"
+  # Regions of different programs are not merged by name.
+  example=${5:?example program with a region}
+  FOLD_QUIET=1 FOLD_OUTPUT=p.trace LD_PRELOAD="$libfold" "$example" 20 0.1 >/dev/null
+  FOLD_QUIET=1 FOLD_OUTPUT=p2.trace LD_PRELOAD="$libfold" "$example" 20 0.1 >/dev/null
+  "$fold" -q p.trace p2.trace --json p.json || fail "two runs of the example refused"
+  grep -q '"name":"timestep",' p.json || fail "one program: region timestep not named as such"
+  "$fold" -q --allow-mixed p.trace b.trace --json pb.json || fail "--allow-mixed with regions"
+  grep -q '"name":"timestep \[phases\]",' pb.json || fail "mixed: the example's region not named 'timestep [phases]'"
+  "$fold" -q --allow-mixed --region timestep p.trace b.trace --json pr.json || fail "--region NAME with --allow-mixed"
+  ;;
+unknown_env)
+  # An unknown FOLD_* variable gets one line with the nearest setting at
+  # start-up, and measurement goes on; the variables foldrun sets, and every
+  # one the runtime reads, are known.
+  libfold=${4:?libfold.so} foldrun=${6:?foldrun}
+  src=$(cd "$(dirname "$0")/../../.." && pwd)
+  cd "$tmp"
+  err=$(FOLD_SAMPEL=time@1ms FOLD_quiet=1 FOLD_FLUSH=1 FOLD_XYZZY=1 FOLD_OUTPUT=env.trace \
+    LD_PRELOAD="$libfold" sh -c 'echo measured' 2>&1 >out.txt) || fail "the program failed: $err"
+  [ "$(cat out.txt)" = measured ] || fail "the program's output changed"
+  [ -s env.trace ] || fail "measurement did not go on: no trace"
+  for want in "fold: FOLD_SAMPEL is not a fold setting (did you mean FOLD_SAMPLE?)" \
+    "fold: FOLD_quiet is not a fold setting (did you mean FOLD_QUIET?)" \
+    "fold: FOLD_FLUSH is not a fold setting (did you mean FOLD_FLUSH_INTERVAL?)" \
+    "fold: FOLD_XYZZY is not a fold setting; ignored"; do
+    [ "$(grep -cF -- "$want" <<<"$err")" -eq 1 ] || fail "expected once: '$want' in: $err"
+  done
+  # Said once per run, not by every process of it.
+  err=$(FOLD_SAMPEL=1 FOLD_OUTPUT=env.%p.trace LD_PRELOAD="$libfold" sh -c 'sh -c true; sh -c true' 2>&1)
+  [ "$(grep -c "FOLD_SAMPEL is not a fold setting" <<<"$err")" -eq 1 ] || fail "not said once per run: $err"
+  # foldrun's own variables (and the known ones) give no such line.
+  err=$("$foldrun" -q -e time@5ms -c none -o fr.trace -- sh -c 'echo ok' 2>&1 >/dev/null) || fail "foldrun: $err"
+  ! grep -q "not a fold setting" <<<"$err" || fail "foldrun's variables reported: $err"
+  [ -s fr.trace ] || fail "foldrun wrote no trace"
+  # Every FOLD_* name the runtime reads (getenv, rt__env_flag) is in its table.
+  table=$(sed -n '/^} known_vars\[\] = {/,/^};/p' "$src/src/runtime/rt_config.c")
+  [ -n "$table" ] || fail "the known_vars table was not found in rt_config.c"
+  for v in $(grep -hoE '(getenv|rt__env_flag|env_bool)\("FOLD_[A-Z0-9_]+"' "$src"/src/runtime/*.c "$src"/src/fold/*.c \
+    "$src"/src/cli/*.c | grep -oE 'FOLD_[A-Z0-9_]+' | sort -u); do
+    grep -qF "\"$v\"" <<<"$table" || fail "$v is read but not in rt_config.c's known_vars"
+  done
+  for v in $(grep -oE '^\| `FOLD_[A-Z0-9_]+`' "$src/docs/configuration.md" | grep -oE 'FOLD_[A-Z0-9_]+'); do
+    grep -qF "\"$v\"" <<<"$table" || fail "$v is documented but not in rt_config.c's known_vars"
+  done
+  ;;
+unknown_counter)
+  # A misspelt counter is an unknown event with the nearest names, not "no
+  # async-signal-safe read path"; a known event this machine cannot count
+  # is not called unknown; measurement goes on either way.
+  libfold=${4:?libfold.so}
+  cd "$tmp"
+  run() { # FOLD_COUNTERS value, FOLD_SAMPLE value
+    FOLD_COUNTERS=$1 FOLD_SAMPLE=$2 FOLD_OUTPUT=c.trace LD_PRELOAD="$libfold" sh -c 'echo ok' 2>&1 >/dev/null
+  }
+  err=$(run PAPI_TOT_INZ,perf::TASK-CLOCK time@10ms)
+  grep -q "^fold: counter PAPI_TOT_INZ: unknown event (did you mean PAPI_TOT_INS[,?]" <<<"$err" ||
+    fail "misspelt preset: $err"
+  ! grep -q "async-signal-safe" <<<"$err" || fail "a typo still called a missing read path: $err"
+  [ "$(grep -c PAPI_TOT_INZ <<<"$err")" -eq 1 ] || fail "the typo said more than once: $err"
+  "$fold" dump c.trace | grep -q 'counter_missing name="PAPI_TOT_INZ" reason="unknown event (did you mean PAPI_TOT_INS' ||
+    fail "the trace does not record the unknown event: $("$fold" dump c.trace | grep counter_missing)"
+  "$fold" dump c.trace | grep -q 'counter_def id=1 kind=software name="perf::TASK-CLOCK"' ||
+    fail "the valid counter of the list was not recorded"
+  err=$(run perf::TASK-CLOK time@10ms)
+  grep -qF "fold: counter perf::TASK-CLOK: unknown event (did you mean perf::TASK-CLOCK?)" <<<"$err" ||
+    fail "misspelt perf event: $err"
+  # Known events, whether this machine counts them or not, are not typos.
+  err=$(run PAPI_TOT_INS,PAPI_L1_DCM,perf::PAGE-FAULTS time@10ms)
+  ! grep -q "unknown event" <<<"$err" || fail "a known event called unknown: $err"
+  err=$(run none PAPI_TOT_INZ@1000000)
+  grep -q "^fold: FOLD_SAMPLE=PAPI_TOT_INZ@1000000: counter PAPI_TOT_INZ: unknown event (did you mean PAPI_TOT_INS" <<<"$err" ||
+    fail "misspelt sampling event: $err"
+  [ -s c.trace ] || fail "no trace"
+  ;;
+chrome_size)
+  # The Chrome export stays proportional to the trace: consecutive samples
+  # of a thread with one stack are one slice; past --max-size the rest is
+  # left out with a warning saying what and how to get it.
+  libfold=${4:?libfold.so} example=${5:?example program}
+  cd "$tmp"
+  FOLD_QUIET=1 FOLD_SAMPLE=time@1ms FOLD_OUTPUT=t.trace LD_PRELOAD="$libfold" "$example" 100 2 >/dev/null
+  err=$("$fold" export --format=chrome -o c.json t.trace 2>&1) || fail "chrome export failed: $err"
+  python3 -m json.tool c.json >/dev/null || fail "the export is not valid JSON"
+  tsize=$(stat -c %s t.trace) csize=$(stat -c %s c.json)
+  [ "$csize" -lt $((tsize * 5)) ] || fail "chrome export is $csize bytes for a trace of $tsize (more than 5x)"
+  grep -Eq "^fold: exported ([0-9]+) samples \(as ([0-9]+) slices" <<<"$err" || fail "summary line: $err"
+  samples=$(sed -nE 's/^fold: exported ([0-9]+) samples.*/\1/p' <<<"$err")
+  slices=$(sed -nE 's/.*\(as ([0-9]+) slices.*/\1/p' <<<"$err")
+  [ "$slices" -lt $((samples / 2)) ] || fail "$samples samples made $slices slices: consecutive samples not merged"
+  ! grep -q "limit" <<<"$err" || fail "the default limit was hit: $err"
+  # The limit, made small.
+  err=$("$fold" export --format=chrome -q --max-size 20K -o cut.json t.trace 2>&1) || fail "capped export failed: $err"
+  grep -q "^fold: export: the output reached its limit of 20 KiB (--max-size): [0-9]* samples and [0-9]* region instances at the end of the threads were left out, the first from [0-9.]* s; export them with --from/--to or --region, or raise --max-size" <<<"$err" ||
+    fail "no warning about the limit: $err"
+  python3 -m json.tool cut.json >/dev/null || fail "the capped export is not valid JSON"
+  [ "$(stat -c %s cut.json)" -le $((20 * 1024 + 2048)) ] || fail "capped export is $(stat -c %s cut.json) bytes"
+  "$fold" export --format=chrome -q --max-size 0 -o all.json t.trace || fail "--max-size 0"
+  [ "$(stat -c %s all.json)" -eq "$csize" ] || fail "--max-size 0 (no limit) differs from the default here"
+  rc=0
+  "$fold" export --format=chrome --max-size 12Q t.trace >/dev/null 2>err.txt || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "max-size 12Q: expected a size" err.txt || fail "bad --max-size: $rc $(cat err.txt)"
+  ;;
+unknown_region)
+  # A --region that names no region is a usage error: the nearest names, exit
+  # 2, and no output file at all, for the report, profile and export alike.
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin" # its one region is "step"
+  for cmd in "" profile "export --format=folded" "export --format=chrome"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$fold" $cmd --region stpe -o "$tmp/out" $([ -z "$cmd" ] && echo "--json $tmp/out.json") "$t" \
+      >"$tmp/stdout" 2>"$tmp/err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $cmd --region stpe: exit $rc, expected 2"
+    grep -qF "fold: --region stpe: no region of that name in $t; nearest: step" "$tmp/err" ||
+      fail "fold $cmd --region stpe: message was: $(cat "$tmp/err")"
+    grep -q "fold profile" "$tmp/err" || fail "fold $cmd: no hint how to list the regions"
+    [ ! -e "$tmp/out" ] && [ ! -e "$tmp/out.json" ] || fail "fold $cmd --region stpe wrote an output file"
+    [ ! -s "$tmp/stdout" ] || fail "fold $cmd --region stpe printed: $(head -c 300 "$tmp/stdout")"
+  done
+  # The right name still works.
+  "$fold" --region step -q --json "$tmp/ok.json" "$t" || fail "fold --region step failed"
+  [ -s "$tmp/ok.json" ] || fail "fold --region step wrote nothing"
+  ;;
 newer_version)
   "$make_seed" "$tmp"
   t="$tmp/seed-zlib.bin"

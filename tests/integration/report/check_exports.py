@@ -151,7 +151,7 @@ def chrome(fold, trace, work, *opts):
     p = subprocess.run([sys.executable, "-m", "json.tool", out], capture_output=True)
     check(p.returncode == 0, "json.tool rejects the chrome export: %s" % p.stderr.decode(errors="replace"))
     events = json.load(open(out, encoding="utf-8"))["traceEvents"]
-    stacks, samples, begins = {}, [], 0
+    stacks, samples, begins, slice_ends = {}, [], 0, {}
     for e in events:
         key = (e["pid"], e.get("tid"))
         if e["ph"] == "B":
@@ -161,11 +161,24 @@ def chrome(fold, trace, work, *opts):
             st = stacks.get(key, [])
             check(st and st[-1][0] == e["name"] and st[-1][1] <= e["ts"],
                   "unbalanced E %s on %r" % (e["name"], key))
+            inside = [end for depth, end in slice_ends.get(key, []) if depth == len(st)]
+            check(all(end <= e["ts"] + 2e-3 for end in inside), "a sample slice outlasts its region %s" % e["name"])
+            slice_ends[key] = [(d, end) for d, end in slice_ends.get(key, []) if d != len(st)]
             if st:
                 st.pop()
-        elif e["ph"] == "i":
-            samples.append(e)
+        elif e["ph"] == "X" and e["cat"] == "sample":
+            # Consecutive samples of a thread with one stack are one slice:
+            # counted here as the samples it stands for.
+            n = e["args"].get("samples", 0)
+            check(n >= 1 and e["dur"] >= 0, "bad sample slice %r" % e)
+            samples.extend([e] * n)
             check("stack" in e["args"] and e["args"]["stack"].endswith(e["name"]), "sample without stack")
+            st = stacks.get(key, [])
+            check(not st or st[-1][1] <= e["ts"], "sample slice before its enclosing region's begin")
+            if st:
+                slice_ends.setdefault(key, []).append((len(st), e["ts"] + e["dur"]))
+        elif e["ph"] == "i":
+            check(False, "a sample as an instant event: %r" % e)
     for key, st in stacks.items():
         check(not st, "unclosed B events on %r: %r" % (key, st))
     return events, samples, begins
@@ -182,11 +195,13 @@ def chrome_check(fold, trace, exp, work):
     events, samples, _ = chrome(fold, trace, work, "--from", str(exp["from"]), "--to", str(exp["to"]))
     check(len(samples) == exp["in_window"], "chrome window: %d samples" % len(samples))
     lo, hi = exp["from"] * 1e6, exp["to"] * 1e6
-    check(all(lo - 1e-3 <= e["ts"] <= hi + 1e-3 for e in events if e["ph"] != "M"), "event outside the window")
+    check(all(lo - 1e-3 <= e["ts"] <= e["ts"] + e.get("dur", 0) <= hi + 2e-3 for e in events if e["ph"] != "M"),
+          "event outside the window")
     events, samples, _ = chrome(fold, trace, work, "--from", str(exp["from2"]), "--to", str(exp["to2"]))
     check(len(samples) == exp["in_window2"], "chrome window 2: %d samples" % len(samples))
     lo, hi = exp["from2"] * 1e6, exp["to2"] * 1e6
-    check(all(lo - 1e-3 <= e["ts"] <= hi + 1e-3 for e in events if e["ph"] != "M"), "event outside window 2")
+    check(all(lo - 1e-3 <= e["ts"] <= e["ts"] + e.get("dur", 0) <= hi + 2e-3 for e in events if e["ph"] != "M"),
+          "event outside window 2")
     clipped = [e for e in events if e["ph"] == "B" and e.get("args", {}).get("clipped")]
     check(len(clipped) >= 2, "regions open at the window start are not opened as clipped: %r" % clipped)
     _, samples, begins = chrome(fold, trace, work, "--no-samples")
@@ -198,8 +213,9 @@ def errors_check(fold, trace, work):
     check(b"--format svg" in p.stderr, "bad format message: %r" % p.stderr)
     p = run([fold, "export", "--format=folded", os.path.join(work, "missing.bin")], 1)
     check(b"missing.bin" in p.stderr, "missing trace message: %r" % p.stderr)
-    p = run([fold, "export", "--format=folded", "--region", "nosuch", trace], 1)
-    check(b"nosuch" in p.stderr, "unknown region message: %r" % p.stderr)
+    p = run([fold, "export", "--format=folded", "--region", "innr", trace], 2)
+    check(b"--region innr: no region of that name" in p.stderr and b"nearest: inner" in p.stderr,
+          "unknown region message: %r" % p.stderr)
     p = run([fold, "export", "--format=folded", "--from", "2", "--to", "1", trace], 2)
 
 

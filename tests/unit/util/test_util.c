@@ -144,6 +144,34 @@ static void test_strings(void **state)
 	free(s);
 }
 
+static const char *nth_name(const void *arg, size_t i)
+{
+	return ((const char *const *)arg)[i];
+}
+
+/* The edit distance counts single-character edits (case aside), and the
+ * nearest names come nearest first, within the bound, never the name itself. */
+static void test_nearest_names(void **state)
+{
+	(void)state;
+	assert_int_equal(util_edit_distance("timestpe", "timestep"), 2);
+	assert_int_equal(util_edit_distance("FOLD_SAMPEL", "FOLD_SAMPLE"), 2);
+	assert_int_equal(util_edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(util_edit_distance("", "abc"), 3);
+	assert_int_equal(util_edit_distance("Timestep", "timestep"), 0);
+	const char *names[] = {"force",    "timestep", "timestep_inner", "neighbor",
+	                       "timestpe", NULL,       "Timestep"};
+	size_t idx[UTIL_NEAREST_MAX];
+	size_t n = util_nearest("timestpe", nth_name, names, 7, 10, 3, idx);
+	assert_int_equal(n, 3);
+	assert_int_equal(idx[0], 1); /* timestep and Timestep: 2 edits each, in table order */
+	assert_int_equal(idx[1], 6);
+	n = util_nearest("timestpe", nth_name, names, 7, 2, 8, idx);
+	assert_int_equal(n, 2);
+	assert_int_equal(util_typo_bound("FOLD_SAMPEL"), 3);
+	assert_int_equal(util_typo_bound("ab"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +182,7 @@ int main(void)
 	    cmocka_unit_test(test_buf_builds_text),
 	    cmocka_unit_test(test_buf_oom_is_sticky),
 	    cmocka_unit_test(test_strings),
+	    cmocka_unit_test(test_nearest_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

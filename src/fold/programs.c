@@ -1,0 +1,69 @@
+/* programs.c: which program each trace comes from (programs.h). */
+#include "programs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The module loaded from the exe (its build-id identifies the program). */
+static const ingest__module *main_module(const ingest__trace *t)
+{
+	const char *exe = ingest__trace_info(t, "exe");
+	if (!exe)
+		return NULL;
+	for (size_t m = 0; m < t->nmod; m++)
+		if (t->mod[m].path && !strcmp(t->mod[m].path, exe))
+			return &t->mod[m];
+	return NULL;
+}
+
+/* 1 when a and b are of one program, or when either does not say. */
+static int same_program(const ingest__trace *a, const ingest__trace *b)
+{
+	const ingest__module *ma = main_module(a), *mb = main_module(b);
+	if (ma && mb && ma->build_id_len && mb->build_id_len)
+		return ma->build_id_len == mb->build_id_len &&
+		       !memcmp(ma->build_id, mb->build_id, ma->build_id_len);
+	const char *ea = ingest__trace_info(a, "exe"), *eb = ingest__trace_info(b, "exe");
+	return !ea || !eb || !strcmp(ea, eb);
+}
+
+size_t programs__number(ingest__trace *const *tr, size_t n, unsigned *prog)
+{
+	size_t nprog = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < i && !same_program(tr[k], tr[i]))
+			k++;
+		prog[i] = k < i ? prog[k] : (unsigned)nprog++;
+	}
+	return nprog;
+}
+
+const char *programs__label(const ingest__trace *t)
+{
+	const char *exe = ingest__trace_info(t, "exe");
+	if (!exe)
+		return "unknown program";
+	const char *slash = strrchr(exe, '/');
+	return slash && slash[1] ? slash + 1 : exe;
+}
+
+int programs__check(ingest__trace *const *tr, size_t n, int allow_mixed, char *err, size_t errlen)
+{
+	if (allow_mixed || n < 2)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if (same_program(tr[0], tr[i]))
+			continue;
+		const char *a = ingest__trace_info(tr[0], "exe"), *b = ingest__trace_info(tr[i], "exe");
+		int rebuilt = !strcmp(a, b); /* same path, other build-id */
+		snprintf(err, errlen,
+		         "%s and %s come from different programs (%s, %s%s): give one program's traces, or "
+		         "--allow-mixed to analyse them together",
+		         tr[0]->path, tr[i]->path, a, rebuilt ? "rebuilt in between: " : "", b);
+		return -PROGRAMS_MIXED_ERRNO;
+	}
+	return 0;
+}
