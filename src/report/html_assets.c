@@ -38,7 +38,7 @@ const char report_html_css[] =
 	"th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}\n"
 	"th{font-weight:600;color:var(--ink2);font-size:12px;background:#f1f5f9;white-space:nowrap}\n"
 	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-	"td.fn{word-break:break-all}\n"
+	"td.fn{overflow-wrap:anywhere;min-width:14ch}\n"
 	".js table.sortable th{cursor:pointer;user-select:none}\n"
 	".js table.sortable th:hover{color:var(--accent)}\n"
 	"th.asc:after{content:\" \\25B2\";font-size:9px}\n"
