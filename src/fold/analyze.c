@@ -117,13 +117,25 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	}
 	c.nprog = programs__number(c.tr, c.ntr, c.prog);
-	if (c.nprog > 1)
+	c.main_prog = programs__main(c.tr, c.prog, c.ntr, c.nprog);
+	if (c.nprog > 1 && opt->allow_mixed)
 		analyze__warn(
 		    &c,
-		    "traces of %zu different programs analysed together (--allow-mixed): their "
-		    "regions are kept apart as \"name [program]\"; the call trees and hot functions "
+		    "traces of %zu different programs analysed together (--allow-mixed): the regions of "
+		    "all but %s are kept apart as \"name [program]\"; the call trees and hot functions "
 		    "merge functions of the same name",
-		    c.nprog);
+		    c.nprog, programs__label(c.tr[programs__first(c.prog, c.ntr, c.main_prog)]));
+	else if (c.nprog > 1)
+		for (size_t i = 0; i < c.ntr; i++)
+			if (c.prog[i] != c.main_prog)
+				analyze__warn(
+				    &c,
+				    "%s: a trace of another program of the same run (%s), analysed with "
+				    "it: its regions are kept apart as \"name [%s]\"",
+				    c.tr[i]->path,
+				    ingest__trace_info(c.tr[i], "exe") ? ingest__trace_info(c.tr[i], "exe")
+				                                       : "?",
+				    programs__label(c.tr[i]));
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))
 		goto fail_nomem;

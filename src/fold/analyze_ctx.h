@@ -34,8 +34,9 @@ typedef struct analyze_ctx {
 	const fold_options *opt;
 	ingest__trace **tr;
 	size_t ntr;
-	unsigned *prog; /* per trace: its program (programs.h) */
-	size_t nprog;   /* > 1 only with allow_mixed: regions are then kept apart by program */
+	unsigned *prog;     /* per trace: its program (programs.h) */
+	size_t nprog;       /* > 1: allow_mixed, or helpers of one run; regions kept apart by program */
+	unsigned main_prog; /* the run's main program (most traces): its regions keep their names */
 	fold_analysis *a;
 	analyze_region_def *reg;
 	size_t nreg, cap_reg;

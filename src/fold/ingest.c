@@ -347,9 +347,11 @@ static int on_record(loader *L, const trace_record *r)
 		if (t->nclock == 0) {
 			t->clk_tick0 = r->tick;
 			t->clk_mono0 = r->u.clock.mono_ns;
+			t->clk_real0 = r->u.clock.real_ns;
 		}
 		t->clk_tick1 = r->tick;
 		t->clk_mono1 = r->u.clock.mono_ns;
+		t->clk_real1 = r->u.clock.real_ns;
 		t->nclock++;
 		return 0;
 	case TRACE_REC_COUNTER_DEF:

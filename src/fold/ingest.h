@@ -122,6 +122,7 @@ typedef struct ingest__trace {
 	/* CLOCK records: first and last */
 	int nclock;
 	uint64_t clk_tick0, clk_mono0, clk_tick1, clk_mono1;
+	uint64_t clk_real0, clk_real1; /* wall-clock time (ns since the epoch) of the first and last CLOCK */
 	double ns_per_tick;
 	uint64_t origin_tick; /* time 0 of the process (first CLOCK, else earliest event) */
 	ingest__counter_def *ctr;

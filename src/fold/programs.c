@@ -50,9 +50,65 @@ const char *programs__label(const ingest__trace *t)
 	return slash && slash[1] ? slash + 1 : exe;
 }
 
+unsigned programs__main(ingest__trace *const *tr, const unsigned *prog, size_t n, size_t nprog)
+{
+	unsigned best = 0;
+	size_t bestn = 0;
+	uint64_t bestspan = 0;
+	for (size_t p = 0; p < nprog; p++) {
+		size_t c = 0;
+		uint64_t span = 0;
+		for (size_t i = 0; i < n; i++)
+			if (prog[i] == p) {
+				c++;
+				uint64_t s = tr[i]->clk_real1 - tr[i]->clk_real0;
+				span = s > span ? s : span;
+			}
+		if (c > bestn || (c == bestn && span > bestspan)) {
+			bestn = c;
+			bestspan = span;
+			best = (unsigned)p;
+		}
+	}
+	return best;
+}
+
+size_t programs__first(const unsigned *prog, size_t n, unsigned p)
+{
+	size_t i = 0;
+	while (i < n && prog[i] != p)
+		i++;
+	return i < n ? i : 0;
+}
+
+/* Did traces a and b run at the same time (their wall-clock spans overlap:
+ * a launcher's daemon spans the program, a child runs inside it)? */
+static int same_time(const ingest__trace *a, const ingest__trace *b)
+{
+	if (!a->nclock || !b->nclock || !a->clk_real0 || !b->clk_real0)
+		return 0;
+	return a->clk_real0 <= b->clk_real1 && b->clk_real0 <= a->clk_real1;
+}
+
 int programs__check(ingest__trace *const *tr, size_t n, int allow_mixed, char *err, size_t errlen)
 {
 	if (allow_mixed || n < 2)
+		return 0;
+	unsigned *prog = calloc(n, sizeof *prog);
+	if (!prog)
+		return -ENOMEM;
+	size_t nprog = programs__number(tr, n, prog);
+	unsigned mp = programs__main(tr, prog, n, nprog);
+	int helpers = nprog > 1;
+	for (size_t i = 0; i < n && helpers; i++)
+		if (prog[i] != mp) {
+			int overlap = 0;
+			for (size_t k = 0; k < n && !overlap; k++)
+				overlap = prog[k] == mp && same_time(tr[k], tr[i]);
+			helpers = overlap;
+		}
+	free(prog);
+	if (helpers)
 		return 0;
 	for (size_t i = 1; i < n; i++) {
 		if (same_program(tr[0], tr[i]))

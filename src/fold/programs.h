@@ -20,9 +20,16 @@
 size_t programs__number(ingest__trace *const *tr, size_t n, unsigned *prog);
 /* A short label of trace t's program: the exe's base name ("miniMD"). */
 const char *programs__label(const ingest__trace *t);
-/* 0 when the traces come from one program or allow_mixed; else
- * -PROGRAMS_MIXED_ERRNO with "a.trace and b.trace come from different
- * programs (...)" in err. */
+/* The run's main program: the one with the most traces; on a tie the one
+ * that ran longest (the parent of a helper it started), then the first. */
+unsigned programs__main(ingest__trace *const *tr, const unsigned *prog, size_t n, size_t nprog);
+/* The first trace of program p. */
+size_t programs__first(const unsigned *prog, size_t n, unsigned p);
+/* 0 when the traces come from one program, or allow_mixed, or when every
+ * trace of another program ran at the same time as the main program's
+ * (helpers of one job: an MPI launcher's daemons, a shell the program
+ * started; their regions are then kept apart); else -PROGRAMS_MIXED_ERRNO
+ * with "a.trace and b.trace come from different programs (...)" in err. */
 int programs__check(ingest__trace *const *tr, size_t n, int allow_mixed, char *err, size_t errlen);
 
 #endif

@@ -100,12 +100,12 @@ static void burst_names_unique(char (*names)[256], const ingest__trace *t)
 	}
 }
 
-/* region_index for a region of trace i: with several programs, each one's
- * regions apart, as "name [program]". */
+/* region_index for a region of trace i: with several programs, the regions
+ * of all but the run's main program apart, as "name [program]". */
 static int trace_region_index(analyze_ctx *c, size_t i, const char *name, unsigned kind, uint64_t address,
                               uint32_t *out)
 {
-	if (c->nprog < 2)
+	if (c->nprog < 2 || c->prog[i] == c->main_prog)
 		return region_index(c, name, kind, address, out);
 	char *full = util_asprintf("%s [%s]", name, programs__label(c->tr[i]));
 	if (!full)
