@@ -119,6 +119,11 @@ openmp)
 		row=$(grep "^  parallel region 1 in main " out$w.txt | head -n 1)
 		echo "$row" | grep -q "thread #1$" || fail "thread #1 (twice the work) not named slowest: '$row'"
 	done
+	# the same answers in the HTML report, rendered in Chromium (skipped without it)
+	"$FOLD_CLI" -q omp.trace -o omp.html 2>err.txt || fail "fold -o: $(cat err.txt)"
+	"$PYTHON" "$CHECK_HTML" omp.html --screenshot omp.png --expect "Where the CPUs worked" \
+		--expect "parallel region 1 in main" --expect "OpenMP worker" --expect "Imbalance" \
+		>chromium.txt 2>&1 || { rc=$?; cat chromium.txt; [ $rc -eq 77 ] || fail "the HTML report: see above"; }
 	# the same views as tidy CSV
 	"$FOLD_CLI" -q omp.trace --csv csv 2>err.txt || fail "fold --csv: $(cat err.txt)"
 	grep -q "^0,-1,[0-9]*,1,openmp," csv/threads.csv || fail "threads.csv: no OpenMP worker: $(cat csv/threads.csv)"
