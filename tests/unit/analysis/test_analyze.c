@@ -896,6 +896,42 @@ static void test_self_check_scales_with_evidence(void **state)
 	fold_analysis_free(a);
 }
 
+/* Instances as long as the sampling period (1 ms, durations +-30%): a
+ * sample lands in nearly every long one and misses short ones, so the
+ * sampled instances are longer for their length, not for the sample's
+ * cost. The delivery must not be estimated from them: it was (302 us per
+ * sample), which shrank the folded instance to 0.71 ms and hid its phases.
+ * Now: not estimated (only the handler's measured time is taken out), two
+ * phases, the switch within 2% of the instance. */
+static void test_delivery_not_estimated_from_long_instances(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.period_ns = 1e6;
+	c.duration_jitter = 0.3;
+	c.sample_cost_ns = 26e3;
+	c.sample_handler_ns = 8e3;
+	c.sample_lag_ns = 2e3;
+	c.seed = 1;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	assert_true(a->sample_delivery_ns == 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->nphases, 2);
+	assert_true(fabs(r->phases[1].start - 0.37) < 0.02);
+	assert_true(fabs(r->folded_mean_duration_ns / 1e6 - 1) < 0.05);
+	fold_analysis_free(a);
+}
+
 /* The same, with the thread's CPU clock as a counter (perf::TASK-CLOCK,
  * read at enter/exit and by every sample): the kernel counts each sample's
  * cost as the thread's CPU time, so without taking it out the folded
@@ -1206,6 +1242,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_self_check_scales_with_evidence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_estimated_series_rates_from_sample_pairs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_delivery_not_estimated_from_long_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
