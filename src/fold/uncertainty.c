@@ -138,6 +138,7 @@ static void interval(double *v, size_t n, double *lo, double *hi)
 #define FOLD__CHECK_RATE 0.03
 #define FOLD__CHECK_BOUNDARY_FIXED 0.05
 #define FOLD__CHECK_RATE_FIXED 0.10
+#define FOLD__CHECK_GAPS 4.0
 
 static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
                        uint32_t nid, const uint8_t *present, uint32_t *mult, uint32_t *offset,
@@ -171,13 +172,27 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 		uint32_t nu = 0;
 		for (uint32_t i = 0; i < nid; i++)
 			nu += present[i] != 0;
-		double widen = 2.576 / 1.645 * sqrt((double)nu / (double)cnt[0] + (double)nu / (double)cnt[1]);
+		double widen =
+		    2.576 / 1.645 * sqrt((double)nu / (double)cnt[0] + (double)nu / (double)cnt[1]);
+		/* A change point sits between two folded points: independent halves
+		 * place it some point gaps apart, which the bootstrap, resampling
+		 * the same points, does not see (it is known to be too narrow for
+		 * change points). A boundary may differ by FOLD__CHECK_GAPS of the
+		 * sparser half's mean point spacing. */
+		size_t npts = 0;
+		for (size_t k = 0; k < nps; k++)
+			if (!ps[k].rates_only && ps[k].n > npts)
+				npts = ps[k].n;
+		double half_pts =
+		    (double)npts * (double)(cnt[0] < cnt[1] ? cnt[0] : cnt[1]) / (double)(nu ? nu : 1);
+		double gap_floor = half_pts > 0 ? FOLD__CHECK_GAPS / half_pts : 1;
 		double bd = 0, rd = 0, excess = 0, ballow = FOLD__CHECK_BOUNDARY, rallow = FOLD__CHECK_RATE;
 		for (size_t j = 1; j < pr->nseg; j++) {
 			double a = nearest(&h[0], pr->bounds[j]), b = nearest(&h[1], pr->bounds[j]);
 			double d = isnan(a) || isnan(b) ? 1 : fabs(a - b);
 			double hw = 0.5 * (u->bhi[j] - u->blo[j]);
-			double allow = isnan(hw) ? FOLD__CHECK_BOUNDARY_FIXED : fmax(FOLD__CHECK_BOUNDARY, widen * hw);
+			double allow = isnan(hw) ? FOLD__CHECK_BOUNDARY_FIXED
+			                         : fmax(fmax(FOLD__CHECK_BOUNDARY, widen * hw), gap_floor);
 			if (d >= bd) {
 				bd = d;
 				ballow = allow;
@@ -200,8 +215,12 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 				if (isnan(a) || isnan(b) || !(mean > 1e-9))
 					continue;
 				double d = fabs(a - b) / mean;
-				double hw = u->rlo ? 0.5 * (u->rhi[k * pr->nseg + p] - u->rlo[k * pr->nseg + p]) / mean : NAN;
-				double allow = isnan(hw) ? FOLD__CHECK_RATE_FIXED : fmax(FOLD__CHECK_RATE, widen * hw);
+				double hw =
+				    u->rlo
+				        ? 0.5 * (u->rhi[k * pr->nseg + p] - u->rlo[k * pr->nseg + p]) / mean
+				        : NAN;
+				double allow =
+				    isnan(hw) ? FOLD__CHECK_RATE_FIXED : fmax(FOLD__CHECK_RATE, widen * hw);
 				if (d >= rd) {
 					rd = d;
 					rallow = allow;
