@@ -1013,7 +1013,10 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 		for (size_t k = 0; k < ns; k++)
 			continuous_fit(&S[k], r, k);
 	}
-	/* Phase rates: slope over each phase's interior, away from inner boundaries. */
+	/* Phase rates: a series that places boundaries, slope over each phase's
+	 * interior, away from the smear of inner boundaries; one that does not
+	 * (a sparse counter: its events may sit near a phase's edges), its mean
+	 * over the whole phase, which its curve averages to as well. */
 	double margin = fmax(1.0 / G, 2 * o->smear);
 	for (size_t k = 0; k < ns; k++) {
 		const double *knot = r->knot + k * (r->nseg + 1);
@@ -1027,7 +1030,7 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 			}
 			double s = len > 0 ? (knot[j + 1] - knot[j]) / len : 0, sl, se;
 			size_t ia = lower_bound(S[k].x, S[k].n, a + ma), ib = upper_index(&S[k], b - mb);
-			if (ib >= ia + 5 && seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL))
+			if (S[k].detect && ib >= ia + 5 && seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL))
 				s = sl;
 			r->slope[k * r->nseg + j] = s > 0 ? s : 0;
 		}

@@ -153,6 +153,11 @@ static double cpu_utilisation(ingest__trace *const *tr, const instances__instanc
 /* Minimum share of the best group's CPU utilisation a group needs to be
  * folded by default. */
 #define FOLD__MIN_RELATIVE_UTILISATION 0.9
+/* Instances a group's median CPU utilisation is taken from (fewer: unknown). */
+#define FOLD__MIN_UTILISATION_INSTANCES 10
+/* A group folded instead of the one with the most time (for its CPU share)
+ * has at least this share of that group's instances. */
+#define FOLD__MIN_PICK_SHARE 0.25
 
 /* The group folded by default: the one with the largest total time among
  * the groups that have the instances and samples to fold (can_fold[k]; all
@@ -187,7 +192,7 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 					u[m++] = v;
 			}
 		util[k] = -1;
-		if (m >= 3) {
+		if (m >= FOLD__MIN_UTILISATION_INSTANCES) {
 			qsort(u, m, sizeof *u, cmp_dbl);
 			util[k] = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
 			if (can_fold[k] == can_fold[sel] && util[k] > best)
@@ -203,6 +208,12 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 		    (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best))
 			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
 				pick = k;
+	/* A few long instances (a first time step that allocates, a step that
+	 * writes a checkpoint) are not the code's mode because they run on
+	 * the CPU more: the group picked over the one with the time must be a
+	 * population of its own. */
+	if (pick != SIZE_MAX && pick != sel && (double)gs[pick].used < FOLD__MIN_PICK_SHARE * (double)gs[sel].used)
+		pick = sel;
 	if (pick != SIZE_MAX && pick != sel) {
 		analyze__warn(
 		    c,
