@@ -626,6 +626,41 @@ static void test_unfoldable_group_never_chosen_for_cpu_share(void **state)
 	fold_analysis_free(a);
 }
 
+/* Every instance is paused once for 1.5 ms; 20 long ones (36 ms) hardly
+ * feel it and run on the CPU twice as much as the 300 short ones, which
+ * hold the time. The long ones are not the code's mode for that: the
+ * short instances are folded (the old rule picked the 20). */
+static void test_few_long_instances_not_picked_for_cpu_share(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 320;
+	c.ngroups = 2;
+	c.groups[0] = (synth_group){1.8e6, 300, 1};
+	c.groups[1] = (synth_group){35e6, 20, 1};
+	c.preempt = 1.0;
+	c.preempt_mean_ns = 1.5e6;
+	c.preempt_fixed = 1;
+	c.period_ns = 2e5;
+	c.noise = 0.02;
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->ngroups >= 2);
+	assert_true(r->folded);
+	print_message("selected median %.3g ms\n", r->groups[r->selected_group].median_duration_ns / 1e6);
+	assert_true(r->groups[r->selected_group].median_duration_ns < 10e6);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1235,6 +1270,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_never_chosen_for_cpu_share, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
