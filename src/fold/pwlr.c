@@ -121,6 +121,36 @@ static size_t lower_bound(const double *x, size_t n, double v)
 	return lo;
 }
 
+/* The series' cumulative share at x0, from a line through the points
+ * around it (the narrowest window, from 1% of the instance, with at least 8
+ * points); 0 and 1 at the ends, where every instance is pinned. */
+static double local_cum(const sser *s, double x0)
+{
+	if (x0 <= 0)
+		return 0;
+	if (x0 >= 1)
+		return 1;
+	size_t a = 0, b = 0;
+	for (double w = 0.005; w < 0.2; w *= 2) {
+		a = lower_bound(s->x, s->n, x0 - w);
+		b = lower_bound(s->x, s->n, x0 + w);
+		if (b >= a + 8)
+			break;
+	}
+	if (b < a + 2)
+		return NAN;
+	/* on the raw values: the working ones are winsorised to a fit */
+	double n = (double)(b - a), sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (size_t i = a; i < b; i++) {
+		sx += s->x[i];
+		sy += s->yr[i];
+		sxx += s->x[i] * s->x[i];
+		sxy += s->x[i] * s->yr[i];
+	}
+	double vxx = sxx - sx * sx / n, slope = vxx > 1e-300 ? (sxy - sx * sy / n) / vxx : 0;
+	return (sy - slope * sx) / n + slope * x0;
+}
+
 static size_t upper_index(const sser *s, double v)
 {
 	return v >= 1.0 ? s->n : lower_bound(s->x, s->n, v);
@@ -1030,8 +1060,14 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 			}
 			double s = len > 0 ? (knot[j + 1] - knot[j]) / len : 0, sl, se;
 			size_t ia = lower_bound(S[k].x, S[k].n, a + ma), ib = upper_index(&S[k], b - mb);
-			if (S[k].detect && ib >= ia + 5 && seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL))
+			if (S[k].detect && ib >= ia + 5 && seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL)) {
 				s = sl;
+			} else if (!S[k].detect && len > 0) {
+				/* the mean over the phase, from the points at its ends */
+				double ca = local_cum(&S[k], a), cb = local_cum(&S[k], b);
+				if (isfinite(ca) && isfinite(cb))
+					s = (cb - ca) / len;
+			}
 			r->slope[k * r->nseg + j] = s > 0 ? s : 0;
 		}
 	}

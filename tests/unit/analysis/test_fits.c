@@ -89,6 +89,59 @@ static void test_three_phases_and_joint_series(void **state)
 	pwlr__result_free(&res);
 }
 
+/* A short burst at 0.78-0.80 of a precise two-phase series falls on about
+ * one point of 60: a phase on it would be a rate on nothing. Every phase
+ * the fit reports holds at least 10 points. */
+static void test_phase_needs_ten_points(void **state)
+{
+	(void)state;
+	enum { N = 60 };
+	double x[N], y[N];
+	const double b[] = {0, 0.5, 0.78, 0.80, 1}, r[] = {4, 1, 20, 1};
+	for (unsigned seed = 1; seed <= 5; seed++) {
+		make(x, y, N, b, r, 4, 0.001, seed);
+		pwlr__series s = {x, y, N, NULL, 0};
+		pwlr__opts o;
+		pwlr__opts_init(&o);
+		pwlr__result res;
+		assert_int_equal(pwlr__fit(&s, 1, &o, &res), 0);
+		for (size_t j = 0; j < res.nseg; j++) {
+			int n = 0;
+			for (int i = 0; i < N; i++)
+				n += x[i] >= res.bounds[j] && x[i] < res.bounds[j + 1];
+			if (res.nseg > 1 && n < 10)
+				fail_msg("seed %u: phase [%.3f, %.3f) holds %d points", seed, res.bounds[j],
+				         res.bounds[j + 1], n);
+		}
+		pwlr__result_free(&res);
+	}
+}
+
+/* A sparse counter that does not place boundaries, with its events at the
+ * edges of the first phase: its rate there is its mean over the phase (what
+ * its curve averages to), not the slope of the phase's empty interior. */
+static void test_rates_only_series_rate_is_phase_mean(void **state)
+{
+	(void)state;
+	enum { N = 2000 };
+	static double x0[N], y0[N], x1[N], y1[N];
+	const double b0[] = {0, 0.5, 1}, r0[] = {3, 1};
+	const double b1[] = {0, 0.05, 0.45, 0.5, 1}, r1[] = {10, 0.01, 10, 1};
+	make(x0, y0, N, b0, r0, 2, 0.002, 21);
+	make(x1, y1, N, b1, r1, 4, 0.002, 22);
+	pwlr__series s[2] = {{x0, y0, N, NULL, 0}, {x1, y1, N, NULL, 1}};
+	pwlr__opts o;
+	pwlr__opts_init(&o);
+	pwlr__result res;
+	assert_int_equal(pwlr__fit(s, 2, &o, &res), 0);
+	assert_int_equal(res.nseg, 2);
+	double mean0 = cum(b1, r1, 4, res.bounds[1]) / res.bounds[1];
+	double got = res.slope[1 * res.nseg + 0];
+	if (fabs(got / mean0 - 1) > 0.05)
+		fail_msg("rates-only series: phase 0 slope %.4g, its mean over the phase %.4g", got, mean0);
+	pwlr__result_free(&res);
+}
+
 static void test_straight_line_is_one_phase(void **state)
 {
 	(void)state;
@@ -393,6 +446,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_break_at_037_found_within_1_percent),
 	    cmocka_unit_test(test_three_phases_and_joint_series),
+	    cmocka_unit_test(test_phase_needs_ten_points),
+	    cmocka_unit_test(test_rates_only_series_rate_is_phase_mean),
 	    cmocka_unit_test(test_straight_line_is_one_phase),
 	    cmocka_unit_test(test_ramp_is_one_gradual_phase),
 	    cmocka_unit_test(test_monotone_steps_are_not_a_ramp),
