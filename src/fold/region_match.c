@@ -48,6 +48,32 @@ static int region_index(analyze_ctx *c, const char *name, unsigned kind, uint64_
 	return 0;
 }
 
+/* name without its parameter lists: "Integrate::run(Atom&, Force*) [clone
+ * ._omp_fn.0]:105" -> "Integrate::run [clone ._omp_fn.0]:105" (a burst's
+ * name says where, not the signature). */
+static void strip_params(const char *in, char *out, size_t n)
+{
+	size_t o = 0;
+	int depth = 0;
+	for (const char *p = in; *p && o + 1 < n; p++) {
+		if (*p == '(' && !strncmp(p, "()", 2) && depth == 0 && p > in && p[-1] == 'r') {
+			out[o++] = *p; /* operator() */
+			continue;
+		}
+		if (*p == '(') {
+			depth++;
+			continue;
+		}
+		if (*p == ')' && depth > 0) {
+			depth--;
+			continue;
+		}
+		if (depth == 0)
+			out[o++] = *p;
+	}
+	out[o] = 0;
+}
+
 /* A burst's name for people: "burst after MPI_Allreduce in allsum (from
  * main:50)", from the runtime's "burst after MPI_Allreduce[ #k]", its call
  * site (the region's address, a return address in the function that made
@@ -73,12 +99,17 @@ static const char *burst_name(analyze_ctx *c, size_t proc, const ingest__region_
 	      : NULL;
 	if (f && !strncmp(f, "__libc_start", 12))
 		f = NULL; /* main's caller says nothing */
+	char ss[256], fs[256];
+	strip_params(s, ss, sizeof ss);
 	if (f) {
 		/* the site's function, then where it was called from */
-		size_t fl = strcspn(s, ":");
-		snprintf(buf, len, "burst after %.*s in %.*s (from %s)", (int)cl, call, (int)fl, s, f);
+		strip_params(f, fs, sizeof fs);
+		char *colon = strrchr(ss, ':');
+		if (colon && colon[1] >= '0' && colon[1] <= '9')
+			*colon = 0; /* the site's own line: the caller's says where */
+		snprintf(buf, len, "burst after %.*s in %.100s (from %.100s)", (int)cl, call, ss, fs);
 	} else {
-		snprintf(buf, len, "burst after %.*s in %s", (int)cl, call, s);
+		snprintf(buf, len, "burst after %.*s in %.200s", (int)cl, call, ss);
 	}
 	return buf;
 }
