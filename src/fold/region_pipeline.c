@@ -11,6 +11,9 @@
  *   build phases phases with per-series rates and samples -> r->phases
  *   uncertainty  bootstrap intervals of boundaries and rates, the
  *                odd/even self-check (uncertainty.c) -> r->phases, r->self_check
+ *   sampled rates  series whose enter/exit values are estimated: phase
+ *                rates (and their curve) from consecutive samples of one
+ *                instance -> r->phases, r->series
  *   apply models derived metrics from the model files (models.c)
  *   attribute    source lines per phase (attribution.c)
  *
