@@ -58,6 +58,24 @@ static double rate_of(const fold_phase_result *p, const char *name)
 	return NAN;
 }
 
+/* Writes c's synthetic trace and folds it with the piecewise-linear fit
+ * (min_samples 0: the default); the analysis must succeed. */
+static fold_analysis *fold_synth(const synth_config *c, unsigned min_samples)
+{
+	assert_int_equal(synth_write(c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	if (min_samples)
+		o.min_samples = min_samples;
+	o.fit = "pwlr";
+	o.diag = quiet;
+	fold_analysis *a = NULL;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	return a;
+}
+
 static void check_two_phases(const fold_region_result *r)
 {
 	assert_true(r->folded);
@@ -152,15 +170,7 @@ static void test_pwlr_fit_counter_sets_and_no_boundary_counters(void **state)
 	c.rotate_sets = 1;
 	c.boundary_counters = 0;
 	c.duration_jitter = 0.01;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	check_two_phases(r);
 	assert_string_equal(r->fit_method, "pwlr");
@@ -574,15 +584,7 @@ static void test_stretched_group_not_folded_by_default(void **state)
 	c.preempt_mean_ns = 2e6;
 	c.preempt_fixed = 1;
 	c.noise = 0.02;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	assert_int_equal(r->ngroups, 2);
 	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 1e6 - 1) < 0.05);
@@ -609,16 +611,7 @@ static void test_unfoldable_group_never_chosen_for_cpu_share(void **state)
 	c.preempt_fixed = 1;
 	c.period_ns = 1e6;
 	c.noise = 0.02;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.min_samples = 100; /* the unstretched group has about 40 */
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 100); /* the unstretched group has about 40 samples */
 	const fold_region_result *r = region(a, "iteration");
 	assert_int_equal(r->ngroups, 2);
 	assert_true(r->folded);
@@ -644,15 +637,7 @@ static void test_few_long_instances_not_picked_for_cpu_share(void **state)
 	c.preempt_fixed = 1;
 	c.period_ns = 2e5;
 	c.noise = 0.02;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	assert_true(r->ngroups >= 2);
 	assert_true(r->folded);
@@ -800,15 +785,7 @@ static void test_sample_cost_compensated(void **state)
 	c.sample_handler_ns = 8e3;
 	c.sample_lag_ns = 2e3;
 	c.seed = 77;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	assert_true(a->samples_compensated > 900);
 	assert_true(fabs(a->sample_handler_ns - 8e3) < 100);
 	assert_true(fabs(a->sample_delivery_ns / 18e3 - 1) < 0.1);
@@ -840,15 +817,7 @@ static void test_estimated_series_rates_from_sample_pairs(void **state)
 	c.period_ns = 3e5;
 	c.boundary_counters = 0;
 	c.noise = 0.05;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	assert_int_equal(r->nphases, 2);
 	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.03);
@@ -869,8 +838,7 @@ static void test_estimated_series_rates_from_sample_pairs(void **state)
 	c.period_ns = 1e6;
 	c.noise = 0.05;
 	c.seed = 1;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	a = fold_synth(&c, 0);
 	r = region(a, "iteration");
 	for (size_t p = 0; p < r->nphases; p++)
 		assert_true(isnan(rate_of(&r->phases[p], "cpu_time")));
@@ -892,15 +860,7 @@ static void test_self_check_scales_with_evidence(void **state)
 	c.period_ns = 1e6;
 	c.noise = 0.05;
 	c.seed = 2;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	const fold_self_check *sc = &r->self_check;
 	assert_true(sc->done);
@@ -916,8 +876,7 @@ static void test_self_check_scales_with_evidence(void **state)
 	c.instances = 1000;
 	c.odd_shift = 0.04;
 	c.seed = 3;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	a = fold_synth(&c, 0);
 	r = region(a, "iteration");
 	sc = &r->self_check;
 	assert_true(sc->done);
@@ -950,15 +909,7 @@ static void test_delivery_not_estimated_from_long_instances(void **state)
 	c.sample_handler_ns = 8e3;
 	c.sample_lag_ns = 2e3;
 	c.seed = 1;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	assert_true(a->sample_delivery_ns == 0);
 	const fold_region_result *r = region(a, "iteration");
 	assert_int_equal(r->nphases, 2);
@@ -987,15 +938,7 @@ static void test_sample_cost_out_of_cpu_clock(void **state)
 	c.sample_lag_ns = 2e3;
 	c.cpu_clock_counter = 1;
 	c.seed = 78;
-	assert_int_equal(synth_write(&c, trace, NULL), 0);
-	fold_options o;
-	fold_options_init(&o);
-	o.fit = "pwlr";
-	o.diag = quiet;
-	fold_analysis *a;
-	char err[256];
-	const char *paths[] = {trace};
-	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	assert_true(r->folded);
 	assert_int_equal(r->nphases, 2);
