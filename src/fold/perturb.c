@@ -177,6 +177,41 @@ out:
 	return got;
 }
 
+/* The part of the delivery D that lies before the handler's entry (the rest
+ * is the signal's return): in the instances of region A (process p) that
+ * carry one sample, short against the period, a sample stops the program at
+ * a uniform position of its time, so the compensated positions average 0.5
+ * exactly when the right part is taken out before the sample. With a_i the
+ * sample's time after the enter (less its lag) and d_i the instance's
+ * duration without the sample's whole cost, mean((a_i - Db) / d_i) = 0.5
+ * gives Db; clamped to [0, D]. D when there are too few such instances. */
+static double delivery_before(const analyze_ctx *c, const instances__region_acc *A, size_t p,
+                              const double *fallback, double D)
+{
+	const ingest__trace *t = c->tr[p];
+	double sa = 0, sw = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < A->ninst; i++) {
+		const instances__instance *in = &A->inst[i];
+		if (in->proc != p || in->nested_same || in->ise != in->isb + 1)
+			continue;
+		const ingest__thread *th = &t->threads[in->thread];
+		size_t k = in->isb;
+		double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
+		double d = in->dur_ns - handler_ns(th, k, fallback[in->thread]) - D;
+		double a = ((double)th->smp[k].tick - (double)in->t0) * t->ns_per_tick - lag;
+		if (!(d > 0) || a < 0 || a > in->dur_ns)
+			continue;
+		sa += a / d;
+		sw += 1 / d;
+		n++;
+	}
+	if (n < FOLD__MIN_COST_INSTANCES || !(sw > 0))
+		return D;
+	double db = (sa - 0.5 * (double)n) / sw;
+	return db < 0 ? 0 : db > D ? D : db;
+}
+
 int perturb__compensate_samples(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
@@ -212,15 +247,22 @@ int perturb__compensate_samples(analyze_ctx *c)
 		/* D: from the region with the most one-sample instances */
 		double D = 0;
 		size_t best = 0;
+		size_t from = SIZE_MAX;
 		for (size_t g = 0; g < c->nreg; g++) {
 			double d;
 			size_t got = delivery_from_region(c, &c->acc[g], p, fallback, &d);
 			if (got > best) {
 				best = got;
 				D = d;
+				from = g;
 			}
 		}
 		D = D < 0 ? 0 : D > 1e6 ? 1e6 : D;
+		/* Db: D's part before the handler (where the sample's timestamp
+		 * lags the program's stop); D - Db after it */
+		double Db = from != SIZE_MAX ? delivery_before(c, &c->acc[from], p, fallback, D) : D;
+		if (best && D >= a->sample_delivery_ns)
+			a->sample_delivery_before_ns = Db;
 		if (best && D > a->sample_delivery_ns)
 			a->sample_delivery_ns = D;
 		/* S[k]: time stolen before sample k, in ticks */
@@ -271,14 +313,14 @@ int perturb__compensate_samples(analyze_ctx *c)
 				double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX
 				                 ? th->lag_ns[k]
 				                 : 0;
-				double back = (lag + D) / t->ns_per_tick;
+				double back = (lag + Db) / t->ns_per_tick;
 				double tk = (double)th->smp[k].tick - S[i][k] - back;
 				if (tk < floor)
 					tk = floor;
 				floor = tk;
 				th->smp[k].tick = (uint64_t)llround(tk);
 				take_out_cpu_clock(t, th, th->smp[k].cset, th->smp[k].voff,
-				                   S[i][k] * t->ns_per_tick + D + lag);
+				                   S[i][k] * t->ns_per_tick + Db + lag);
 				if (th->cpu_cum) {
 					/* the stolen time ran on the CPU: delivery and the
 					 * handler up to its read for this sample, the rest of
@@ -288,7 +330,7 @@ int perturb__compensate_samples(analyze_ctx *c)
 					                      th->lag_ns[k - 1] != UINT32_MAX
 					                  ? th->lag_ns[k - 1]
 					                  : 0;
-					double own = th->smp[k].cpu_ns - (D + lag) - (prev - plag);
+					double own = th->smp[k].cpu_ns - (Db + lag) - (prev - plag) - (k ? D - Db : 0);
 					cpu += own > 0 ? own : 0;
 					th->cpu_cum[k] = cpu;
 				}

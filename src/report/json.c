@@ -632,6 +632,7 @@ static void write_document(jw *w, const fold_analysis *a)
 	kint(w, "samples_compensated", (long long)a->samples_compensated);
 	knum(w, "handler_ns", a->sample_handler_ns);
 	knum(w, "delivery_ns", a->sample_delivery_ns);
+	knum(w, "delivery_before_handler_ns", a->sample_delivery_before_ns);
 	close_(w, '}');
 	write_run_end(w, a);
 	karr(w, "processes");

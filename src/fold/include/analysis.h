@@ -377,6 +377,7 @@ typedef struct fold_analysis {
 	 * not estimated, then only the handler's time is taken out), and how
 	 * many samples had it (0: the traces carry no sample_cost records). */
 	double sample_handler_ns, sample_delivery_ns;
+	double sample_delivery_before_ns; /* the part of the delivery before the handler's entry */
 	unsigned long samples_compensated;
 	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
 	size_t nmodels_skipped;
