@@ -249,7 +249,9 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		double cpu_prog = 0; /* the program's own CPU ns so far; steal is the samples' */
 		const double cost = c->sample_cost_ns > 0 ? c->sample_cost_ns : 0;
 		const double hand = cost > 0 ? fmin(c->sample_handler_ns, cost) : 0;
-		const double deliver = cost - hand; /* before the handler's entry */
+		const double after = cost > 0 ? fmin(c->sample_after_ns, cost - hand) : 0;
+		const double deliver =
+		    cost - hand - after; /* before the handler's entry; after: its return */
 		double ts = t0 + c->period_ns * uniform(&R);
 		unsigned i = 0;
 		int inside = 0;

@@ -74,6 +74,9 @@ typedef struct synth_config {
 	 * lag after the entry (sample_lag_ns), as sample_cost records. The
 	 * sampling clock runs on wall time; counters stop, CPU time runs. */
 	double sample_cost_ns, sample_handler_ns, sample_lag_ns;
+	/* ... of which this much comes after the handler (the signal's return);
+	 * the rest of the cost beyond the handler is before its entry */
+	double sample_after_ns;
 	/* 1: one more counter, perf::TASK-CLOCK (software), the thread's CPU
 	 * time in ns as the kernel counts it: the program's CPU time and every
 	 * sample's whole cost, read at enter/exit (with boundary_counters) and

@@ -918,6 +918,37 @@ static void test_delivery_not_estimated_from_long_instances(void **state)
 	fold_analysis_free(a);
 }
 
+/* A sample's cost split around the handler: 12 us of delivery before its
+ * entry, 8 us handler, 6 us of return after it. Only the part before moves
+ * the sample's position; fold measures it from where samples land in the
+ * short instances (taking all 18 us as before put the switch 12% of a
+ * 50 us instance early). */
+static void test_delivery_split_around_the_handler(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 20000;
+	c.groups[0].duration_ns = 5e4;
+	c.gap_ns = 5e4;
+	c.period_ns = 1e6;
+	c.noise = 0.02;
+	c.sample_cost_ns = 26e3;
+	c.sample_handler_ns = 8e3;
+	c.sample_lag_ns = 2e3;
+	c.sample_after_ns = 6e3;
+	c.seed = 79;
+	fold_analysis *a = fold_synth(&c, 0);
+	print_message("delivery %.0f ns, before the handler %.0f ns\n", a->sample_delivery_ns,
+	              a->sample_delivery_before_ns);
+	assert_true(fabs(a->sample_delivery_ns / 18e3 - 1) < 0.1);
+	assert_true(fabs(a->sample_delivery_before_ns / 12e3 - 1) < 0.2);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->nphases, 2);
+	assert_true(fabs(r->phases[1].start - 0.37) < 0.02);
+	fold_analysis_free(a);
+}
+
 /* The same, with the thread's CPU clock as a counter (perf::TASK-CLOCK,
  * read at enter/exit and by every sample): the kernel counts each sample's
  * cost as the thread's CPU time, so without taking it out the folded
@@ -1223,6 +1254,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_self_check_scales_with_evidence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_estimated_series_rates_from_sample_pairs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_delivery_not_estimated_from_long_instances, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_delivery_split_around_the_handler, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	};
