@@ -519,8 +519,13 @@ static int meaningful(const sser *S, size_t ns, double xa, double xm, double xb,
  * (or of any series, when none does)? */
 static int enough_points(const sser *S, size_t ns, double xa, double xb)
 {
+	int any_detect = 0;
+	for (size_t k = 0; k < ns; k++)
+		any_detect |= S[k].detect;
 	size_t most = 0;
 	for (size_t k = 0; k < ns; k++) {
+		if (any_detect && !S[k].detect)
+			continue;
 		size_t a = lower_bound(S[k].x, S[k].n, xa), b = lower_bound(S[k].x, S[k].n, xb);
 		if (b > a && b - a > most)
 			most = b - a;
