@@ -194,7 +194,9 @@ def fold_time(doc, sel):
         for r in regs:
             tot += sum(i[1] for i in r["instance_list"] if i[3] in (0, -1) and i[2] == th and lo <= i[0] <= hi)
         return tot / 1e9, "%d region(s)" % len(regs)
-    rows = [p for p in doc["profile"] if fnmatch.fnmatchcase(p["name"], pat)]
+    # functions' rows only: a burst's name says which function made its MPI
+    # call ("burst after MPI_Allreduce in miniFE::dot (from ...)")
+    rows = [p for p in doc["profile"] if p.get("kind") != 5 and fnmatch.fnmatchcase(p["name"], pat)]
     if not rows:
         return None, "no profile row %s" % pat
     per = []

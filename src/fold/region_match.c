@@ -48,30 +48,31 @@ static int region_index(analyze_ctx *c, const char *name, unsigned kind, uint64_
 	return 0;
 }
 
-/* name without its parameter lists: "Integrate::run(Atom&, Force*) [clone
- * ._omp_fn.0]:105" -> "Integrate::run [clone ._omp_fn.0]:105" (a burst's
- * name says where, not the signature). */
+/* A function's name without its signature: "T<int>::type ns::dot<V<int>
+ * >(V<int> const&) [clone .isra.0]:37" -> "ns::dot [clone .isra.0]:37" (a
+ * burst's name says where, not the types): parameter lists and template
+ * arguments dropped, then the return type (what precedes the last space
+ * outside the clone suffix). */
 static void strip_params(const char *in, char *out, size_t n)
 {
+	const char *clone = strstr(in, " [clone ");
+	size_t end = clone ? (size_t)(clone - in) : strlen(in);
+	char tmp[256];
 	size_t o = 0;
 	int depth = 0;
-	for (const char *p = in; *p && o + 1 < n; p++) {
-		if (*p == '(' && !strncmp(p, "()", 2) && depth == 0 && p > in && p[-1] == 'r') {
-			out[o++] = *p; /* operator() */
-			continue;
-		}
-		if (*p == '(') {
+	for (size_t i = 0; i < end && o + 1 < sizeof tmp; i++) {
+		char ch = in[i];
+		if ((ch == '(' || ch == '<') && !(ch == '<' && i >= 8 && !strncmp(in + i - 8, "operator", 8)))
 			depth++;
-			continue;
-		}
-		if (*p == ')' && depth > 0) {
+		else if ((ch == ')' || ch == '>') && depth > 0)
 			depth--;
-			continue;
-		}
-		if (depth == 0)
-			out[o++] = *p;
+		else if (depth == 0)
+			tmp[o++] = ch;
 	}
-	out[o] = 0;
+	tmp[o] = 0;
+	const char *name = strrchr(tmp, ' ');
+	name = name && name[1] ? name + 1 : tmp;
+	snprintf(out, n, "%s%s", name, clone ? clone : "");
 }
 
 /* A burst's name for people: "burst after MPI_Allreduce in allsum (from
