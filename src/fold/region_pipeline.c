@@ -1228,7 +1228,10 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
 	util_buf_init(&which);
 	for (size_t k = 0; k < nsw && !rc; k++) {
 		const series_work *s = &sw[k];
-		if (s->skind == FOLD__SER_WALL || s->f.nexact >= s->f.ninst)
+		/* measured for most instances (as choose_phase_series judges it):
+		 * the fitted rates hold; a few instances without boundary values
+		 * (a counter set switched between them) do not make it estimated */
+		if (s->skind == FOLD__SER_WALL || 2 * s->f.nexact >= s->f.ninst)
 			continue;
 		const char *name = r->series[k].name; /* sw[k].name moved there */
 		if (!name || (s->skind == FOLD__SER_COUNTER && !counter_ids(c, name, ids)))

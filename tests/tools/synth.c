@@ -84,6 +84,7 @@ typedef struct inst {
 	double b[SYNTH_MAX_PHASES + 1]; /* phase bounds as shares of the active duration */
 	unsigned group;
 	double rate_mul; /* group scale / outlier factor */
+	int no_boundary; /* its enter/exit carry no counter values */
 } inst;
 
 /* Active (counting) time of instance in between its start and t. */
@@ -235,6 +236,7 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			}
 			in->group = g;
 			in->rate_mul = mul;
+			in->no_boundary = c->boundary_missing > 0 && uniform(&R) < c->boundary_missing;
 			t += in->dur + c->gap_ns;
 		}
 		double tend = t;
@@ -312,11 +314,11 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			ADVANCE(tb);
 			if (!inside) {
 				TRACE_PUT(rc, w, stream, trace_enc_enter, (uint64_t)llround(tb + steal), 1,
-				          c->boundary_counters ? v64 : NULL);
+				          c->boundary_counters && !I[i].no_boundary ? v64 : NULL);
 				inside = 1;
 			} else {
 				TRACE_PUT(rc, w, stream, trace_enc_exit, (uint64_t)llround(tb + steal), 1,
-				          c->boundary_counters ? v64 : NULL);
+				          c->boundary_counters && !I[i].no_boundary ? v64 : NULL);
 				inside = 0;
 				i++;
 				tr.instances++;

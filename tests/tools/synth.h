@@ -64,8 +64,9 @@ typedef struct synth_config {
 	double outliers;        /* share of instances stalled */
 	double outlier_factor;  /* their duration multiplier (same events) */
 	int boundary_counters;  /* record counters at enter/exit (default 1) */
-	int rotate_sets;        /* odd threads carry only the first counter */
-	int stacks;             /* record a 3-frame stack whose leaf depends on the phase */
+	double boundary_missing; /* ... except in this share of the instances */
+	int rotate_sets;         /* odd threads carry only the first counter */
+	int stacks;              /* record a 3-frame stack whose leaf depends on the phase */
 	const char *region_name;
 	/* The sample's own cost in the program (0: none): every sample stops the
 	 * program for sample_cost_ns (kernel delivery, then the handler, as a
