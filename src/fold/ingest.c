@@ -520,19 +520,14 @@ static int on_record(loader *L, const trace_record *r)
 static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag)
 {
 	if (th->cap_cost < th->nsmp) {
-		size_t cap = th->cap_cost ? th->cap_cost : 1024;
-		while (cap < th->nsmp)
-			cap *= 2;
-		uint32_t *c = realloc(th->cost_ns, cap * sizeof *c);
-		if (c)
-			th->cost_ns = c;
-		uint32_t *l = c ? realloc(th->lag_ns, cap * sizeof *l) : NULL;
-		if (!c || !l)
+		/* cost_ns and lag_ns grow together; new slots read "not recorded". */
+		size_t cap_c = th->cap_cost, cap_l = th->cap_cost;
+		if (util_grow((void **)&th->cost_ns, &cap_c, th->nsmp, sizeof *th->cost_ns) < 0 ||
+		    util_grow((void **)&th->lag_ns, &cap_l, th->nsmp, sizeof *th->lag_ns) < 0)
 			return -ENOMEM;
-		th->lag_ns = l;
-		for (size_t k = th->cap_cost; k < cap; k++)
+		for (size_t k = th->cap_cost; k < cap_c; k++)
 			th->cost_ns[k] = th->lag_ns[k] = UINT32_MAX;
-		th->cap_cost = cap;
+		th->cap_cost = cap_c;
 	}
 	th->cost_ns[th->nsmp - 1] = cost >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)cost;
 	th->lag_ns[th->nsmp - 1] = lag >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)lag;
