@@ -38,6 +38,13 @@ void fold_options_init(fold_options *opt)
 	opt->seed = 1;
 }
 
+static _Thread_local size_t warn_scope;
+
+void analyze__warn_scope(size_t queue_place)
+{
+	warn_scope = queue_place;
+}
+
 void analyze__warn(analyze_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -48,11 +55,47 @@ void analyze__warn(analyze_ctx *c, const char *fmt, ...)
 		return;
 	pthread_mutex_lock(&c->warn_lock);
 	fold_analysis *a = c->a;
-	if (util_grow((void **)&a->warnings, &c->cap_warn, a->nwarnings + 1, sizeof *a->warnings) == 0)
+	if (util_grow((void **)&a->warnings, &c->cap_warn, a->nwarnings + 1, sizeof *a->warnings) == 0 &&
+	    util_grow((void **)&c->warn_order, &c->cap_warn_order, a->nwarnings + 1, sizeof *c->warn_order) ==
+	        0) {
+		c->warn_order[a->nwarnings] = warn_scope;
 		a->warnings[a->nwarnings++].what = s;
-	else
+	} else {
 		free(s);
+	}
 	pthread_mutex_unlock(&c->warn_lock);
+}
+
+/* Stable: by queue place, then the order they were said in. */
+static int cmp_warn_order(const void *x, const void *y)
+{
+	const size_t *a = x, *b = y; /* {queue place, position} */
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+void analyze__warn_sort(analyze_ctx *c, size_t from)
+{
+	fold_analysis *a = c->a;
+	size_t n = a->nwarnings > from ? a->nwarnings - from : 0;
+	size_t *key = n ? malloc(n * 2 * sizeof *key) : NULL;
+	fold_warning *w = n ? malloc(n * sizeof *w) : NULL;
+	if (key && w) { /* without memory the order stays as said */
+		for (size_t i = 0; i < n; i++) {
+			key[2 * i] = c->warn_order[from + i];
+			key[2 * i + 1] = i;
+		}
+		qsort(key, n, 2 * sizeof *key, cmp_warn_order);
+		for (size_t i = 0; i < n; i++)
+			w[i] = a->warnings[from + key[2 * i + 1]];
+		for (size_t i = 0; i < n; i++) {
+			a->warnings[from + i] = w[i];
+			c->warn_order[from + i] = key[2 * i];
+		}
+	}
+	free(key);
+	free(w);
 }
 
 void analyze__progress(analyze_ctx *c, double f, const char *what)
@@ -203,6 +246,7 @@ cleanup:
 	instances__callpairs_free(&pairs);
 	models__free(c.models);
 	attribution__free(c.attrib);
+	free(c.warn_order);
 	pthread_mutex_destroy(&c.warn_lock);
 	return rc;
 }

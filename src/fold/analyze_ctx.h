@@ -48,11 +48,19 @@ typedef struct analyze_ctx {
 	attribution__ctx *attrib;
 	pthread_mutex_t warn_lock;
 	size_t cap_warn;
+	size_t *warn_order; /* per warning: its region's place in the work queue + 1, 0 outside */
+	size_t cap_warn_order;
 } analyze_ctx;
 
 /* Appends a formatted warning to the analysis (thread-safe; dropped when
  * memory runs out, as a warning must not fail the analysis). */
 void analyze__warn(analyze_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The calling thread's warnings are about the region at this place of the
+ * work queue from now on (0: none). The pool's warnings are put in queue
+ * order afterwards (analyze__warn_sort), so the output does not depend on
+ * which worker finished first. */
+void analyze__warn_scope(size_t queue_place);
+void analyze__warn_sort(analyze_ctx *c, size_t from);
 void analyze__progress(analyze_ctx *c, double fraction, const char *what);
 
 /* run_meta.c: a->procs, a->sample_config, a->counters, a->missing. */

@@ -4,7 +4,8 @@
  * total time.
  *
  * Invariants: a worker writes only the fold_region_result of the region it
- * took from the queue; the first error stops the queue and is returned. */
+ * took from the queue; the first error stops the queue and is returned; the
+ * workers' warnings end up in queue order, whichever worker was faster. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -78,7 +79,9 @@ static void *fold_worker(void *arg)
 		if (stop || i >= q->ntodo)
 			return NULL;
 		fold_region_result *r = &c->a->regions[i];
+		analyze__warn_scope(i + 1);
 		int rc = analyze__region(c, q->todo[i], r);
+		analyze__warn_scope(0);
 		if (rc) {
 			pthread_mutex_lock(&q->lock);
 			if (!q->rc)
@@ -166,7 +169,9 @@ int analyze__fold_regions(analyze_ctx *c)
 	q.ntodo = w;
 	if (c->opt->region && !w)
 		analyze__warn(c, "region \"%s\" has no complete instance to fold", c->opt->region);
+	size_t said_before = a->nwarnings;
 	rc = run_pool(&q, analyze__worker_count(c->opt));
+	analyze__warn_sort(c, said_before);
 	if (!rc)
 		qsort(a->regions, a->nregions, sizeof *a->regions, cmp_region);
 out:

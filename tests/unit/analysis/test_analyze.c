@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "analyze_ctx.h"
 #include "json.h"
 #include "json_check.h"
 #include "synth.h"
@@ -1228,6 +1229,43 @@ static void test_bad_input_is_one_line_error(void **state)
 	assert_non_null(strstr(err, "--fit spline"));
 }
 
+/* Regions are folded by a pool of workers, which finish in any order; the
+ * warnings they say must come out in region order, so that two runs of fold
+ * on one trace write the same report (--threads 1 and --threads N alike). */
+static void test_warnings_in_region_order_whichever_worker_finished_first(void **state)
+{
+	(void)state;
+	fold_analysis a;
+	memset(&a, 0, sizeof a);
+	analyze_ctx c;
+	memset(&c, 0, sizeof c);
+	c.a = &a;
+	pthread_mutex_init(&c.warn_lock, NULL);
+	analyze__warn(&c, "before the pool");
+	size_t from = a.nwarnings;
+	/* the worker of queue place 2 is faster than the one of place 1 */
+	analyze__warn_scope(2);
+	analyze__warn(&c, "region b: first");
+	analyze__warn_scope(1);
+	analyze__warn(&c, "region a: first");
+	analyze__warn_scope(2);
+	analyze__warn(&c, "region b: second");
+	analyze__warn_scope(1);
+	analyze__warn(&c, "region a: second");
+	analyze__warn_scope(0);
+	analyze__warn_sort(&c, from);
+	const char *want[] = {"before the pool", "region a: first", "region a: second", "region b: first",
+	                      "region b: second"};
+	assert_int_equal(a.nwarnings, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(a.warnings[i].what, want[i]);
+	for (size_t i = 0; i < a.nwarnings; i++)
+		free(a.warnings[i].what);
+	free(a.warnings);
+	free(c.warn_order);
+	pthread_mutex_destroy(&c.warn_lock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1261,6 +1299,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_mostly_measured_series_keeps_its_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
+	    cmocka_unit_test(test_warnings_in_region_order_whichever_worker_finished_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
