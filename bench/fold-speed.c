@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 			fold_curve fc = {s->fit.n, s->fit.x, cum, val, band, band};
 			fit_input in = {s->px, s->py, ids, s->npoints, 1, 1, &pr, 0, 1};
 			double rms, f3 = now();
-			fit_kriging.fit(&in, &fc, &rms, NULL);
+			fit__kriging.fit(&in, &fc, &rms, NULL);
 			double f4 = now();
 			printf("  pwlr alone %.3f s, Kriging alone %.3f s (likelihood around y = x), %.3f s "
 			       "as the "

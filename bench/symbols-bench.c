@@ -55,19 +55,19 @@ int main(int argc, char **argv)
 	const char *object = optind < argc ? argv[optind] : "/lib/x86_64-linux-gnu/libc.so.6";
 	const uint64_t bias = 0x7f0000000000ull;
 	sym_elf_facts facts;
-	if (symtab__elf_facts(object, &facts) < 0) {
+	if (symbols__elf_facts(object, &facts) < 0) {
 		fprintf(stderr, "symbols-bench: %s: not a readable ELF file\n", object);
 		return 1;
 	}
 	symtab *s;
-	if (symtab_new(&s, diag_print, NULL) < 0)
+	if (symbols__new(&s, diag_print, NULL) < 0)
 		return 1;
-	symtab_add_module(s, 0, 1, object, facts.build_id, facts.build_id_len, bias, facts.loads,
-	                  facts.nloads);
+	symbols__add_module(s, 0, 1, object, facts.build_id, facts.build_id_len, bias, facts.loads,
+	                    facts.nloads);
 
 	double t0 = now(), c0 = cpu_now();
 	symtab_module_info info;
-	if (symtab_module_info_get(s, 0, 1, &info) < 0)
+	if (symbols__module_info_get(s, 0, 1, &info) < 0)
 		return 1;
 	double t_index = now() - t0, c_index = cpu_now() - c0;
 	struct stat st;
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	c0 = cpu_now();
 	for (size_t k = 0; k < n; k++) {
 		const symtab_result *r;
-		symtab_lookup(s, 0, addrs[k], 0, &r);
+		symbols__lookup(s, 0, addrs[k], 0, &r);
 		with_line += r && r->frames[0].line != 0;
 		inlined += r && r->nframes > 1;
 	}
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 	c0 = cpu_now();
 	for (size_t k = 0; k < n; k++) {
 		const symtab_result *r;
-		symtab_lookup(s, 0, addrs[k], 0, &r);
+		symbols__lookup(s, 0, addrs[k], 0, &r);
 	}
 	double t_cached = now() - t0, c_cached = cpu_now() - c0;
 	struct rusage ru;
@@ -137,6 +137,6 @@ int main(int argc, char **argv)
 	       (double)n / c_cached / 1e6);
 	printf("peak RSS      %.0f MB\n", (double)ru.ru_maxrss / 1024.0);
 	free(addrs);
-	symtab_free(s);
+	symbols__free(s);
 	return 0;
 }

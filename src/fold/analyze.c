@@ -127,7 +127,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		snprintf(err, errlen, "no trace file given");
 		return -EINVAL;
 	}
-	if (opt->fit && !fit_find(opt->fit)) {
+	if (opt->fit && !fit__find(opt->fit)) {
 		snprintf(err, errlen, "--fit %s: expected \"kriging\" or \"pwlr\"", opt->fit);
 		return -EINVAL;
 	}

@@ -87,7 +87,7 @@ int attribution__new(attribution__ctx **out, ingest__trace *const *tr, size_t nt
 			return -ENOMEM;
 		}
 	}
-	int rc = symtab_new(&a->st, diag, diag_arg);
+	int rc = symbols__new(&a->st, diag, diag_arg);
 	if (rc) {
 		attribution__free(a);
 		return rc;
@@ -95,9 +95,9 @@ int attribution__new(attribution__ctx **out, ingest__trace *const *tr, size_t nt
 	for (size_t i = 0; i < ntr; i++)
 		for (size_t k = 0; k < tr[i]->nmod; k++) {
 			const ingest__module *m = &tr[i]->mod[k];
-			symtab_add_module(a->st, (unsigned)i, m->id, m->path,
-			                  m->build_id_len ? m->build_id : NULL, m->build_id_len, m->load_bias,
-			                  m->segs, m->nseg);
+			symbols__add_module(a->st, (unsigned)i, m->id, m->path,
+			                    m->build_id_len ? m->build_id : NULL, m->build_id_len,
+			                    m->load_bias, m->segs, m->nseg);
 		}
 	*out = a;
 	return 0;
@@ -117,7 +117,7 @@ void attribution__free(attribution__ctx *a)
 	for (size_t i = 0; i < a->nowned; i++)
 		free(a->owned[i]);
 	free(a->owned);
-	symtab_free(a->st);
+	symbols__free(a->st);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
@@ -130,7 +130,7 @@ const char *attribution__function_name(attribution__ctx *a, unsigned proc, uint6
 		return buf;
 	const char *name = NULL;
 	pthread_mutex_lock(&a->lock);
-	int rc = symtab_function_name(a->st, proc, address, &name);
+	int rc = symbols__function_name(a->st, proc, address, &name);
 	pthread_mutex_unlock(&a->lock);
 	/* Without a module the fallback "[unknown]" would merge every such
 	 * function into one region: keep the address instead. */
@@ -145,7 +145,7 @@ const char *attribution__call_site(attribution__ctx *a, unsigned proc, uint64_t 
 		return NULL;
 	const symtab_result *res = NULL;
 	pthread_mutex_lock(&a->lock);
-	int rc = symtab_lookup(a->st, proc, ret, 1, &res);
+	int rc = symbols__lookup(a->st, proc, ret, 1, &res);
 	const char *out = NULL;
 	if (rc == 0 && res && res->module && res->nframes && res->frames[0].function &&
 	    res->frames[0].function[0] != '[' && strncmp(res->frames[0].function, "0x", 2)) {
@@ -177,7 +177,7 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 		return si;
 	for (unsigned d = depth; d-- > 0;) { /* outermost physical frame first */
 		const symtab_result *res = NULL;
-		int rc = symtab_lookup(a->st, proc, fr[d], d > 0, &res);
+		int rc = symbols__lookup(a->st, proc, fr[d], d > 0, &res);
 		if (d == 0)
 			si->leaf = res;
 		if (!res || rc == -ENOENT || !res->nframes) {

@@ -65,7 +65,7 @@ static int load_regions(fold_export *c, size_t p)
 		const char *name = d->name;
 		if ((!name || !*name) && d->address) {
 			const char *sym = NULL;
-			symtab_function_name(c->sym, (unsigned)p, d->address, &sym);
+			symbols__function_name(c->sym, (unsigned)p, d->address, &sym);
 			name = sym;
 		}
 		r->names[k] = name && *name ? name : "[unnamed region]";
@@ -158,8 +158,8 @@ static int add_modules(fold_export *c, size_t p, char *err, size_t errlen)
 	const ingest__trace *t = c->tr[p];
 	for (size_t m = 0; m < t->nmod; m++) {
 		const ingest__module *mod = &t->mod[m];
-		int rc = symtab_add_module(c->sym, (unsigned)p, mod->id, mod->path, mod->build_id,
-		                           mod->build_id_len, mod->load_bias, mod->segs, mod->nseg);
+		int rc = symbols__add_module(c->sym, (unsigned)p, mod->id, mod->path, mod->build_id,
+		                             mod->build_id_len, mod->load_bias, mod->segs, mod->nseg);
 		if (rc) {
 			snprintf(err, errlen, "%s: cannot register module %s: %s", t->path, mod->path,
 			         strerror(-rc));
@@ -193,7 +193,7 @@ int fold_export_open(fold_export **out, const char *const *paths, size_t n, cons
 		rc = -ENOMEM;
 		goto fail_nomem;
 	}
-	rc = symtab_new(&c->sym, diag, diag_arg);
+	rc = symbols__new(&c->sym, diag, diag_arg);
 	if (rc)
 		goto fail_nomem;
 	align_processes(c);
@@ -234,7 +234,7 @@ void fold_export_close(fold_export *c)
 	free(c->tr);
 	free(c->offset_ns);
 	if (c->sym)
-		symtab_free(c->sym);
+		symbols__free(c->sym);
 	free(c);
 }
 
@@ -292,7 +292,7 @@ long fold_export_module_of(const fold_export *c, size_t proc, uint64_t addr)
 void fold_export_module_symbols(fold_export *c, size_t proc, size_t m, int *opened, int *has_dwarf)
 {
 	symtab_module_info info = {0};
-	symtab_module_info_get(c->sym, (unsigned)proc, c->tr[proc]->mod[m].id, &info);
+	symbols__module_info_get(c->sym, (unsigned)proc, c->tr[proc]->mod[m].id, &info);
 	*opened = info.opened;
 	*has_dwarf = info.has_dwarf;
 }
@@ -392,7 +392,7 @@ int fold_export_frames(fold_export *c, size_t proc, uint64_t addr, int is_return
                        const fold_export_frame **frames, unsigned *n)
 {
 	const symtab_result *r = NULL;
-	int rc = symtab_lookup(c->sym, (unsigned)proc, addr, is_return, &r);
+	int rc = symbols__lookup(c->sym, (unsigned)proc, addr, is_return, &r);
 	if (!r) {
 		*frames = NULL;
 		*n = 0;

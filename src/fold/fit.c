@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const fit_method *const fits[] = {&fit_kriging, &fit_pwlr};
+static const fit_method *const fits[] = {&fit__kriging, &fit__pwlr};
 
-const fit_method *fit_find(const char *name)
+const fit_method *fit__find(const char *name)
 {
 	for (size_t i = 0; name && i < sizeof fits / sizeof fits[0]; i++)
 		if (!strcmp(fits[i]->name, name))
@@ -19,7 +19,7 @@ const fit_method *fit_find(const char *name)
 	return NULL;
 }
 
-int fit_param(const fit_params *p, const char *key, const char *fmt, ...)
+int fit__param(const fit_params *p, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -43,13 +43,13 @@ typedef struct fit_method {
 	int (*fit)(const fit_input *in, fold_curve *out, double *rms, const fit_params *params);
 } fit_method;
 
-extern const fit_method fit_kriging, fit_pwlr;
+extern const fit_method fit__kriging, fit__pwlr;
 
 /* The fit called name, or NULL. */
-const fit_method *fit_find(const char *name);
+const fit_method *fit__find(const char *name);
 
 /* Appends key = formatted value to *p. 0 or -ENOMEM. */
-int fit_param(const fit_params *p, const char *key, const char *fmt, ...)
+int fit__param(const fit_params *p, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,4 +1,4 @@
-/* fit_kriging.c: the Kriging fit as a fit_method (kriging.c does the work):
+/* fit__kriging.c: the Kriging fit as a fit_method (kriging.c does the work):
  * a smooth rate curve with a 95% band around the phase fit. Its
  * hyper-parameters are recorded as kriging.* parameters.
  *
@@ -219,19 +219,19 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 		snprintf(sel, sizeof sel, "marginal likelihood");
 	rc = 0;
 	if (params &&
-	    ((rc = fit_param(params, "kriging.kernel", "%s", "matern32")) ||
-	     (rc = fit_param(params, "kriging.trend", "%s",
-	                     have_trend
-	                         ? "phase table (each phase's rate, switches rounded by their fitted spread)"
-	                         : "y = x")) ||
-	     (rc = fit_param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
-	     (rc = fit_param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
-	     (rc = fit_param(params, "kriging.selection", "%s", sel)) ||
-	     (rc = fit_param(params, "kriging.bins", "%zu", kr.nbins)) ||
-	     (rc = fit_param(params, "kriging.approximation", "%s", kr.approximation))))
+	    ((rc = fit__param(params, "kriging.kernel", "%s", "matern32")) ||
+	     (rc = fit__param(params, "kriging.trend", "%s",
+	                      have_trend
+	                          ? "phase table (each phase's rate, switches rounded by their fitted spread)"
+	                          : "y = x")) ||
+	     (rc = fit__param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
+	     (rc = fit__param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
+	     (rc = fit__param(params, "kriging.selection", "%s", sel)) ||
+	     (rc = fit__param(params, "kriging.bins", "%zu", kr.nbins)) ||
+	     (rc = fit__param(params, "kriging.approximation", "%s", kr.approximation))))
 		rc = -ENOMEM;
 	kriging__result_free(&kr);
 	return rc;
 }
 
-const fit_method fit_kriging = {"kriging", 1, kriging_fit};
+const fit_method fit__kriging = {"kriging", 1, kriging_fit};

@@ -1,4 +1,4 @@
-/* fit_pwlr.c: the piecewise-linear fit as a fit_method: the curve of the
+/* fit__pwlr.c: the piecewise-linear fit as a fit_method: the curve of the
  * phase fit itself (pwlr.c), constant rate within each phase (varying
  * linearly within a gradual one). A series that
  * took no part in the phase fit gets its mean rate. Records nothing: the
@@ -27,4 +27,4 @@ static int pwlr_fit(const fit_input *in, fold_curve *out, double *rms, const fit
 	return 0;
 }
 
-const fit_method fit_pwlr = {"pwlr", 0, pwlr_fit};
+const fit_method fit__pwlr = {"pwlr", 0, pwlr_fit};

@@ -215,7 +215,8 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 	 * writes a checkpoint) are not the code's mode because they run on
 	 * the CPU more: the group picked over the one with the time must be a
 	 * population of its own. */
-	if (pick != SIZE_MAX && pick != sel && (double)gs[pick].used < FOLD__MIN_PICK_SHARE * (double)gs[sel].used)
+	if (pick != SIZE_MAX && pick != sel &&
+	    (double)gs[pick].used < FOLD__MIN_PICK_SHARE * (double)gs[sel].used)
 		pick = sel;
 	if (pick != SIZE_MAX && pick != sel) {
 		analyze__warn(
@@ -335,7 +336,7 @@ static int group_durations(analyze_ctx *c, instances__region_acc *A, fold_region
 	if (rc)
 		return -ENOMEM;
 	fit_params params = {&r->fit_params, &r->nfit_params};
-	if (cost > 0 && fit_param(&params, "grouping.sample_cost_ns", "%.0f", cost))
+	if (cost > 0 && fit__param(&params, "grouping.sample_cost_ns", "%.0f", cost))
 		return -ENOMEM;
 	r->groups = calloc(ng + 1, sizeof *r->groups);
 	if (!r->groups)
@@ -596,9 +597,9 @@ static int one_cpu_series(series_work *sw, size_t *nsw, fit_params *params)
 		return 0;
 	int measured = 2 * sw[clk].f.nexact >= sw[clk].f.ninst && sw[clk].f.ninst > 0;
 	size_t keep = measured ? clk : cpu, drop = measured ? cpu : clk;
-	int rc = fit_param(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
-	                   measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
-	                   measured ? "estimated at the boundaries" : "not read at enter/exit either");
+	int rc = fit__param(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
+	                    measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
+	                    measured ? "estimated at the boundaries" : "not read at enter/exit either");
 	folding__folded_free(&sw[drop].f);
 	free(sw[drop].name);
 	for (size_t k = drop; k + 1 < *nsw; k++)
@@ -889,14 +890,14 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
                                uint64_t seed)
 {
 	int rc;
-	if ((rc = fit_param(p, "pwlr.segments", "%zu", pr->nseg)) ||
-	    (rc = fit_param(p, "pwlr.cells", "%u", po->cells)) ||
-	    (rc = fit_param(p, "pwlr.min_len", "%g", po->min_len)) ||
-	    (rc = fit_param(p, "pwlr.bic", "%.6g", pr->bic)) ||
-	    (rc = fit_param(p, "pwlr.bic_segments", "%zu", pr->bic_segments)) ||
-	    (rc = fit_param(p, "pwlr.transitions_absorbed", "%zu", pr->transitions)) ||
-	    (rc = fit_param(p, "pwlr.gradual_merged", "%zu", pr->gradual_merged)) ||
-	    (rc = fit_param(p, "pwlr.smear", "%.4g", po->smear)))
+	if ((rc = fit__param(p, "pwlr.segments", "%zu", pr->nseg)) ||
+	    (rc = fit__param(p, "pwlr.cells", "%u", po->cells)) ||
+	    (rc = fit__param(p, "pwlr.min_len", "%g", po->min_len)) ||
+	    (rc = fit__param(p, "pwlr.bic", "%.6g", pr->bic)) ||
+	    (rc = fit__param(p, "pwlr.bic_segments", "%zu", pr->bic_segments)) ||
+	    (rc = fit__param(p, "pwlr.transitions_absorbed", "%zu", pr->transitions)) ||
+	    (rc = fit__param(p, "pwlr.gradual_merged", "%zu", pr->gradual_merged)) ||
+	    (rc = fit__param(p, "pwlr.smear", "%.4g", po->smear)))
 		return rc;
 	char *list = NULL;
 	for (size_t k = 0; k < nsw; k++) {
@@ -909,9 +910,9 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
 		if (!list)
 			return -ENOMEM;
 	}
-	rc = fit_param(p, "pwlr.phase_series", "%s", list ? list : "(all)");
+	rc = fit__param(p, "pwlr.phase_series", "%s", list ? list : "(all)");
 	free(list);
-	return rc ? rc : fit_param(p, "seed", "%llu", (unsigned long long)seed);
+	return rc ? rc : fit__param(p, "seed", "%llu", (unsigned long long)seed);
 }
 
 /* --- stage 4: fit curves --- */
@@ -923,9 +924,9 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
                             const pwlr__result *pr, const size_t *pw)
 {
 	const fold_options *opt = c->opt;
-	const fit_method *fit = opt->fit ? fit_find(opt->fit) : &fit_kriging;
+	const fit_method *fit = opt->fit ? fit__find(opt->fit) : &fit__kriging;
 	if (!fit)
-		fit = &fit_kriging;
+		fit = &fit__kriging;
 	size_t G = opt->grid >= 2 ? opt->grid : 200;
 	r->fit_method = util_strdup(fit->name);
 	r->series = calloc(nsw + models__max_metrics(c->models) + 1, sizeof *r->series);
@@ -960,12 +961,12 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			analyze__warn(c,
 			              "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
 			              r->name, o->name);
-			if ((rc = fit_pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
+			if ((rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
 		}
 		size_t nclamp = clamp_curve(&o->fit, max);
-		if (nclamp && fit_param(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
-		                        o->name, nclamp, o->fit.n, max))
+		if (nclamp && fit__param(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
+		                         o->name, nclamp, o->fit.n, max))
 			return -ENOMEM;
 	}
 	return 0;
@@ -1077,8 +1078,8 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	free(xlo);
 	if (nclamped) {
 		fit_params params = {&r->fit_params, &r->nfit_params};
-		if (fit_param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
-		              nclamped))
+		if (fit__param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
+		               nclamped))
 			return -ENOMEM;
 	}
 	for (size_t p = 0; p < r->nphases; p++)
@@ -1305,10 +1306,10 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
 		util_buf_printf(&which, "%s%s", which.len ? ", " : "", name);
 	}
 	if (!rc && which.len &&
-	    fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "rates.from_sample_pairs",
-	              "%s: boundary values estimated; phase rates from consecutive samples of one instance "
-	              "(at least %d per phase)",
-	              which.oom ? "?" : which.data, FOLD__MIN_SAMPLE_PAIRS))
+	    fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "rates.from_sample_pairs",
+	               "%s: boundary values estimated; phase rates from consecutive samples of one instance "
+	               "(at least %d per phase)",
+	               which.oom ? "?" : which.data, FOLD__MIN_SAMPLE_PAIRS))
 		rc = -ENOMEM;
 	util_buf_free(&which);
 	free(ids);
@@ -1448,10 +1449,10 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 		    "region %s: a phase's length varies from instance to instance: each instance's "
 		    "phase boundary was aligned to %.3f (%zu instances) before the phases were fitted",
 		    r->name, ai.at, ai.aligned);
-		if ((rc = fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.boundary", "%.4f",
-		                    ai.at)) ||
-		    (rc = fit_param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.instances", "%zu",
-		                    ai.aligned)))
+		if ((rc = fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.boundary", "%.4f",
+		                     ai.at)) ||
+		    (rc = fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.instances", "%zu",
+		                     ai.aligned)))
 			goto out;
 	}
 	fit_params params = {&r->fit_params, &r->nfit_params};

@@ -8,7 +8,7 @@
  *
  * Invariants:
  *  - A result and every string it points to are allocated in the symtab's
- *    arenas and never move or die before symtab_free.
+ *    arenas and never move or die before symbols__free.
  *  - Each module problem is reported through diag once, as one line that
  *    names the module, when the module is first needed.
  *  - Lookups never fail for want of symbols; only allocation failure fails.
@@ -43,7 +43,7 @@ struct sym_arena_block {
 #define SYM_ARENA_MAX (8u << 20)
 #define SYM_ARENA_MMAP (1u << 20)
 
-void *symtab__arena_alloc(sym_arena *a, size_t size)
+void *symbols__arena_alloc(sym_arena *a, size_t size)
 {
 	size = (size + 7) & ~(size_t)7; /* everything stored here needs at most 8-byte alignment */
 	if (!a->head || a->used + size > a->cap) {
@@ -81,9 +81,9 @@ void *symtab__arena_alloc(sym_arena *a, size_t size)
 	return p;
 }
 
-char *symtab__arena_strdup(sym_arena *a, const char *s, size_t len)
+char *symbols__arena_strdup(sym_arena *a, const char *s, size_t len)
 {
-	char *p = symtab__arena_alloc(a, len + 1);
+	char *p = symbols__arena_alloc(a, len + 1);
 	if (p) {
 		memcpy(p, s, len);
 		p[len] = '\0';
@@ -91,7 +91,7 @@ char *symtab__arena_strdup(sym_arena *a, const char *s, size_t len)
 	return p;
 }
 
-void symtab__arena_free(sym_arena *a)
+void symbols__arena_free(sym_arena *a)
 {
 	sym_arena_block *b = a->head;
 	while (b) {
@@ -120,20 +120,20 @@ static int intern_eq(const void *arg, size_t value)
 	return strncmp(c, k->s, k->len) == 0 && c[k->len] == '\0';
 }
 
-const char *symtab__intern(sym_strpool *p, const char *s, size_t len)
+const char *symbols__intern(sym_strpool *p, const char *s, size_t len)
 {
 	uint64_t h = util_hash_bytes(s, len);
 	intern_key key = {s, len};
 	size_t *found = util_hmap_find(&p->map, h, intern_eq, &key);
 	if (found)
 		return (const char *)(uintptr_t)*found;
-	char *copy = symtab__arena_strdup(p->arena, s, len);
+	char *copy = symbols__arena_strdup(p->arena, s, len);
 	if (!copy || util_hmap_insert(&p->map, h, (uintptr_t)copy))
 		return NULL;
 	return copy;
 }
 
-void symtab__strpool_free(sym_strpool *p)
+void symbols__strpool_free(sym_strpool *p)
 {
 	util_hmap_free(&p->map);
 }
@@ -192,7 +192,7 @@ static void diagf(symtab *s, const char *fmt, ...)
 	s->diag(s->diag_arg, buf);
 }
 
-int symtab_new(symtab **out, trace_diag_fn diag, void *diag_arg)
+int symbols__new(symtab **out, trace_diag_fn diag, void *diag_arg)
 {
 	*out = NULL;
 	symtab *s = calloc(1, sizeof *s);
@@ -222,12 +222,12 @@ static void image_free(sym_image *img)
 	free(img->funcs_idx.first);
 	free(img->lines_idx.first);
 	free(img->segs_idx.first);
-	symtab__strpool_free(&img->strings);
-	symtab__arena_free(&img->arena);
+	symbols__strpool_free(&img->strings);
+	symbols__arena_free(&img->arena);
 	free(img);
 }
 
-void symtab_free(symtab *s)
+void symbols__free(symtab *s)
 {
 	if (!s)
 		return;
@@ -241,13 +241,13 @@ void symtab_free(symtab *s)
 	free(s->maps);
 	util_hmap_free(&s->cache);
 	free(s->debug_dirs);
-	symtab__arena_free(&s->results);
+	symbols__arena_free(&s->results);
 	if (s->vdso_state > 0)
 		close(s->vdso_fd);
 	free(s);
 }
 
-int symtab_set_debug_dirs(symtab *s, const char *dirs)
+int symbols__set_debug_dirs(symtab *s, const char *dirs)
 {
 	char *copy = strdup(dirs ? dirs : "");
 	if (!copy)
@@ -292,8 +292,9 @@ static sym_image *image_get(symtab *s, const char *path, const uint8_t *build_id
 	return img;
 }
 
-int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path, const uint8_t *build_id,
-                      size_t build_id_len, uint64_t load_bias, const trace_segment *segs, unsigned nseg)
+int symbols__add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path,
+                        const uint8_t *build_id, size_t build_id_len, uint64_t load_bias,
+                        const trace_segment *segs, unsigned nseg)
 {
 	if (!s || !path)
 		return -EINVAL;
@@ -303,7 +304,7 @@ int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *
 	sym_elf_facts facts;
 	if (nseg == 0) {
 		/* The trace did not record segments: take them from the file. */
-		int rc = symtab__elf_facts(path, &facts);
+		int rc = symbols__elf_facts(path, &facts);
 		if (rc < 0 || facts.nloads == 0) {
 			diagf(
 			    s,
@@ -316,7 +317,7 @@ int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *
 		nseg = facts.nloads;
 	}
 	/* A reused id (module reloaded) replaces the old registration. */
-	symtab_remove_module(s, proc, module_id);
+	symbols__remove_module(s, proc, module_id);
 	sym_module m = {.proc = proc, .id = module_id, .load_bias = load_bias, .image = img};
 	if (SYM_PUSH(s->modules, s->nmodules, s->modules_cap, m) < 0)
 		return -ENOMEM;
@@ -336,7 +337,7 @@ int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *
 	return 0;
 }
 
-int symtab_remove_module(symtab *s, unsigned proc, uint32_t module_id)
+int symbols__remove_module(symtab *s, unsigned proc, uint32_t module_id)
 {
 	int found = 0;
 	for (size_t i = 0; i < s->nmodules; i++) {
@@ -467,7 +468,7 @@ static int push_seg(sym_image *img, uint64_t lo, int32_t scope)
 /* Flattens nested scope intervals into non-overlapping segments naming the
  * innermost scope, with a stack sweep. Intervals not nested in the enclosing
  * one (malformed DWARF) are clipped to it. */
-int symtab__flatten_scopes(sym_image *img)
+int symbols__flatten_scopes(sym_image *img)
 {
 	int rc = 0;
 	if (img->nintervals)
@@ -564,11 +565,12 @@ static int index_image(symtab *s, sym_image *img)
 
 	if (is_vdso(img->path) && access(img->path, R_OK) != 0) {
 		file = img->trace_build_id_len ? own_vdso_path(s) : NULL;
-		if (!file || symtab__elf_facts(file, &facts) < 0 || facts.build_id_len != img->trace_build_id_len ||
+		if (!file || symbols__elf_facts(file, &facts) < 0 ||
+		    facts.build_id_len != img->trace_build_id_len ||
 		    memcmp(facts.build_id, img->trace_build_id, facts.build_id_len) != 0)
 			goto done; /* another kernel's vDSO: "[linux-vdso.so.1+0x...]" is all we can say */
 	}
-	int frc = symtab__elf_facts(file, &facts);
+	int frc = symbols__elf_facts(file, &facts);
 	if (frc < 0) {
 		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]",
 		      img->path, strerror(-frc), img->display);
@@ -588,15 +590,15 @@ static int index_image(symtab *s, sym_image *img)
 		memcpy(run_facts.build_id, img->trace_build_id, img->trace_build_id_len);
 		run_facts.build_id_len = img->trace_build_id_len;
 		run_facts.debuglink[0] = '\0';
-		if (symtab__find_debug_file(s->debug_dirs, file, &run_facts, debug_path,
-		                            sizeof debug_path) == 0) {
+		if (symbols__find_debug_file(s->debug_dirs, file, &run_facts, debug_path,
+		                             sizeof debug_path) == 0) {
 			diagf(s,
 			      "module %s: build-id differs from the run (run %s, file %s); using %s, which "
 			      "matches "
 			      "the run",
 			      img->path, want, have, debug_path);
 			dwarf_src = debug_path;
-			symtab__elf_add_functions(img, debug_path);
+			symbols__elf_add_functions(img, debug_path);
 			goto dwarf;
 		}
 		img->mismatch = 1;
@@ -610,17 +612,16 @@ static int index_image(symtab *s, sym_image *img)
 
 	if (facts.has_debug_info)
 		dwarf_src = file;
-	else if (symtab__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) ==
-	         0)
+	else if (symbols__find_debug_file(s->debug_dirs, file, &facts, debug_path, sizeof debug_path) == 0)
 		dwarf_src = debug_path;
-	rc = symtab__elf_add_functions(img, file);
+	rc = symbols__elf_add_functions(img, file);
 	if (rc == 0 && dwarf_src && dwarf_src != file)
-		rc = symtab__elf_add_functions(img, dwarf_src);
+		rc = symbols__elf_add_functions(img, dwarf_src);
 	if (rc < 0)
 		goto done;
 dwarf:
 	if (dwarf_src) {
-		int drc = symtab__dwarf_index(img, dwarf_src, s->diag, s->diag_arg);
+		int drc = symbols__dwarf_index(img, dwarf_src, s->diag, s->diag_arg);
 		if (drc == 0) {
 			img->has_dwarf = 1;
 			img->file_used = strdup(dwarf_src);
@@ -629,8 +630,8 @@ dwarf:
 			goto done;
 		}
 	}
-	symtab__elf_finish_functions(img);
-	rc = symtab__flatten_scopes(img);
+	symbols__elf_finish_functions(img);
+	rc = symbols__flatten_scopes(img);
 	if (rc == 0)
 		rc = build_buckets(&img->funcs_idx, img->funcs, img->nfuncs, sizeof *img->funcs);
 	if (rc == 0)
@@ -716,7 +717,7 @@ static const char *offset_name(symtab *s, const sym_image *img, uint64_t v)
 {
 	char buf[512];
 	int n = snprintf(buf, sizeof buf, "[%s+0x%llx]", img->display, (unsigned long long)v);
-	return symtab__arena_strdup(&s->results, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+	return symbols__arena_strdup(&s->results, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 static int symbolize(symtab *s, const sym_module *m, uint64_t v, symtab_result *res)
@@ -736,13 +737,13 @@ static int symbolize(symtab *s, const sym_module *m, uint64_t v, symtab_result *
 	sym_func *fn = img->mismatch ? NULL : func_at(img, v);
 	if (fn && !fn->pretty) {
 		/* Demangle on first use: most symbols of a library are never sampled. */
-		fn->name = symtab__pretty_name(&img->strings, fn->name);
+		fn->name = symbols__pretty_name(&img->strings, fn->name);
 		fn->pretty = 1;
 	}
 	unsigned n = 1;
 	for (int32_t c = sc; c >= 0 && img->scopes[c].parent >= 0; c = img->scopes[c].parent)
 		n++;
-	symtab_frame *frames = symtab__arena_alloc(&s->results, n * sizeof *frames);
+	symtab_frame *frames = symbols__arena_alloc(&s->results, n * sizeof *frames);
 	if (!frames)
 		return -ENOMEM;
 	frames[0].file = row ? row->file : NULL;
@@ -786,7 +787,7 @@ static int cache_eq(const void *arg, size_t value)
 	return e->addr == k->addr && e->proc == k->proc && e->is_ret == k->is_ret;
 }
 
-int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address, const symtab_result **out)
+int symbols__lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address, const symtab_result **out)
 {
 	int is_ret = is_return_address != 0;
 	*out = NULL;
@@ -799,7 +800,7 @@ int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address
 		*out = &((sym_entry *)(uintptr_t)*hit)->res;
 		return (*out)->module ? 0 : -ENOENT;
 	}
-	sym_entry *e = symtab__arena_alloc(&s->results, sizeof *e);
+	sym_entry *e = symbols__arena_alloc(&s->results, sizeof *e);
 	if (!e)
 		return -ENOMEM;
 	*e = (sym_entry){.addr = addr, .proc = proc, .is_ret = is_ret};
@@ -825,17 +826,17 @@ int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address
 	return rc;
 }
 
-int symtab_function_name(symtab *s, unsigned proc, uint64_t addr, const char **name)
+int symbols__function_name(symtab *s, unsigned proc, uint64_t addr, const char **name)
 {
 	const symtab_result *r;
-	int rc = symtab_lookup(s, proc, addr, 0, &r);
+	int rc = symbols__lookup(s, proc, addr, 0, &r);
 	if (!r)
 		return rc;
 	*name = r->frames[r->nframes - 1].function;
 	return rc;
 }
 
-int symtab_module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_module_info *info)
+int symbols__module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_module_info *info)
 {
 	sym_module *m = module_by_id(s, proc, module_id);
 	if (!m)
@@ -860,7 +861,7 @@ int symtab_module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_
 	return 0;
 }
 
-void symtab_stats_get(const symtab *s, symtab_stats *st)
+void symbols__stats_get(const symtab *s, symtab_stats *st)
 {
 	*st = s->stats;
 }

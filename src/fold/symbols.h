@@ -12,7 +12,7 @@
  *  - Each module file is indexed once (sorted address tables for functions,
  *    line rows and inline ranges), shared by every process that mapped it.
  *  - Each unique (proc, addr, is_return_address) is symbolised once; the result and
- *    every string it points to stay valid until symtab_free.
+ *    every string it points to stay valid until symbols__free.
  *  - Problems with a module (missing file, build-id mismatch, no DWARF) are
  *    reported through diag once per module, as one line naming the module.
  */
@@ -43,21 +43,23 @@ typedef struct symtab_result {
 	int has_lines; /* 1 when the module had DWARF line information */
 } symtab_result;
 
-int symtab_new(symtab **out, trace_diag_fn diag, void *diag_arg);
-void symtab_free(symtab *s);
+int symbols__new(symtab **out, trace_diag_fn diag, void *diag_arg);
+void symbols__free(symtab *s);
 
 /* Registers a module of process proc (the trace's MODULE_LOAD record). The file
  * is opened lazily on the first lookup that falls into it. segs are the PT_LOAD
  * segments in file vaddrs; run-time address = load_bias + file vaddr. With
  * nseg == 0 the segments are read from the file itself. build_id may be NULL. */
-int symtab_add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path, const uint8_t *build_id,
-                      size_t build_id_len, uint64_t load_bias, const trace_segment *segs, unsigned nseg);
+int symbols__add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path,
+                        const uint8_t *build_id, size_t build_id_len, uint64_t load_bias,
+                        const trace_segment *segs, unsigned nseg);
 
 /* Symbolises addr of process proc. is_return_address: look up addr-1 (caller
  * frames), so a call attributes to its call line. Returns 0, or -ENOENT when
  * no module contains addr (*out is still a printable "[unknown]" frame), or
  * another negative errno on allocation failure (*out then NULL). */
-int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address, const symtab_result **out);
+int symbols__lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address,
+                    const symtab_result **out);
 
 /* --- additions beyond the core contract --- */
 
@@ -66,11 +68,11 @@ int symtab_lookup(symtab *s, unsigned proc, uint64_t addr, int is_return_address
  * drops the per-address cache, but results already returned stay valid.
  * A caller that symbolises after reading the whole trace should not remove
  * modules whose samples it has yet to look up. */
-int symtab_remove_module(symtab *s, unsigned proc, uint32_t module_id);
+int symbols__remove_module(symtab *s, unsigned proc, uint32_t module_id);
 
 /* Directories searched for separate debug info, like gdb's debug-file-directory
  * (default "/usr/lib/debug"). Colon-separated; replaces the default. */
-int symtab_set_debug_dirs(symtab *s, const char *dirs);
+int symbols__set_debug_dirs(symtab *s, const char *dirs);
 
 /* Module facts after indexing (indexes the module if not yet done). Returns
  * -ENOENT when proc has no such module. */
@@ -82,21 +84,21 @@ typedef struct symtab_module_info {
 	int build_id_mismatch; /* the file's build-id differs from the trace's */
 	size_t nfunctions, nlines, ninlines;
 } symtab_module_info;
-int symtab_module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_module_info *info);
+int symbols__module_info_get(symtab *s, unsigned proc, uint32_t module_id, symtab_module_info *info);
 
 typedef struct symtab_stats {
-	uint64_t lookups;     /* symtab_lookup calls */
+	uint64_t lookups;     /* symbols__lookup calls */
 	uint64_t cache_hits;  /* answered from the per-address cache */
 	uint64_t unknown;     /* addresses outside every module */
 	unsigned modules;     /* registered (proc, module) pairs */
 	unsigned images;      /* distinct files indexed */
 	double index_seconds; /* wall time spent indexing */
 } symtab_stats;
-void symtab_stats_get(const symtab *s, symtab_stats *st);
+void symbols__stats_get(const symtab *s, symtab_stats *st);
 
 /* Symbol name of a function's entry address (e.g. REGION_DEF.address of a
  * -finstrument-functions region): the containing out-of-line function, never
- * an inlined one. Same printable-fallback rules as symtab_lookup. */
-int symtab_function_name(symtab *s, unsigned proc, uint64_t addr, const char **name);
+ * an inlined one. Same printable-fallback rules as symbols__lookup. */
+int symbols__function_name(symtab *s, unsigned proc, uint64_t addr, const char **name);
 
 #endif

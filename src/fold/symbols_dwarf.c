@@ -81,7 +81,7 @@ static const char *intern(dw_ctx *c, const char *s)
 {
 	if (!s)
 		return NULL;
-	const char *r = symtab__intern(&c->img->strings, s, strlen(s));
+	const char *r = symbols__intern(&c->img->strings, s, strlen(s));
 	if (!r)
 		c->oom = 1;
 	return r;
@@ -176,7 +176,7 @@ static const char *name_of_die(dw_ctx *c, Dwarf_Die die, const char *prefix, int
 	if (!s)
 		s = die_string(c, die, DW_AT_MIPS_linkage_name);
 	if (s)
-		return symtab__pretty_name(&c->img->strings, intern(c, s));
+		return symbols__pretty_name(&c->img->strings, intern(c, s));
 	Dwarf_Off off;
 	if (depth < 8 && /* deeper is a reference cycle in broken DWARF */
 	    (die_ref(c, die, DW_AT_abstract_origin, &off) || die_ref(c, die, DW_AT_specification, &off))) {
@@ -189,7 +189,7 @@ static const char *name_of_die(dw_ctx *c, Dwarf_Die die, const char *prefix, int
 	 * name ("_ZN9Integrate3runEv._omp_fn.0", "__m_MOD_p._omp_fn.1"), which
 	 * is already qualified: demangled, not prefixed again. */
 	if (s && s[0] == '_' && (s[1] == 'Z' || (s[1] == '_' && strstr(s, "_MOD_"))))
-		return symtab__pretty_name(&c->img->strings, intern(c, s));
+		return symbols__pretty_name(&c->img->strings, intern(c, s));
 	if (s && prefix) {
 		char buf[1024];
 		int n = snprintf(buf, sizeof buf, "%s::%s", prefix, s);
@@ -455,7 +455,7 @@ static const char *join_path(dw_ctx *c, const char *comp_dir, const char *dir, c
 		n = snprintf(buf, sizeof buf, "%s/%s/%s", comp_dir, dir, name);
 	if (n < 0 || (size_t)n >= sizeof buf)
 		return intern(c, name);
-	symtab__normalize_path(buf);
+	symbols__normalize_path(buf);
 	return intern(c, buf);
 }
 
@@ -583,7 +583,7 @@ static void index_cu(dw_ctx *c, Dwarf_Die cu)
 	walk_children(c, cu, -1, 0, NULL);
 }
 
-int symtab__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, void *diag_arg)
+int symbols__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, void *diag_arg)
 {
 	char true_path[4096] = "";
 	Dwarf_Debug dbg = NULL;

@@ -84,7 +84,7 @@ static int find_build_id(Elf_Data *data, sym_elf_facts *f)
 	return 0;
 }
 
-int symtab__elf_facts(const char *path, sym_elf_facts *f)
+int symbols__elf_facts(const char *path, sym_elf_facts *f)
 {
 	int fd;
 	Elf *elf;
@@ -145,7 +145,7 @@ int symtab__elf_facts(const char *path, sym_elf_facts *f)
 	return 0;
 }
 
-int symtab__elf_add_functions(sym_image *img, const char *path)
+int symbols__elf_add_functions(sym_image *img, const char *path)
 {
 	int fd;
 	Elf *elf;
@@ -174,7 +174,7 @@ int symtab__elf_add_functions(sym_image *img, const char *path)
 			if (!name || !*name)
 				continue;
 			size_t len = strcspn(name, "@"); /* drop "@GLIBC_2.2.5" version suffixes */
-			const char *interned = symtab__intern(&img->strings, name, len);
+			const char *interned = symbols__intern(&img->strings, name, len);
 			if (!interned) {
 				rc = -ENOMEM;
 				break;
@@ -208,7 +208,7 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void symtab__elf_finish_functions(sym_image *img)
+void symbols__elf_finish_functions(sym_image *img)
 {
 	if (!img->nfuncs)
 		return;
@@ -263,7 +263,7 @@ static int debug_candidate_ok(const char *cand, const char *object_path, const s
 	if (stat(object_path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return 0;
 	sym_elf_facts f;
-	if (symtab__elf_facts(cand, &f) < 0)
+	if (symbols__elf_facts(cand, &f) < 0)
 		return 0;
 	if (want->build_id_len && f.build_id_len)
 		return f.build_id_len == want->build_id_len &&
@@ -275,8 +275,8 @@ static int debug_candidate_ok(const char *cand, const char *object_path, const s
 	return 1;
 }
 
-int symtab__find_debug_file(const char *debug_dirs, const char *object_path, const sym_elf_facts *facts,
-                            char *out, size_t out_len)
+int symbols__find_debug_file(const char *debug_dirs, const char *object_path, const sym_elf_facts *facts,
+                             char *out, size_t out_len)
 {
 	char cand[8192]; /* room for a PATH_MAX directory plus a debuglink name */
 	const char *dirs = debug_dirs ? debug_dirs : "";
@@ -343,7 +343,7 @@ static void demangle_init_once(void)
 		*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
 }
 
-const char *symtab__pretty_name(sym_strpool *p, const char *name)
+const char *symbols__pretty_name(sym_strpool *p, const char *name)
 {
 	if (!name)
 		return NULL;
@@ -353,7 +353,7 @@ const char *symtab__pretty_name(sym_strpool *p, const char *name)
 			int status = -1;
 			char *d = cxa_demangle(name, NULL, NULL, &status);
 			if (d && status == 0) {
-				const char *r = symtab__intern(p, d, strlen(d));
+				const char *r = symbols__intern(p, d, strlen(d));
 				free(d);
 				return r ? r : name;
 			}
@@ -369,7 +369,7 @@ const char *symtab__pretty_name(sym_strpool *p, const char *name)
 			int n =
 			    snprintf(buf, sizeof buf, "%.*s::%s", (int)(mod - (name + 2)), name + 2, mod + 5);
 			if (n > 0 && (size_t)n < sizeof buf) {
-				const char *r = symtab__intern(p, buf, (size_t)n);
+				const char *r = symbols__intern(p, buf, (size_t)n);
 				return r ? r : name;
 			}
 		}
@@ -377,7 +377,7 @@ const char *symtab__pretty_name(sym_strpool *p, const char *name)
 	return name;
 }
 
-void symtab__normalize_path(char *path)
+void symbols__normalize_path(char *path)
 {
 	/* In place: the output is never longer than what has been read. */
 	int absolute = path[0] == '/';

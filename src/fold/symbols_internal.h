@@ -24,15 +24,15 @@
 #include "symbols.h"
 #include "util.h"
 
-/* --- bump allocator: everything a symtab hands out lives here until symtab_free --- */
+/* --- bump allocator: everything a symtab hands out lives here until symbols__free --- */
 typedef struct sym_arena_block sym_arena_block;
 typedef struct sym_arena {
 	sym_arena_block *head;
 	size_t used, cap; /* of head */
 } sym_arena;
-void *symtab__arena_alloc(sym_arena *a, size_t size);
-char *symtab__arena_strdup(sym_arena *a, const char *s, size_t len);
-void symtab__arena_free(sym_arena *a);
+void *symbols__arena_alloc(sym_arena *a, size_t size);
+char *symbols__arena_strdup(sym_arena *a, const char *s, size_t len);
+void symbols__arena_free(sym_arena *a);
 
 /* --- string interning (one copy of each file/function name) --- */
 typedef struct sym_strpool {
@@ -40,8 +40,8 @@ typedef struct sym_strpool {
 	util_hmap map; /* string hash -> (uintptr_t) pooled copy */
 } sym_strpool;
 /* Returns the pooled copy of s[0..len), or NULL on allocation failure. */
-const char *symtab__intern(sym_strpool *p, const char *s, size_t len);
-void symtab__strpool_free(sym_strpool *p);
+const char *symbols__intern(sym_strpool *p, const char *s, size_t len);
+void symbols__strpool_free(sym_strpool *p);
 
 /* --- growable arrays (util_grow) --- */
 #define SYM_PUSH(arr, n, cap, value)                                                                         \
@@ -134,28 +134,28 @@ typedef struct sym_elf_facts {
 } sym_elf_facts;
 
 /* symbols_elf.c */
-int symtab__elf_facts(const char *path, sym_elf_facts *facts);
+int symbols__elf_facts(const char *path, sym_elf_facts *facts);
 /* Adds STT_FUNC symbols of path (.symtab and .dynsym) to img->funcs. */
-int symtab__elf_add_functions(sym_image *img, const char *path);
+int symbols__elf_add_functions(sym_image *img, const char *path);
 /* Sorts and de-overlaps img->funcs. */
-void symtab__elf_finish_functions(sym_image *img);
+void symbols__elf_finish_functions(sym_image *img);
 /* Finds a separate debug file for an object (build-id directory, then
  * .gnu_debuglink next to it, in .debug/, and under each debug dir). Writes
  * the path to out and returns 0, or -ENOENT. */
-int symtab__find_debug_file(const char *debug_dirs, const char *object_path, const sym_elf_facts *facts,
-                            char *out, size_t out_len);
+int symbols__find_debug_file(const char *debug_dirs, const char *object_path, const sym_elf_facts *facts,
+                             char *out, size_t out_len);
 /* Human name for a linkage name: C++ demangled, gfortran "__m_MOD_p" as
  * "m::p"; otherwise the name itself. Result interned in p. */
-const char *symtab__pretty_name(sym_strpool *p, const char *name);
+const char *symbols__pretty_name(sym_strpool *p, const char *name);
 /* Normalises a path in place: no "//", no "/./", "dir/../" folded, no leading "./". */
-void symtab__normalize_path(char *path);
+void symbols__normalize_path(char *path);
 
 /* symbols_dwarf.c: indexes the DWARF of path into img (lines, scopes,
  * intervals). Returns 0, -ENODATA when path has no DWARF, or another negative
  * errno; explains failures through diag. */
-int symtab__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, void *diag_arg);
+int symbols__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, void *diag_arg);
 
 /* symbols.c: flattens img->intervals into img->segs. */
-int symtab__flatten_scopes(sym_image *img);
+int symbols__flatten_scopes(sym_image *img);
 
 #endif

@@ -407,7 +407,7 @@ static void test_kriging_curve_stays_inside_the_phases(void **state)
 			                .pi = 0,
 			                .seed = 1};
 			double rms;
-			assert_int_equal(fit_kriging.fit(&in, &cv, &rms, NULL), 0);
+			assert_int_equal(fit__kriging.fit(&in, &cv, &rms, NULL), 0);
 			for (int p = 0; p < 3; p++) {
 				double w = PB[p + 1] - PB[p], a = PB[p] + 0.15 * w, b = PB[p + 1] - 0.15 * w;
 				double truth = PR[p] / mean, sum = 0, mx = -INFINITY, mn = INFINITY;

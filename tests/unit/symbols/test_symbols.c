@@ -98,7 +98,7 @@ static symtab *new_symtab(diag_log *log)
 {
 	symtab *s;
 	memset(log, 0, sizeof *log);
-	assert_int_equal(symtab_new(&s, diag_capture, log), 0);
+	assert_int_equal(symbols__new(&s, diag_capture, log), 0);
 	return s;
 }
 
@@ -111,7 +111,7 @@ static void check_inline_chain(const char *prog)
 {
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	unsigned inner_body = marker_line("inc/helpers.h", "@inner_body");
@@ -120,7 +120,7 @@ static void check_inline_chain(const char *prog)
 	int chains = 0;
 	for (uint64_t a = lo; a < lo + size; a++) {
 		const symtab_result *r;
-		assert_int_equal(symtab_lookup(s, 0, a, 0, &r), 0);
+		assert_int_equal(symbols__lookup(s, 0, a, 0, &r), 0);
 		assert_string_equal(r->module, prog);
 		assert_int_equal(r->file_vaddr, a);
 		assert_int_equal(r->has_lines, 1);
@@ -145,10 +145,10 @@ static void check_inline_chain(const char *prog)
 		fail_msg("%s: no address of compute() shows the helper_inner inline chain", prog);
 	assert_int_equal(log.count, 0);
 	symtab_module_info info;
-	assert_int_equal(symtab_module_info_get(s, 0, 1, &info), 0);
+	assert_int_equal(symbols__module_info_get(s, 0, 1, &info), 0);
 	assert_int_equal(info.has_dwarf, 1);
 	assert_true(info.ninlines >= 2);
-	symtab_free(s);
+	symbols__free(s);
 }
 
 static void test_inline_chain_gcc_pie(void **state)
@@ -221,23 +221,23 @@ static void check_return_address(const char *prog, int pie)
 
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 3, 7, prog, NULL, 0, rf.bias, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 3, 7, prog, NULL, 0, rf.bias, NULL, 0), 0);
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 3, rf.ra, 1, &r), 0);
+	assert_int_equal(symbols__lookup(s, 3, rf.ra, 1, &r), 0);
 	assert_int_equal(r->file_vaddr, lo + size - 1);
 	assert_string_equal(r->frames[r->nframes - 1].function, "ends_with_call");
 	assert_int_equal(r->frames[0].line, marker_line("inl.c", "@last_call"));
 	const symtab_result *unadjusted;
-	assert_int_equal(symtab_lookup(s, 3, rf.ra, 0, &unadjusted), 0);
+	assert_int_equal(symbols__lookup(s, 3, rf.ra, 0, &unadjusted), 0);
 	assert_string_not_equal(unadjusted->frames[unadjusted->nframes - 1].function, "ends_with_call");
 
 	/* The run-time address of compute() maps back through the bias. */
-	assert_int_equal(symtab_lookup(s, 3, rf.compute, 0, &r), 0);
+	assert_int_equal(symbols__lookup(s, 3, rf.compute, 0, &r), 0);
 	assert_string_equal(r->frames[r->nframes - 1].function, "compute");
 	nm_symbol(prog, "compute", &lo, &size);
 	assert_int_equal(r->file_vaddr, lo);
 	assert_int_equal(log.count, 0);
-	symtab_free(s);
+	symbols__free(s);
 }
 
 static void test_return_address_pie(void **state)
@@ -259,13 +259,13 @@ static void test_shared_library_at_bias(void **state)
 	(void)state;
 	const char *lib = PROG("libshared.so");
 	sym_elf_facts facts;
-	assert_int_equal(symtab__elf_facts(lib, &facts), 0);
+	assert_int_equal(symbols__elf_facts(lib, &facts), 0);
 	assert_true(facts.nloads >= 2);
 	const uint64_t bias = 0x7f3a12340000ull;
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 1, 4, lib, facts.build_id, facts.build_id_len, bias,
-	                                   facts.loads, facts.nloads),
+	assert_int_equal(symbols__add_module(s, 1, 4, lib, facts.build_id, facts.build_id_len, bias,
+	                                     facts.loads, facts.nloads),
 	                 0);
 	uint64_t lo, size;
 	nm_symbol(lib, "shared_work", &lo, &size);
@@ -273,7 +273,7 @@ static void test_shared_library_at_bias(void **state)
 	int body_seen = 0;
 	for (uint64_t a = lo; a < lo + size; a++) {
 		const symtab_result *r;
-		assert_int_equal(symtab_lookup(s, 1, bias + a, 0, &r), 0);
+		assert_int_equal(symbols__lookup(s, 1, bias + a, 0, &r), 0);
 		assert_int_equal(r->file_vaddr, a);
 		assert_string_equal(r->frames[r->nframes - 1].function, "shared_work");
 		assert_true(ends_with(r->frames[0].file, "/progs/shared.c"));
@@ -283,18 +283,18 @@ static void test_shared_library_at_bias(void **state)
 
 	/* Other processes and addresses outside every segment are unknown. */
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 2, bias + lo, 0, &r), -ENOENT);
+	assert_int_equal(symbols__lookup(s, 2, bias + lo, 0, &r), -ENOENT);
 	assert_null(r->module);
 	assert_int_equal(r->nframes, 1);
 	assert_string_equal(r->frames[0].function, "[unknown]");
-	assert_int_equal(symtab_lookup(s, 1, bias - 16, 0, &r), -ENOENT);
+	assert_int_equal(symbols__lookup(s, 1, bias - 16, 0, &r), -ENOENT);
 	assert_string_equal(r->frames[0].function, "[unknown]");
 
 	/* After an unload the range is free again. */
-	assert_int_equal(symtab_remove_module(s, 1, 4), 0);
-	assert_int_equal(symtab_lookup(s, 1, bias + lo + 1, 0, &r), -ENOENT);
+	assert_int_equal(symbols__remove_module(s, 1, 4), 0);
+	assert_int_equal(symbols__lookup(s, 1, bias + lo + 1, 0, &r), -ENOENT);
 	assert_int_equal(log.count, 0);
-	symtab_free(s);
+	symbols__free(s);
 }
 
 /* ------------------------------------------------------------- languages --- */
@@ -306,21 +306,21 @@ static void test_fortran_module_procedure(void **state)
 	const char *prog = PROG("fortran");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "__physics_MOD_step", &lo, &size);
 	unsigned body = marker_line("fortran.f90", "@step_body");
 	int body_seen = 0;
 	for (uint64_t a = lo; a < lo + size; a++) {
 		const symtab_result *r;
-		assert_int_equal(symtab_lookup(s, 0, a, 0, &r), 0);
+		assert_int_equal(symbols__lookup(s, 0, a, 0, &r), 0);
 		assert_string_equal(r->frames[r->nframes - 1].function, "physics::step");
 		assert_true(ends_with(r->frames[0].file, "/progs/fortran.f90"));
 		body_seen |= r->frames[0].line == body;
 	}
 	assert_true(body_seen);
 	assert_int_equal(log.count, 0);
-	symtab_free(s);
+	symbols__free(s);
 #else
 	skip();
 #endif
@@ -333,14 +333,14 @@ static void test_cxx_demangled(void **state)
 	const char *prog = PROG("cxx");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "_ZN3geo5scaleIdEET_S1_i", &lo, &size);
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 0, lo + size / 2, 0, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, lo + size / 2, 0, &r), 0);
 	assert_string_equal(r->frames[r->nframes - 1].function, "double geo::scale<double>(double, int)");
 	assert_true(ends_with(r->frames[0].file, "/progs/cxx.cpp"));
-	symtab_free(s);
+	symbols__free(s);
 #else
 	skip();
 #endif
@@ -354,13 +354,13 @@ static void test_stripped_symbol_fallback(void **state)
 	const char *prog = PROG("inl_gcc_nodebug");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_set_debug_dirs(s, ""), 0);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__set_debug_dirs(s, ""), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	for (uint64_t a = lo; a < lo + size; a += 7) {
 		const symtab_result *r;
-		assert_int_equal(symtab_lookup(s, 0, a, 0, &r), 0);
+		assert_int_equal(symbols__lookup(s, 0, a, 0, &r), 0);
 		assert_int_equal(r->has_lines, 0);
 		assert_int_equal(r->nframes, 1);
 		assert_string_equal(r->frames[0].function, "compute");
@@ -371,7 +371,7 @@ static void test_stripped_symbol_fallback(void **state)
 	assert_int_equal(log.count, 1);
 	assert_non_null(strstr(log.text, prog));
 	assert_non_null(strstr(log.text, "lines unavailable"));
-	symtab_free(s);
+	symbols__free(s);
 }
 
 static void test_fully_stripped(void **state)
@@ -381,17 +381,17 @@ static void test_fully_stripped(void **state)
 	nm_symbol(PROG("inl_gcc_pie"), "compute", &lo, &size);
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_set_debug_dirs(s, ""), 0);
-	assert_int_equal(symtab_add_module(s, 0, 1, PROG("inl_gcc_nosyms"), NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__set_debug_dirs(s, ""), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, PROG("inl_gcc_nosyms"), NULL, 0, 0, NULL, 0), 0);
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 0, lo + 3, 0, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, lo + 3, 0, &r), 0);
 	char want[64];
 	snprintf(want, sizeof want, "[inl_gcc_nosyms+0x%llx]", (unsigned long long)(lo + 3));
 	assert_string_equal(r->frames[0].function, want);
 	assert_int_equal(r->has_lines, 0);
 	assert_int_equal(log.count, 1);
 	assert_non_null(strstr(log.text, "inl_gcc_nosyms"));
-	symtab_free(s);
+	symbols__free(s);
 }
 
 static void test_debuglink(void **state)
@@ -400,12 +400,12 @@ static void test_debuglink(void **state)
 	const char *prog = PROG("inl_gcc_split");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
 	symtab_module_info info;
-	assert_int_equal(symtab_module_info_get(s, 0, 1, &info), 0);
+	assert_int_equal(symbols__module_info_get(s, 0, 1, &info), 0);
 	assert_int_equal(info.has_dwarf, 1);
 	assert_true(ends_with(info.file_used, "/inl_gcc_split.debug"));
-	symtab_free(s);
+	symbols__free(s);
 	check_inline_chain(prog);
 }
 
@@ -415,7 +415,7 @@ static void test_build_id_directory(void **state)
 	(void)state;
 	const char *prog = PROG("inl_gcc_nodebug");
 	sym_elf_facts facts;
-	assert_int_equal(symtab__elf_facts(prog, &facts), 0);
+	assert_int_equal(symbols__elf_facts(prog, &facts), 0);
 	assert_true(facts.build_id_len >= 2);
 	char root[256], dir[512], link[700], hex[130];
 	snprintf(root, sizeof root, "/tmp/fold-symtest-%d", (int)getpid());
@@ -432,16 +432,16 @@ static void test_build_id_directory(void **state)
 	symtab *s = new_symtab(&log);
 	char dirs[600];
 	snprintf(dirs, sizeof dirs, "/nonexistent:%s", root);
-	assert_int_equal(symtab_set_debug_dirs(s, dirs), 0);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__set_debug_dirs(s, dirs), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "ends_with_call", &lo, &size);
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 0, lo + size, 1, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, lo + size, 1, &r), 0);
 	assert_int_equal(r->has_lines, 1);
 	assert_int_equal(r->frames[0].line, marker_line("inl.c", "@last_call"));
 	assert_int_equal(log.count, 0);
-	symtab_free(s);
+	symbols__free(s);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -453,18 +453,19 @@ static void test_build_id_mismatch(void **state)
 	(void)state;
 	const char *prog = PROG("inl_gcc_pie");
 	sym_elf_facts facts;
-	assert_int_equal(symtab__elf_facts(prog, &facts), 0);
+	assert_int_equal(symbols__elf_facts(prog, &facts), 0);
 	assert_true(facts.build_id_len > 0);
 	facts.build_id[0] ^= 0xff; /* the binary "changed since the run" */
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_set_debug_dirs(s, ""), 0);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, facts.build_id, facts.build_id_len, 0, NULL, 0), 0);
+	assert_int_equal(symbols__set_debug_dirs(s, ""), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, facts.build_id, facts.build_id_len, 0, NULL, 0),
+	                 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 0, lo, 0, &r), 0);
-	assert_int_equal(symtab_lookup(s, 0, lo + 1, 0, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, lo, 0, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, lo + 1, 0, &r), 0);
 	char want[64];
 	snprintf(want, sizeof want, "[inl_gcc_pie+0x%llx]", (unsigned long long)(lo + 1));
 	assert_string_equal(r->frames[0].function, want);
@@ -472,9 +473,9 @@ static void test_build_id_mismatch(void **state)
 	assert_non_null(strstr(log.text, prog));
 	assert_non_null(strstr(log.text, "build-id differs"));
 	symtab_module_info info;
-	assert_int_equal(symtab_module_info_get(s, 0, 1, &info), 0);
+	assert_int_equal(symbols__module_info_get(s, 0, 1, &info), 0);
 	assert_int_equal(info.build_id_mismatch, 1);
-	symtab_free(s);
+	symbols__free(s);
 }
 
 static void test_missing_file(void **state)
@@ -484,25 +485,25 @@ static void test_missing_file(void **state)
 	symtab *s = new_symtab(&log);
 	trace_segment segs[2] = {{0x0, 0x1000, 4}, {0x1000, 0x4000, 5}};
 	const uint64_t bias = 0x7f0000000000ull;
-	assert_int_equal(symtab_add_module(s, 0, 9, "/nonexistent/dir/libgone.so", NULL, 0, bias, segs, 2),
+	assert_int_equal(symbols__add_module(s, 0, 9, "/nonexistent/dir/libgone.so", NULL, 0, bias, segs, 2),
 	                 0);
 	const symtab_result *r;
-	assert_int_equal(symtab_lookup(s, 0, bias + 0x1234, 0, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, bias + 0x1234, 0, &r), 0);
 	assert_string_equal(r->module, "/nonexistent/dir/libgone.so");
 	assert_string_equal(r->frames[0].function, "[libgone.so+0x1234]");
-	assert_int_equal(symtab_lookup(s, 0, bias + 0x2000, 1, &r), 0);
+	assert_int_equal(symbols__lookup(s, 0, bias + 0x2000, 1, &r), 0);
 	assert_string_equal(r->frames[0].function, "[libgone.so+0x1fff]");
 	assert_int_equal(log.count, 1);
 	assert_non_null(strstr(log.text, "/nonexistent/dir/libgone.so"));
 
 	/* Without recorded segments the module cannot be placed: said, not fatal. */
 	assert_int_equal(
-	    symtab_add_module(s, 0, 10, "/nonexistent/other.so", NULL, 0, 0x7e0000000000ull, NULL, 0), 0);
+	    symbols__add_module(s, 0, 10, "/nonexistent/other.so", NULL, 0, 0x7e0000000000ull, NULL, 0), 0);
 	assert_int_equal(log.count, 2);
 	assert_non_null(strstr(log.text, "/nonexistent/other.so"));
-	assert_int_equal(symtab_lookup(s, 0, 0x7e0000000100ull, 0, &r), -ENOENT);
+	assert_int_equal(symbols__lookup(s, 0, 0x7e0000000100ull, 0, &r), -ENOENT);
 	assert_string_equal(r->frames[0].function, "[unknown]");
-	symtab_free(s);
+	symbols__free(s);
 }
 
 /* ----------------------------------------------------------------- cache --- */
@@ -513,25 +514,25 @@ static void test_cache_returns_same_result(void **state)
 	const char *prog = PROG("inl_gcc_pie");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symtab_add_module(s, 0, 1, prog, NULL, 0, 0x5000000000ull, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0x5000000000ull, NULL, 0), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	const symtab_result *a, *b, *c;
-	assert_int_equal(symtab_lookup(s, 0, 0x5000000000ull + lo + 4, 0, &a), 0);
-	assert_int_equal(symtab_lookup(s, 0, 0x5000000000ull + lo + 4, 0, &b), 0);
-	assert_int_equal(symtab_lookup(s, 0, 0x5000000000ull + lo + 4, 1, &c), 0);
+	assert_int_equal(symbols__lookup(s, 0, 0x5000000000ull + lo + 4, 0, &a), 0);
+	assert_int_equal(symbols__lookup(s, 0, 0x5000000000ull + lo + 4, 0, &b), 0);
+	assert_int_equal(symbols__lookup(s, 0, 0x5000000000ull + lo + 4, 1, &c), 0);
 	assert_ptr_equal(a, b);
 	assert_ptr_not_equal(a, c);
 	assert_int_equal(c->file_vaddr, lo + 3);
 	const char *name;
-	assert_int_equal(symtab_function_name(s, 0, 0x5000000000ull + lo, &name), 0);
+	assert_int_equal(symbols__function_name(s, 0, 0x5000000000ull + lo, &name), 0);
 	assert_string_equal(name, "compute");
 	symtab_stats st;
-	symtab_stats_get(s, &st);
+	symbols__stats_get(s, &st);
 	assert_int_equal(st.lookups, 4);
 	assert_int_equal(st.cache_hits, 1);
 	assert_int_equal(st.images, 1);
-	symtab_free(s);
+	symbols__free(s);
 }
 
 /* ------------------------------------------------------------------ names --- */
@@ -540,7 +541,7 @@ static void check_norm(const char *in, const char *want)
 {
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", in);
-	symtab__normalize_path(buf);
+	symbols__normalize_path(buf);
 	assert_string_equal(buf, want);
 }
 
@@ -561,18 +562,18 @@ static void test_pretty_names(void **state)
 	(void)state;
 	sym_arena arena = {0};
 	sym_strpool pool = {.arena = &arena};
-	assert_string_equal(symtab__pretty_name(&pool, "__physics_MOD_step"), "physics::step");
-	assert_string_equal(symtab__pretty_name(&pool, "__my_mod_MOD_do_it"), "my_mod::do_it");
-	assert_string_equal(symtab__pretty_name(&pool, "_ZN2ns3fooEi"), "ns::foo(int)");
+	assert_string_equal(symbols__pretty_name(&pool, "__physics_MOD_step"), "physics::step");
+	assert_string_equal(symbols__pretty_name(&pool, "__my_mod_MOD_do_it"), "my_mod::do_it");
+	assert_string_equal(symbols__pretty_name(&pool, "_ZN2ns3fooEi"), "ns::foo(int)");
 	/* outlined OpenMP regions: the clone suffix kept, the module once */
-	assert_string_equal(symtab__pretty_name(&pool, "_ZN9Integrate3runER4AtomP5Force._omp_fn.0"),
+	assert_string_equal(symbols__pretty_name(&pool, "_ZN9Integrate3runER4AtomP5Force._omp_fn.0"),
 	                    "Integrate::run(Atom&, Force*) [clone ._omp_fn.0]");
-	assert_string_equal(symtab__pretty_name(&pool, "__advec_mod_MOD_advec_kernel._omp_fn.2"),
+	assert_string_equal(symbols__pretty_name(&pool, "__advec_mod_MOD_advec_kernel._omp_fn.2"),
 	                    "advec_mod::advec_kernel._omp_fn.2");
-	assert_string_equal(symtab__pretty_name(&pool, "plain_c"), "plain_c");
-	assert_string_equal(symtab__pretty_name(&pool, "_Znot_mangled!"), "_Znot_mangled!");
-	symtab__strpool_free(&pool);
-	symtab__arena_free(&arena);
+	assert_string_equal(symbols__pretty_name(&pool, "plain_c"), "plain_c");
+	assert_string_equal(symbols__pretty_name(&pool, "_Znot_mangled!"), "_Znot_mangled!");
+	symbols__strpool_free(&pool);
+	symbols__arena_free(&arena);
 }
 
 int main(void)
