@@ -162,31 +162,15 @@ static double cpu_utilisation(ingest__trace *const *tr, const instances__instanc
  * has at least this share of that group's instances. */
 #define FOLD__MIN_PICK_SHARE 0.25
 
-/* The group folded by default: the one with the largest total time among
- * the groups that have the instances and samples to fold (can_fold[k]; all
- * groups when none has) and whose instances run on the CPU about as much as
- * the best of those groups'. A group that cannot fold never displaces one
- * that can, whatever its CPU share: it would leave the region unfolded. On a loaded machine preemption can
- * make a stretched copy of the region's instances the largest group (a regular competitor preempts the same
- * way every time, a mode of its own); those instances are the scheduler's, not the code's, and their median
- * CPU utilisation gives them away. Without CPU time: the largest total time. */
-static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instances__instance *inst, size_t n,
-                           const uint32_t *grp, const uint8_t *why, const grouping__stat *gs, size_t ng,
-                           const int *can_fold)
+/* Median CPU utilisation of each group's used instances (NAN: unknown,
+ * fewer than FOLD__MIN_UTILISATION_INSTANCES known), into r->groups. */
+static int group_cpu_shares(analyze_ctx *c, fold_region_result *r, const instances__instance *inst, size_t n,
+                            const uint32_t *grp, const uint8_t *why, size_t ng)
 {
-	size_t sel = 0;
-	for (size_t k = 1; k < ng; k++)
-		if (can_fold[k] > can_fold[sel] ||
-		    (can_fold[k] == can_fold[sel] && gs[k].total > gs[sel].total))
-			sel = k;
-	if (ng < 2)
-		return sel;
-	double util[16];
 	double *u = malloc((n + 1) * sizeof *u);
 	if (!u)
-		return sel;
-	double best = -1;
-	for (size_t k = 0; k < ng && k < 16; k++) {
+		return -ENOMEM;
+	for (size_t k = 0; k < ng; k++) {
 		size_t m = 0;
 		for (size_t i = 0; i < n; i++)
 			if (grp[i] == k && why[i] == 0) {
@@ -194,23 +178,77 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 				if (v >= 0)
 					u[m++] = v;
 			}
-		util[k] = -1;
+		r->groups[k].cpu_share = NAN;
 		if (m >= FOLD__MIN_UTILISATION_INSTANCES) {
 			qsort(u, m, sizeof *u, cmp_dbl);
-			util[k] = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
-			if (can_fold[k] == can_fold[sel] && util[k] > best)
-				best = util[k];
+			r->groups[k].cpu_share = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
 		}
 	}
 	free(u);
-	if (!(best > 0))
+	return 0;
+}
+
+/* When the group with the most time is not folded because it lacks the
+ * instances or samples to fold, says so, with what to do: a user must never
+ * wonder why fold shows a group holding less of the region's time. */
+static void say_unfoldable_time(analyze_ctx *c, const fold_region_result *r, const grouping__stat *gs,
+                                size_t ng, const int *can_fold, size_t sel)
+{
+	size_t most = 0;
+	double all = 0;
+	for (size_t k = 0; k < ng; k++) {
+		all += gs[k].total;
+		if (gs[k].total > gs[most].total)
+			most = k;
+	}
+	if (most == sel || can_fold[most] >= can_fold[sel] || !(all > 0))
+		return;
+	const char *what = "run longer or sample more often (FOLD_SAMPLE)";
+	if (gs[most].used < c->opt->min_instances)
+		what = "a one-off, not a repetition; its time is in the exact profile";
+	analyze__warn(c,
+	              "region %s: group %zu (median %.3g ms) holds the most time (%.0f%% of the region's) "
+	              "but has only %lu sample(s) in %lu instance(s), too few to fold (%u samples and %u "
+	              "instances needed): %s; group %zu (%.0f%%) is folded (--group %zu folds the other "
+	              "anyway)",
+	              r->name, most, gs[most].median / 1e6, 100 * gs[most].total / all,
+	              r->groups[most].samples, gs[most].used, c->opt->min_samples, c->opt->min_instances,
+	              what, sel, 100 * gs[sel].total / all, most);
+}
+
+/* The group folded by default: the one with the largest total time among
+ * the groups that have the instances and samples to fold (can_fold[k]; all
+ * groups when none has) and whose instances run on the CPU about as much as
+ * the best of those groups' (r->groups[k].cpu_share). A group that cannot
+ * fold never displaces one that can, whatever its CPU share: it would leave
+ * the region unfolded; fold says so (say_unfoldable_time). On a loaded
+ * machine preemption can make a stretched copy of the region's instances the
+ * largest group (a regular competitor preempts the same way every time, a
+ * mode of its own); those instances are the scheduler's, not the code's, and
+ * their median CPU utilisation gives them away. Without CPU time: the
+ * largest total time. */
+static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping__stat *gs, size_t ng,
+                           const int *can_fold)
+{
+	size_t sel = 0;
+	for (size_t k = 1; k < ng; k++)
+		if (can_fold[k] > can_fold[sel] ||
+		    (can_fold[k] == can_fold[sel] && gs[k].total > gs[sel].total))
+			sel = k;
+	double best = -1;
+	for (size_t k = 0; k < ng; k++)
+		if (can_fold[k] == can_fold[sel] && r->groups[k].cpu_share > best)
+			best = r->groups[k].cpu_share;
+	if (ng < 2 || !(best > 0))
 		return sel;
 	size_t pick = SIZE_MAX;
-	for (size_t k = 0; k < ng && k < 16; k++)
+	for (size_t k = 0; k < ng; k++) {
+		double util = r->groups[k].cpu_share;
 		if (can_fold[k] == can_fold[sel] &&
-		    (util[k] < 0 || util[k] >= FOLD__MIN_RELATIVE_UTILISATION * best))
+		    (isnan(util) || util >= FOLD__MIN_RELATIVE_UTILISATION * best))
 			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
 				pick = k;
+	}
 	/* A few long instances (a first time step that allocates, a step that
 	 * writes a checkpoint) are not the code's mode because they run on
 	 * the CPU more: the group picked over the one with the time must be a
@@ -225,8 +263,8 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const instance
 		    "of it "
 		    "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
 		    "preemption or waiting (--group %zu folds it anyway)",
-		    r->name, sel, gs[sel].median / 1e6, 100 * util[sel], 100 * util[pick], pick,
-		    gs[pick].median / 1e6, sel);
+		    r->name, sel, gs[sel].median / 1e6, 100 * r->groups[sel].cpu_share,
+		    100 * r->groups[pick].cpu_share, pick, gs[pick].median / 1e6, sel);
 		sel = pick;
 	}
 	return sel;
@@ -354,8 +392,12 @@ static int group_durations(analyze_ctx *c, instances__region_acc *A, fold_region
 		r->groups[k].samples = gsmp[k];
 		r->groups[k].total_ns = gs[k].total;
 	}
-	*sel = choose_group(c, r, A->inst, n, grp, why, gs, ng, can_fold);
+	if (group_cpu_shares(c, r, A->inst, n, grp, why, ng))
+		return -ENOMEM;
+	*sel = choose_group(c, r, gs, ng, can_fold);
 	int want = c->opt->group;
+	if (want < 0)
+		say_unfoldable_time(c, r, gs, ng, can_fold, *sel);
 	if (want >= 0) {
 		if ((size_t)want < ng)
 			*sel = (size_t)want;

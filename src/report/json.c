@@ -306,6 +306,7 @@ static void write_region(jw *w, const fold_region_result *r)
 		knum(w, "max_duration_ns", g->max_duration_ns);
 		kint(w, "samples", (long long)g->samples);
 		knum(w, "total_ns", g->total_ns);
+		knum(w, "median_cpu_share", g->cpu_share);
 		close_(w, '}');
 	}
 	close_(w, ']');
@@ -628,6 +629,10 @@ static void write_document(jw *w, const fold_analysis *a)
 	kstr(w, "sample_config", a->sample_config);
 	kint(w, "total_samples", (long long)a->total_samples);
 	knum(w, "hook_overhead_ns", a->hook_overhead_ns);
+	kobj(w, "fold_limits");
+	kint(w, "min_instances", a->min_instances);
+	kint(w, "min_samples", a->min_samples);
+	close_(w, '}');
 	kobj(w, "sample_cost");
 	kint(w, "samples_compensated", (long long)a->samples_compensated);
 	knum(w, "handler_ns", a->sample_handler_ns);

@@ -163,6 +163,7 @@ typedef struct fold_group {
 	double min_duration_ns, max_duration_ns;
 	unsigned long samples; /* samples inside its used instances */
 	double total_ns;       /* summed duration of its used instances */
+	double cpu_share;      /* median CPU time / duration of its used instances; NAN: unknown */
 } fold_group;
 
 /* The routine active along the folded instance, at one stack depth. */
@@ -371,6 +372,9 @@ typedef struct fold_analysis {
 	size_t nwarnings;
 	char *sample_config;     /* e.g. "time@10ms jitter 10%" */
 	double hook_overhead_ns; /* per enter+exit pair, subtracted from the profile (0: none) */
+	/* A group (and a region) is folded with at least these many instances
+	 * and samples inside them (fold_options). */
+	unsigned min_instances, min_samples;
 	/* The samples' own cost, taken out of folded instances and sample
 	 * positions (not out of the exact profile): the mean handler time
 	 * measured per sample, the kernel's delivery estimated per sample (0:

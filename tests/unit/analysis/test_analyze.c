@@ -670,6 +670,35 @@ static void test_few_long_instances_not_picked_for_cpu_share(void **state)
 	fold_analysis_free(a);
 }
 
+/* A call of 300 ms holds more of the region's time than its 199 calls of
+ * 1 ms, but one instance does not fold: the 1 ms group is folded, and fold
+ * says why the group with the time is not, and how to fold it anyway. */
+static void test_unfoldable_group_with_the_time_is_said(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 200;
+	c.ngroups = 2;
+	c.groups[0] = (synth_group){1e6, 198, 1};
+	c.groups[1] = (synth_group){300e6, 2, 1}; /* one instance with this seed */
+	c.period_ns = 1e5;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_int_equal(r->ngroups, 2);
+	const fold_group *g = &r->groups[r->selected_group];
+	assert_true(g->median_duration_ns < 10e6);
+	assert_true(g->cpu_share > 0 && g->cpu_share <= 1.0001);
+	assert_true(warned_about(a, "holds the most time"));
+	assert_true(warned_about(a, "a one-off, not a repetition"));
+	char want[32];
+	snprintf(want, sizeof want, "--group %u", r->selected_group ? 0u : 1u);
+	assert_true(warned_about(a, want));
+	assert_int_equal(a->min_instances, 3);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1289,6 +1318,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
