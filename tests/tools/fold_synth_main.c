@@ -27,6 +27,7 @@ static void usage(FILE *f)
 	           "  --preempt F         share of instances preempted once at a random moment (0)\n"
 	           "  --preempt-mean NS   mean preemption length, exponential (1000000)\n"
 	           "  --preempt-fixed     every preemption lasts exactly --preempt-mean\n"
+	           "  --cputime-sampling  the timer counts CPU time, not wall time (no --sample-cost)\n"
 	           "  --phase-jitter F[:P]  relative sd of the length of phase P only (0; P = last)\n"
 	           "  --no-boundary-counters  do not record counters at enter/exit\n"
 	           "  --rotate-sets       odd threads record only the first counter\n"
@@ -53,17 +54,29 @@ int main(int argc, char **argv)
 	synth_config_init(&c);
 	const char *out = NULL;
 	int custom_counters = 0, custom_groups = 0;
-	static const struct option lo[] = {{"seed", 1, 0, 's'},           {"threads", 1, 0, 't'},
-	                                   {"instances", 1, 0, 'n'},      {"breaks", 1, 0, 'b'},
-	                                   {"counter", 1, 0, 'c'},        {"cpu", 1, 0, 'u'},
-	                                   {"group", 1, 0, 'g'},          {"dur-jitter", 1, 0, 'd'},
-	                                   {"period-ns", 1, 0, 'p'},      {"sample-jitter", 1, 0, 'j'},
-	                                   {"noise", 1, 0, 'z'},          {"outliers", 1, 0, 'x'},
-	                                   {"outlier-factor", 1, 0, 'f'}, {"no-boundary-counters", 0, 0, 'B'},
-	                                   {"rotate-sets", 0, 0, 'R'},    {"preempt", 1, 0, 'P'},
-	                                   {"preempt-mean", 1, 0, 'M'},   {"phase-jitter", 1, 0, 'J'},
-	                                   {"preempt-fixed", 0, 0, 'F'},  {"sample-cost", 1, 0, 'C'},
-	                                   {"help", 0, 0, 'h'},           {0, 0, 0, 0}};
+	static const struct option lo[] = {{"seed", 1, 0, 's'},
+	                                   {"threads", 1, 0, 't'},
+	                                   {"instances", 1, 0, 'n'},
+	                                   {"breaks", 1, 0, 'b'},
+	                                   {"counter", 1, 0, 'c'},
+	                                   {"cpu", 1, 0, 'u'},
+	                                   {"group", 1, 0, 'g'},
+	                                   {"dur-jitter", 1, 0, 'd'},
+	                                   {"period-ns", 1, 0, 'p'},
+	                                   {"sample-jitter", 1, 0, 'j'},
+	                                   {"noise", 1, 0, 'z'},
+	                                   {"outliers", 1, 0, 'x'},
+	                                   {"outlier-factor", 1, 0, 'f'},
+	                                   {"no-boundary-counters", 0, 0, 'B'},
+	                                   {"rotate-sets", 0, 0, 'R'},
+	                                   {"preempt", 1, 0, 'P'},
+	                                   {"preempt-mean", 1, 0, 'M'},
+	                                   {"phase-jitter", 1, 0, 'J'},
+	                                   {"preempt-fixed", 0, 0, 'F'},
+	                                   {"sample-cost", 1, 0, 'C'},
+	                                   {"cputime-sampling", 0, 0, 'T'},
+	                                   {"help", 0, 0, 'h'},
+	                                   {0, 0, 0, 0}};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -116,6 +129,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'd': c.duration_jitter = atof(optarg); break;
+		case 'T': c.cputime_sampling = 1; break;
 		case 'p': c.period_ns = atof(optarg); break;
 		case 'j': c.sample_jitter = atof(optarg); break;
 		case 'z': c.noise = atof(optarg); break;

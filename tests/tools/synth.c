@@ -123,6 +123,25 @@ static double integral(const synth_config *c, const inst *in, unsigned k, double
 	return sum;
 }
 
+/* When, in (a, b], the CPU time since a reaches need ns (inside instance in,
+ * or a gap when in is NULL); b + 1 when it does not. */
+static double cpu_time_reached(const synth_config *c, const inst *in, double a, double b, double need)
+{
+	if (need <= 0)
+		return a;
+	if (integral(c, in, c->ncounters, a, b) < need)
+		return b + 1;
+	double lo = a, hi = b;
+	for (int it = 0; it < 60 && hi - lo > 0.5; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (integral(c, in, c->ncounters, a, mid) >= need)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
 static unsigned phase_at(const synth_config *c, const inst *in, double t)
 {
 	double x = active_time(in, t) / in->act;
@@ -149,8 +168,13 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	TRACE_PUT(rc, w, 0, trace_enc_info, "cmdline", "/synthetic/app --synthetic");
 	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.source", "monotonic");
 	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
-	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.source", "time");
-	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.event", "CLOCK_MONOTONIC");
+	if (c->cputime_sampling && c->sample_cost_ns > 0) {
+		trace_writer_close(w);
+		return -EINVAL;
+	}
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.source", c->cputime_sampling ? "cputime" : "time");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.event",
+	          c->cputime_sampling ? "CLOCK_THREAD_CPUTIME_ID" : "CLOCK_MONOTONIC");
 	snprintf(buf, sizeof buf, "%.0f", c->period_ns);
 	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.period", buf);
 	snprintf(buf, sizeof buf, "%g", c->sample_jitter);
@@ -255,6 +279,9 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		const double deliver =
 		    cost - hand - after; /* before the handler's entry; after: its return */
 		double ts = t0 + c->period_ns * uniform(&R);
+		/* cputime_sampling: the cpu_prog of the next sample (no draw otherwise,
+		 * so wall-time traces stay the same for a seed) */
+		double cpu_next = c->cputime_sampling ? c->period_ns * uniform(&R) : 0;
 		unsigned i = 0;
 		int inside = 0;
 		/* Advance the counters (and CPU) from tprev to tn inside the current segment. */
@@ -282,6 +309,9 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	} while (0)
 		while (i < c->instances) {
 			double tb = inside ? I[i].start + I[i].dur : I[i].start;
+			if (c->cputime_sampling)
+				ts = cpu_time_reached(c, inside ? &I[i] : NULL, tprev, tb,
+				                      cpu_next - cpu_prog);
 			if (ts < tb) {
 				ADVANCE(ts);
 				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
@@ -304,6 +334,11 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 					goto fail_free;
 				if (inside)
 					tr.samples_in_instances++;
+				if (c->cputime_sampling) {
+					cpu_next +=
+					    c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1));
+					continue;
+				}
 				/* the timer runs on wall time: the program sees less of the period */
 				double next =
 				    c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1)) - cost;

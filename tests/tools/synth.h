@@ -84,6 +84,10 @@ typedef struct synth_config {
 	 * by each sample's handler after its delivery and lag */
 	int cpu_clock_counter;
 	double odd_shift; /* odd instances' first boundary moved by this share of the instance */
+	/* 1: the sampling timer counts the thread's CPU time, not wall time
+	 * (FOLD_SAMPLE=cputime): a sample every period_ns of CPU, so instances
+	 * that run on a CPU less are sampled less. Needs sample_cost_ns 0. */
+	int cputime_sampling;
 } synth_config;
 
 /* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at
