@@ -98,6 +98,13 @@ int analyze__estimate_throttled(analyze_ctx *c);
  * positions and CPU time (traces with sample_cost records only); a's
  * sample_handler_ns, sample_delivery_ns, samples_compensated. */
 int perturb__compensate_samples(analyze_ctx *c);
+/* Whether instances of this duration are short against trace p's timer
+ * sampling period (at most a quarter of it; also true when the period is
+ * unknown or not a timer's): only then does a sample land in an instance
+ * with a probability proportional to its length, well below 1, so that the
+ * sampled instances' excess over the unsampled measures the samples' cost
+ * rather than which instances were long. */
+int perturb__short_against_period(const analyze_ctx *c, size_t p, double duration_ns);
 
 /* region_pipeline.c: the per-region pipeline for region g into r (whose
  * region_basics are filled). Returns 0 (r->folded or r->reason set) or a

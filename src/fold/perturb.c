@@ -118,6 +118,15 @@ static double handler_ns(const ingest__thread *th, size_t k, double fallback)
 	return th->cost_ns[k];
 }
 
+int perturb__short_against_period(const analyze_ctx *c, size_t p, double duration_ns)
+{
+	const char *per = ingest__trace_info(c->tr[p], "sample.period");
+	const char *src = ingest__trace_info(c->tr[p], "sample.source");
+	double period =
+	    per && src && (!strcmp(src, "time") || !strcmp(src, "cputime")) ? strtod(per, NULL) : 0;
+	return !(period > 0 && duration_ns > FOLD__MAX_COST_INSTANCE_SHARE * period);
+}
+
 /* Estimate of the delivery D for trace p from one region's instances;
  * returns the number of one-sample instances it rests on (0: none). */
 static size_t delivery_from_region(const analyze_ctx *c, const instances__region_acc *A, size_t p,
@@ -147,11 +156,7 @@ static size_t delivery_from_region(const analyze_ctx *c, const instances__region
 	 * as long as the period are sampled whenever they are long, and the
 	 * difference is their lengths, not the cost (67 us "delivery" on 1 ms
 	 * instances at 1 ms sampling shifted every sample by 7% of them). */
-	const char *per = ingest__trace_info(c->tr[p], "sample.period");
-	const char *src = ingest__trace_info(c->tr[p], "sample.source");
-	double period =
-	    per && src && (!strcmp(src, "time") || !strcmp(src, "cputime")) ? strtod(per, NULL) : 0;
-	if (period > 0 && m0 > FOLD__MAX_COST_INSTANCE_SHARE * period)
+	if (!perturb__short_against_period(c, p, m0))
 		goto out;
 	/* Same population only: a region with instances of very different
 	 * lengths would compare long (sampled) with short (unsampled) ones. */
@@ -197,7 +202,8 @@ static double delivery_before(const analyze_ctx *c, const instances__region_acc 
 			continue;
 		const ingest__thread *th = &t->threads[in->thread];
 		size_t k = in->isb;
-		double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
+		double lag =
+		    th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
 		double d = in->dur_ns - handler_ns(th, k, fallback[in->thread]) - D;
 		double a = ((double)th->smp[k].tick - (double)in->t0) * t->ns_per_tick - lag;
 		if (!(d > 0) || a < 0 || a > in->dur_ns)
@@ -330,7 +336,8 @@ int perturb__compensate_samples(analyze_ctx *c)
 					                      th->lag_ns[k - 1] != UINT32_MAX
 					                  ? th->lag_ns[k - 1]
 					                  : 0;
-					double own = th->smp[k].cpu_ns - (Db + lag) - (prev - plag) - (k ? D - Db : 0);
+					double own =
+					    th->smp[k].cpu_ns - (Db + lag) - (prev - plag) - (k ? D - Db : 0);
 					cpu += own > 0 ? own : 0;
 					th->cpu_cum[k] = cpu;
 				}

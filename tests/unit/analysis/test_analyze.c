@@ -699,6 +699,31 @@ static void test_unfoldable_group_with_the_time_is_said(void **state)
 	fold_analysis_free(a);
 }
 
+/* Under CPU-time sampling instances that run on a CPU 4% of their 1.8 ms
+ * are sampled one time in twelve, the long ones more often: the sampled
+ * instances' excess over the unsampled is their length, not a cost of the
+ * samples (before: 244 us "per sample" taken out of their durations). */
+static void test_no_sample_cost_from_long_instances_under_cputime(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 2000;
+	c.groups[0].duration_ns = 1.8e6;
+	c.duration_jitter = 0.3;
+	c.cpu[0] = c.cpu[1] = 0.04;
+	c.period_ns = 1e6;
+	c.cputime_sampling = 1;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->samples > 100 && r->samples < 200); /* about one instance in twelve */
+	for (size_t i = 0; i < r->nfit_params; i++)
+		if (!strcmp(r->fit_params[i].key, "grouping.sample_cost_ns"))
+			fail_msg("a sample cost of %s ns was estimated from long instances",
+			         r->fit_params[i].value);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1318,6 +1343,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_long_instances_under_cputime, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
