@@ -463,16 +463,16 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	char d[32], v[32];
 	if (r->self_check.done) {
 		const fold_self_check *sc = &r->self_check;
-		util_buf_printf(h->b,
-		                "<p class=\"note\">Self-check: the odd and the even instances (%lu and %lu), "
-		                "folded apart, give %zu and %zu phase(s); their boundaries are %.1f%% of the "
-		                "instance and their rates %.1f%% apart, where their sampling noise allows "
-		                "%.1f%% and %.1f%%: <b>%s</b>. Intervals: 90%% of %u bootstrap "
-		                "resamples of the instances.</p>\n",
-		                sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b,
-		                100 * sc->boundary, 100 * sc->rate, 100 * sc->boundary_allowed,
-		                100 * sc->rate_allowed, sc->reproducible ? "reproducible" : "not reproducible",
-		                r->bootstrap_replicates);
+		util_buf_printf(
+		    h->b,
+		    "<p class=\"note\">Self-check: the odd and the even instances (%lu and %lu), "
+		    "folded apart, give %zu and %zu phase(s); their boundaries are %.1f%% of the "
+		    "instance and their rates %.1f%% apart, where their sampling noise allows "
+		    "%.1f%% and %.1f%%: <b>%s</b>. Intervals: 90%% of %u bootstrap "
+		    "resamples of the instances.</p>\n",
+		    sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b, 100 * sc->boundary,
+		    100 * sc->rate, 100 * sc->boundary_allowed, 100 * sc->rate_allowed,
+		    sc->reproducible ? "reproducible" : "not reproducible", r->bootstrap_replicates);
 	}
 	util_buf_puts(h->b,
 	              "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"
@@ -714,30 +714,42 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 	free(rows);
 }
 
+/* The groups with what decides which is folded: their share of the
+ * region's time, their samples and how much of their time ran on a CPU. */
 static void groups_table(html_ctx *h, const fold_region_result *r)
 {
 	if (!r->ngroups)
 		return;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], cpu[16];
+	double all = 0;
+	for (size_t i = 0; i < r->ngroups; i++)
+		all += r->groups[i].total_ns;
 	util_buf_puts(h->b,
 	              "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
 	              "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
 	              "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
-	              "<th class=\"n\">min</th><th class=\"n\">max</th></tr></thead><tbody>\n");
+	              "<th class=\"n\">min</th><th class=\"n\">max</th><th class=\"n\">time</th>"
+	              "<th class=\"n\">samples</th><th class=\"n\">on CPU</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const fold_group *g = &r->groups[i];
 		report_fmt_ns(a, sizeof a, g->median_duration_ns);
 		report_fmt_ns(b, sizeof b, g->mad_duration_ns);
 		report_fmt_ns(c, sizeof c, g->min_duration_ns);
 		report_fmt_ns(d, sizeof d, g->max_duration_ns);
+		if (isfinite(g->cpu_share))
+			snprintf(cpu, sizeof cpu, "%.0f%%", 100 * g->cpu_share);
+		else
+			snprintf(cpu, sizeof cpu, "-");
 		util_buf_printf(h->b,
 		                "<tr><td>%u%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td "
 		                "class=\"n\">%lu</td>"
 		                "<td class=\"n\">%lu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-		                "<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+		                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.0f%%</td>"
+		                "<td class=\"n\">%lu</td><td class=\"n\">%s</td></tr>\n",
 		                g->id,
 		                g->id == r->selected_group ? " <span class=\"pill ok\">folded</span>" : "",
-		                g->instances, g->used, g->excluded_outliers, g->excluded_other, a, b, c, d);
+		                g->instances, g->used, g->excluded_outliers, g->excluded_other, a, b, c, d,
+		                all > 0 ? 100 * g->total_ns / all : 0, g->samples, cpu);
 	}
 	util_buf_puts(h->b, "</tbody></table>\n");
 }
