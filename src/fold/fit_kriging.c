@@ -1,4 +1,4 @@
-/* fit__kriging.c: the Kriging fit as a fit_method (kriging.c does the work):
+/* fit_kriging.c: the Kriging fit as a fit_method (kriging.c does the work):
  * a smooth rate curve with a 95% band around the phase fit. Its
  * hyper-parameters are recorded as kriging.* parameters.
  *

@@ -1,4 +1,4 @@
-/* fit__pwlr.c: the piecewise-linear fit as a fit_method: the curve of the
+/* fit_pwlr.c: the piecewise-linear fit as a fit_method: the curve of the
  * phase fit itself (pwlr.c), constant rate within each phase (varying
  * linearly within a gradual one). A series that
  * took no part in the phase fit gets its mean rate. Records nothing: the

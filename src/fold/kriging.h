@@ -10,7 +10,7 @@
  * the rate and its variance directly.
  *
  * Trend: the caller may give the mean curve (a cumulative curve with its
- * slope; the analysis gives the phase table, fit__kriging.c); g then models
+ * slope; the analysis gives the phase table, fit_kriging.c); g then models
  * only the deviations from it. A stationary process cannot be smooth inside
  * a flat phase and sharp at a phase switch at once: fitted around y = x,
  * the switches force a rough process that wiggled by 5-18 % of the rate
