@@ -103,6 +103,29 @@ const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_
 	return NULL;
 }
 
+int ingest__cpu_clock_slot(const ingest__trace *t, uint16_t cset)
+{
+	if (!cset || cset >= t->ncsets)
+		return -1;
+	const ingest__cset *cs = &t->csets[cset];
+	for (unsigned j = 0; j < cs->n; j++) {
+		const ingest__counter_def *d = ingest__trace_counter(t, cs->ids[j]);
+		if (d && d->name && (strcasestr(d->name, "TASK-CLOCK") || strcasestr(d->name, "CPU-CLOCK")))
+			return (int)j;
+	}
+	return -1;
+}
+
+int ingest__cpu_clock_at(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                         double *ns)
+{
+	int j = ingest__cpu_clock_slot(t, ev->cset);
+	if (j < 0 || (size_t)ev->voff + (size_t)j >= th->nvals)
+		return -ENOENT;
+	*ns = (double)th->vals[ev->voff + (unsigned)j];
+	return 0;
+}
+
 void ingest__trace_free(ingest__trace *t)
 {
 	if (!t)

@@ -161,6 +161,12 @@ const char *ingest__trace_info(const ingest__trace *t, const char *key); /* last
 int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value);
 const ingest__region_def *ingest__trace_region(const ingest__trace *t, uint32_t id);
 const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_t id);
+/* The index in counter set cset of the thread's CPU clock as a counter
+ * (perf::TASK-CLOCK or CPU-CLOCK), or -1. */
+int ingest__cpu_clock_slot(const ingest__trace *t, uint16_t cset);
+/* That clock's value (ns) read with event ev, or -ENOENT when ev read none. */
+int ingest__cpu_clock_at(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                         double *ns);
 
 /* Nanoseconds since the process origin. */
 static inline double ingest__tick_ns(const ingest__trace *t, uint64_t tick)

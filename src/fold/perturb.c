@@ -86,25 +86,11 @@ static double length_biased_quantile(double *v, size_t n, double q)
 
 /* Handler time of sample k (the thread's median for a sample without a
  * record). */
-/* The index in counter set cset of a CPU-clock counter, or -1. */
-static int cpu_clock_slot(const ingest__trace *t, uint16_t cset)
-{
-	if (!cset || cset >= t->ncsets)
-		return -1;
-	const ingest__cset *cs = &t->csets[cset];
-	for (unsigned j = 0; j < cs->n; j++) {
-		const ingest__counter_def *d = ingest__trace_counter(t, cs->ids[j]);
-		if (d && d->name && (strcasestr(d->name, "TASK-CLOCK") || strcasestr(d->name, "CPU-CLOCK")))
-			return (int)j;
-	}
-	return -1;
-}
-
 /* Takes stolen_ns out of the CPU-clock value of a record (if it has one). */
 static void take_out_cpu_clock(const ingest__trace *t, ingest__thread *th, uint16_t cset, uint32_t voff,
                                double stolen_ns)
 {
-	int j = cpu_clock_slot(t, cset);
+	int j = ingest__cpu_clock_slot(t, cset);
 	if (j < 0 || (size_t)voff + (size_t)j >= th->nvals || !(stolen_ns > 0))
 		return;
 	uint64_t *v = &th->vals[voff + (uint32_t)j], d = (uint64_t)llround(stolen_ns);

@@ -139,13 +139,17 @@ static int curve_alloc(fold_curve *cv, size_t n, int band)
 	return 0;
 }
 
-/* Share of its duration instance in spent on the CPU (from the samples'
- * CPU time), or -1 when unknown. */
+/* Share of its duration instance in spent on the CPU, or -1 when unknown:
+ * from the CPU clock read at its enter and exit when the runtime read it
+ * there (exact, whatever the samples), else from its samples' CPU time. */
 static double cpu_utilisation(ingest__trace *const *tr, const instances__instance *in)
 {
 	const ingest__trace *t = tr[in->proc];
 	const ingest__thread *th = &t->threads[in->thread];
 	double v0, v1;
+	if (in->dur_ns > 0 && !ingest__cpu_clock_at(t, th, &th->ev[in->ev_enter], &v0) &&
+	    !ingest__cpu_clock_at(t, th, &th->ev[in->ev_exit], &v1))
+		return v1 >= v0 ? (v1 - v0) / in->dur_ns : -1;
 	if (!th->cpu_cum || !(in->dur_ns > 0) ||
 	    folding__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
 	    folding__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))

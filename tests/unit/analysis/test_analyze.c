@@ -724,6 +724,38 @@ static void test_no_sample_cost_from_long_instances_under_cputime(void **state)
 	fold_analysis_free(a);
 }
 
+/* 10 ms sampling on 5 ms instances, 40% of them preempted once for 4 ms:
+ * the stretched group holds more time. With about one sample in two
+ * instances the samples cannot tell how much each instance ran on a CPU,
+ * but the CPU clock the runtime reads at enter and exit can: the
+ * undisturbed group is folded (before: the stretched one, CPU share
+ * unknown). */
+static void test_cpu_share_from_the_clock_read_at_enter_and_exit(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 300;
+	c.groups[0].duration_ns = 5e6;
+	c.cpu[0] = c.cpu[1] = 1.0;
+	c.preempt = 0.4;
+	c.preempt_mean_ns = 4e6;
+	c.preempt_fixed = 1;
+	c.period_ns = 1e7;
+	c.cpu_clock_counter = 1;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_true(r->ngroups >= 2);
+	const fold_group *g = &r->groups[r->selected_group];
+	print_message("folded group: median %.3g ms, CPU share %.3f\n", g->median_duration_ns / 1e6,
+	              g->cpu_share);
+	assert_true(g->median_duration_ns < 6e6);
+	assert_true(g->cpu_share > 0.95 && g->cpu_share < 1.01);
+	assert_true(warned_about(a, "has the most time but its instances spend"));
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1343,6 +1375,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_share_from_the_clock_read_at_enter_and_exit, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_long_instances_under_cputime, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
