@@ -44,6 +44,23 @@ typedef struct series_work {
 	int rates_only; /* does not place phase boundaries */
 } series_work;
 
+/* Is series s the thread's CPU clock as a counter (ns of CPU per second)? */
+static int is_cpu_clock(const series_work *s)
+{
+	static const char *const names[] = {"perf::TASK-CLOCK", "perf::task-clock", "perf::CPU-CLOCK",
+	                                    "perf::cpu-clock"};
+	if (s->skind != FOLD__SER_COUNTER || !s->name)
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(s->name, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Median CPU share of the folded instances above which the CPU clock does
+ * not place phase boundaries (choose_phase_series). */
+#define FOLD__BUSY_SHARE 0.95
+
 /* A counter with fewer events per instance is counting noise (Poisson): it
  * gets rates but does not place phase boundaries. */
 #define FOLD__MIN_EVENTS_PER_INSTANCE 10.0
@@ -56,9 +73,16 @@ typedef struct series_work {
  *  - when some series has boundary values recorded at enter and exit, not
  *    the series whose boundary values are estimated from samples (CPU time,
  *    counters missing at the events): the estimate's error moves every
- *    point of an instance and varies with preemption.
+ *    point of an instance and varies with preemption;
+ *  - not the CPU clock (CPU time, TASK-CLOCK) when the folded instances ran
+ *    on a CPU nearly all of their time (busy_share: their median CPU share):
+ *    a typical instance then has no waiting phase, and what the clock shows
+ *    is where single instances were preempted. Measured precisely, those
+ *    dips outweigh a real switch of the other counters (in a loaded run of
+ *    the README demo one half of the instances put its only boundary at
+ *    0.74 on TASK-CLOCK, away from the 10x flop-rate switch at 0.47).
  * Series left out still get per-phase rates. */
-static void choose_phase_series(series_work *sw, size_t nsw)
+static void choose_phase_series(series_work *sw, size_t nsw, double busy_share)
 {
 	int any_exact = 0;
 	for (size_t k = 0; k < nsw; k++) {
@@ -68,6 +92,8 @@ static void choose_phase_series(series_work *sw, size_t nsw)
 		if (s->skind == FOLD__SER_COUNTER &&
 		    (!f->ninst || s->f.sum_total / (double)f->ninst < FOLD__MIN_EVENTS_PER_INSTANCE ||
 		     2 * f->nzero > f->ninst))
+			s->rates_only = 1;
+		if (busy_share >= FOLD__BUSY_SHARE && (s->skind == FOLD__SER_CPU || is_cpu_clock(s)))
 			s->rates_only = 1;
 		if (!s->rates_only && s->skind == FOLD__SER_COUNTER && 2 * f->nexact >= f->ninst)
 			any_exact = 1;
@@ -618,19 +644,6 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 	return rc < 0 ? rc : 0;
 }
 
-/* Is series s the thread's CPU clock as a counter (ns of CPU per second)? */
-static int is_cpu_clock(const series_work *s)
-{
-	static const char *const names[] = {"perf::TASK-CLOCK", "perf::task-clock", "perf::CPU-CLOCK",
-	                                    "perf::cpu-clock"};
-	if (s->skind != FOLD__SER_COUNTER || !s->name)
-		return 0;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (!strcmp(s->name, names[i]))
-			return 1;
-	return 0;
-}
-
 /* One CPU-time series, not several that disagree: when the samples' CPU
  * time (cpu_time) and a CPU-clock counter (TASK-CLOCK) both folded, keep
  * the counter if its values at enter/exit were read there (measured) for
@@ -863,9 +876,9 @@ out:
  * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
 static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instance *inst, size_t n,
                             pwlr__opts *po, pwlr__result *pr, size_t *pw, pwlr__series *ps, size_t *nps_out,
-                            align_info *ai)
+                            align_info *ai, double busy_share)
 {
-	choose_phase_series(sw, nsw);
+	choose_phase_series(sw, nsw, busy_share);
 	size_t nps = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		pw[k] = SIZE_MAX;
@@ -1493,7 +1506,9 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	rc = -ENOMEM;
 	pw = malloc(nsw * sizeof *pw);
 	ps = calloc(nsw, sizeof *ps);
-	if (!pw || !ps || (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai)))
+	if (!pw || !ps ||
+	    (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai,
+	                           r->groups[r->selected_group].cpu_share)))
 		goto out;
 	if (ai.done) {
 		analyze__warn(

@@ -756,6 +756,46 @@ static void test_cpu_share_from_the_clock_read_at_enter_and_exit(void **state)
 	fold_analysis_free(a);
 }
 
+/* The value of fit parameter key of region r, or NULL. */
+static const char *fit_param_of(const fold_region_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfit_params; i++)
+		if (!strcmp(r->fit_params[i].key, key))
+			return r->fit_params[i].value;
+	return NULL;
+}
+
+/* Instances that run on a CPU all the time, a few preempted for 0.4 ms:
+ * the CPU clock's dips are single instances' preemptions, not a phase of
+ * the code, and must not place boundaries (they outweighed the app
+ * counter's real switch in one half of the README demo's instances); the
+ * app counter places the switch, and the CPU clock still gets its rates. */
+static void test_cpu_clock_places_no_boundary_when_always_busy(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.cpu[0] = c.cpu[1] = 1.0;
+	c.preempt = 0.08;
+	c.preempt_mean_ns = 4e5;
+	c.period_ns = 1e5;
+	c.cpu_clock_counter = 1;
+	c.noise = 0.02;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const char *ps = fit_param_of(r, "pwlr.phase_series");
+	assert_non_null(ps);
+	print_message("phase series: %s; CPU share %.3f\n", ps, r->groups[r->selected_group].cpu_share);
+	assert_null(strstr(ps, "TASK-CLOCK"));
+	assert_null(strstr(ps, "cpu_time"));
+	assert_int_equal(r->nphases, 2);
+	assert_true(fabs(r->phases[0].end - 0.37) < 0.01);
+	assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.03);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1375,6 +1415,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_clock_places_no_boundary_when_always_busy, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_share_from_the_clock_read_at_enter_and_exit, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_long_instances_under_cputime, setup,
