@@ -26,6 +26,7 @@ void grouping__opts_init(grouping__opts *o)
 	o->log_floor = 0.01;
 	o->outlier_max_share = 0.03;
 	o->outlier_max_time = 0.05;
+	o->outlier_max_group_share = 0.10;
 	o->max_out_groups = 16;
 }
 
@@ -505,6 +506,44 @@ static void promote_populations(const double *dur, size_t n, const grouping__opt
 		cset[best] = 0;
 		tset[best] = 0;
 	}
+	/* Per group too: a group's excluded instances (outliers and the
+	 * isolated clusters that joined it) are at most outlier_max_group_share
+	 * of its members (2 of 19 excluded is no small minority of the 19,
+	 * whatever the region's share); else its excluded set holding the most
+	 * time becomes a group of its own, until they are. */
+	unsigned ng0 = *ng < 64 ? *ng : 64, sgroup[NSET];
+	size_t members[64] = {0}, excluded[64] = {0};
+	for (unsigned sid = 0; sid < NSET; sid++)
+		sgroup[sid] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (group[i] >= ng0)
+			continue;
+		members[group[i]]++;
+		if (why[i]) {
+			sgroup[set[i]] = group[i];
+			excluded[group[i]]++;
+		}
+	}
+	for (unsigned g = 0; g < ng0; g++)
+		while ((double)excluded[g] > o->outlier_max_group_share * (double)members[g] && *ng < maxg) {
+			unsigned best = NSET;
+			for (unsigned sid = 0; sid < NSET; sid++)
+				if (sgroup[sid] == g && cset[sid] && (best == NSET || tset[sid] > tset[best]))
+					best = sid;
+			if (best == NSET)
+				break;
+			unsigned ngr = (*ng)++;
+			centre[ngr] = NAN;
+			scale[ngr] = 0;
+			for (size_t i = 0; i < n; i++)
+				if (why[i] && set[i] == best && group[i] == g) {
+					group[i] = ngr;
+					why[i] = 0;
+					excluded[g]--;
+				}
+			cset[best] = 0;
+			tset[best] = 0;
+		}
 	free(set);
 }
 

@@ -42,6 +42,8 @@ typedef struct grouping__opts {
 	 * these shares of the instances / of the region's time are populations,
 	 * made groups of their own (default 0.03 / 0.05). */
 	double outlier_max_share, outlier_max_time;
+	/* ... and beyond this share of their own group's members (default 0.10) */
+	double outlier_max_group_share;
 	unsigned max_out_groups; /* groups returned at most, clusters plus populations (default 16) */
 } grouping__opts;
 

@@ -263,6 +263,39 @@ static void test_few_large_instances_holding_the_time_are_a_group(void **state)
 	}
 }
 
+/* 2 of a group's 19 instances 30% longer: within the region's caps (1% of
+ * its instances, under 5% of its time) but no small minority of the group
+ * (issue 13: outliers are a small minority by construction): they become a
+ * group of their own, and no group excludes more than a tenth of its
+ * members. */
+static void test_outliers_a_minority_of_their_own_group(void **state)
+{
+	(void)state;
+	enum { N = 199 };
+	double d[N];
+	for (unsigned i = 0; i < 180; i++)
+		d[i] = 1e6 * (1 + jitter(i, 0.03));
+	for (unsigned i = 180; i < 197; i++)
+		d[i] = 5e6 * (1 + jitter(i, 0.03));
+	d[197] = 6.5e6;
+	d[198] = 6.6e6;
+	uint32_t g[N];
+	uint8_t why[N];
+	size_t ng;
+	grouping__opts o;
+	grouping__opts_init(&o);
+	grouping__stat st[16];
+	assert_int_equal(grouping__durations(d, N, &o, g, why, &ng, st), 0);
+	for (size_t k = 0; k < ng; k++) {
+		unsigned long members = st[k].used + st[k].outliers;
+		assert_true((double)st[k].outliers <= 0.10 * (double)members);
+	}
+	assert_int_equal(why[197], 0);
+	assert_int_equal(why[198], 0);
+	assert_int_equal(g[197], g[198]);
+	assert_int_not_equal(g[197], g[180]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +306,7 @@ int main(void)
 	    cmocka_unit_test(test_few_large_instances_holding_the_time_are_a_group),
 	    cmocka_unit_test(test_preemption_tail_is_a_group_above_the_mode),
 	    cmocka_unit_test(test_two_modes_with_a_gap_and_a_tail),
+	    cmocka_unit_test(test_outliers_a_minority_of_their_own_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
