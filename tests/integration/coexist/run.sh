@@ -110,8 +110,7 @@ sleeps)
 	# Each call lasts, with fold, within 2 ms of what it lasts without
 	# (default period and 1 ms sampling); return values are the same.
 	ms=300
-	# A loaded machine makes every wake-up late: judged only when a call
-	# fails the tolerance, by a second run without fold.
+	# A loaded machine makes every wake-up late (see the retries below).
 	"$PROGS/prog_wait" sleeps $ms >plain.out
 	for s in default time@1ms; do
 		if [ $s = default ]; then unset FOLD_SAMPLE; else export FOLD_SAMPLE=$s; fi
@@ -119,14 +118,21 @@ sleeps)
 		awk '{ print $1, $3, $4 }' plain.out >a.txt
 		awk '{ print $1, $3, $4 }' fold.out >b.txt
 		cmp -s a.txt b.txt || fail "results differ ($s): $(diff a.txt b.txt)"
-		paste plain.out fold.out | awk -v s=$s '$6 > $2 + 2000 { print "FAIL: " $1 " overshot by " $6 " us with fold (" s "), " $2 " us without"; bad = 1 } END { exit bad }' ||
-			{
-				"$PROGS/prog_wait" sleeps $ms >plain2.out
-				worst=$(awk '{ if ($2 > w) w = $2 } END { print w + 0 }' plain2.out)
-				[ "$worst" -le 1000 ] ||
-					skip "loaded machine: a sleep overshot by ${worst} us without fold (load average $(cut -d' ' -f1 /proc/loadavg))"
-				fail "$(paste plain.out fold.out)"
-			}
+		# A wake-up made late by another job's burst is no fold error: a
+		# call over the tolerance is judged again on up to two more pairs
+		# of runs, without and with fold. fold fails only when it
+		# overshoots every time and the runs without fold never do
+		# (a real fold delay shows in every run).
+		try=1
+		until paste plain.out fold.out | awk -v s=$s '$6 > $2 + 2000 { print "over: " $1 " overshot by " $6 " us with fold (" s "), " $2 " us without"; bad = 1 } END { exit bad }'; do
+			"$PROGS/prog_wait" sleeps $ms >plain.out
+			worst=$(awk '{ if ($2 > w) w = $2 } END { print w + 0 }' plain.out)
+			[ "$worst" -le 1000 ] ||
+				skip "loaded machine: a sleep overshot by ${worst} us without fold (load average $(cut -d' ' -f1 /proc/loadavg))"
+			[ $try -lt 3 ] || fail "$(paste plain.out fold.out)"
+			try=$((try + 1))
+			LD_PRELOAD="$LIBFOLD" "$PROGS/prog_wait" sleeps $ms >fold.out 2>fold.err || fail "program failed: $(cat fold.err)"
+		done
 		rm -f ./*.trace
 	done
 	;;
