@@ -982,6 +982,9 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
 
 /* --- stage 4: fit curves --- */
 
+/* Fewer folded points than this get no Kriging curve (kriging__fit needs 5). */
+#define FOLD__MIN_KRIGING_POINTS 5
+
 /* r->series from the folded series, each with the chosen fit's curve on the
  * grid (the phase fit's when the chosen one fails). The first series
  * records the fit's parameters. */
@@ -1019,10 +1022,19 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			return -ENOMEM;
 		fit_input in = {o->px,     o->py, s->f.inst, o->npoints, s->scale,
 		                s->rscale, pr,    pw[k],     opt->seed};
-		int rc = fit->fit(&in, &o->fit, &o->fit_error, k == 0 ? &params : NULL);
+		/* Too few points for a Kriging curve (a sparse counter: a few
+		 * samples carry an event) is expected, not a failure: the
+		 * piecewise-linear curve, said in fit_params. */
+		int few = fit == &fit__kriging && o->npoints < FOLD__MIN_KRIGING_POINTS;
+		int rc = few ? 1 : fit->fit(&in, &o->fit, &o->fit_error, k == 0 ? &params : NULL);
 		if (rc < 0)
 			return rc;
-		if (rc > 0) {
+		if (few) {
+			if (fit__param(&params, "kriging.too_few_points",
+			               "%s: %zu point(s), piecewise-linear curve", o->name, o->npoints) ||
+			    (rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
+				return rc ? rc : -ENOMEM;
+		} else if (rc > 0) {
 			analyze__warn(c,
 			              "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
 			              r->name, o->name);
