@@ -824,6 +824,31 @@ static void test_sparse_counter_no_kriging_failure(void **state)
 	fold_analysis_free(a);
 }
 
+/* "A tenth of the instances got clearly less CPU": only from shares the
+ * runtime measured. Estimated from one or two samples of an instance whose
+ * CPU rate changes (1.0, then 0.5) the share follows the phase the samples
+ * fell in, and a region nothing preempted was said to be preempted; with
+ * the CPU clock read at enter and exit, preempted instances are said. */
+static void test_starved_instances_only_from_measured_shares(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.period_ns = 5e5;
+	fold_analysis *a = fold_synth(&c, 0);
+	assert_false(warned_about(a, "got less than"));
+	fold_analysis_free(a);
+	c.cpu_clock_counter = 1;
+	c.cpu[0] = c.cpu[1] = 1.0;
+	c.duration_jitter = 0.3; /* preempted instances stay inside the group */
+	c.preempt = 0.3;
+	c.preempt_mean_ns = 3e5;
+	a = fold_synth(&c, 0);
+	assert_true(warned_about(a, "got less than"));
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1443,6 +1468,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_starved_instances_only_from_measured_shares, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_sparse_counter_no_kriging_failure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_clock_places_no_boundary_when_always_busy, setup,
 	                                    teardown),
