@@ -9,15 +9,16 @@
 #include <string.h>
 
 typedef struct frame {
-	uint32_t g;        /* global region */
-	uint32_t ev;       /* enter event index */
-	double child_ns;   /* summed durations of direct children */
-	uint64_t desc;     /* descendant instances */
-	uint64_t nchild;   /* direct children */
-	double cold_own;   /* own cold enter's surplus (inside the call) */
-	double cold_desc;  /* descendants' cold surpluses (inside the call) */
-	double cold_child; /* direct children's cold exits' surpluses */
-	double hooks_own;  /* own hooks so far: P, own cold enter, first-call work */
+	uint32_t g;         /* global region */
+	uint32_t ev;        /* enter event index */
+	double child_ns;    /* summed durations of direct children */
+	uint64_t desc;      /* descendant instances */
+	uint64_t nchild;    /* direct children */
+	double cold_own;    /* own cold enter's surplus (inside the call) */
+	double cold_desc;   /* descendants' cold surpluses (inside the call) */
+	double cold_child;  /* direct children's cold exits' surpluses */
+	double hooks_own;   /* own hooks so far: P, own cold enter, first-call work */
+	double hooks_first; /* of which the first call's one-time work */
 } frame;
 
 /* The cold surplus of event e (instances.h, "Overhead compensation"): 0
@@ -122,7 +123,7 @@ void instances__callpairs_free(instances__callpairs *p)
 
 typedef struct thread_prof {
 	uint64_t calls;
-	double incl, excl, min, max, hooks;
+	double incl, excl, min, max, hooks, hooks_first;
 } thread_prof;
 
 /* The runtime's one-time work around the timestamp of the first recorded
@@ -171,17 +172,18 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 				rc = -ENOMEM;
 				goto out;
 			}
-			double own = 0;
+			double own = 0, once = 0;
 			if (is_burst[ev->region] == 2) {
 				/* a first call's hook was measured as such, not as a cold one */
 				if (first->before && first->thread[ev->region] == ti &&
 				    first->ev[ev->region] == e) {
 					cold = first->after[ev->region];
 					own = first->before[ev->region];
+					once = own + cold;
 				}
 				own += hook.pair_ns + cold;
 			}
-			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, 0, 0, own};
+			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, 0, 0, own, once};
 			active[g]++;
 			continue;
 		}
@@ -246,6 +248,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		p->calls++;
 		if (is_burst[ev->region] == 2)
 			p->hooks += f.hooks_own + cold;
+		p->hooks_first += f.hooks_first;
 		if (active[g] == 0)
 			p->incl += incl;
 		p->excl += excl;
@@ -364,9 +367,9 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 				rc = -ENOMEM;
 				break;
 			}
-			A->pt[A->npt++] =
-			    (instances__prof_thread){proc,       (uint32_t)ti, tp[g].calls, tp[g].incl,
-			                             tp[g].excl, tp[g].min,    tp[g].max,   tp[g].hooks};
+			A->pt[A->npt++] = (instances__prof_thread){
+			    proc,      (uint32_t)ti, tp[g].calls, tp[g].incl,       tp[g].excl,
+			    tp[g].min, tp[g].max,    tp[g].hooks, tp[g].hooks_first};
 		}
 		for (size_t k = 0; k < ntouched; k++)
 			memset(&tp[touched[k]], 0, sizeof *tp);

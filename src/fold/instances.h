@@ -80,7 +80,8 @@ typedef struct instances__prof_thread {
 	uint32_t proc, thread;
 	uint64_t calls;
 	double incl, excl, min, max;
-	double hooks; /* the calls' own hooks, as their callers see them (ns) */
+	double hooks;       /* the calls' own hooks, as their callers see them (ns) */
+	double hooks_first; /* of which a first call's one-time work */
 } instances__prof_thread;
 
 typedef struct instances__region_acc {

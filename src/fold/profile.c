@@ -110,7 +110,9 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			o->min_ns = pt->min;
 			o->max_ns = pt->max;
 			o->hooks_ns = pt->hooks;
+			o->hooks_first_ns = pt->hooks_first;
 			p->hooks_ns += pt->hooks;
+			p->hooks_first_ns += pt->hooks_first;
 			p->calls += pt->calls;
 			p->inclusive_ns += pt->incl;
 			p->exclusive_ns += pt->excl;

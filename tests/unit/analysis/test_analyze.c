@@ -1155,6 +1155,7 @@ static void test_exact_profile_cold_hooks(void **state)
 	assert_true(fabs(p[4]->hooks_ns - 60) < 1e-6);
 	assert_true(fabs(p[1]->hooks_ns - 10) < 1e-6);
 	assert_true(fabs(p[2]->per_thread[0].hooks_ns - 110) < 1e-6);
+	assert_true(fabs(p[2]->hooks_first_ns) < 1e-6); /* no first-call record */
 	fold_analysis_free(a);
 }
 
@@ -1210,6 +1211,8 @@ static void test_exact_profile_first_call(void **state)
 	/* A: (1000 - 4 - 800) + (500 - 4 - 50) */
 	assert_true(fabs(p[2]->inclusive_ns - 642) < 1e-6);
 	assert_true(fabs(p[2]->hooks_ns - (3000 + 10 + 800 + 10 + 50)) < 1e-6);
+	assert_true(fabs(p[2]->hooks_first_ns - (3000 + 800)) < 1e-6);
+	assert_true(fabs(p[1]->hooks_first_ns) < 1e-6);
 	/* main: 8600 - 4 - 10 x 2 - 800 - 50 */
 	assert_true(fabs(p[1]->inclusive_ns - 7726) < 1e-6);
 	fold_analysis_free(a);
