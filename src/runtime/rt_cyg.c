@@ -429,6 +429,10 @@ out:
 	return e;
 }
 
+/* parallel to the cache: the slow path's time before and after the
+ * timestamps of recorded calls */
+static _Atomic uint64_t first_before[CACHE_SLOTS], first_after[CACHE_SLOTS];
+
 /* The slow path runs once per function (the decision) and once per thread
  * (its memory). Before the call's timestamp it is outside the call's time,
  * but inside a timer the program keeps around the call; after it (the
@@ -438,10 +442,6 @@ out:
  * so that fold takes the second out of the call and can say what such a
  * timer holds (the profile's hooks_ns). A first call's cold hook is measured
  * here, not among the cold hooks (a first touch is not a cache miss). */
-/* parallel to the cache: the slow path's time before and after the
- * timestamps of recorded calls */
-static _Atomic uint64_t first_before[CACHE_SLOTS], first_after[CACHE_SLOTS];
-
 static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 {
 	cyg_tls *c = &cyg;
