@@ -219,9 +219,9 @@ EOF
 filter_for() {
 	case $1 in
 	miniMD) printf 'exclude function *\ninclude function ForceLJ::compute*\ninclude function Neighbor::build*\ninclude function Comm::communicate*\n' ;;
-	miniFE) printf 'exclude function *\ninclude function *matvec_std*operator()*\ninclude function *miniFE::dot<*\ninclude function *miniFE::waxpby<*\n' ;;
+	miniFE) printf 'exclude function *\ninclude function *matvec_std*operator()*\ninclude function *miniFE::dot<*\ninclude function *miniFE::waxpby<*\ninclude function *miniFE::breakdown<*\n' ;;
 	XSBench) printf 'exclude function *\ninclude function calculate_macro_xs\n' ;;
-	CloverLeaf_ref) printf 'exclude function *\ninclude function pdv\ninclude function pdv_kernel\ninclude function advection\ninclude function accelerate\n' ;;
+	CloverLeaf_ref) printf 'exclude function *\ninclude function pdv\ninclude function pdv_kernel\ninclude function advection\ninclude function accelerate\ninclude function field_summary\ninclude function clover_check_error\n' ;;
 	esac
 }
 

@@ -4,18 +4,21 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct frame {
-	uint32_t g;        /* global region */
-	uint32_t ev;       /* enter event index */
-	double child_ns;   /* summed durations of direct children */
-	uint64_t desc;     /* descendant instances */
-	uint64_t nchild;   /* direct children */
-	double cold_own;   /* own cold enter's surplus (inside the call) */
-	double cold_desc;  /* descendants' cold surpluses (inside the call) */
-	double cold_child; /* direct children's cold exits' surpluses */
+	uint32_t g;         /* global region */
+	uint32_t ev;        /* enter event index */
+	double child_ns;    /* summed durations of direct children */
+	uint64_t desc;      /* descendant instances */
+	uint64_t nchild;    /* direct children */
+	double cold_own;    /* own cold enter's surplus (inside the call) */
+	double cold_desc;   /* descendants' cold surpluses (inside the call) */
+	double cold_child;  /* direct children's cold exits' surpluses */
+	double hooks_own;   /* own hooks so far: P, own cold enter, first-call work */
+	double hooks_first; /* of which the first call's one-time work */
 } frame;
 
 /* The cold surplus of event e (instances.h, "Overhead compensation"): 0
@@ -120,8 +123,17 @@ void instances__callpairs_free(instances__callpairs *p)
 
 typedef struct thread_prof {
 	uint64_t calls;
-	double incl, excl, min, max;
+	double incl, excl, min, max, hooks, hooks_first;
 } thread_prof;
+
+/* The runtime's one-time work around the timestamp of the first recorded
+ * call of each function (instances.h, "Own hooks"), per trace region id,
+ * and the thread and event of that call: the function's earliest enter in
+ * the process. */
+typedef struct first_calls {
+	double *before, *after; /* ns; after: its surplus over the warm enter */
+	uint32_t *thread, *ev;
+} first_calls;
 
 /* One stack of open regions: user regions, functions, MPI calls and OpenMP
  * regions nest on one; MPI computation bursts on their own (see
@@ -132,8 +144,8 @@ typedef struct stack {
 } stack;
 
 static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
-                       const uint8_t *is_burst, instances__region_acc *acc, size_t nacc,
-                       instances__hook_cost hook, instances__callpairs *pairs, thread_prof *tp,
+                       const uint8_t *is_burst, const first_calls *first, instances__region_acc *acc,
+                       size_t nacc, instances__hook_cost hook, instances__callpairs *pairs, thread_prof *tp,
                        uint32_t *active, uint32_t *touched, size_t *ntouched)
 {
 	const ingest__thread *th = &t->threads[ti];
@@ -160,7 +172,18 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 				rc = -ENOMEM;
 				goto out;
 			}
-			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, 0, 0};
+			double own = 0, once = 0;
+			if (is_burst[ev->region] == 2) {
+				/* a first call's hook was measured as such, not as a cold one */
+				if (first->before && first->thread[ev->region] == ti &&
+				    first->ev[ev->region] == e) {
+					cold = first->after[ev->region];
+					own = first->before[ev->region];
+					once = own + cold;
+				}
+				own += hook.pair_ns + cold;
+			}
+			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, 0, 0, own, once};
 			active[g]++;
 			continue;
 		}
@@ -223,6 +246,9 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			touched[(*ntouched)++] = g;
 		}
 		p->calls++;
+		if (is_burst[ev->region] == 2)
+			p->hooks += f.hooks_own + cold;
+		p->hooks_first += f.hooks_first;
 		if (active[g] == 0)
 			p->incl += incl;
 		p->excl += excl;
@@ -256,11 +282,64 @@ out:
 	return rc;
 }
 
+/* The runtime's measured one-time work before each function's first
+ * recorded call (STAT overhead.first_enter_ticks.ID) and where that call is.
+ * Leaves f empty when the trace has none. */
+static int first_calls_find(const ingest__trace *t, size_t nmap, const uint8_t *is_burst,
+                            const instances__hook_cost *h, first_calls *f)
+{
+	char key[80];
+	uint64_t v = 0;
+	int any = 0;
+	for (size_t r = 0; r < nmap && !any; r++) {
+		snprintf(key, sizeof key, "overhead.first_enter_before_ticks.%zu", r);
+		any = is_burst[r] == 2 && ingest__trace_stat(t, key, &v) && v > 0;
+	}
+	if (!any)
+		return 0;
+	f->before = calloc(nmap, sizeof *f->before);
+	f->after = calloc(nmap, sizeof *f->after);
+	f->thread = malloc(nmap * sizeof *f->thread);
+	f->ev = malloc(nmap * sizeof *f->ev);
+	uint64_t *tick = malloc(nmap * sizeof *tick);
+	if (!f->before || !f->after || !f->thread || !f->ev || !tick) {
+		free(tick);
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < nmap; r++) {
+		f->thread[r] = UINT32_MAX;
+		tick[r] = UINT64_MAX;
+		if (is_burst[r] != 2)
+			continue;
+		snprintf(key, sizeof key, "overhead.first_enter_before_ticks.%zu", r);
+		if (ingest__trace_stat(t, key, &v))
+			f->before[r] = (double)v * t->ns_per_tick;
+		snprintf(key, sizeof key, "overhead.first_enter_after_ticks.%zu", r);
+		if (ingest__trace_stat(t, key, &v) && (double)v * t->ns_per_tick > h->enter_after_ns)
+			f->after[r] = (double)v * t->ns_per_tick - h->enter_after_ns;
+	}
+	for (size_t ti = 0; ti < t->nthreads; ti++) {
+		const ingest__thread *th = &t->threads[ti];
+		for (size_t e = 0; e < th->nev; e++) {
+			const ingest__event *ev = &th->ev[e];
+			if (ev->kind != INGEST__EV_ENTER || ev->region >= nmap ||
+			    !(f->before[ev->region] > 0) || ev->tick >= tick[ev->region])
+				continue;
+			tick[ev->region] = ev->tick;
+			f->thread[ev->region] = (uint32_t)ti;
+			f->ev[ev->region] = (uint32_t)e;
+		}
+	}
+	free(tick);
+	return 0;
+}
+
 int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                      instances__region_acc *acc, size_t nacc, instances__hook_cost hook,
                      instances__callpairs *pairs)
 {
 	int rc = 0;
+	first_calls first = {0};
 	thread_prof *tp = calloc(nacc ? nacc : 1, sizeof *tp);
 	uint32_t *active = calloc(nacc ? nacc : 1, sizeof *active);
 	uint32_t *touched = calloc(nacc ? nacc : 1, sizeof *touched);
@@ -274,10 +353,13 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 			is_burst[t->reg[r].id] = 1;
 		else if (t->reg[r].id < nmap && t->reg[r].kind == TRACE_REGION_FUNCTION)
 			is_burst[t->reg[r].id] = 2;
+	rc = first_calls_find(t, nmap, is_burst, &hook, &first);
+	if (rc)
+		goto out;
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		size_t ntouched = 0;
-		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, is_burst, acc, nacc, hook, pairs, tp,
-		                 active, touched, &ntouched);
+		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, is_burst, &first, acc, nacc, hook, pairs,
+		                 tp, active, touched, &ntouched);
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			instances__region_acc *A = &acc[g];
@@ -286,7 +368,8 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 				break;
 			}
 			A->pt[A->npt++] = (instances__prof_thread){
-			    proc, (uint32_t)ti, tp[g].calls, tp[g].incl, tp[g].excl, tp[g].min, tp[g].max};
+			    proc,      (uint32_t)ti, tp[g].calls, tp[g].incl,       tp[g].excl,
+			    tp[g].min, tp[g].max,    tp[g].hooks, tp[g].hooks_first};
 		}
 		for (size_t k = 0; k < ntouched; k++)
 			memset(&tp[touched[k]], 0, sizeof *tp);
@@ -294,6 +377,10 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 			break;
 	}
 out:
+	free(first.before);
+	free(first.after);
+	free(first.thread);
+	free(first.ev);
 	free(tp);
 	free(active);
 	free(touched);

@@ -80,6 +80,8 @@ typedef struct instances__prof_thread {
 	uint32_t proc, thread;
 	uint64_t calls;
 	double incl, excl, min, max;
+	double hooks;       /* the calls' own hooks, as their callers see them (ns) */
+	double hooks_first; /* of which a first call's one-time work */
 } instances__prof_thread;
 
 typedef struct instances__region_acc {
@@ -114,7 +116,25 @@ typedef struct instances__hook_cost {
 	 * after the thread's previous record costs this much more after its
 	 * timestamp than the calibration says (0: unknown) */
 	double cold_gap_ns, cold_enter_ns, cold_exit_ns;
+	double enter_after_ns; /* warm: an enter's part after its timestamp */
 } instances__hook_cost;
+
+/* First calls. The runtime's one-time work for a function (deciding about
+ * it, a thread's first hook) runs in the enter hook of its first recorded
+ * call; the runtime measures it per function on both sides of that call's
+ * timestamp (STAT overhead.first_enter_before_ticks.ID and
+ * overhead.first_enter_after_ticks.ID). fold takes it to be the function's
+ * earliest enter in the process: the part after the timestamp, over the
+ * warm value, is taken out as a cold enter's Ce is (instead of it).
+ *
+ * Own hooks. What a program's timer around one call of an instrumented
+ * function holds besides the function: the call's own enter and exit hooks,
+ * which the compensation above keeps out of the function's times. fold
+ * reports it per function and thread (profile hooks_ns): P per call, the
+ * call's own cold surpluses (Ce of its enter, Cx of its exit), and for a
+ * first call the one-time work before its timestamp. The part of a cold
+ * hook outside its measured part, and hooks warmer than cold but colder than
+ * the calibration, are not measured. */
 
 int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                      instances__region_acc *acc, size_t nacc, instances__hook_cost hook,

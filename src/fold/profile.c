@@ -49,6 +49,8 @@ instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 			extra = 0;
 		*(k ? &h.cold_exit_ns : &h.cold_enter_ns) = extra;
 	}
+	static const char *const enter_after[] = {"overhead.hook_enter_after_ns"};
+	h.enter_after_ns = h.pair_ns > 0 ? calibration(t, enter_after, 1) : 0;
 	return h;
 }
 
@@ -107,6 +109,10 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			o->exclusive_ns = pt->excl;
 			o->min_ns = pt->min;
 			o->max_ns = pt->max;
+			o->hooks_ns = pt->hooks;
+			o->hooks_first_ns = pt->hooks_first;
+			p->hooks_ns += pt->hooks;
+			p->hooks_first_ns += pt->hooks_first;
 			p->calls += pt->calls;
 			p->inclusive_ns += pt->incl;
 			p->exclusive_ns += pt->excl;

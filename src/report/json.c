@@ -443,6 +443,10 @@ static void write_profile(jw *w, const fold_analysis *a)
 		knum(w, "min_ns", p->min_ns);
 		knum(w, "mean_ns", p->mean_ns);
 		knum(w, "max_ns", p->max_ns);
+		if (!strcmp(fold_region_kind_label(p->kind), "function")) {
+			knum(w, "hooks_ns", p->hooks_ns);
+			knum(w, "hooks_first_ns", p->hooks_first_ns);
+		}
 		kint(w, "threads", p->nthreads);
 		kint(w, "unbalanced", (long long)p->unbalanced);
 		if (p->throttled) {
@@ -467,6 +471,10 @@ static void write_profile(jw *w, const fold_analysis *a)
 			knum(w, "exclusive_ns", t->exclusive_ns);
 			knum(w, "min_ns", t->min_ns);
 			knum(w, "max_ns", t->max_ns);
+			if (!strcmp(fold_region_kind_label(p->kind), "function")) {
+				knum(w, "hooks_ns", t->hooks_ns);
+				knum(w, "hooks_first_ns", t->hooks_first_ns);
+			}
 			close_(w, '}');
 		}
 		close_(w, ']');

@@ -345,7 +345,7 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 /* cur: the frame address of the exported hook (the same depth for every
  * call, whichever path records it). */
 static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_thread *t, fn_entry *e,
-                                                               uint64_t fn, uint64_t cur)
+                                                               uint64_t fn, uint64_t cur, int slow)
 {
 	/* The clock first: what the hook does after it is inside the call's
 	 * time, which the compensation takes out (the calibrated inner part,
@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_th
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_ENTER, tick, e->region)))
 		put_slow(t, 1, tick, e->region);
 	rt__leave_runtime(t);
-	if (FOLD_UNLIKELY(cold))
+	if (FOLD_UNLIKELY(cold) && !slow)
 		cold_after(c, 1, tick);
 }
 
@@ -429,11 +429,26 @@ out:
 	return e;
 }
 
+/* parallel to the cache: the slow path's time before and after the
+ * timestamps of recorded calls */
+static _Atomic uint64_t first_before[CACHE_SLOTS], first_after[CACHE_SLOTS];
+
+/* The slow path runs once per function (the decision) and once per thread
+ * (its memory). Before the call's timestamp it is outside the call's time,
+ * but inside a timer the program keeps around the call; after it (the
+ * function's first record, first touches of the thread's buffers) inside the
+ * call. Both are measured and written per function at the end (STAT
+ * overhead.first_enter_before_ticks.ID, overhead.first_enter_after_ticks.ID),
+ * so that fold takes the second out of the call and can say what such a
+ * timer holds (the profile's hooks_ns). A first call's cold hook is measured
+ * here, not among the cold hooks (a first touch is not a cache miss). */
 static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 {
 	cyg_tls *c = &cyg;
 	if (c->in_slow)
 		return;
+	int tsc = rt__clock_tsc;
+	uint64_t t0 = rt__tick();
 	c->in_slow = 1;
 	rt_thread *t = rt__thread();
 	if (!atomic_load_explicit(&cyg_ready, memory_order_acquire))
@@ -449,9 +464,25 @@ static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 	if (!e)
 		return;
 	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
-	if (st == FN_RECORD)
-		enter_record(c, t, e, fn, cur);
-	else if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == fn)
+	if (st == FN_RECORD) {
+		/* The first touches of the function's statistics (page faults)
+		 * here, before the timestamp, rather than in its first exit hook
+		 * or after the timestamp, where they are not measured. */
+		volatile uint64_t *calls = &c->stat[e - cache].calls;
+		*calls = *calls;
+		atomic_fetch_add_explicit(&first_before[e - cache], 0, memory_order_relaxed);
+		atomic_fetch_add_explicit(&first_after[e - cache], 0, memory_order_relaxed);
+		uint32_t sp = c->sp;
+		enter_record(c, t, e, fn, cur, 1);
+		uint64_t t1 = rt__tick();
+		const cyg_frame *f = c->sp > sp ? &c->stack[c->sp - 1] : NULL;
+		if (f && f->tick > t0 && t1 >= f->tick && tsc == rt__clock_tsc && !c->calibrating) {
+			atomic_fetch_add_explicit(&first_before[e - cache], f->tick - t0,
+			                          memory_order_relaxed);
+			atomic_fetch_add_explicit(&first_after[e - cache], t1 - f->tick,
+			                          memory_order_relaxed);
+		}
+	} else if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == fn)
 		c->stack[c->sp++] = (cyg_frame){fn, e, 0, cur};
 }
 
@@ -507,7 +538,7 @@ static void __attribute__((noinline)) enter_hot(uint64_t fn, fn_entry *e, uint64
 		enter_slow(fn, cur);
 		return;
 	}
-	enter_record(c, rt__tls_thread, e, fn, cur);
+	enter_record(c, rt__tls_thread, e, fn, cur, 0);
 }
 
 static void __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp)
@@ -610,7 +641,7 @@ static void __attribute__((noinline)) calib_enter(void *fn)
 	fn_entry *e = cache_find(a);
 	if (!e)
 		return;
-	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_frame_address(0));
+	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_frame_address(0), 0);
 }
 
 static void __attribute__((noinline)) calib_exit(void *fn)
@@ -733,6 +764,10 @@ static void cyg_atfork_child(void)
 		atomic_store(&cold_ticks[k], 0);
 		atomic_store(&cold_events[k], 0);
 	}
+	for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+		atomic_store_explicit(&first_before[i], 0, memory_order_relaxed);
+		atomic_store_explicit(&first_after[i], 0, memory_order_relaxed);
+	}
 	/* The parent's file has the enters of the functions open now. */
 	for (uint32_t i = 0; i < cyg.sp; i++)
 		cyg.stack[i].tick = 0;
@@ -763,6 +798,17 @@ static void cyg_init(void)
 		throttle_ticks =
 		    throttle_calls == UINT64_MAX ? 0 : (uint64_t)((double)throttle_ns * (double)hz / 1e9);
 		if (phase == FOLD_RUNNING) {
+			/* the cold hooks' totals are written after their last clock
+			 * read: their page is faulted in now, not then */
+			for (int k = 0; k < 2; k++) {
+				atomic_fetch_add(&cold_ticks[k], 0);
+				atomic_fetch_add(&cold_events[k], 0);
+			}
+			/* A function's first enter hook probes the table before anything
+			 * is measured: the table's pages are mapped now (read: the zero
+			 * page), not then (a page fault, ~1 us, in the caller's time). */
+			for (uint32_t i = 0; i < CACHE_SLOTS; i += 4096 / sizeof *cache)
+				(void)atomic_load_explicit(&cache[i].addr, memory_order_relaxed);
 			calibrate();
 			emit_process_info();
 			cold_gap_ticks = (uint64_t)((double)COLD_GAP_NS * (double)hz / 1e9);
@@ -783,5 +829,16 @@ void rt__cyg_write_stats(void)
 			continue;
 		rt__proc_stat(keys[k][0], atomic_load(&cold_ticks[k]));
 		rt__proc_stat(keys[k][1], n);
+	}
+	for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+		uint64_t b = atomic_load_explicit(&first_before[i], memory_order_relaxed);
+		uint64_t a = atomic_load_explicit(&first_after[i], memory_order_relaxed);
+		if (!b || !cache[i].region)
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "overhead.first_enter_before_ticks.%u", cache[i].region);
+		rt__proc_stat(key, b);
+		snprintf(key, sizeof key, "overhead.first_enter_after_ticks.%u", cache[i].region);
+		rt__proc_stat(key, a);
 	}
 }

@@ -235,6 +235,8 @@ typedef struct fold_profile_thread {
 	unsigned long calls;
 	double inclusive_ns, exclusive_ns;
 	double min_ns, max_ns; /* per call, inclusive */
+	double hooks_ns;       /* the calls' own hooks as the callers see them (instances.h) */
+	double hooks_first_ns; /* of which the function's first call's one-time work */
 } fold_profile_thread;
 
 /* Exact profile from region enter/exit, aggregated over threads and ranks. */
@@ -243,7 +245,8 @@ typedef struct fold_profile_entry {
 	unsigned kind;
 	unsigned long calls;
 	double inclusive_ns, exclusive_ns;
-	double min_ns, mean_ns, max_ns; /* per call, inclusive */
+	double min_ns, mean_ns, max_ns;  /* per call, inclusive */
+	double hooks_ns, hooks_first_ns; /* own hooks, summed over threads (fold_profile_thread) */
 	unsigned nthreads;
 	fold_profile_thread *per_thread; /* one per (process, thread) that called it */
 	size_t nper_thread;

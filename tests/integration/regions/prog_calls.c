@@ -18,6 +18,13 @@
  *   longjmp         deep() left by longjmp 5 times, then normal calls
  *   throttled N     busy() (2 us of work) N times, timed as a whole by the
  *                   program: prints "own busy total_ns calls"
+ *   first           the first call of first_call() (200 us of work),
+ *                   timed by the program: prints "own first_call ns"; the
+ *                   runtime's decision about the function runs in its enter
+ *                   hook, inside that timer. Before it 0.3 s of
+ *                   uninstrumented work and one call of skipped(), which
+ *                   starts the runtime and has the dynamic linker bind the
+ *                   hooks.
  */
 #include <setjmp.h>
 #include <stdint.h>
@@ -125,6 +132,10 @@ KEEP static void busy(void)
 {
 	spin(2000);
 }
+KEEP static void first_call(void)
+{
+	spin(200000);
+}
 
 static jmp_buf jb;
 NOINST __attribute__((noinline)) static void escape(void)
@@ -181,6 +192,12 @@ NOINST int main(int argc, char **argv)
 		printf("own phase_b %llu %llu\n", (unsigned long long)own_b, (unsigned long long)own_b);
 		printf("own outer_phase %llu %llu\n", (unsigned long long)own_outer,
 		       (unsigned long long)(own_outer - own_a - own_b));
+	} else if (!strcmp(mode, "first")) {
+		spin(300000000); /* not instrumented: long enough to measure the CPU share */
+		skipped(0);      /* the runtime's start-up, the dynamic linker's binding of the hooks */
+		uint64_t t0 = now_ns();
+		first_call();
+		printf("own first_call %llu\n", (unsigned long long)(now_ns() - t0));
 	} else if (!strcmp(mode, "throttled")) {
 		uint64_t t0 = now_ns();
 		for (int i = 0; i < n; i++)

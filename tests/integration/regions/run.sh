@@ -200,6 +200,31 @@ accuracy)
 	done <own.txt
 	grep -q "own outer_phase" own.txt || fail "program printed no timings"
 	;;
+first_call)
+	# The first instrumented call of a program carries the runtime's start-up
+	# and its decision about the function in its enter hook, before the
+	# call's timestamp: outside fold's time of the call, inside the
+	# program's timer around it. The runtime measures that work, and fold
+	# reports it among the call's own hooks (hooks_ns): inclusive + hooks_ns
+	# is what the program's timer holds (docs/regions.md, "Own hooks").
+	printf 'exclude function *\ninclude function first_call\n' >rules
+	python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_FILTER=rules LD_PRELOAD="$LIBFOLD" \
+		"$PROGS/prog_calls" first >own.txt 2>err.txt || {
+		rc=$?
+		cat err.txt >&2
+		[ $rc -eq 77 ] && exit 77
+		fail "prog_calls failed"
+	}
+	analyse "$(only_trace)"
+	own=$(sed -n 's/^own first_call //p' own.txt)
+	[ -n "$own" ] || fail "program printed no timing"
+	fi=$(prof inclusive_ns first_call)
+	hooks=$(grep -o '"name":"first_call",[^]]*' out.json | grep -o '"hooks_ns":[-0-9.e+]*' | head -n 1 | cut -d: -f2)
+	[ -n "$hooks" ] || fail "first_call: no hooks_ns in the profile"
+	echo "first_call: program $own ns, fold inclusive $fi ns + own hooks $hooks ns"
+	awk -v o="$own" -v f="$fi" -v h="$hooks" 'BEGIN { d = o - f - h; exit !(d > -500 && d < 1000) }' ||
+		fail "first_call: program $own ns, fold $fi + hooks $hooks ns: more than 0.5-1 us apart"
+	;;
 nonmpi_load)
 	# libfold.so carries the MPI wrappers but needs no MPI library to load.
 	LD_BIND_NOW=1 LD_PRELOAD="$LIBFOLD" /bin/true 2>err.txt || fail "/bin/true: $(cat err.txt)"

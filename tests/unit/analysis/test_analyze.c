@@ -1328,6 +1328,73 @@ static void test_exact_profile_cold_hooks(void **state)
 	assert_true(fabs(p[1]->inclusive_ns - 8846) < 1e-6);
 	/* main's own: 9130 - 8100 - 4 - 6 x 3 - the children's cold exits (200) */
 	assert_true(fabs(p[1]->exclusive_ns - 808) < 1e-6);
+	/* Own hooks, what a timer around each call holds besides it: the pair,
+	 * plus the call's own cold surpluses (A, B: exit 100; R: enter 50). */
+	assert_true(fabs(p[2]->hooks_ns - 110) < 1e-6);
+	assert_true(fabs(p[3]->hooks_ns - 110) < 1e-6);
+	assert_true(fabs(p[4]->hooks_ns - 60) < 1e-6);
+	assert_true(fabs(p[1]->hooks_ns - 10) < 1e-6);
+	assert_true(fabs(p[2]->per_thread[0].hooks_ns - 110) < 1e-6);
+	assert_true(fabs(p[2]->hooks_first_ns) < 1e-6); /* no first-call record */
+	fold_analysis_free(a);
+}
+
+/* First calls: the runtime measured its one-time work in A's first enter
+ * hook, 3000 ns before the timestamp and 805 after it (warm: 5). The 800
+ * after it come out of that call (and main), not the mean of the cold
+ * enters, although the call also follows a long gap; the 3000 before it are
+ * outside every time, but in A's own hooks. The second call of A is an
+ * ordinary cold enter. */
+static void test_exact_profile_first_call(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", "4");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_enter_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_exit_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_gap_ns", "1000");
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_enter_ticks", 55);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_enters", 1);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.first_enter_before_ticks.2", 3000);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.first_enter_after_ticks.2", 805);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_FUNCTION, 0x1000, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_FUNCTION, 0x2000, "A");
+	assert_int_equal(rc, 0);
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 1000, 1, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 5000, 2, NULL); /* first call, cold by its gap too */
+	TRACE_PUT(rc, w, 1, trace_enc_exit, 6000, 2, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 9000, 2, NULL); /* cold enter */
+	TRACE_PUT(rc, w, 1, trace_enc_exit, 9500, 2, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_exit, 9600, 1, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 10000);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_profile_entry *p[3] = {0};
+	for (size_t i = 0; i < a->nprofile; i++)
+		p[!strcmp(a->profile[i].name, "main") ? 1
+		  : !strcmp(a->profile[i].name, "A")  ? 2
+		                                      : 0] = &a->profile[i];
+	assert_non_null(p[1]);
+	assert_non_null(p[2]);
+	/* A: (1000 - 4 - 800) + (500 - 4 - 50) */
+	assert_true(fabs(p[2]->inclusive_ns - 642) < 1e-6);
+	assert_true(fabs(p[2]->hooks_ns - (3000 + 10 + 800 + 10 + 50)) < 1e-6);
+	assert_true(fabs(p[2]->hooks_first_ns - (3000 + 800)) < 1e-6);
+	assert_true(fabs(p[1]->hooks_first_ns) < 1e-6);
+	/* main: 8600 - 4 - 10 x 2 - 800 - 50 */
+	assert_true(fabs(p[1]->inclusive_ns - 7726) < 1e-6);
 	fold_analysis_free(a);
 }
 
@@ -1480,6 +1547,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile_first_call, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_self_check_scales_with_evidence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_estimated_series_rates_from_sample_pairs, setup, teardown),
