@@ -290,10 +290,12 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				/* CPU: the rest of the previous sample's cost, then this
 				 * one's delivery and the handler up to its read */
 				double lag = cost > 0 ? fmin(c->sample_lag_ns, hand) : 0;
-				uint64_t cpu = (uint64_t)llround(cpu_since + cpu_carry + deliver + lag);
+				double rd = c->sample_read_offset_ns; /* the read after the timestamp */
+				uint64_t cpu =
+				    (uint64_t)llround(fmax(cpu_since + cpu_carry + deliver + lag + rd, 0));
 				cpu_since = 0;
-				cpu_carry = cost - deliver - lag;
-				v64[nctr] = (uint64_t)llround(cpu_prog + steal + deliver + lag);
+				cpu_carry = cost - deliver - lag - rd;
+				v64[nctr] = (uint64_t)llround(fmax(cpu_prog + steal + deliver + lag + rd, 0));
 				TRACE_PUT(rc, w, stream, trace_enc_sample,
 				          (uint64_t)llround(ts + steal + deliver + lag), frames,
 				          c->stacks ? 3 : 0, cpu, v64);

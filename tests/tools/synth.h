@@ -83,6 +83,11 @@ typedef struct synth_config {
 	 * sample's whole cost, read at enter/exit (with boundary_counters) and
 	 * by each sample's handler after its delivery and lag */
 	int cpu_clock_counter;
+	/* The handler reads that CPU clock this much after the sample's
+	 * timestamp (negative: before it), on the CPU meanwhile: the value is
+	 * ahead of (behind) the sample's moment by it, as a read(2) of the
+	 * counters is that long after (before) the timestamp in a real handler */
+	double sample_read_offset_ns;
 	double odd_shift; /* odd instances' first boundary moved by this share of the instance */
 } synth_config;
 

@@ -987,6 +987,45 @@ static void test_sample_cost_out_of_cpu_clock(void **state)
 	fold_analysis_free(a);
 }
 
+/* The sample handler reads the counters a little after (or before) its
+ * timestamp, on the CPU meanwhile: a read(2) of the counters takes 0.5-1.5 us
+ * on a VM (and the unwinding, when it came between, 3 us), while enter and
+ * exit take their timestamp right after theirs. A CPU clock read by the
+ * samples is then ahead of (behind) their positions by that much, which
+ * folded XSBench's 54 us time step, busy throughout, into a phase of
+ * TASK-CLOCK 1e9/s and a last 2-10% at 0/s (the exit value met early).
+ * Here: 20000 busy 50 us instances, one sample in 1 of 20, the clock read
+ * 1.5 us after the timestamp (3% of the instance), or 0.5 us before it.
+ * fold measures the offset and takes it out: one phase, TASK-CLOCK 1 CPU. */
+static void test_cpu_clock_read_offset_of_samples(void **state)
+{
+	(void)state;
+	const double offsets[] = {1500, -500};
+	for (size_t k = 0; k < sizeof offsets / sizeof *offsets; k++) {
+		synth_config c;
+		short_region_with_sample_cost(&c, 80 + k);
+		c.nphases = 1;
+		c.bounds[1] = 1;
+		c.cpu[0] = 1.0;
+		c.cpu_clock_counter = 1;
+		c.sample_read_offset_ns = offsets[k];
+		fold_analysis *a = fold_synth(&c, 0);
+		print_message("read offset %.0f ns: measured %.0f ns\n", offsets[k],
+		              a->sample_cpu_clock_offset_ns);
+		const fold_region_result *r = region(a, "iteration");
+		assert_true(r->folded);
+		for (size_t p = 0; p < r->nphases; p++) {
+			double v = rate_of(&r->phases[p], "perf::TASK-CLOCK");
+			print_message("  phase %zu [%.3f, %.3f] (%zu samples): TASK-CLOCK %.4g/s\n", p,
+			              r->phases[p].start, r->phases[p].end, (size_t)r->phases[p].samples, v);
+			assert_true(fabs(v / 1e9 - 1) < 0.05);
+		}
+		assert_int_equal(r->nphases, 1);
+		assert_true(fabs(a->sample_cpu_clock_offset_ns - offsets[k]) < 150);
+		fold_analysis_free(a);
+	}
+}
+
 /* Hand-written trace: main { A { B } A { B B } } R { R { R } } and an exit
  * without enter. One tick = 1 ns. inner_ns < 0: the hook calibration is the
  * legacy STAT calibration.hook_ns = 10; else the runtime's INFO keys
@@ -1254,6 +1293,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_clock_read_offset_of_samples, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_self_check_scales_with_evidence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_estimated_series_rates_from_sample_pairs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_delivery_not_estimated_from_long_instances, setup, teardown),
