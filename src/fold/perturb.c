@@ -14,13 +14,11 @@
  * that is the delivery (D).
  *
  * Then, per thread, time is contracted around every sample: with S[k] the
- * time stolen by samples 0..k-1 (handler + D each),
- *   sample k's tick   -> tick - lag_k - D - S[k]   (where the program was:
- *                        all of D is taken as before the handler's entry;
- *                        on this VM about 0.9 of it is, measured by where
- *                        a real 50 us region's samples land, and the rest,
- *                        the signal's return, leaves the last ~6% of such
- *                        an instance without samples)
+ * time stolen by samples 0..k-1 (handler + D each, Db of D before the
+ * handler's entry, measured by where the samples of short instances land;
+ * but never more than passed between the records around the sample: see
+ * stolen_per_sample),
+ *   sample k's tick   -> tick - lag_k - Db_k - S[k]   (where the program was)
  *   event ticks       -> tick - S[samples before it]
  *   instance t0 (t1)  -> t0 - S[isb]  (t1 - S[ise]), the same
  *   its duration      -> from the two (what it takes without the sampler)
@@ -336,10 +334,59 @@ static double delivery_before(const analyze_ctx *c, const instances__region_acc 
 	return db < 0 ? 0 : db > D ? D : db;
 }
 
+static double lag_of(const ingest__thread *th, size_t k)
+{
+	return th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
+}
+
+/* Each sample's stolen time on thread th, in ticks: S[k] before sample k
+ * (S[0] = 0), and B[k] (ns) its delivery before the handler's entry. The
+ * typical delivery D (Db of it before the entry) is what a sample steals,
+ * but a single sample cannot have stolen more than passed between the
+ * records around it: the program stopped after the record before it (an
+ * event, or the previous handler's end) and ran again before the record
+ * after it (an event, or the next handler's entry). Without that bound a
+ * sample whose delivery was short, next to an event (as every sample is in
+ * a region of instrumented functions), was moved to that event and its
+ * instance shortened by more than the sample cost: positions past the
+ * instance's exit, whose CPU clock was still short of the exit's (a busy
+ * 60 us region folded with TASK-CLOCK 0/s in its last 4.5%). */
+static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb, double D,
+                              double Db, double *S, double *B)
+{
+	const double nspt = t->ns_per_tick;
+	size_t e = 0;
+	S[0] = 0;
+	for (size_t k = 0; k < th->nsmp; k++) {
+		double h = handler_ns(th, k, fb), entry = (double)th->smp[k].tick - lag_of(th, k) / nspt;
+		double before = -1, after = -1; /* ticks: last record before the stop, first after */
+		while (e < th->nev && th->ev[e].nsamples <= k)
+			before = (double)th->ev[e++].tick;
+		if (e < th->nev)
+			after = (double)th->ev[e].tick;
+		if (k) {
+			double prev = (double)th->smp[k - 1].tick +
+			              (handler_ns(th, k - 1, fb) - lag_of(th, k - 1)) / nspt;
+			before = prev > before ? prev : before;
+		}
+		if (k + 1 < th->nsmp) {
+			double next = (double)th->smp[k + 1].tick - lag_of(th, k + 1) / nspt;
+			after = after < 0 || next < after ? next : after;
+		}
+		double db = Db, da = D - Db;
+		if (before >= 0)
+			db = fmax(0, fmin(db, (entry - before) * nspt));
+		if (after >= 0)
+			da = fmax(0, fmin(da, (after - entry) * nspt - h));
+		B[k] = db;
+		S[k + 1] = S[k] + (h + db + da) / nspt;
+	}
+}
+
 int perturb__compensate_samples(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
-	double hsum = 0, dsum = 0;
+	double hsum = 0;
 	unsigned long hn = 0, comp = 0;
 	if (align_cpu_clocks(c))
 		return -ENOMEM;
@@ -351,9 +398,9 @@ int perturb__compensate_samples(analyze_ctx *c)
 		if (!any || !(t->ns_per_tick > 0))
 			continue;
 		double *fallback = calloc(t->nthreads + 1, sizeof *fallback);
-		double **S = calloc(t->nthreads + 1, sizeof *S);
+		double **S = calloc(t->nthreads + 1, sizeof *S), **B = calloc(t->nthreads + 1, sizeof *B);
 		int rc = -ENOMEM;
-		if (!fallback || !S)
+		if (!fallback || !S || !B)
 			goto fail;
 		/* each thread's median handler time, for samples without a record */
 		for (size_t i = 0; i < t->nthreads; i++) {
@@ -396,16 +443,13 @@ int perturb__compensate_samples(analyze_ctx *c)
 			ingest__thread *th = &t->threads[i];
 			if (!th->ncost)
 				continue;
-			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)))
+			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)) ||
+			    !(B[i] = malloc((th->nsmp + 1) * sizeof **B)))
 				goto fail;
-			S[i][0] = 0;
-			for (size_t k = 0; k < th->nsmp; k++) {
-				double h = handler_ns(th, k, fallback[i]);
-				hsum += h;
-				hn++;
-				dsum += D;
-				S[i][k + 1] = S[i][k] + (h + D) / t->ns_per_tick;
-			}
+			stolen_per_sample(t, th, fallback[i], D, Db, S[i], B[i]);
+			for (size_t k = 0; k < th->nsmp; k++)
+				hsum += handler_ns(th, k, fallback[i]);
+			hn += th->nsmp;
 		}
 		/* instances of every region in this trace */
 		for (size_t g = 0; g < c->nreg; g++) {
@@ -436,28 +480,25 @@ int perturb__compensate_samples(analyze_ctx *c)
 					floor = et > floor ? et : floor;
 					e++;
 				}
-				double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX
-				                 ? th->lag_ns[k]
-				                 : 0;
-				double back = (lag + Db) / t->ns_per_tick;
+				double lag = lag_of(th, k), db = B[i][k];
+				double back = (lag + db) / t->ns_per_tick;
 				double tk = (double)th->smp[k].tick - S[i][k] - back;
 				if (tk < floor)
 					tk = floor;
 				floor = tk;
 				th->smp[k].tick = (uint64_t)llround(tk);
 				take_out_cpu_clock(t, th, th->smp[k].cset, th->smp[k].voff,
-				                   S[i][k] * t->ns_per_tick + Db + lag);
+				                   S[i][k] * t->ns_per_tick + db + lag);
 				if (th->cpu_cum) {
 					/* the stolen time ran on the CPU: delivery and the
 					 * handler up to its read for this sample, the rest of
 					 * the previous one's */
 					double prev = k ? handler_ns(th, k - 1, fallback[i]) : 0;
-					double plag = k && th->lag_ns && k - 1 < th->cap_cost &&
-					                      th->lag_ns[k - 1] != UINT32_MAX
-					                  ? th->lag_ns[k - 1]
-					                  : 0;
-					double own =
-					    th->smp[k].cpu_ns - (Db + lag) - (prev - plag) - (k ? D - Db : 0);
+					double pda =
+					    k ? (S[i][k] - S[i][k - 1]) * t->ns_per_tick - prev - B[i][k - 1]
+					      : 0;
+					double own = th->smp[k].cpu_ns - (db + lag) -
+					             (prev - (k ? lag_of(th, k - 1) : 0)) - pda;
 					cpu += own > 0 ? own : 0;
 					th->cpu_cum[k] = cpu;
 				}
@@ -473,16 +514,17 @@ int perturb__compensate_samples(analyze_ctx *c)
 		}
 		rc = 0;
 	fail:
-		if (S)
-			for (size_t i = 0; i < t->nthreads; i++)
-				free(S[i]);
+		for (size_t i = 0; i < t->nthreads; i++) {
+			free(S ? S[i] : NULL);
+			free(B ? B[i] : NULL);
+		}
 		free(S);
+		free(B);
 		free(fallback);
 		if (rc)
 			return rc;
 	}
 	a->samples_compensated = comp;
 	a->sample_handler_ns = hn ? hsum / (double)hn : 0;
-	(void)dsum;
 	return 0;
 }
