@@ -309,9 +309,9 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				double lag = cost > 0 ? fmin(c->sample_lag_ns, hand) : 0;
 				double rd = c->sample_read_offset_ns; /* the read after the timestamp */
 				double dk = deliver, ck = cost;
-				if (c->sample_delivery_short > 0 && cost > 0 &&
-				    uniform(&R) < c->sample_delivery_short) {
-					dk *= 0.25;
+				if (c->sample_delivery_share > 0 && cost > 0 &&
+				    uniform(&R) < c->sample_delivery_share) {
+					dk *= c->sample_delivery_factor;
 					ck = dk + hand + after;
 				}
 				uint64_t cpu =

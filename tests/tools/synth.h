@@ -88,10 +88,11 @@ typedef struct synth_config {
 	 * ahead of (behind) the sample's moment by it, as a read(2) of the
 	 * counters is that long after (before) the timestamp in a real handler */
 	double sample_read_offset_ns;
-	/* This share of the samples is delivered faster: a quarter of the
-	 * delivery before the handler (a VM's timer interrupt that found the
-	 * vCPU running; on XSBench 22 us against a typical 38) */
-	double sample_delivery_short;
+	/* This share of the samples takes sample_delivery_factor times the
+	 * delivery before the handler (0.25: a VM's timer interrupt that found
+	 * the vCPU running, on XSBench 22 us against a typical 38; 2: the long
+	 * tail, up to 60 us there) */
+	double sample_delivery_share, sample_delivery_factor;
 	/* > 0: inside every instance a nested instrumented function (region 2,
 	 * events without counters) is called every inner_call_ns of the
 	 * program's time and runs for half of it, as in a build with

@@ -964,6 +964,49 @@ static void test_delivery_split_around_the_handler(void **state)
 	fold_analysis_free(a);
 }
 
+/* The delivery's long tail (on XSBench 22-60 us around 38) and a short
+ * return after the handler: 18 us before it, 36 us for one sample in five,
+ * 8 us handler, 1.5 us after it. The typical delivery D is measured at the
+ * instances' lower quartiles (about 18 + 1.5 us); the samples' mean
+ * position then asked for more than D before the handler, so all of it was
+ * taken as before and the return never came out: the last 3% of the 50 us
+ * instance held no sample and became a phase of its own. Measured at the
+ * instances' end instead (the time from the handler to the exit, at its
+ * lower edge): one phase, samples up to the exit. */
+static void test_delivery_after_handler_from_the_edge(void **state)
+{
+	(void)state;
+	synth_config c;
+	short_region_with_sample_cost(&c, 84);
+	c.nphases = 1;
+	c.bounds[1] = 1;
+	c.cpu[0] = 1.0;
+	c.cpu_clock_counter = 1;
+	c.sample_cost_ns = 27.5e3;
+	c.sample_after_ns = 1.5e3;
+	c.sample_delivery_share = 0.2;
+	c.sample_delivery_factor = 2;
+	fold_analysis *a = fold_synth(&c, 0);
+	print_message("delivery %.0f ns, before the handler %.0f ns\n", a->sample_delivery_ns,
+	              a->sample_delivery_before_ns);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	for (size_t p = 0; p < r->nphases; p++)
+		print_message("phase %zu [%.3f, %.3f] (%zu samples)\n", p, r->phases[p].start,
+		              r->phases[p].end, (size_t)r->phases[p].samples);
+	assert_int_equal(r->nphases, 1);
+	double da = a->sample_delivery_ns - a->sample_delivery_before_ns;
+	assert_true(da > 0.5e3 && da < 2.5e3);
+	const fold_series *tc = series_of(r, "perf::TASK-CLOCK");
+	assert_non_null(tc);
+	double xmax = 0;
+	for (size_t i = 0; i < tc->npoints; i++)
+		xmax = tc->px[i] > xmax ? tc->px[i] : xmax;
+	print_message("last sample at %.4f of the instance\n", xmax);
+	assert_true(xmax > 0.99);
+	fold_analysis_free(a);
+}
+
 /* The same, with the thread's CPU clock as a counter (perf::TASK-CLOCK,
  * read at enter/exit and by every sample): the kernel counts each sample's
  * cost as the thread's CPU time, so without taking it out the folded
@@ -1052,7 +1095,8 @@ static void test_sample_cost_bounded_by_neighbouring_events(void **state)
 	c.bounds[1] = 1;
 	c.cpu[0] = 1.0;
 	c.cpu_clock_counter = 1;
-	c.sample_delivery_short = 0.1;
+	c.sample_delivery_share = 0.1;
+	c.sample_delivery_factor = 0.25;
 	c.inner_call_ns = 5000;
 	c.duration_jitter = 0.12;
 	fold_analysis *a = fold_synth(&c, 0);
@@ -1352,6 +1396,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_estimated_series_rates_from_sample_pairs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_delivery_not_estimated_from_long_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_delivery_split_around_the_handler, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_delivery_after_handler_from_the_edge, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mostly_measured_series_keeps_its_rates, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
