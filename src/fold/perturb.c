@@ -44,8 +44,8 @@
  * Runs once, after the exact profile (which keeps the program's own,
  * perturbed times: they are what the program's timers see) and before the
  * regions are folded; later stages order events and samples by
- * ev[].nsamples, never by comparing raw ticks with compensated ones. Traces without sample_cost records are
- * untouched.
+ * ev[].nsamples, never by comparing raw ticks with compensated ones.
+ * Traces without sample_cost records only lose the CPU clock's read offset.
  */
 #define _GNU_SOURCE
 #include <errno.h>
