@@ -14,13 +14,12 @@
  * that is the delivery (D).
  *
  * Then, per thread, time is contracted around every sample: with S[k] the
- * time stolen by samples 0..k-1 (handler + D each),
- *   sample k's tick   -> tick - lag_k - D - S[k]   (where the program was:
- *                        all of D is taken as before the handler's entry;
- *                        on this VM about 0.9 of it is, measured by where
- *                        a real 50 us region's samples land, and the rest,
- *                        the signal's return, leaves the last ~6% of such
- *                        an instance without samples)
+ * time stolen by samples 0..k-1 (handler + D each, Db of D before the
+ * handler's entry and the rest, the signal's return, after its exit: see
+ * delivery_before;
+ * but never more than passed between the records around the sample: see
+ * stolen_per_sample),
+ *   sample k's tick   -> tick - lag_k - Db_k - S[k]   (where the program was)
  *   event ticks       -> tick - S[samples before it]
  *   instance t0 (t1)  -> t0 - S[isb]  (t1 - S[ise]), the same
  *   its duration      -> from the two (what it takes without the sampler)
@@ -29,11 +28,24 @@
  *                      CPU-CLOCK) read at samples and events, which counts
  *                      it too (else its folded rate passes 1 CPU around
  *                      every sample and small steps become phases).
+ * Before that, per trace, the CPU clock's read offset: the handler reads
+ * the counters a little after its timestamp (a read(2), 0.5-1.5 us on a VM;
+ * 3 us when the unwinding came between), while enter and exit take theirs
+ * right after the read, so a sample's CPU-clock value is ahead of its
+ * position by about one read (behind it, were the timestamp taken after).
+ * The handler is on the CPU meanwhile, so the clock advanced by exactly
+ * that time, whatever the program did: it is measured where the CPU clock
+ * must equal wall time (instances read at enter/exit that were on the CPU
+ * throughout, where the CPU clock since the enter minus the wall time since
+ * it is the offset, and so is the wall time to the exit minus the CPU clock
+ * to it) and subtracted from every sample's CPU-clock value. Left in, a
+ * busy 54 us region's folded TASK-CLOCK met its exit value 2-10% of the
+ * instance early and read 0/s there.
  * Runs once, after the exact profile (which keeps the program's own,
  * perturbed times: they are what the program's timers see) and before the
  * regions are folded; later stages order events and samples by
- * ev[].nsamples, never by comparing raw ticks with compensated ones. Traces without sample_cost records are
- * untouched.
+ * ev[].nsamples, never by comparing raw ticks with compensated ones.
+ * Traces without sample_cost records only lose the CPU clock's read offset.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +55,8 @@
 
 #include "analyze_ctx.h"
 
+/* Fewest samples in busy instances for the CPU clock's read offset. */
+#define FOLD__MIN_OFFSET_SAMPLES 20
 /* Fewest instances with no sample and with exactly one for an estimate. */
 #define FOLD__MIN_COST_INSTANCES 20
 /* Longest instances (median, share of the sampling period) to estimate it from. */
@@ -86,6 +100,114 @@ static double length_biased_quantile(double *v, size_t n, double q)
 
 /* Handler time of sample k (the thread's median for a sample without a
  * record). */
+/* The CPU-clock counter's value in a record with counter set cset at voff,
+ * and its id (-1: the record has none). */
+static int cpu_clock_value(const ingest__trace *t, const ingest__thread *th, uint16_t cset, uint32_t voff,
+                           uint32_t *id, double *v)
+{
+	int j = ingest__cpu_clock_slot(t, cset);
+	if (j < 0 || (size_t)voff + (size_t)j >= th->nvals)
+		return -1;
+	*id = t->csets[cset].ids[j];
+	*v = (double)th->vals[voff + (uint32_t)j];
+	return 0;
+}
+
+/* Adds one candidate per sample of instance in (trace t) to v[0..*n): when
+ * its CPU clock is read at enter and exit and ran with the wall clock
+ * throughout (off the CPU for at most 1% of it, 0.25..1 us), the CPU clock
+ * since the enter less the wall time since it (L) and the wall time to the
+ * exit less the CPU clock to it (U) are both the sample's read offset; L is
+ * at most it and U at least it when the instance waited, so their mean is
+ * taken. Raw ticks and values: the compensation moves both alike. */
+static int offset_candidates(const ingest__trace *t, const instances__instance *in, double **v, size_t *n,
+                             size_t *cap)
+{
+	const ingest__thread *th = &t->threads[in->thread];
+	if (in->ev_enter >= th->nev || in->ev_exit >= th->nev)
+		return 0;
+	const ingest__event *e0 = &th->ev[in->ev_enter], *e1 = &th->ev[in->ev_exit];
+	uint32_t id0, id1, id;
+	double c0, c1, vs;
+	if (in->ise <= in->isb || cpu_clock_value(t, th, e0->cset, e0->voff, &id0, &c0) ||
+	    cpu_clock_value(t, th, e1->cset, e1->voff, &id1, &c1) || id0 != id1)
+		return 0;
+	double dur = ((double)e1->tick - (double)e0->tick) * t->ns_per_tick;
+	double tol = fmin(fmax(0.01 * dur, 250), 1000);
+	if (!(dur > 0) || fabs(dur - (c1 - c0)) > tol)
+		return 0;
+	for (size_t k = in->isb; k < in->ise && k < th->nsmp; k++) {
+		const ingest__sample *sm = &th->smp[k];
+		if (cpu_clock_value(t, th, sm->cset, sm->voff, &id, &vs) || id != id0)
+			continue;
+		double a = ((double)sm->tick - (double)e0->tick) * t->ns_per_tick;
+		double b = ((double)e1->tick - (double)sm->tick) * t->ns_per_tick;
+		if (util_grow((void **)v, cap, *n + 1, sizeof **v))
+			return -ENOMEM;
+		(*v)[(*n)++] = 0.5 * ((vs - c0 - a) + (b - (c1 - vs)));
+	}
+	return 0;
+}
+
+/* Measures the CPU clock's read offset in trace p (median of the
+ * candidates of all its instances) and takes it out of every sample's
+ * CPU-clock value; *off and *used: the offset and its samples (0: too few,
+ * nothing changed). */
+static int align_cpu_clock(const analyze_ctx *c, size_t p, double *off, size_t *used)
+{
+	ingest__trace *t = c->tr[p];
+	double *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	*off = 0;
+	*used = 0;
+	for (size_t g = 0; g < c->nreg && !rc; g++) {
+		const instances__region_acc *A = &c->acc[g];
+		for (size_t i = 0; i < A->ninst && !rc; i++)
+			if (A->inst[i].proc == p)
+				rc = offset_candidates(t, &A->inst[i], &v, &n, &cap);
+	}
+	if (rc || n < FOLD__MIN_OFFSET_SAMPLES)
+		goto out;
+	*off = median(v, n);
+	*used = n;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		ingest__thread *th = &t->threads[i];
+		for (size_t k = 0; k < th->nsmp; k++) {
+			int j = ingest__cpu_clock_slot(t, th->smp[k].cset);
+			if (j < 0 || (size_t)th->smp[k].voff + (size_t)j >= th->nvals)
+				continue;
+			uint64_t *x = &th->vals[th->smp[k].voff + (uint32_t)j];
+			double nv = (double)*x - *off;
+			*x = nv > 0 ? (uint64_t)llround(nv) : 0;
+		}
+	}
+out:
+	free(v);
+	return rc;
+}
+
+/* align_cpu_clock for every trace; the analysis records the offset's mean
+ * over the traces, weighted by the samples it rests on. */
+static int align_cpu_clocks(analyze_ctx *c)
+{
+	double sum = 0;
+	size_t n = 0;
+	for (size_t p = 0; p < c->ntr; p++) {
+		double off;
+		size_t used;
+		if (!(c->tr[p]->ns_per_tick > 0))
+			continue;
+		int rc = align_cpu_clock(c, p, &off, &used);
+		if (rc)
+			return rc;
+		sum += off * (double)used;
+		n += used;
+	}
+	c->a->sample_cpu_clock_offset_ns = n ? sum / (double)n : 0;
+	return 0;
+}
+
 /* Takes stolen_ns out of the CPU-clock value of a record (if it has one). */
 static void take_out_cpu_clock(const ingest__trace *t, ingest__thread *th, uint16_t cset, uint32_t voff,
                                double stolen_ns)
@@ -168,47 +290,127 @@ out:
 	return got;
 }
 
-/* The part of the delivery D that lies before the handler's entry (the rest
- * is the signal's return): in the instances of region A (process p) that
- * carry one sample, short against the period, a sample stops the program at
- * a uniform position of its time, so the compensated positions average 0.5
- * exactly when the right part is taken out before the sample. With a_i the
- * sample's time after the enter (less its lag) and d_i the instance's
- * duration without the sample's whole cost, mean((a_i - Db) / d_i) = 0.5
- * gives Db; clamped to [0, D]. D when there are too few such instances. */
+/* Fewest samples at the edge that measures the delivery after the handler. */
+#define FOLD__EDGE_SAMPLES 10
+
+/* One-sample instance in of region A (process p): its sample's time after
+ * the enter less its lag (a), the time from the handler's exit to the exit
+ * (b) and the duration without the sample's whole cost h + D (d), in ns;
+ * -1 when in is not one. */
+static int one_sample_times(const ingest__trace *t, const instances__instance *in, size_t p,
+                            const double *fallback, double D, double *a, double *b, double *d)
+{
+	if (in->proc != p || in->nested_same || in->ise != in->isb + 1)
+		return -1;
+	const ingest__thread *th = &t->threads[in->thread];
+	size_t k = in->isb;
+	double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
+	double h = handler_ns(th, k, fallback[in->thread]);
+	*a = ((double)th->smp[k].tick - (double)in->t0) * t->ns_per_tick - lag;
+	*b = in->dur_ns - *a - h;
+	*d = in->dur_ns - h - D;
+	return *d > 0 && *a >= 0 && *b >= 0 ? 0 : -1;
+}
+
+/* The part of the delivery D that lies before the handler's entry, D less
+ * the part after its exit (the signal's return), measured at the end of
+ * the instances of region A (process p) that carry one sample, short
+ * against the period: there a sample stops the program at a uniform
+ * position p of its time, so the time from the handler's exit to the
+ * instance's exit is (1 - p) d + Da with d the instance's time without the
+ * sample, and its k-th smallest share of d over n instances is
+ * k / (n + 1) + Da / d. The edge, not the mean: the delivery's spread and
+ * its long tail (22-60 us around 38 on XSBench) pushed the mean to all of
+ * D before the handler, and the signal's return, never taken out, left the
+ * last 2-3% of the instance without samples (a phase of its own). D when
+ * there are too few such instances; clamped to [0, D]. */
 static double delivery_before(const analyze_ctx *c, const instances__region_acc *A, size_t p,
                               const double *fallback, double D)
 {
 	const ingest__trace *t = c->tr[p];
-	double sa = 0, sw = 0;
-	size_t n = 0;
-	for (size_t i = 0; i < A->ninst; i++) {
-		const instances__instance *in = &A->inst[i];
-		if (in->proc != p || in->nested_same || in->ise != in->isb + 1)
-			continue;
-		const ingest__thread *th = &t->threads[in->thread];
-		size_t k = in->isb;
-		double lag =
-		    th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
-		double d = in->dur_ns - handler_ns(th, k, fallback[in->thread]) - D;
-		double a = ((double)th->smp[k].tick - (double)in->t0) * t->ns_per_tick - lag;
-		if (!(d > 0) || a < 0 || a > in->dur_ns)
-			continue;
-		sa += a / d;
-		sw += 1 / d;
-		n++;
+	double *w = malloc((A->ninst + 1) * sizeof *w), *rel = malloc((A->ninst + 1) * sizeof *rel);
+	double a, b, d, db = D;
+	size_t n = 0, m = 0;
+	if (!w || !rel)
+		goto out;
+	for (size_t i = 0; i < A->ninst; i++)
+		if (one_sample_times(t, &A->inst[i], p, fallback, D, &a, &b, &d) == 0)
+			w[n++] = d;
+	if (n < FOLD__MIN_COST_INSTANCES)
+		goto out;
+	/* the same population: not instances a preemption stretched */
+	double wm = median(w, n);
+	for (size_t i = 0; i < A->ninst; i++)
+		if (one_sample_times(t, &A->inst[i], p, fallback, D, &a, &b, &d) == 0 && d > 0.5 * wm &&
+		    d < 1.5 * wm)
+			rel[m++] = b / d;
+	if (m < FOLD__MIN_COST_INSTANCES)
+		goto out;
+	size_t k = m / 50 > FOLD__EDGE_SAMPLES ? m / 50 : FOLD__EDGE_SAMPLES;
+	double da = (quantile(rel, m, (double)(k - 1) / (double)(m - 1)) - (double)k / (double)(m + 1)) * wm;
+	db = D - (da < 0 ? 0 : da > D ? D : da);
+out:
+	free(w);
+	free(rel);
+	return db;
+}
+
+static double lag_of(const ingest__thread *th, size_t k)
+{
+	return th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
+}
+
+/* Each sample's stolen time on thread th, in ticks: S[k] before sample k
+ * (S[0] = 0), and B[k] (ns) its delivery before the handler's entry. The
+ * typical delivery D (Db of it before the entry) is what a sample steals,
+ * but a single sample cannot have stolen more than passed between the
+ * records around it: the program stopped after the record before it (an
+ * event, or the previous handler's end) and ran again before the record
+ * after it (an event, or the next handler's entry). Without that bound a
+ * sample whose delivery was short, next to an event (as every sample is in
+ * a region of instrumented functions), was moved to that event and its
+ * instance shortened by more than the sample cost: positions past the
+ * instance's exit, whose CPU clock was still short of the exit's (a busy
+ * 60 us region folded with TASK-CLOCK 0/s in its last 4.5%). */
+static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb, double D,
+                              double Db, double *S, double *B)
+{
+	const double nspt = t->ns_per_tick;
+	size_t e = 0;
+	S[0] = 0;
+	for (size_t k = 0; k < th->nsmp; k++) {
+		double h = handler_ns(th, k, fb), entry = (double)th->smp[k].tick - lag_of(th, k) / nspt;
+		double before = -1, after = -1; /* ticks: last record before the stop, first after */
+		while (e < th->nev && th->ev[e].nsamples <= k)
+			before = (double)th->ev[e++].tick;
+		if (e < th->nev)
+			after = (double)th->ev[e].tick;
+		if (k) {
+			double prev = (double)th->smp[k - 1].tick +
+			              (handler_ns(th, k - 1, fb) - lag_of(th, k - 1)) / nspt;
+			before = prev > before ? prev : before;
+		}
+		if (k + 1 < th->nsmp) {
+			double next = (double)th->smp[k + 1].tick - lag_of(th, k + 1) / nspt;
+			after = after < 0 || next < after ? next : after;
+		}
+		double db = Db, da = D - Db;
+		if (before >= 0)
+			db = fmax(0, fmin(db, (entry - before) * nspt));
+		if (after >= 0)
+			da = fmax(0, fmin(da, (after - entry) * nspt - h));
+		B[k] = db;
+		S[k + 1] = S[k] + (h + db + da) / nspt;
 	}
-	if (n < FOLD__MIN_COST_INSTANCES || !(sw > 0))
-		return D;
-	double db = (sa - 0.5 * (double)n) / sw;
-	return db < 0 ? 0 : db > D ? D : db;
 }
 
 int perturb__compensate_samples(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
-	double hsum = 0, dsum = 0;
+	double hsum = 0;
 	unsigned long hn = 0, comp = 0;
+	if (align_cpu_clocks(c))
+		return -ENOMEM;
 	for (size_t p = 0; p < c->ntr; p++) {
 		ingest__trace *t = c->tr[p];
 		int any = 0;
@@ -217,9 +419,9 @@ int perturb__compensate_samples(analyze_ctx *c)
 		if (!any || !(t->ns_per_tick > 0))
 			continue;
 		double *fallback = calloc(t->nthreads + 1, sizeof *fallback);
-		double **S = calloc(t->nthreads + 1, sizeof *S);
+		double **S = calloc(t->nthreads + 1, sizeof *S), **B = calloc(t->nthreads + 1, sizeof *B);
 		int rc = -ENOMEM;
-		if (!fallback || !S)
+		if (!fallback || !S || !B)
 			goto fail;
 		/* each thread's median handler time, for samples without a record */
 		for (size_t i = 0; i < t->nthreads; i++) {
@@ -262,16 +464,13 @@ int perturb__compensate_samples(analyze_ctx *c)
 			ingest__thread *th = &t->threads[i];
 			if (!th->ncost)
 				continue;
-			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)))
+			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)) ||
+			    !(B[i] = malloc((th->nsmp + 1) * sizeof **B)))
 				goto fail;
-			S[i][0] = 0;
-			for (size_t k = 0; k < th->nsmp; k++) {
-				double h = handler_ns(th, k, fallback[i]);
-				hsum += h;
-				hn++;
-				dsum += D;
-				S[i][k + 1] = S[i][k] + (h + D) / t->ns_per_tick;
-			}
+			stolen_per_sample(t, th, fallback[i], D, Db, S[i], B[i]);
+			for (size_t k = 0; k < th->nsmp; k++)
+				hsum += handler_ns(th, k, fallback[i]);
+			hn += th->nsmp;
 		}
 		/* instances of every region in this trace */
 		for (size_t g = 0; g < c->nreg; g++) {
@@ -302,28 +501,25 @@ int perturb__compensate_samples(analyze_ctx *c)
 					floor = et > floor ? et : floor;
 					e++;
 				}
-				double lag = th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX
-				                 ? th->lag_ns[k]
-				                 : 0;
-				double back = (lag + Db) / t->ns_per_tick;
+				double lag = lag_of(th, k), db = B[i][k];
+				double back = (lag + db) / t->ns_per_tick;
 				double tk = (double)th->smp[k].tick - S[i][k] - back;
 				if (tk < floor)
 					tk = floor;
 				floor = tk;
 				th->smp[k].tick = (uint64_t)llround(tk);
 				take_out_cpu_clock(t, th, th->smp[k].cset, th->smp[k].voff,
-				                   S[i][k] * t->ns_per_tick + Db + lag);
+				                   S[i][k] * t->ns_per_tick + db + lag);
 				if (th->cpu_cum) {
 					/* the stolen time ran on the CPU: delivery and the
 					 * handler up to its read for this sample, the rest of
 					 * the previous one's */
 					double prev = k ? handler_ns(th, k - 1, fallback[i]) : 0;
-					double plag = k && th->lag_ns && k - 1 < th->cap_cost &&
-					                      th->lag_ns[k - 1] != UINT32_MAX
-					                  ? th->lag_ns[k - 1]
-					                  : 0;
-					double own =
-					    th->smp[k].cpu_ns - (Db + lag) - (prev - plag) - (k ? D - Db : 0);
+					double pda =
+					    k ? (S[i][k] - S[i][k - 1]) * t->ns_per_tick - prev - B[i][k - 1]
+					      : 0;
+					double own = th->smp[k].cpu_ns - (db + lag) -
+					             (prev - (k ? lag_of(th, k - 1) : 0)) - pda;
 					cpu += own > 0 ? own : 0;
 					th->cpu_cum[k] = cpu;
 				}
@@ -339,16 +535,17 @@ int perturb__compensate_samples(analyze_ctx *c)
 		}
 		rc = 0;
 	fail:
-		if (S)
-			for (size_t i = 0; i < t->nthreads; i++)
-				free(S[i]);
+		for (size_t i = 0; i < t->nthreads; i++) {
+			free(S ? S[i] : NULL);
+			free(B ? B[i] : NULL);
+		}
 		free(S);
+		free(B);
 		free(fallback);
 		if (rc)
 			return rc;
 	}
 	a->samples_compensated = comp;
 	a->sample_handler_ns = hn ? hsum / (double)hn : 0;
-	(void)dsum;
 	return 0;
 }

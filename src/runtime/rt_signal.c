@@ -92,7 +92,6 @@
 
 #include "trace_chunk.h"
 
-
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn real_sigaction;
 
@@ -105,7 +104,7 @@ static int sample_signo;
 FOLD_TLS volatile unsigned rt__tls_sig_ours;
 FOLD_TLS volatile unsigned rt__tls_sig_app;
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE,  SIGILL,  SIGABRT, SIGTERM,
                                     SIGINT,  SIGHUP, SIGQUIT, SIGXCPU, SIGPIPE};
 
 static int is_fatal(int sig)
@@ -236,12 +235,13 @@ void rt__sample(rt_thread *t, void *uc)
 	}
 	/* The timestamp right before the counters, the unwinding after them:
 	 * the values are then those of the moment the sample is placed at, to
-	 * within the read's own entry into the kernel. With the unwinding in
-	 * between (and the read's 1.5 us on a VM), every sample's counters were
-	 * about 3 us ahead of its position: a CPU clock 6% of a 54 us instance
-	 * ahead, flat at the instance's end where the points met the exit
-	 * value; with the timestamp after the read, 3% behind, flat at its
-	 * start. */
+	 * within the read itself. With the unwinding in between, every
+	 * sample's CPU clock was about 4 us ahead of its position (8% of a
+	 * 54 us instance); now it is one read(2) ahead (1.1 us on a VM; with
+	 * the timestamp after the read, 0.4 us behind), since enter and exit
+	 * read before their timestamp. The analysis measures what is left in
+	 * instances that ran on the CPU throughout and takes it out
+	 * (src/fold/perturb.c, align_cpu_clock). */
 	uint64_t stamp_ns = rt__ns(CLOCK_MONOTONIC);
 	uint64_t tick = rt__tick();
 	rt__counter_set_refresh(t);
@@ -350,7 +350,8 @@ static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 	rt_thread *t = rt__tls_thread;
 	if (si && t &&
 	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
-	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 && si->si_fd == t->sample_fd))) {
+	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 &&
+	      si->si_fd == t->sample_fd))) {
 		rt__tls_sig_ours++;
 		/* The handler's entry, for the sample's cost record. */
 		t->sample_entry = rt__ns(CLOCK_MONOTONIC);
@@ -370,7 +371,10 @@ static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
-static int off_configure(void) { return 0; }
+static int off_configure(void)
+{
+	return 0;
+}
 static int off_thread_start(rt_thread *t)
 {
 	(void)t;
@@ -735,12 +739,18 @@ static sighandler_t install_simple(int sig, sighandler_t handler, int flags, int
  * ssignal are aliases of it in glibc, not declared by its headers). */
 sighandler_t bsd_signal(int sig, sighandler_t handler);
 sighandler_t ssignal(int sig, sighandler_t handler);
-FOLD_EXPORT sighandler_t signal(int sig, sighandler_t handler) { return install_simple(sig, handler, SA_RESTART, 1); }
+FOLD_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	return install_simple(sig, handler, SA_RESTART, 1);
+}
 FOLD_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
 	return install_simple(sig, handler, SA_RESTART, 1);
 }
-FOLD_EXPORT sighandler_t ssignal(int sig, sighandler_t handler) { return install_simple(sig, handler, SA_RESTART, 1); }
+FOLD_EXPORT sighandler_t ssignal(int sig, sighandler_t handler)
+{
+	return install_simple(sig, handler, SA_RESTART, 1);
+}
 
 /* System V semantics: what signal() is in a strict ISO C build. */
 FOLD_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)

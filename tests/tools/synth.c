@@ -190,6 +190,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		          "perf::TASK-CLOCK");
 	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0,
 	          c->region_name ? c->region_name : "iteration");
+	if (c->inner_call_ns > 0)
+		TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_FUNCTION, 0x401800, "inner");
 	if (rc)
 		goto fail;
 	double tmax = t0;
@@ -283,7 +285,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 		 * so wall-time traces stay the same for a seed) */
 		double cpu_next = c->cputime_sampling ? c->period_ns * uniform(&R) : 0;
 		unsigned i = 0;
-		int inside = 0;
+		int inside = 0, in_call = 0;
+		double te = -1; /* the next nested call's enter or exit (inner_call_ns) */
 		/* Advance the counters (and CPU) from tprev to tn inside the current segment. */
 #define ADVANCE(tn)                                                                                          \
 	do {                                                                                                 \
@@ -312,6 +315,20 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			if (c->cputime_sampling)
 				ts = cpu_time_reached(c, inside ? &I[i] : NULL, tprev, tb,
 				                      cpu_next - cpu_prog);
+			if (inside && te >= 0 && te < tb && te <= ts) {
+				ADVANCE(te);
+				if (in_call)
+					TRACE_PUT(rc, w, stream, trace_enc_exit,
+					          (uint64_t)llround(te + steal), 2, NULL);
+				else
+					TRACE_PUT(rc, w, stream, trace_enc_enter,
+					          (uint64_t)llround(te + steal), 2, NULL);
+				if (rc)
+					goto fail_free;
+				in_call = !in_call;
+				te += 0.5 * c->inner_call_ns;
+				continue;
+			}
 			if (ts < tb) {
 				ADVANCE(ts);
 				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
@@ -320,13 +337,21 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				/* CPU: the rest of the previous sample's cost, then this
 				 * one's delivery and the handler up to its read */
 				double lag = cost > 0 ? fmin(c->sample_lag_ns, hand) : 0;
-				uint64_t cpu = (uint64_t)llround(cpu_since + cpu_carry + deliver + lag);
+				double rd = c->sample_read_offset_ns; /* the read after the timestamp */
+				double dk = deliver, ck = cost;
+				if (c->sample_delivery_share > 0 && cost > 0 &&
+				    uniform(&R) < c->sample_delivery_share) {
+					dk *= c->sample_delivery_factor;
+					ck = dk + hand + after;
+				}
+				uint64_t cpu =
+				    (uint64_t)llround(fmax(cpu_since + cpu_carry + dk + lag + rd, 0));
 				cpu_since = 0;
-				cpu_carry = cost - deliver - lag;
-				v64[nctr] = (uint64_t)llround(cpu_prog + steal + deliver + lag);
+				cpu_carry = ck - dk - lag - rd;
+				v64[nctr] = (uint64_t)llround(fmax(cpu_prog + steal + dk + lag + rd, 0));
 				TRACE_PUT(rc, w, stream, trace_enc_sample,
-				          (uint64_t)llround(ts + steal + deliver + lag), frames,
-				          c->stacks ? 3 : 0, cpu, v64);
+				          (uint64_t)llround(ts + steal + dk + lag), frames, c->stacks ? 3 : 0,
+				          cpu, v64);
 				if (!rc && cost > 0)
 					TRACE_PUT(rc, w, stream, trace_enc_sample_cost,
 					          (uint64_t)llround(hand), (uint64_t)llround(lag));
@@ -341,8 +366,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				}
 				/* the timer runs on wall time: the program sees less of the period */
 				double next =
-				    c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1)) - cost;
-				steal += cost;
+				    c->period_ns * (1 + c->sample_jitter * (2 * uniform(&R) - 1)) - ck;
+				steal += ck;
 				ts += next > 0.05 * c->period_ns ? next : 0.05 * c->period_ns;
 				continue;
 			}
@@ -351,7 +376,13 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				TRACE_PUT(rc, w, stream, trace_enc_enter, (uint64_t)llround(tb + steal), 1,
 				          c->boundary_counters && !I[i].no_boundary ? v64 : NULL);
 				inside = 1;
+				te = c->inner_call_ns > 0 ? tb + 0.25 * c->inner_call_ns : -1;
 			} else {
+				if (in_call)
+					TRACE_PUT(rc, w, stream, trace_enc_exit,
+					          (uint64_t)llround(tb + steal), 2, NULL);
+				in_call = 0;
+				te = -1;
 				TRACE_PUT(rc, w, stream, trace_enc_exit, (uint64_t)llround(tb + steal), 1,
 				          c->boundary_counters && !I[i].no_boundary ? v64 : NULL);
 				inside = 0;

@@ -83,6 +83,21 @@ typedef struct synth_config {
 	 * sample's whole cost, read at enter/exit (with boundary_counters) and
 	 * by each sample's handler after its delivery and lag */
 	int cpu_clock_counter;
+	/* The handler reads that CPU clock this much after the sample's
+	 * timestamp (negative: before it), on the CPU meanwhile: the value is
+	 * ahead of (behind) the sample's moment by it, as a read(2) of the
+	 * counters is that long after (before) the timestamp in a real handler */
+	double sample_read_offset_ns;
+	/* This share of the samples takes sample_delivery_factor times the
+	 * delivery before the handler (0.25: a VM's timer interrupt that found
+	 * the vCPU running, on XSBench 22 us against a typical 38; 2: the long
+	 * tail, up to 60 us there) */
+	double sample_delivery_share, sample_delivery_factor;
+	/* > 0: inside every instance a nested instrumented function (region 2,
+	 * events without counters) is called every inner_call_ns of the
+	 * program's time and runs for half of it, as in a build with
+	 * -finstrument-functions */
+	double inner_call_ns;
 	double odd_shift; /* odd instances' first boundary moved by this share of the instance */
 	/* 1: the sampling timer counts the thread's CPU time, not wall time
 	 * (FOLD_SAMPLE=cputime): a sample every period_ns of CPU, so instances

@@ -385,6 +385,11 @@ typedef struct fold_analysis {
 	 * many samples had it (0: the traces carry no sample_cost records). */
 	double sample_handler_ns, sample_delivery_ns;
 	double sample_delivery_before_ns; /* the part of the delivery before the handler's entry */
+	/* How far a sample's CPU-clock counter (TASK-CLOCK, CPU-CLOCK) was read
+	 * after its timestamp, beyond what enter/exit records show (negative:
+	 * before it), measured in busy instances and taken out of the samples'
+	 * values (0: not measured; the largest over the traces) */
+	double sample_cpu_clock_offset_ns;
 	unsigned long samples_compensated;
 	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
 	size_t nmodels_skipped;
