@@ -22,6 +22,7 @@ typedef struct fit_input {
 	size_t n;
 	double scale;  /* mean rate over the instances: a flat curve's value */
 	double rscale; /* rate per unit slope (events/s, or s/s) */
+	double max;    /* the largest rate the series can physically have (INFINITY: none) */
 	const pwlr__result *phases;
 	size_t pi; /* the series' index in phases, SIZE_MAX if it took no part */
 	uint64_t seed;

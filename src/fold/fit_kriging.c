@@ -172,6 +172,99 @@ static int trend_init(phase_trend *t, const pwlr__result *pr, size_t i, const do
 	return 0;
 }
 
+/* The part of the trend's slope at x that steps its cumulative between two
+ * phase lines that do not meet (each line's intercept is fitted on its own
+ * phase's points): a spike, or a dip below 0, of no phase's rate. */
+static double gap_slope(const phase_trend *t, double x)
+{
+	double g = 0;
+	for (size_t j = 1; j < t->pr->nseg; j++) {
+		double z = (x - t->pr->bounds[j]) / t->sig[j];
+		if (z < -8)
+			break;
+		if (z >= 8)
+			continue;
+		double v0, d0, v1, d1;
+		phase_line(t, j - 1, x, &v0, &d0);
+		phase_line(t, j, x, &v1, &d1);
+		g += exp(-0.5 * z * z) / sqrt(2 * M_PI) * (t->a[j] + v1 - t->a[j - 1] - v0) / t->sig[j];
+	}
+	return g;
+}
+
+/* The rate is the slope of the fitted curve, clipped at 0 (a cumulative
+ * count cannot fall) and at the series' physical bound. Clipping alone adds
+ * area where the curve bends below 0 (a wait, or the trend's step down
+ * between two phase lines that do not meet) and removes it above the bound,
+ * so the clipped curve's mean over a phase was not the phase's rate
+ * (miniMD's Neighbor::build: cpu_time 0.556 s/s over a phase of 0.467). In
+ * a phase where the slope leaves [0, max], the trend's steps between phase
+ * lines (gap_slope: no phase's rate, and not in the table) are taken out
+ * and the clipped curve keeps the area of what remains, within [0, max]:
+ * values at the bound stay there, the others carry the area in proportion
+ * (water-filling), and the band moves with its value. Phases that do not
+ * clip keep the fit's curve as it is. */
+static void conserve_area(const phase_trend *t, const double *slope, fold_curve *out, double rscale,
+                          double max)
+{
+	const pwlr__result *pr = t->pr;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		size_t i0 = out->n, i1 = 0;
+		int clipped = 0;
+		for (size_t i = 0; i < out->n; i++)
+			if (pwlr__segment(pr, out->x[i]) == p) {
+				i0 = i < i0 ? i : i0;
+				i1 = i + 1;
+				clipped |= slope[i] < 0 || slope[i] * rscale > max;
+			}
+		if (i0 >= i1 || !clipped)
+			continue;
+		double target = 0, have = 0;
+		for (size_t i = i0; i < i1; i++) {
+			double sl = (slope[i] - gap_slope(t, out->x[i])) * rscale;
+			double v = fmin(fmax(sl, 0), max), d = v - out->value[i];
+			out->value[i] = v;
+			out->lo[i] = fmin(max, fmax(0, out->lo[i] + d));
+			out->hi[i] = fmin(max, fmax(0, out->hi[i] + d));
+			target += sl;
+			have += v;
+		}
+		double m = (double)(i1 - i0);
+		target = fmin(fmax(target / m, 0), max);
+		if (!isfinite(target) || fabs(have / m - target) <= 1e-9 * fmax(target, 1e-300))
+			continue;
+		for (int pass = 0; pass < 16; pass++) {
+			double fixed = 0, free = 0;
+			size_t nfree = 0;
+			for (size_t i = i0; i < i1; i++) {
+				if (out->value[i] >= max)
+					fixed += max;
+				else {
+					free += out->value[i];
+					nfree++;
+				}
+			}
+			double need = target * m - fixed;
+			if (!nfree || need < 0)
+				break;
+			int again = 0;
+			for (size_t i = i0; i < i1; i++) {
+				double v = out->value[i];
+				if (v >= max)
+					continue;
+				double nv = free > 0 ? v * need / free : need / (double)nfree;
+				double f = v > 0 ? nv / v : 1, d = v > 0 ? 0 : nv - v;
+				out->lo[i] = fmin(max, fmax(0, out->lo[i] * f + d));
+				out->hi[i] = fmin(max, fmax(0, out->hi[i] * f + d));
+				out->value[i] = fmin(nv, max);
+				again |= nv > max;
+			}
+			if (!again)
+				break;
+		}
+	}
+}
+
 static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const fit_params *params)
 {
 	kriging__opts ko;
@@ -205,6 +298,9 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 		out->hi[i] = kr.rate_hi[i] * in->rscale;
 	}
 	*rms = kr.rms;
+	double max = in->max > 0 ? in->max : INFINITY;
+	if (have_trend)
+		conserve_area(&t, kr.slope, out, in->rscale, max);
 	char sel[160];
 	if (kr.folds)
 		snprintf(sel, sizeof sel,

@@ -497,7 +497,8 @@ void kriging__result_free(kriging__result *r)
 	free(r->rate);
 	free(r->rate_lo);
 	free(r->rate_hi);
-	r->cum = r->rate = r->rate_lo = r->rate_hi = NULL;
+	free(r->slope);
+	r->cum = r->rate = r->rate_lo = r->rate_hi = r->slope = NULL;
 }
 
 /* Pool-adjacent-violators: least-squares monotone (non-decreasing) fit, in place. */
@@ -608,9 +609,10 @@ static int finish(kriging__result *r, const kriging__opts *o, const double *grid
 	r->rate = malloc(G * sizeof *r->rate);
 	r->rate_lo = malloc(G * sizeof *r->rate_lo);
 	r->rate_hi = malloc(G * sizeof *r->rate_hi);
+	r->slope = malloc(G * sizeof *r->slope);
 	double *wbuf = malloc(G * sizeof *wbuf);
 	size_t *lenbuf = malloc(G * sizeof *lenbuf);
-	if (!r->cum || !r->rate || !r->rate_lo || !r->rate_hi || !wbuf || !lenbuf) {
+	if (!r->cum || !r->rate || !r->rate_lo || !r->rate_hi || !r->slope || !wbuf || !lenbuf) {
 		free(wbuf);
 		free(lenbuf);
 		return -ENOMEM;
@@ -621,6 +623,7 @@ static int finish(kriging__result *r, const kriging__opts *o, const double *grid
 		double sd = sqrt(fmax(0, r->s2 * pP[j].d));
 		double rate = slope + pm[j].q;
 		r->cum[j] = m + pm[j].p;
+		r->slope[j] = rate;
 		r->rate[j] = rate > 0 ? rate : 0;
 		r->rate_lo[j] = rate - 1.96 * sd > 0 ? rate - 1.96 * sd : 0;
 		r->rate_hi[j] = rate + 1.96 * sd > 0 ? rate + 1.96 * sd : 0;

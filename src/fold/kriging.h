@@ -85,6 +85,7 @@ typedef struct kriging__result {
 	size_t n;                     /* grid points */
 	double *cum, *rate;           /* at the grid: cumulative share, d cum/dx */
 	double *rate_lo, *rate_hi;    /* 95% band of the rate */
+	double *slope;                /* the unconstrained curve's slope (rate before its clip at 0) */
 	double rms;                   /* RMS residual of the points */
 	double length_scale, eta, s2; /* chosen hyper-parameters */
 	double loglik;

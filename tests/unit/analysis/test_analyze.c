@@ -1031,6 +1031,64 @@ static void test_estimated_series_rates_from_sample_pairs(void **state)
 	fold_analysis_free(a);
 }
 
+/* A counter of a few events per instance (0.55 page faults per 1.6 ms
+ * instance, read at enter/exit) beside one that places the phases. Its
+ * phase rates are its events in each phase over the phase's time: they add
+ * up to its mean rate (they read 1.8 times it: the median instance's count
+ * of 1 event scaled them) and find the quiet phase (the points near each
+ * phase's ends, a handful of 0s and 1s, read 160/s as 0 to 700/s). Its curve
+ * is the steps of those rates: the same count, not a shape of 0s and 1s. */
+static void test_sparse_counter_counts_its_events(void **state)
+{
+	(void)state;
+	static const double truth[3] = {430, 160, 360};
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		synth_config c;
+		synth_config_init(&c);
+		c.seed = seed;
+		c.instances = 200;
+		c.groups[0].duration_ns = 1.6e6;
+		c.period_ns = 1e5;
+		c.noise = 0.05;
+		c.nphases = 3;
+		c.bounds[1] = 0.38;
+		c.bounds[2] = 0.615;
+		c.bounds[3] = 1;
+		c.cpu[2] = 1;
+		c.ncounters = 2;
+		c.counters[0] = (synth_counter){"app::work", TRACE_COUNTER_APP, {1e9, 3e8, 1e9}, 0};
+		c.counters[1] = (synth_counter){"app::faults", TRACE_COUNTER_APP, {430, 160, 360}, 0};
+		fold_analysis *a = fold_synth(&c, 0);
+		const fold_region_result *r = region(a, "iteration");
+		assert_int_equal(r->nphases, 3);
+		const fold_series *se = series_of(r, "app::faults");
+		assert_non_null(se);
+		double total = 0;
+		for (size_t p = 0; p < 3; p++) {
+			double v = rate_of(&r->phases[p], "app::faults");
+			total += v * (r->phases[p].end - r->phases[p].start);
+			if (fabs(v / truth[p] - 1) > 0.3)
+				fail_msg("seed %u phase %zu: %.0f/s, truth %.0f/s", (unsigned)seed, p, v,
+				         truth[p]);
+		}
+		assert_true(fabs(total / se->mean_rate - 1) < 0.02);
+		for (size_t i = 0; i < se->fit.n; i++) {
+			double x = se->fit.x[i];
+			for (size_t p = 0; p < 3; p++)
+				if (x > r->phases[p].start + 0.01 && x < r->phases[p].end - 0.01)
+					assert_true(
+					    fabs(se->fit.value[i] / rate_of(&r->phases[p], "app::faults") -
+					         1) < 1e-9);
+		}
+		int said = 0;
+		for (size_t i = 0; i < r->nfit_params; i++)
+			said |= !strcmp(r->fit_params[i].key, "curve.steps") &&
+			        strstr(r->fit_params[i].value, "app::faults") != NULL;
+		assert_true(said);
+		fold_analysis_free(a);
+	}
+}
+
 /* A series measured at enter/exit in all but a few instances (a counter
  * set switched between them) keeps its fitted rates: only a series whose
  * boundary values are mostly estimated takes them from sample pairs, which
@@ -1694,6 +1752,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_delivery_split_around_the_handler, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_delivery_after_handler_from_the_edge, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mostly_measured_series_keeps_its_rates, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sparse_counter_counts_its_events, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_line_error, setup, teardown),
 	    cmocka_unit_test(test_warnings_in_region_order_whichever_worker_finished_first),

@@ -429,6 +429,58 @@ static void test_kriging_curve_stays_inside_the_phases(void **state)
 		}
 }
 
+/* Points of a burst on a waiting thread (CloverLeaf, OpenMP): one or two
+ * per instance, those near its start from instances whose CPU time comes
+ * early, those near its end from instances whose CPU time comes late, none
+ * in between. No single folded line runs through them, and the phase fit
+ * finds one phase: the whole instance, whose mean rate is its events over
+ * its time, a slope of exactly 1 (the share rises from 0 at entry to 1 at
+ * exit), not a line's slope through the two clusters (0.16: 3.0e7 ns/s
+ * where the instances hold 1.9e8). The Kriging curve, clipped at 0 where it
+ * bends below, keeps the area its fit gives the phase and so agrees with
+ * the table: clipping alone made it average 1.61 over a table of 0.16. */
+static void test_one_phase_rate_is_events_over_time(void **state)
+{
+	(void)state;
+	static const double pts[][2] = {
+	    {0.014, 0.126}, {0.039, 0.234}, {0.083, 0.445}, {0.087, 0.492}, {0.093, 0.494}, {0.099, 0.583},
+	    {0.115, 0.773}, {0.141, 0.714}, {0.142, 0.820}, {0.802, 0.074}, {0.811, 0.097}, {0.838, 0.183},
+	    {0.846, 0.179}, {0.851, 0.159}, {0.853, 0.397}, {0.858, 0.291}, {0.864, 0.345}, {0.866, 0.485},
+	    {0.870, 0.297}, {0.873, 0.246}, {0.885, 0.464}, {0.890, 0.393}, {0.893, 0.457}, {0.894, 0.389},
+	    {0.906, 0.546}, {0.914, 0.510}, {0.926, 0.666}, {0.927, 0.611}, {0.935, 0.768}, {0.939, 0.726},
+	    {0.944, 0.778}, {0.965, 0.815}, {0.972, 0.880}, {0.976, 0.935}, {0.977, 0.904}, {0.977, 0.885},
+	    {0.982, 0.920}, {0.987, 0.940}, {0.988, 0.956}, {0.989, 0.959}};
+	enum { N = sizeof pts / sizeof *pts, G = 200 };
+	double x[N], y[N], gx[G], cv_cum[G], val[G], lo[G], hi[G];
+	uint32_t inst[N];
+	for (size_t i = 0; i < N; i++) {
+		x[i] = pts[i][0];
+		y[i] = pts[i][1];
+		inst[i] = (uint32_t)(i * 31 / N); /* 31 instances */
+	}
+	pwlr__series ps = {x, y, N, inst, 0};
+	pwlr__opts po;
+	pwlr__opts_init(&po);
+	po.smear = 0.064;
+	pwlr__result pr;
+	assert_int_equal(pwlr__fit(&ps, 1, &po, &pr), 0);
+	assert_int_equal(pr.nseg, 1);
+	assert_true(fabs(pr.slope[0] - 1) < 1e-12);
+	for (int i = 0; i < G; i++)
+		gx[i] = i / (double)(G - 1);
+	fold_curve cv = {G, gx, cv_cum, val, lo, hi};
+	fit_input in = {
+	    .x = x, .y = y, .inst = inst, .n = N, .scale = 1, .rscale = 1, .phases = &pr, .pi = 0, .seed = 1};
+	double rms, mean = 0;
+	assert_int_equal(fit__kriging.fit(&in, &cv, &rms, NULL), 0);
+	for (int i = 0; i < G; i++) {
+		assert_true(val[i] >= 0);
+		mean += val[i] / G;
+	}
+	assert_true(fabs(mean - 1) < 0.1);
+	pwlr__result_free(&pr);
+}
+
 static void test_kriging_refuses_too_few_points(void **state)
 {
 	(void)state;
@@ -456,6 +508,7 @@ int main(void)
 	    cmocka_unit_test(test_kriging_smooth_curve_and_rate),
 	    cmocka_unit_test(test_kriging_curve_stays_inside_the_phases),
 	    cmocka_unit_test(test_kriging_refuses_too_few_points),
+	    cmocka_unit_test(test_one_phase_rate_is_events_over_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
