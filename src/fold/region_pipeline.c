@@ -57,13 +57,23 @@ static int is_cpu_clock(const series_work *s)
 	return 0;
 }
 
-/* Median CPU share of the folded instances above which the CPU clock does
- * not place phase boundaries (choose_phase_series). */
-#define FOLD__BUSY_SHARE 0.95
-
 /* A counter with fewer events per instance is counting noise (Poisson): it
  * gets rates but does not place phase boundaries. */
 #define FOLD__MIN_EVENTS_PER_INSTANCE 10.0
+
+/* A counter of counting noise: fewer than FOLD__MIN_EVENTS_PER_INSTANCE
+ * events per instance, or none in most instances. */
+static int is_sparse(const series_work *s)
+{
+	const folding__folded *f = &s->f;
+	return s->skind == FOLD__SER_COUNTER &&
+	       (!f->ninst || f->sum_total / (double)f->ninst < FOLD__MIN_EVENTS_PER_INSTANCE ||
+	        2 * f->nzero > f->ninst);
+}
+
+/* Median CPU share of the folded instances above which the CPU clock does
+ * not place phase boundaries (choose_phase_series). */
+#define FOLD__BUSY_SHARE 0.95
 
 /* Decides which series place the phase boundaries. Phases are what a user
  * reads as code phases, so only reliable series may create them:
@@ -80,29 +90,35 @@ static int is_cpu_clock(const series_work *s)
  *    is where single instances were preempted. Measured precisely, those
  *    dips outweigh a real switch of the other counters (in a loaded run of
  *    the README demo one half of the instances put its only boundary at
- *    0.74 on TASK-CLOCK, away from the 10x flop-rate switch at 0.47).
+ *    0.74 on TASK-CLOCK, away from the 10x flop-rate switch at 0.47) -
+ *    unless no other series would place boundaries.
  * Series left out still get per-phase rates. */
 static void choose_phase_series(series_work *sw, size_t nsw, double busy_share)
 {
 	int any_exact = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		series_work *s = &sw[k];
-		const folding__folded *f = &s->f;
-		s->rates_only = s->skind == FOLD__SER_WALL;
-		if (s->skind == FOLD__SER_COUNTER &&
-		    (!f->ninst || s->f.sum_total / (double)f->ninst < FOLD__MIN_EVENTS_PER_INSTANCE ||
-		     2 * f->nzero > f->ninst))
-			s->rates_only = 1;
-		if (busy_share >= FOLD__BUSY_SHARE && (s->skind == FOLD__SER_CPU || is_cpu_clock(s)))
-			s->rates_only = 1;
-		if (!s->rates_only && s->skind == FOLD__SER_COUNTER && 2 * f->nexact >= f->ninst)
+		s->rates_only = s->skind == FOLD__SER_WALL || is_sparse(s);
+		if (!s->rates_only && s->skind == FOLD__SER_COUNTER && 2 * s->f.nexact >= s->f.ninst)
 			any_exact = 1;
 	}
-	if (!any_exact)
+	if (any_exact)
+		for (size_t k = 0; k < nsw; k++)
+			if (sw[k].skind == FOLD__SER_CPU || 2 * sw[k].f.nexact < sw[k].f.ninst)
+				sw[k].rates_only = 1;
+	if (!(busy_share >= FOLD__BUSY_SHARE))
 		return;
+	/* The busy rule leaves at least one series placing boundaries: with
+	 * only the CPU clock left (no other counter, or only sparse ones), its
+	 * boundaries are better than none, and far better than the fallback of
+	 * every series, sparse counters' counting noise included. */
+	int others = 0;
 	for (size_t k = 0; k < nsw; k++)
-		if (sw[k].skind == FOLD__SER_CPU || 2 * sw[k].f.nexact < sw[k].f.ninst)
-			sw[k].rates_only = 1;
+		others |= !sw[k].rates_only && sw[k].skind != FOLD__SER_CPU && !is_cpu_clock(&sw[k]);
+	if (others)
+		for (size_t k = 0; k < nsw; k++)
+			if (sw[k].skind == FOLD__SER_CPU || is_cpu_clock(&sw[k]))
+				sw[k].rates_only = 1;
 }
 
 /* Slopes of a folded curve are relative to an instance's own mean rate, so
@@ -1423,7 +1439,7 @@ static int stage_sparse_steps(fold_region_result *r, const series_work *sw, size
 	util_buf_init(&which);
 	for (size_t k = 0; k < nsw && k < r->nseries; k++) {
 		const series_work *s = &sw[k];
-		if (s->skind != FOLD__SER_COUNTER || !s->rates_only || 2 * s->f.nexact < s->f.ninst)
+		if (!is_sparse(s) || 2 * s->f.nexact < s->f.ninst)
 			continue;
 		step_curve(r, k, pr);
 		util_buf_printf(&which, "%s%s", which.len ? ", " : "", r->series[k].name);

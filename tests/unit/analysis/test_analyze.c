@@ -849,6 +849,34 @@ static void test_starved_instances_only_from_measured_shares(void **state)
 	fold_analysis_free(a);
 }
 
+/* Always busy, and besides the CPU clock only a sparse counter (page
+ * faults, a few per hundred instances): the CPU clock still places the
+ * boundaries, and the sparse counter's counting noise does not (when no
+ * series qualified, every series did, and a CloverLeaf time step got a
+ * phase of 0 faults/s then 77/s out of 54 points). */
+static void test_busy_clock_kept_when_only_sparse_counters_are_left(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.cpu[0] = c.cpu[1] = 1.0;
+	c.period_ns = 1e5;
+	c.cpu_clock_counter = 1;
+	c.ncounters = 1;
+	c.counters[0] = (synth_counter){"app::rare", TRACE_COUNTER_APP, {5, 60}, 0};
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const char *ps = fit_param_of(r, "pwlr.phase_series");
+	assert_non_null(ps);
+	print_message("phase series: %s; %zu phase(s)\n", ps, r->nphases);
+	assert_non_null(strstr(ps, "TASK-CLOCK"));
+	assert_null(strstr(ps, "app::rare"));
+	assert_int_equal(r->nphases, 1);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1730,6 +1758,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_busy_clock_kept_when_only_sparse_counters_are_left, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_starved_instances_only_from_measured_shares, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_sparse_counter_no_kriging_failure, setup, teardown),
