@@ -154,7 +154,15 @@ static void overview_run(html_ctx *h)
 	report_html_text(h, cmd ? cmd : "(command line not recorded)");
 	util_buf_puts(h->b, "</div>\n<div class=\"kpis\">\n");
 	snprintf(buf, sizeof buf, "%zu", a->nprocs);
-	kpi(h, ranks ? "processes (MPI ranks)" : "processes", buf);
+	/* Helpers of an MPI run (Open MPI's orted) are processes, not ranks. */
+	char label[64];
+	if (ranks && (size_t)ranks == a->nprocs)
+		snprintf(label, sizeof label, "processes (MPI ranks)");
+	else if (ranks)
+		snprintf(label, sizeof label, "processes (%ld MPI rank%s)", ranks, ranks == 1 ? "" : "s");
+	else
+		snprintf(label, sizeof label, "processes");
+	kpi(h, label, buf);
 	util_buf_puts(h->b, "<div class=\"kpi\"><b>");
 	distinct_hosts(h);
 	util_buf_puts(h->b, "</b><span>hosts</span></div>\n");
@@ -195,13 +203,24 @@ static void overview_run(html_ctx *h)
 		report_fmt_ns(buf, sizeof buf, p->duration_ns);
 		report_html_num_cell(h, p->duration_ns, buf);
 		util_buf_puts(h->b, "<td class=\"note\">");
+		/* The per-function calibration of first calls (two figures per
+		 * instrumented function) is fold's input, not a statistic a
+		 * reader scans: counted, not listed. */
+		size_t firsts = 0, shown = 0;
 		for (size_t k = 0; k < p->nstats; k++) {
-			if (k)
+			if (!strncmp(p->stats[k].key, "overhead.first_enter_", 21)) {
+				firsts++;
+				continue;
+			}
+			if (shown++)
 				util_buf_puts(h->b, ", ");
 			report_html_text(h, p->stats[k].key);
 			util_buf_puts(h->b, " ");
 			report_html_text(h, p->stats[k].value);
 		}
+		if (firsts)
+			util_buf_printf(h->b, "%sfirst calls measured for %zu functions", shown ? ", " : "",
+			                firsts / 2);
 		util_buf_puts(h->b, "</td></tr>\n");
 	}
 	util_buf_puts(h->b, "</tbody></table></div></details>\n");

@@ -25,12 +25,18 @@ static void run_summary(term *t, const fold_analysis *a)
 	char d[32];
 	unsigned threads = 0;
 	double dur = 0;
-	int mpi = 0;
+	size_t ranks = 0;
 	for (size_t i = 0; i < a->nprocs; i++) {
 		threads += a->procs[i].nthreads;
 		dur = fmax(dur, a->procs[i].duration_ns);
-		mpi |= a->procs[i].rank >= 0;
+		ranks += a->procs[i].rank >= 0;
 	}
+	/* Helpers of an MPI run (Open MPI's orted) are processes, not ranks. */
+	char mpi[48] = "";
+	if (ranks && ranks == a->nprocs)
+		snprintf(mpi, sizeof mpi, " (MPI ranks)");
+	else if (ranks)
+		snprintf(mpi, sizeof mpi, " (%zu MPI rank%s)", ranks, ranks == 1 ? "" : "s");
 	term_sgr(t, "1");
 	term_put(t, "fold summary");
 	term_sgr(t, "0");
@@ -50,9 +56,9 @@ static void run_summary(term *t, const fold_analysis *a)
 	}
 	report_fmt_ns(d, sizeof d, dur);
 	char line[1024];
-	int n = snprintf(line, sizeof line, "%zu process%s%s, %u thread%s, %s, %lu samples", a->nprocs,
-	                 a->nprocs == 1 ? "" : "es", mpi ? " (MPI ranks)" : "", threads,
-	                 threads == 1 ? "" : "s", d, a->total_samples);
+	int n =
+	    snprintf(line, sizeof line, "%zu process%s%s, %u thread%s, %s, %lu samples", a->nprocs,
+	             a->nprocs == 1 ? "" : "es", mpi, threads, threads == 1 ? "" : "s", d, a->total_samples);
 	if (a->sample_config && n > 0 && (size_t)n < sizeof line)
 		snprintf(line + n, sizeof line - (size_t)n, ", sampling: %s", a->sample_config);
 	term_put(t, "  ");

@@ -13,7 +13,8 @@
 #          names rank 1 as the slowest, with a load balance (mean/max) well
 #          below 1.
 #          The HTML report of that run in Chromium: the CPU view, its
-#          thread selector and the imbalance table naming rank 1.
+#          thread selector and the imbalance table naming rank 1. A
+#          singleton run with its orted: 1 MPI rank among 3 processes.
 # Needs FOLD_CLI, FOLDRUN, PROGS, EXAMPLES, CPU_SHARE, PYTHON, CHECK_HTML.
 set -eu
 case_name=$1
@@ -86,6 +87,13 @@ mpi)
 		echo "$row" | grep -q "rank 1$" || fail "the compute burst's slowest rank is not rank 1: '$row'"
 		has out$w.txt "rank 1 #0"
 	done
+	# A singleton run (no mpirun): Open MPI starts its orted, which the
+	# preload follows; 3 processes are 1 MPI rank, not "MPI ranks".
+	"$FOLDRUN" -q -o 'single.%p.trace' "$PROGS/prog_mpi_imbalance" 3 >/dev/null 2>&1 || fail "singleton run failed"
+	if [ "$(ls single.*.trace | wc -l)" -gt 1 ]; then
+		COLUMNS=100 "$FOLD_CLI" -q single.*.trace >outs.txt 2>err.txt || fail "fold singleton: $(cat err.txt)"
+		has outs.txt "(1 MPI rank)"
+	fi
 	# fold profile fits 80 columns with the run's region names readable (a
 	# burst loses its word "burst" first, never its call and place)
 	COLUMNS=80 "$FOLD_CLI" profile -q rank0.trace rank1.trace >outp.txt 2>err.txt || fail "fold profile: $(cat err.txt)"
