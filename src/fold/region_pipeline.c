@@ -74,6 +74,9 @@ static int is_sparse(const series_work *s)
 /* Median CPU share of the folded instances above which the CPU clock does
  * not place phase boundaries (choose_phase_series). */
 #define FOLD__BUSY_SHARE 0.95
+/* An instance that ran on a CPU less than this share of the typical
+ * instance's was starved: preempted or waiting (warn_cpu_share). */
+#define FOLD__STARVED_SHARE 0.8
 
 /* Decides which series place the phase boundaries. Phases are what a user
  * reads as code phases, so only reliable series may create them:
@@ -187,7 +190,9 @@ static int curve_alloc(fold_curve *cv, size_t n, int band)
 
 /* Share of its duration instance in spent on the CPU, or -1 when unknown:
  * from the CPU clock read at its enter and exit when the runtime read it
- * there (exact, whatever the samples), else from its samples' CPU time. */
+ * there (exact, whatever the samples), else from its samples' CPU time.
+ * At most 1: one thread cannot run more than all of the time (a short
+ * instance's reads, each a little after its timestamp, can say 1.01). */
 static double cpu_utilisation(ingest__trace *const *tr, const instances__instance *in, int *measured)
 {
 	const ingest__trace *t = tr[in->proc];
@@ -197,13 +202,13 @@ static double cpu_utilisation(ingest__trace *const *tr, const instances__instanc
 	if (in->dur_ns > 0 && !ingest__cpu_clock_at(t, th, &th->ev[in->ev_enter], &v0) &&
 	    !ingest__cpu_clock_at(t, th, &th->ev[in->ev_exit], &v1)) {
 		*measured = 1;
-		return v1 >= v0 ? (v1 - v0) / in->dur_ns : -1;
+		return v1 >= v0 ? fmin(1, (v1 - v0) / in->dur_ns) : -1;
 	}
 	if (!th->cpu_cum || !(in->dur_ns > 0) ||
 	    folding__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
 	    folding__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))
 		return -1;
-	return (v1 - v0) / in->dur_ns;
+	return fmin(1, (v1 - v0) / in->dur_ns);
 }
 
 /* Minimum share of the best group's CPU utilisation a group needs to be
@@ -524,7 +529,6 @@ out:
  * or two samples it follows the phase the samples fell in (CPU 1.0 then 0.5
  * in a synthetic region without any preemption read "19% got less"). */
 #define FOLD__LOW_CPU_SHARE 0.6
-#define FOLD__STARVED_SHARE 0.8
 
 static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const instances__instance *inst,
                            size_t n)

@@ -757,7 +757,7 @@ static void test_cpu_share_from_the_clock_read_at_enter_and_exit(void **state)
 	print_message("folded group: median %.3g ms, CPU share %.3f\n", g->median_duration_ns / 1e6,
 	              g->cpu_share);
 	assert_true(g->median_duration_ns < 6e6);
-	assert_true(g->cpu_share > 0.95 && g->cpu_share < 1.01);
+	assert_true(g->cpu_share > 0.95 && g->cpu_share <= 1.0); /* one thread: at most all of the time */
 	assert_true(warned_about(a, "has the most time but its instances spend"));
 	fold_analysis_free(a);
 }
