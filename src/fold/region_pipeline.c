@@ -1495,8 +1495,20 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 		}
 		for (size_t k = 0; k < nsw; k++) {
 			int in = pw[k] < pr->nseries && u.replicates;
-			ph->rate_lo[k] = in ? u.rlo[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
-			ph->rate_hi[k] = in ? u.rhi[pw[k] * pr->nseg + p] * sw[k].rscale : NAN;
+			size_t q = in ? pw[k] * pr->nseg + p : 0;
+			ph->rate_lo[k] = in ? u.rlo[q] * sw[k].rscale : NAN;
+			ph->rate_hi[k] = in ? u.rhi[q] * sw[k].rscale : NAN;
+			/* The replicates vary the fit's interior slope; the table may
+			 * give the phase another estimate of the same rate (events over
+			 * time, sample pairs). The interval keeps the replicates' spread
+			 * on each side but around the table's rate, so it always holds
+			 * the number it qualifies (a burst's 2.67e8 sat under its own
+			 * [3.9e8, 1e9]). */
+			double mid = in ? u.rmid[q] * sw[k].rscale : NAN;
+			if (in && k < ph->nrates && isfinite(ph->rates[k]) && isfinite(mid)) {
+				ph->rate_lo[k] = ph->rates[k] - fmax(0, mid - ph->rate_lo[k]);
+				ph->rate_hi[k] = ph->rates[k] + fmax(0, ph->rate_hi[k] - mid);
+			}
 			double max = series_max(sw[k].skind, r->series[k].name);
 			int nodata = k < ph->nrates && isnan(ph->rates[k]);
 			ph->rate_lo[k] = nodata ? NAN : clamp_rate(ph->rate_lo[k], max);

@@ -306,10 +306,14 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 		u->blo[j] = u->bhi[j] = pr->bounds[j];
 	u->rlo = malloc((nps * K + 1) * sizeof *u->rlo);
 	u->rhi = malloc((nps * K + 1) * sizeof *u->rhi);
-	if (!u->rlo || !u->rhi)
+	u->rmid = malloc((nps * K + 1) * sizeof *u->rmid);
+	if (!u->rlo || !u->rhi || !u->rmid)
 		return -ENOMEM;
 	for (size_t i = 0; i < nps * K; i++)
 		u->rlo[i] = u->rhi[i] = NAN;
+	for (size_t k = 0; k < nps; k++)
+		for (size_t p = 0; p < K; p++)
+			u->rmid[k * K + p] = interior_slope(pr, k, pr, p);
 	uint32_t nid = 0;
 	for (size_t k = 0; k < nps; k++) {
 		if (!ps[k].inst)
@@ -408,7 +412,8 @@ void uncertainty__result_free(uncertainty__result *u)
 {
 	free(u->rlo);
 	free(u->rhi);
-	u->rlo = u->rhi = NULL;
+	free(u->rmid);
+	u->rlo = u->rhi = u->rmid = NULL;
 }
 
 int uncertainty__duration_shift(const pwlr__series *ps, size_t nps, const pwlr__opts *po,

@@ -39,6 +39,7 @@ typedef struct uncertainty__result {
 	double blo[FOLD_PWLR_MAX_SEGMENTS + 1]; /* interval of bounds[j] (j = 0, nseg: exact) */
 	double bhi[FOLD_PWLR_MAX_SEGMENTS + 1];
 	double *rlo, *rhi; /* nseries x nseg: interval of each phase's relative slope (NAN: none) */
+	double *rmid;      /* ... and the slope of the whole fit the replicates vary around */
 	/* self-check */
 	int checked;             /* both halves fitted */
 	size_t ninst_a, ninst_b; /* instances in each half */

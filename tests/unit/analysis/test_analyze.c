@@ -877,6 +877,37 @@ static void test_busy_clock_kept_when_only_sparse_counters_are_left(void **state
 	fold_analysis_free(a);
 }
 
+/* Every phase rate lies inside its own interval. The bootstrap varies the
+ * fit's interior slope, while the table may estimate a phase's rate
+ * otherwise (events over time for a counter of a few events per
+ * instance): 3 of 8 rates of this region sat outside their intervals. */
+static void test_rates_inside_their_intervals(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.period_ns = 2e5;
+	c.counters[0] = (synth_counter){"app::rare", TRACE_COUNTER_APP, {300, 40}, 0};
+	fold_analysis *a = fold_synth_fit(&c, 0, NULL);
+	const fold_region_result *r = region(a, "iteration");
+	size_t checked = 0;
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		for (size_t k = 0; k < ph->nrates && k < ph->nrate_ci; k++) {
+			double v = ph->rates[k], lo = ph->rate_lo[k], hi = ph->rate_hi[k];
+			if (isnan(v) || isnan(lo) || isnan(hi))
+				continue;
+			checked++;
+			if (v < lo - 1e-9 * fabs(v) || v > hi + 1e-9 * fabs(v))
+				fail_msg("phase %zu, %s: rate %g outside its interval [%g, %g]", p + 1,
+				         ph->rate_names[k], v, lo, hi);
+		}
+	}
+	assert_true(checked >= 4);
+	fold_analysis_free(a);
+}
+
 /* Every phase boundary and rate has a bootstrap interval, deterministic for
  * a seed, and the region has a self-check: two halves of the instances
  * folded apart agree on a clean two-phase region. */
@@ -1758,6 +1789,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rates_inside_their_intervals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_busy_clock_kept_when_only_sparse_counters_are_left, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_starved_instances_only_from_measured_shares, setup,
