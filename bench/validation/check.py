@@ -447,6 +447,16 @@ def check_region(run, doc, r, region_total_all):
         if tc is not None and tc == 0 and p["samples"] >= MIN_PHASE_SAMPLES:
             physical.append("%s: TASK-CLOCK 0/s with %d samples" % (ps, p["samples"]))
     # curves: inside bounds and agreeing with the phase table
+    # Every rate inside its own interval: an interval that does not hold the
+    # number it qualifies contradicts it.
+    for k, p in enumerate(phases):
+        for n, v in (p.get("rates") or {}).items():
+            iv = (p.get("rate_intervals") or {}).get(n)
+            if v is None or not iv or iv[0] is None or iv[1] is None:
+                continue
+            eps = 1e-9 * abs(v)
+            if v < iv[0] - eps or v > iv[1] + eps:
+                consist.append("%s: phase %d rate %.4g outside its interval [%.4g, %.4g]" % (n, k, v, iv[0], iv[1]))
     for s in r.get("series") or []:
         c = s.get("curve") or {}
         xs, vs = c.get("x") or [], c.get("value") or []
