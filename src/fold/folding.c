@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fewest samples in an instance for boundary extrapolation from inside it. */
-#define FOLD__EXTRAPOLATE_MIN 8
-
 int folding__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v)
 {
 	const ingest__sample *s = &th->smp[k];
@@ -66,7 +63,7 @@ int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, co
 		}
 	if (nc < 2 || th->smp[kl].tick <= th->smp[kf].tick)
 		return -ENOENT;
-	if (nc >= FOLD__EXTRAPOLATE_MIN) {
+	if (nc >= FOLDING__EXTRAPOLATE_MIN) {
 		if (!is_exit) {
 			for (size_t k = sb; k < se && k2 == SIZE_MAX; k++)
 				if (value_at(t, th, k, id, cpu, k1 == SIZE_MAX ? &v1 : &v2) == 0) {

@@ -34,6 +34,11 @@
 #include "ingest.h"
 #include "instances.h"
 
+/* Fewest samples in an instance for boundary extrapolation from inside it
+ * (folding__boundary_value); with fewer, an estimated boundary value
+ * assumes the instance's mean rate up to its edges. */
+#define FOLDING__EXTRAPOLATE_MIN 8
+
 enum folding__series_kind { FOLD__SER_COUNTER = 0, FOLD__SER_CPU = 1, FOLD__SER_WALL = 2 };
 
 typedef struct folding__spec {

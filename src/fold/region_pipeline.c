@@ -87,6 +87,8 @@ static int is_sparse(const series_work *s)
  *    the series whose boundary values are estimated from samples (CPU time,
  *    counters missing at the events): the estimate's error moves every
  *    point of an instance and varies with preemption;
+ *  - not a series with estimated boundary values when the instances carry
+ *    fewer than FOLDING__EXTRAPOLATE_MIN samples each (samples_per_instance);
  *  - not the CPU clock (CPU time, TASK-CLOCK) when the folded instances ran
  *    on a CPU nearly all of their time (busy_share: their median CPU share):
  *    a typical instance then has no waiting phase, and what the clock shows
@@ -96,9 +98,11 @@ static int is_sparse(const series_work *s)
  *    0.74 on TASK-CLOCK, away from the 10x flop-rate switch at 0.47) -
  *    unless no other series would place boundaries.
  * Series left out still get per-phase rates. */
-static void choose_phase_series(series_work *sw, size_t nsw, double busy_share)
+static size_t choose_reliable_series(series_work *sw, size_t nsw, double busy_share,
+                                     double samples_per_instance)
 {
 	int any_exact = 0;
+	size_t few = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		series_work *s = &sw[k];
 		s->rates_only = s->skind == FOLD__SER_WALL || is_sparse(s);
@@ -109,8 +113,20 @@ static void choose_phase_series(series_work *sw, size_t nsw, double busy_share)
 		for (size_t k = 0; k < nsw; k++)
 			if (sw[k].skind == FOLD__SER_CPU || 2 * sw[k].f.nexact < sw[k].f.ninst)
 				sw[k].rates_only = 1;
+	/* Estimated boundary values need enough samples per instance to
+	 * extrapolate from inside it; with fewer, each instance's cumulative
+	 * share assumes its mean rate up to its edges, which bends the folded
+	 * curve: 5 samples per 1 ms instance gave 4 phases for 2, 2 samples 7
+	 * phases, 1 sample a switch at 0.64 for 0.37. */
+	for (size_t k = 0; k < nsw; k++)
+		if (!sw[k].rates_only && sw[k].skind != FOLD__SER_WALL &&
+		    2 * sw[k].f.nexact < sw[k].f.ninst &&
+		    !(samples_per_instance >= FOLDING__EXTRAPOLATE_MIN)) {
+			sw[k].rates_only = 1;
+			few++;
+		}
 	if (!(busy_share >= FOLD__BUSY_SHARE))
-		return;
+		return few;
 	/* The busy rule leaves at least one series placing boundaries: with
 	 * only the CPU clock left (no other counter, or only sparse ones), its
 	 * boundaries are better than none, and far better than the fallback of
@@ -122,6 +138,20 @@ static void choose_phase_series(series_work *sw, size_t nsw, double busy_share)
 		for (size_t k = 0; k < nsw; k++)
 			if (sw[k].skind == FOLD__SER_CPU || is_cpu_clock(&sw[k]))
 				sw[k].rates_only = 1;
+	return few;
+}
+
+/* Sets each series' rates_only (choose_reliable_series). Returns how many
+ * series were left out for too few samples per instance when that left no
+ * series to place boundaries (0 otherwise): the region then gets one phase
+ * and a warning. */
+static size_t choose_phase_series(series_work *sw, size_t nsw, double busy_share, double samples_per_instance)
+{
+	size_t few = choose_reliable_series(sw, nsw, busy_share, samples_per_instance);
+	for (size_t k = 0; k < nsw; k++)
+		if (!sw[k].rates_only)
+			return 0;
+	return few;
 }
 
 /* Slopes of a folded curve are relative to an instance's own mean rate, so
@@ -910,9 +940,9 @@ out:
  * pw[k]: series k's index among the fitted series, SIZE_MAX if none. */
 static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instance *inst, size_t n,
                             pwlr__opts *po, pwlr__result *pr, size_t *pw, pwlr__series *ps, size_t *nps_out,
-                            align_info *ai, double busy_share)
+                            align_info *ai, double busy_share, double samples_per_instance, size_t *few)
 {
-	choose_phase_series(sw, nsw, busy_share);
+	*few = choose_phase_series(sw, nsw, busy_share, samples_per_instance);
 	size_t nps = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		pw[k] = SIZE_MAX;
@@ -928,6 +958,8 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instan
 	}
 	pwlr__opts_init(po);
 	po->smear = duration_smear(inst, n);
+	if (*few) /* nothing can place boundaries: one phase, not the fallback of every series */
+		po->max_segments = 1;
 	*nps_out = nps;
 	int rc = pwlr__fit(ps, nps, po, pr);
 	if (rc)
@@ -1009,7 +1041,12 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
 		if (!list)
 			return -ENOMEM;
 	}
-	rc = fit__param(p, "pwlr.phase_series", "%s", list ? list : "(all)");
+	/* none qualified: pwlr let every series place boundaries, unless it
+	 * was held to one phase (max_segments 1: nothing could place them) */
+	rc = fit__param(p, "pwlr.phase_series", "%s",
+	                list                    ? list
+	                : po->max_segments == 1 ? "(none: one phase)"
+	                                        : "(all)");
 	free(list);
 	return rc ? rc : fit__param(p, "seed", "%llu", (unsigned long long)seed);
 }
@@ -1567,7 +1604,7 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	instances__region_acc *A = &c->acc[g];
 	grouped gr = {0};
 	series_work *sw = NULL;
-	size_t nsw = 0, *pw = NULL, nps = 0;
+	size_t nsw = 0, *pw = NULL, nps = 0, few = 0;
 	pwlr__series *ps = NULL;
 	pwlr__opts po;
 	pwlr__result pr;
@@ -1595,9 +1632,24 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	pw = malloc(nsw * sizeof *pw);
 	ps = calloc(nsw, sizeof *ps);
 	if (!pw || !ps ||
-	    (rc = stage_fit_phases(sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai,
-	                           r->groups[r->selected_group].cpu_share)))
+	    (rc = stage_fit_phases(
+	         sw, nsw, A->inst, A->ninst, &po, &pr, pw, ps, &nps, &ai,
+	         r->groups[r->selected_group].cpu_share,
+	         r->instances_used ? (double)r->samples_folded / (double)r->instances_used : 0, &few)))
 		goto out;
+	if (few)
+		analyze__warn(
+		    c,
+		    "region %s: one phase shown: its counters are not read at enter and exit%s, and its "
+		    "instances carry %.1f samples each, too few to estimate them (%d needed); rates come "
+		    "from consecutive samples. Sample more often (FOLD_SAMPLE), or mark the code with a "
+		    "fold_region() API region",
+		    r->name,
+		    r->kind == TRACE_REGION_FUNCTION ? " (a function region)"
+		    : r->kind == TRACE_REGION_OPENMP ? " (an OpenMP region)"
+		                                     : "",
+		    r->instances_used ? (double)r->samples_folded / (double)r->instances_used : 0,
+		    FOLDING__EXTRAPOLATE_MIN);
 	if (ai.done) {
 		analyze__warn(
 		    c,
