@@ -44,17 +44,21 @@ typedef struct series_work {
 	int rates_only; /* does not place phase boundaries */
 } series_work;
 
-/* Is series s the thread's CPU clock as a counter (ns of CPU per second)? */
-static int is_cpu_clock(const series_work *s)
+/* Is a counter of this name the thread's CPU clock (ns of CPU per second)? */
+static int is_cpu_clock_name(const char *name)
 {
 	static const char *const names[] = {"perf::TASK-CLOCK", "perf::task-clock", "perf::CPU-CLOCK",
 	                                    "perf::cpu-clock"};
-	if (s->skind != FOLD__SER_COUNTER || !s->name)
-		return 0;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (!strcmp(s->name, names[i]))
+	for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i]))
 			return 1;
 	return 0;
+}
+
+/* Is series s the thread's CPU clock as a counter? */
+static int is_cpu_clock(const series_work *s)
+{
+	return s->skind == FOLD__SER_COUNTER && is_cpu_clock_name(s->name);
 }
 
 /* A counter with fewer events per instance is counting noise (Poisson): it
@@ -95,8 +99,8 @@ static int is_sparse(const series_work *s)
  *    is where single instances were preempted. Measured precisely, those
  *    dips outweigh a real switch of the other counters (in a loaded run of
  *    the README demo one half of the instances put its only boundary at
- *    0.74 on TASK-CLOCK, away from the 10x flop-rate switch at 0.47) -
- *    unless no other series would place boundaries.
+ *    0.74 on TASK-CLOCK, away from the 10x flop-rate switch at 0.47; and
+ *    a miniFE burst folded only by it showed 0.27 CPUs, then 1.0).
  * Series left out still get per-phase rates. */
 static size_t choose_reliable_series(series_work *sw, size_t nsw, double busy_share,
                                      double samples_per_instance)
@@ -125,33 +129,27 @@ static size_t choose_reliable_series(series_work *sw, size_t nsw, double busy_sh
 			sw[k].rates_only = 1;
 			few++;
 		}
-	if (!(busy_share >= FOLD__BUSY_SHARE))
-		return few;
-	/* The busy rule leaves at least one series placing boundaries: with
-	 * only the CPU clock left (no other counter, or only sparse ones), its
-	 * boundaries are better than none, and far better than the fallback of
-	 * every series, sparse counters' counting noise included. */
-	int others = 0;
-	for (size_t k = 0; k < nsw; k++)
-		others |= !sw[k].rates_only && sw[k].skind != FOLD__SER_CPU && !is_cpu_clock(&sw[k]);
-	if (others)
+	if (busy_share >= FOLD__BUSY_SHARE)
 		for (size_t k = 0; k < nsw; k++)
 			if (sw[k].skind == FOLD__SER_CPU || is_cpu_clock(&sw[k]))
 				sw[k].rates_only = 1;
 	return few;
 }
 
-/* Sets each series' rates_only (choose_reliable_series). Returns how many
- * series were left out for too few samples per instance when that left no
- * series to place boundaries (0 otherwise): the region then gets one phase
- * and a warning. */
-static size_t choose_phase_series(series_work *sw, size_t nsw, double busy_share, double samples_per_instance)
+/* Sets each series' rates_only (choose_reliable_series). Returns 1 when no
+ * series may place boundaries: the region then has one phase (an always
+ * busy region measured only by the CPU clock, whose dips are preemptions;
+ * only sparse counters, whose points are counting noise; estimates from
+ * too few samples), and *few says how many series were left out for too
+ * few samples per instance (then a warning says so). */
+static int choose_phase_series(series_work *sw, size_t nsw, double busy_share, double samples_per_instance,
+                               size_t *few)
 {
-	size_t few = choose_reliable_series(sw, nsw, busy_share, samples_per_instance);
+	*few = choose_reliable_series(sw, nsw, busy_share, samples_per_instance);
 	for (size_t k = 0; k < nsw; k++)
 		if (!sw[k].rates_only)
 			return 0;
-	return few;
+	return 1;
 }
 
 /* Slopes of a folded curve are relative to an instance's own mean rate, so
@@ -942,7 +940,9 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instan
                             pwlr__opts *po, pwlr__result *pr, size_t *pw, pwlr__series *ps, size_t *nps_out,
                             align_info *ai, double busy_share, double samples_per_instance, size_t *few)
 {
-	*few = choose_phase_series(sw, nsw, busy_share, samples_per_instance);
+	int one_phase = choose_phase_series(sw, nsw, busy_share, samples_per_instance, few);
+	if (!one_phase)
+		*few = 0;
 	size_t nps = 0;
 	for (size_t k = 0; k < nsw; k++) {
 		pw[k] = SIZE_MAX;
@@ -958,7 +958,7 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instan
 	}
 	pwlr__opts_init(po);
 	po->smear = duration_smear(inst, n);
-	if (*few) /* nothing can place boundaries: one phase, not the fallback of every series */
+	if (one_phase) /* nothing may place boundaries: one phase, not the fallback of every series */
 		po->max_segments = 1;
 	*nps_out = nps;
 	int rc = pwlr__fit(ps, nps, po, pr);
@@ -1474,16 +1474,25 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
  * curve is the steps of its phase rates, with their intervals as the band:
  * curve and table from the same count. */
 static int stage_sparse_steps(fold_region_result *r, const series_work *sw, size_t nsw,
-                              const pwlr__result *pr)
+                              const pwlr__result *pr, double busy_share)
 {
-	util_buf which;
+	util_buf which, busy;
 	util_buf_init(&which);
+	util_buf_init(&busy);
 	for (size_t k = 0; k < nsw && k < r->nseries; k++) {
 		const series_work *s = &sw[k];
-		if (!is_sparse(s) || 2 * s->f.nexact < s->f.ninst)
+		if (2 * s->f.nexact < s->f.ninst)
 			continue;
-		step_curve(r, k, pr);
-		util_buf_printf(&which, "%s%s", which.len ? ", " : "", r->series[k].name);
+		if (is_sparse(s)) {
+			step_curve(r, k, pr);
+			util_buf_printf(&which, "%s%s", which.len ? ", " : "", r->series[k].name);
+		} else if (busy_share >= FOLD__BUSY_SHARE && s->skind == FOLD__SER_COUNTER &&
+		           is_cpu_clock_name(r->series[k].name)) { /* s->name moved to the series */
+			/* its dips are single instances' preemptions, left out of the
+			 * phases (choose_reliable_series): the curve shows the same */
+			step_curve(r, k, pr);
+			util_buf_printf(&busy, "%s%s", busy.len ? ", " : "", r->series[k].name);
+		}
 	}
 	int rc = 0;
 	if (which.len &&
@@ -1492,7 +1501,14 @@ static int stage_sparse_steps(fold_region_result *r, const series_work *sw, size
 	               "rates' steps",
 	               which.oom ? "?" : which.data, FOLD__MIN_EVENTS_PER_INSTANCE))
 		rc = -ENOMEM;
+	if (!rc && busy.len &&
+	    fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "curve.steps_busy",
+	               "%s: the instances ran on a CPU %.0f%% of their time (median): the curve is the "
+	               "phase rates' steps; its dips were single instances' preemptions",
+	               busy.oom ? "?" : busy.data, 100 * busy_share))
+		rc = -ENOMEM;
 	util_buf_free(&which);
+	util_buf_free(&busy);
 	return rc;
 }
 
@@ -1668,7 +1684,8 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr, &ai)) ||
 	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
 	    (rc = stage_sampled_rates(c, r, sw, nsw, &pr, &gr, &ai)) ||
-	    (rc = stage_sparse_steps(r, sw, nsw, &pr)) || (rc = models__apply(c->models, r)) ||
+	    (rc = stage_sparse_steps(r, sw, nsw, &pr, r->groups[r->selected_group].cpu_share)) ||
+	    (rc = models__apply(c->models, r)) ||
 	    (rc = attribution__region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))
 		goto out;
 	r->folded = 1;
