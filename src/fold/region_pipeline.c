@@ -1656,10 +1656,10 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	if (few)
 		analyze__warn(
 		    c,
-		    "region %s: one phase shown: its counters are not read at enter and exit%s, and its "
-		    "instances carry %.1f samples each, too few to estimate them (%d needed); rates come "
-		    "from consecutive samples. Sample more often (FOLD_SAMPLE), or mark the code with a "
-		    "fold_region() API region",
+		    "region %s: one phase shown: the series that could place phase boundaries are not "
+		    "read at enter and exit%s, and its instances carry %.1f samples each, too few to "
+		    "estimate them (%d needed); rates come from consecutive samples. Sample more often "
+		    "(FOLD_SAMPLE), or mark the code with a fold_region() API region",
 		    r->name,
 		    r->kind == TRACE_REGION_FUNCTION ? " (a function region)"
 		    : r->kind == TRACE_REGION_OPENMP ? " (an OpenMP region)"
