@@ -103,6 +103,11 @@ const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_
 	return NULL;
 }
 
+int ingest__is_cpu_clock(const char *name)
+{
+	return name && (strcasestr(name, "TASK-CLOCK") || strcasestr(name, "CPU-CLOCK"));
+}
+
 int ingest__cpu_clock_slot(const ingest__trace *t, uint16_t cset)
 {
 	if (!cset || cset >= t->ncsets)
@@ -110,7 +115,7 @@ int ingest__cpu_clock_slot(const ingest__trace *t, uint16_t cset)
 	const ingest__cset *cs = &t->csets[cset];
 	for (unsigned j = 0; j < cs->n; j++) {
 		const ingest__counter_def *d = ingest__trace_counter(t, cs->ids[j]);
-		if (d && d->name && (strcasestr(d->name, "TASK-CLOCK") || strcasestr(d->name, "CPU-CLOCK")))
+		if (d && ingest__is_cpu_clock(d->name))
 			return (int)j;
 	}
 	return -1;

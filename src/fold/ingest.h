@@ -161,6 +161,9 @@ const char *ingest__trace_info(const ingest__trace *t, const char *key); /* last
 int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value);
 const ingest__region_def *ingest__trace_region(const ingest__trace *t, uint32_t id);
 const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_t id);
+/* Is a counter of this name the thread's CPU clock (perf::TASK-CLOCK,
+ * CPU-CLOCK, any case): ns of CPU per second? */
+int ingest__is_cpu_clock(const char *name);
 /* The index in counter set cset of the thread's CPU clock as a counter
  * (perf::TASK-CLOCK or CPU-CLOCK), or -1. */
 int ingest__cpu_clock_slot(const ingest__trace *t, uint16_t cset);

@@ -660,7 +660,7 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 	int rc = -ENOMEM;
 	memset(r, 0, sizeof *r);
 	r->cv_rmse = NAN;
-	if (n < 5 || G < 2)
+	if (n < KRIGING__MIN_POINTS || G < 2)
 		return -EINVAL;
 	size_t B = o->bins ? o->bins : 1000;
 	if (n <= B)

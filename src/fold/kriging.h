@@ -96,8 +96,11 @@ typedef struct kriging__result {
 	char approximation[160];
 } kriging__result;
 
-/* grid: G positions in [0,1], ascending. Returns 0, -EINVAL (fewer than 5
- * points) or -ENOMEM. r is always safe to free. */
+/* Fewest points kriging__fit fits. */
+#define KRIGING__MIN_POINTS 5
+
+/* grid: G positions in [0,1], ascending. Returns 0, -EINVAL (fewer than
+ * KRIGING__MIN_POINTS points) or -ENOMEM. r is always safe to free. */
 int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts *o, const double *grid,
                  size_t G, kriging__result *r);
 void kriging__result_free(kriging__result *r);

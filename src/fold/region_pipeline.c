@@ -30,6 +30,7 @@
 #include "fit.h"
 #include "folding.h"
 #include "grouping.h"
+#include "kriging.h"
 #include "pwlr.h"
 #include "uncertainty.h"
 
@@ -44,21 +45,10 @@ typedef struct series_work {
 	int rates_only; /* does not place phase boundaries */
 } series_work;
 
-/* Is a counter of this name the thread's CPU clock (ns of CPU per second)? */
-static int is_cpu_clock_name(const char *name)
-{
-	static const char *const names[] = {"perf::TASK-CLOCK", "perf::task-clock", "perf::CPU-CLOCK",
-	                                    "perf::cpu-clock"};
-	for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
-		if (!strcmp(name, names[i]))
-			return 1;
-	return 0;
-}
-
 /* Is series s the thread's CPU clock as a counter? */
 static int is_cpu_clock(const series_work *s)
 {
-	return s->skind == FOLD__SER_COUNTER && is_cpu_clock_name(s->name);
+	return s->skind == FOLD__SER_COUNTER && ingest__is_cpu_clock(s->name);
 }
 
 /* A counter with fewer events per instance is counting noise (Poisson): it
@@ -1041,20 +1031,13 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
 		if (!list)
 			return -ENOMEM;
 	}
-	/* none qualified: pwlr let every series place boundaries, unless it
-	 * was held to one phase (max_segments 1: nothing could place them) */
-	rc = fit__param(p, "pwlr.phase_series", "%s",
-	                list                    ? list
-	                : po->max_segments == 1 ? "(none: one phase)"
-	                                        : "(all)");
+	/* none qualified: one phase (choose_phase_series) */
+	rc = fit__param(p, "pwlr.phase_series", "%s", list ? list : "(none: one phase)");
 	free(list);
 	return rc ? rc : fit__param(p, "seed", "%llu", (unsigned long long)seed);
 }
 
 /* --- stage 4: fit curves --- */
-
-/* Fewer folded points than this get no Kriging curve (kriging__fit needs 5). */
-#define FOLD__MIN_KRIGING_POINTS 5
 
 /* r->series from the folded series, each with the chosen fit's curve on the
  * grid (the phase fit's when the chosen one fails). The first series
@@ -1096,7 +1079,7 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 		/* Too few points for a Kriging curve (a sparse counter: a few
 		 * samples carry an event) is expected, not a failure: the
 		 * piecewise-linear curve, said in fit_params. */
-		int few = fit == &fit__kriging && o->npoints < FOLD__MIN_KRIGING_POINTS;
+		int few = fit == &fit__kriging && o->npoints < KRIGING__MIN_POINTS;
 		int rc = few ? 1 : fit->fit(&in, &o->fit, &o->fit_error, k == 0 ? &params : NULL);
 		if (rc < 0)
 			return rc;
@@ -1487,7 +1470,7 @@ static int stage_sparse_steps(fold_region_result *r, const series_work *sw, size
 			step_curve(r, k, pr);
 			util_buf_printf(&which, "%s%s", which.len ? ", " : "", r->series[k].name);
 		} else if (busy_share >= FOLD__BUSY_SHARE && s->skind == FOLD__SER_COUNTER &&
-		           is_cpu_clock_name(r->series[k].name)) { /* s->name moved to the series */
+		           ingest__is_cpu_clock(r->series[k].name)) { /* s->name moved to the series */
 			/* its dips are single instances' preemptions, left out of the
 			 * phases (choose_reliable_series): the curve shows the same */
 			step_curve(r, k, pr);
