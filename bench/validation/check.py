@@ -10,7 +10,8 @@ check.py --summary TSV
     prints the table of all runs.
 
 Statuses: PASS, FAIL (an invariant any correct folding must satisfy does
-not hold), MISSING (an output the issue asks for does not exist yet: the
+not hold), UNJUDGED (a timer check failed while other jobs took
+MAX_OTHER_CPUS or more: shown with its figures, not a verdict), MISSING (an output the issue asks for does not exist yet: the
 per-region self-check, intervals), INFO (figures without a verdict).
 Every threshold is named here, with why it is what it is.
 """
@@ -29,6 +30,10 @@ import sys
 # disagreement is an error.
 TOL_EXACT = 0.0005
 TOL_LOOSE = 0.03
+# The timers of an app that shared the machine with other jobs taking this
+# many CPUs on average (cpu_share.txt) hold their time wherever fold's hooks
+# are not: a check they fail is shown UNJUDGED, with the figures, not FAIL.
+MAX_OTHER_CPUS = 0.1
 # A negative tolerance -T: the app's timer holds more code than fold's
 # measure, so fold must be below it and within T.
 TOL_BOUND = 0.10
@@ -72,7 +77,8 @@ def num(pattern, text, group=1):
 
 def app_timers(app, mode, d):
     """[(label, seconds, selector, tolerance)]: the app's own timers and what
-    in fold's JSON measures the same code. selector: ("region", name) sums
+    in fold's JSON measures the same code (tolerance None: a figure shown
+    without a verdict, because the two measure different code). selector: ("region", name) sums
     the instances of rank 0's main thread; ("profile", glob) the inclusive
     time of rank 0's main thread in matching profile rows."""
     out = open(os.path.join(d, "app.out"), errors="replace").read()
@@ -148,15 +154,21 @@ def app_timers(app, mode, d):
         wall = float(walls[-1]) if walls else None
         pdvs = re.findall(r"^\s*PdV\s*:\s*([0-9.eE+-]+)", c, re.M)
         pdv = float(pdvs[-1]) if pdvs else None
-        if mode == "step" and wall:
-            t.append(("Wall clock (hydro) vs timestep region", wall, ("region", "timestep"), TOL_LOOSE))
-        elif mode not in ("default", "perf") and wall:
-            # the hydro loop also calls field_summary() after every 10th
-            # step and after the last, outside the step region (it reduces
-            # over the ranks: waits on a loaded machine); the call before
-            # the loop (start.f90) is not in the wall clock
-            t.append(("Wall clock (hydro) vs timestep region + field_summary in the loop", wall,
-                      ("sum", [("region", "timestep"), ("after-steps", "field_summary_")]), TOL_LOOSE))
+        if mode not in ("default", "perf") and wall:
+            # "Wall clock" is a span timer: from before the loop to the
+            # last step's report. Between two step regions the loop also
+            # writes 6 formatted lines (wall clock, time per cell: 50-60 us
+            # a step on the test VM, 3-6% of a step), calls field_summary
+            # every 10th step and visit, none of it in a region, so the
+            # like-with-like measure is the span of the step instances, not
+            # the sum of their times (that sum is shown as INFO).
+            t.append(("Wall clock (hydro) vs span of the timestep instances", wall, ("span", "timestep"),
+                      TOL_LOOSE))
+            if mode == "step":
+                t.append(("Wall clock (hydro) held by the step regions", wall, ("region", "timestep"), None))
+            else:
+                t.append(("Wall clock (hydro) held by the step regions + field_summary in the loop", wall,
+                          ("sum", [("region", "timestep"), ("after-steps", "field_summary_")]), None))
         if mode in ("cyg", "mpi2", "omp2") and pdv:
             # the profiler's PdV holds the pdv_kernel calls and
             # clover_check_error's MPI_Allreduce (which waits for the other
@@ -258,6 +270,8 @@ def fold_time(doc, sel, rank=0):
       ("after-steps", GLOB): inclusive time of the calls that start after
         the first timestep instance;
       ("before-steps", GLOB): durations of the calls that start before it;
+      ("span", "timestep"): from the first step instance's enter to the
+        last one's exit (wall time, whatever ran between the steps);
       ("sum", [SEL...][, "busiest-rank"]): the sum, on the rank busiest_rank
         picks with "busiest-rank"."""
     kind, pat = sel[0], sel[1]
@@ -272,6 +286,11 @@ def fold_time(doc, sel, rank=0):
             tot += f
             notes.append(what)
         return tot, "rank %d: %s" % (rank, " + ".join(notes))
+    if kind == "span":
+        span = step_span(doc, rank)
+        if span is None:
+            return None, "no timestep instances on rank %d" % rank
+        return (span[1] - span[0]) / 1e9, "first enter to last exit on rank %d" % rank
     rows = thread_rows(doc, pat, rank)
     if not rows:
         return None, "no profile row %s on rank %d" % (pat, rank)
@@ -315,14 +334,43 @@ def fold_time(doc, sel, rank=0):
     return (incl + hooks) / 1e9, note
 
 
+def other_jobs(d):
+    """(CPUs other jobs took on average while the app ran, the figures) from
+    RUNDIR/cpu_share.txt (run.sh: the app's CPU time and wall time, how
+    busy the machine's CPUs were), or (None, None). The app's own share
+    says little for a short MPI run, whose launcher idles for most of it."""
+    try:
+        text = open(os.path.join(d, "cpu_share.txt")).read()
+    except OSError:
+        return None, None
+    m = re.search(r"([0-9.]+) s of CPU in ([0-9.]+) s of wall time; the machine's CPUs were ([0-9.]+)% busy", text)
+    n = re.search(r"cpus=([0-9]+)", text)
+    if not m or not n or float(m.group(2)) <= 0:
+        return None, None
+    cpu, wall, busy, ncpu = float(m.group(1)), float(m.group(2)), float(m.group(3)) / 100, int(n.group(1))
+    others = max(0.0, busy * ncpu * wall - cpu) / wall
+    return others, "other jobs took %.2f of the %d CPUs while it ran (%s)" % (
+        others, ncpu, text.split("(", 1)[-1].split(")")[0])
+
+
 def check_timers(run, doc, d):
+    others, why = other_jobs(d)
+    loaded = others is not None and others >= MAX_OTHER_CPUS
     for label, app_s, sel, tol in app_timers(run.app, run.mode, d):
         f, what = fold_time(doc, sel)
         if f is None:
-            run.out("FAIL", "timer", "%s: app %.4f s, fold: %s" % (label, app_s, what))
+            run.out("FAIL" if tol is not None else "INFO", "timer", "%s: app %.4f s, fold: %s" % (label, app_s, what))
             continue
         err = (f - app_s) / app_s
+        if tol is None:
+            run.out("INFO", "timer", "%s: app %.4f s, fold %.4f s (%.1f%%)" % (label, app_s, f, 100 * f / app_s))
+            continue
         ok = abs(err) <= tol if tol > 0 else -abs(tol) <= err <= 0.0005
+        if loaded and not ok:
+            run.out("UNJUDGED", "timer",
+                    "%s: app %.4f s, fold %.4f s (%+.3f%%): %s, so the app's timer also holds their time in "
+                    "the gaps between fold's hooks" % (label, app_s, f, 100 * err, why))
+            continue
         run.out("PASS" if ok else "FAIL", "timer",
                 "%s: app %.4f s, fold %.4f s (%+.3f%%, tolerance %s%.2f%%)" % (
                     label, app_s, f, 100 * err, "" if tol > 0 else "-", 100 * abs(tol)))
@@ -618,11 +666,13 @@ def summary(path):
     runs = {}
     for r in rows:
         key = (r[0], r[1])
-        d = runs.setdefault(key, {"PASS": 0, "FAIL": 0, "MISSING": 0, "SKIP": 0, "checks": set()})
+        d = runs.setdefault(key, {"PASS": 0, "FAIL": 0, "MISSING": 0, "SKIP": 0, "UNJUDGED": 0, "checks": set()})
         if r[2] in d:
             d[r[2]] += 1
         if r[2] == "FAIL" and len(r) > 3:
             d["checks"].add(r[3])
+        if r[2] == "UNJUDGED" and len(r) > 3:
+            d["checks"].add("(%s unjudged: load)" % r[3])
         if r[2] == "INFO" and len(r) > 4 and r[3] == "folded":
             d["folded"] = r[4].split(" regions")[0]
     print("%-16s %-8s %-9s %5s %5s %8s  %s" % ("app", "mode", "folded", "pass", "fail", "missing", "failed checks"))

@@ -268,7 +268,16 @@ one() {
 		launch=("${env[@]}" "${fr[@]}")
 	fi
 	local t0=$SECONDS
-	if ! run_$app "$dir" "${launch[@]}" "$exe"; then
+	# How much CPU the app and the machine used while it ran
+	# (cpu_share.txt): the app's timers hold the gaps between fold's hooks,
+	# and other jobs' time lands there on a shared machine; check.py then
+	# shows the timer checks that fail unjudged.
+	launch=(python3 "$here/../../tests/tools/cpu_share.py" --min-share 0 --threads $((np * threads))
+		--patience 1e9 --report "$dir/cpu_share.txt" -- "${launch[@]}")
+	local ok=1
+	run_$app "$dir" "${launch[@]}" "$exe" || ok=0
+	echo "cpus=$(nproc) needs=$((np * threads))" >>"$dir/cpu_share.txt"
+	if [ $ok = 0 ]; then
 		log "== $app $mode: FAIL (the app failed under fold; $dir/app.out)"
 		tail -5 "$dir/app.out"
 		printf '%s\t%s\tFAIL\tapp failed under fold\n' "$app" "$mode" >>"$results"

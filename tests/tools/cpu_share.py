@@ -65,6 +65,8 @@ def main():
     ap.add_argument("--judge", default="fidelity", help="what the test judges, for the skip message")
     ap.add_argument("--patience", type=float, default=20.0,
                     help="seconds after which a program starved of CPU is stopped (default 20)")
+    ap.add_argument("--report", metavar="FILE",
+                    help="write the figures line to FILE instead of standard error (CMD's own output stays apart)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -121,8 +123,12 @@ def main():
         print("SKIP: %s got only %.0f%% of %s (%s); %s cannot be judged" %
               (os.path.basename(cmd[0]), 100 * share, what, figures, a.judge), file=sys.stderr)
         return 77
-    print("cpu_share: %s got %.0f%% of %s (%s)" % (os.path.basename(cmd[0]), 100 * share, what, figures),
-          file=sys.stderr)
+    line = "cpu_share: %s got %.0f%% of %s (%s)" % (os.path.basename(cmd[0]), 100 * share, what, figures)
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write(line + "\n")
+    else:
+        print(line, file=sys.stderr)
     return 0
 
 
