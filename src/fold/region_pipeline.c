@@ -420,10 +420,18 @@ static double sample_cost_ns(const analyze_ctx *c, const instances__instance *in
 	 * CloverLeaf, which ran 6% on a CPU). */
 	if (!perturb__short_against_period(c, inst[0].proc, m0))
 		return 0;
+	/* The same population only (as perturb.c estimates the delivery): a
+	 * sample costs tens of us, so a sampled instance beyond twice the
+	 * unsampled median plus 200 us is long for another reason (preempted,
+	 * waiting), and when those are most of the sampled ones the excess is
+	 * their length, not a cost (996 us "per sample" on an OpenMP region
+	 * whose 5 us calls a loaded machine stretched to ms). */
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
-		if (inst[i].ise > inst[i].isb)
+		if (inst[i].ise > inst[i].isb && inst[i].dur_ns < 2 * m0 + 2e5)
 			tmp[m++] = (inst[i].dur_ns - m0) / (double)(inst[i].ise - inst[i].isb);
+	if (m < 5 || 2 * m < n1)
+		return 0;
 	qsort(tmp, m, sizeof *tmp, cmp_dbl);
 	double cost = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
 	return cost > 0 ? cost : 0;

@@ -730,6 +730,37 @@ static void test_no_sample_cost_from_long_instances_under_cputime(void **state)
 	fold_analysis_free(a);
 }
 
+/* Wall-clock sampling at 1 ms: 1900 calls of 5 us and 100 of 3 ms (an
+ * OpenMP region whose calls a loaded machine stretched). The sampled calls
+ * are nearly all long ones, carrying about 3 samples each: their excess
+ * over the short calls is their length, not the samples' cost (before:
+ * about 1 ms "per sample", which shrank the long calls' group total to a
+ * sixth of the time their instances hold). */
+static void test_no_sample_cost_from_another_population(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 2000;
+	c.ngroups = 2;
+	c.groups[0] = (synth_group){5e3, 1900, 1};
+	c.groups[1] = (synth_group){3e6, 100, 1};
+	c.period_ns = 1e6;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->samples > 200);
+	for (size_t i = 0; i < r->nfit_params; i++)
+		if (!strcmp(r->fit_params[i].key, "grouping.sample_cost_ns"))
+			fail_msg("a sample cost of %s ns was estimated from the long calls",
+			         r->fit_params[i].value);
+	double groups = 0;
+	for (size_t k = 0; k < r->ngroups; k++)
+		groups += r->groups[k].total_ns;
+	print_message("groups hold %.4g ms of the region's %.4g ms\n", groups / 1e6, r->total_ns / 1e6);
+	assert_true(groups > 0.95 * r->total_ns);
+	fold_analysis_free(a);
+}
+
 /* 10 ms sampling on 5 ms instances, 40% of them preempted once for 4 ms:
  * the stretched group holds more time. With about one sample in two
  * instances the samples cannot tell how much each instance ran on a CPU,
@@ -1825,6 +1856,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_share_from_the_clock_read_at_enter_and_exit, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_another_population, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_long_instances_under_cputime, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
