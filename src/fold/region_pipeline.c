@@ -68,6 +68,9 @@ static int is_sparse(const series_work *s)
 /* Median CPU share of the folded instances above which the CPU clock does
  * not place phase boundaries (choose_phase_series). */
 #define FOLD__BUSY_SHARE 0.95
+/* Fewest folded samples inside a phase for its rates: with n samples a
+ * rate's relative standard error is about 1/sqrt(n), over 30% below 10. */
+#define FOLD__MIN_PHASE_SAMPLES 10
 /* An instance that ran on a CPU less than this share of the typical
  * instance's was starved: preempted or waiting (warn_cpu_share). */
 #define FOLD__STARVED_SHARE 0.8
@@ -1165,9 +1168,20 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 			ph->nrates++;
 		}
 	}
+	size_t nid = 0;
+	for (size_t i = 0; i < g->npieces; i++)
+		nid = g->pieces[i].id >= nid ? g->pieces[i].id + 1 : nid;
 	double *xlo = malloc(2 * (pr->nseg + 1) * sizeof *xlo), *xhi;
-	if (!xlo)
+	/* each instance's phase of its latest sample: the pieces of one
+	 * instance (around its nested calls of the same region) are one run */
+	size_t *last = malloc((nid + 1) * sizeof *last);
+	if (!xlo || !last) {
+		free(xlo);
+		free(last);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nid; i++)
+		last[i] = SIZE_MAX;
 	xhi = xlo + pr->nseg + 1;
 	for (size_t p = 0; p < pr->nseg; p++) {
 		xlo[p] = INFINITY;
@@ -1181,8 +1195,11 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		double span = (double)(in->t1 - in->t0);
 		for (size_t k = in->sb; k < in->se; k++) {
 			double x = aligned_x(ai, in->id, ((double)th->smp[k].tick - (double)in->t0) / span);
-			size_t p = pwlr__segment(pr, x);
+			size_t p = pwlr__segment(pr, x), prev = last[in->id];
 			r->phases[p].samples++;
+			for (size_t q = prev + 1; prev != SIZE_MAX && q < p; q++)
+				r->phases[q].pairs_across++;
+			last[in->id] = p;
 			if (x < xlo[p])
 				xlo[p] = x;
 			if (x > xhi[p])
@@ -1199,6 +1216,28 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 	 * anywhere in the instance, where wall time's 1 s/s is no data either. */
 	for (size_t p = 0; p < r->nphases; p++) {
 		fold_phase_result *ph = &r->phases[p];
+		/* Fewer than FOLD__MIN_PHASE_SAMPLES folded samples: no rate from
+		 * the samples inside (its relative error would pass 30%). Such a
+		 * phase is where the folded samples leave a gap (a preemption or a
+		 * wait the signal was delivered after, aligned across instances):
+		 * its rates were slopes between its neighbours' edges, e.g. page
+		 * faults at 29/s where TASK-CLOCK read 0, over 0 samples of a
+		 * loaded miniMD step. */
+		if (ph->samples < FOLD__MIN_PHASE_SAMPLES) {
+			/* A series read at enter and exit keeps its rate when many
+			 * instances have samples on either side, whose values bracket
+			 * the phase (a nested call's time in a recursive region). */
+			int across = ph->pairs_across >= FOLD__MIN_PHASE_SAMPLES;
+			for (size_t k = 0; k < ph->nrates; k++) {
+				if (across && k < nsw && sw[k].skind == FOLD__SER_COUNTER &&
+				    !is_sparse(&sw[k]) && 2 * sw[k].f.nexact >= sw[k].f.ninst)
+					continue;
+				ph->rates[k] = NAN;
+				if (k < ph->nrange)
+					ph->rate_from[k] = ph->rate_to[k] = NAN;
+			}
+			continue;
+		}
 		/* no sample at all, anywhere in the instance: only the values
 		 * read at enter/exit measure it; wall time (1 s/s) says nothing */
 		int none = ph->samples == 0;
@@ -1215,19 +1254,34 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 			}
 	}
 	free(xlo);
+	free(last);
 	if (nclamped) {
 		fit_params params = {&r->fit_params, &r->nfit_params};
 		if (fit__param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
 		               nclamped))
 			return -ENOMEM;
 	}
-	for (size_t p = 0; p < r->nphases; p++)
-		if (r->phases[p].samples < 10)
-			analyze__warn(c,
-			              "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s); its rates "
-			              "are uncertain",
-			              r->name, p + 1, r->phases[p].start, r->phases[p].end,
-			              r->phases[p].samples);
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		if (ph->samples >= FOLD__MIN_PHASE_SAMPLES)
+			continue;
+		size_t shown = 0;
+		for (size_t k = 0; k < ph->nrates; k++)
+			shown += !isnan(ph->rates[k]);
+		if (shown)
+			analyze__warn(
+			    c,
+			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
+			    "those of the counters read at enter and exit, across it in %lu instances "
+			    "sampled on either side",
+			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
+		else
+			analyze__warn(
+			    c,
+			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
+			    "its rates (none shown)",
+			    r->name, p + 1, ph->start, ph->end, ph->samples);
+	}
 	return 0;
 }
 

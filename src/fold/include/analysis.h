@@ -112,6 +112,10 @@ typedef struct fold_phase_result {
 	fold_attribution *top; /* functions/lines by share, largest first */
 	size_t ntop;
 	unsigned long samples;
+	/* Consecutive samples of one instance on either side of the phase,
+	 * none inside it: what measures a phase the samples leave a gap at (a
+	 * nested call's time, a wait the signal was delivered after). */
+	unsigned long pairs_across;
 	/* A gradual change (a ramp, not a step): its rates vary linearly from
 	 * rate_from[k] at start to rate_to[k] at end (rates[k] is the mean);
 	 * the first nrange rates have them (the folded series, not derived

@@ -590,6 +590,17 @@ static void test_recursive_region_innermost_instance(void **state)
 	assert_true(fabs(rate_of(&r->phases[0], "app::work") / 1e9 - 1) < 0.02);
 	assert_true(fabs(rate_of(&r->phases[1], "app::work") / 3e8 - 1) < 0.05);
 	assert_true(fabs(rate_of(&r->phases[2], "app::work") / 1e9 - 1) < 0.02);
+	/* the hole holds no sample: it is measured by the counter read at
+	 * enter and exit, across it in the instances sampled on either side,
+	 * and by nothing else */
+	assert_int_equal(r->phases[1].samples, 0);
+	print_message("hole: %lu instances sampled on either side\n", r->phases[1].pairs_across);
+	assert_true(r->phases[1].pairs_across >= 10);
+	for (size_t k = 0; k < r->phases[1].nrates; k++) {
+		print_message("hole: %s %.4g\n", r->phases[1].rate_names[k], r->phases[1].rates[k]);
+		if (strcmp(r->phases[1].rate_names[k], "app::work"))
+			assert_true(isnan(r->phases[1].rates[k]));
+	}
 	fold_analysis_free(a);
 	/* the nested calls are a group of their own that folds: 3e8/s */
 	o.group = 0;
