@@ -999,6 +999,8 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instan
 			    (q > 0 && q + 1 < first.nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
 				continue;
 			pr->slope[k * pr->nseg + p] = s[q];
+			/* measured on other (unaligned) points */
+			pr->rate_at[2 * (k * pr->nseg + p)] = pr->rate_at[2 * (k * pr->nseg + p) + 1] = NAN;
 		}
 	pwlr__result_free(&first);
 	return 0;
