@@ -5,7 +5,8 @@
  * Trend: the phase table. Phase p is the line a_p + s_p x (plus
  * c_p (x - x_p)(x - x_p+1) in a gradual phase), s_p its rate in the table
  * (pwlr slope[], curv[]) and a_p the least-squares intercept of the binned
- * points in the phase's middle half (at most 0.05 trimmed at each end).
+ * points its rate was measured on (pwlr rate_at[]), else of those in the
+ * phase's middle (at most 0.05 trimmed at each end).
  * Folding rounds a switch: it sits at a slightly different x in each
  * instance, so the folded curve passes from one line to the next over the
  * spread of those positions. The trend does the same: with the switch at
@@ -78,19 +79,31 @@ static void trend_eval(const void *arg, double x, double *cum, double *slope)
 	}
 }
 
-/* Least-squares intercept of each phase's line on the bin means in its
- * middle (the spline's value at its middle when that holds no bin). */
+/* Least-squares intercept of each phase's line on the bin means of the
+ * stretch whose points gave the phase its rate (pwlr rate_at: the interior
+ * away from the smear of its switches), else of its middle; the spline's
+ * value at its middle when that holds no bin. The line then runs through
+ * the points its slope came from: through the phase's middle alone, where
+ * the smear of widely spread switches reaches, the line of miniFE's
+ * MPI_Send (durations spread by 72%) passed 0.19 above the points before
+ * its exit, and the process that bridged the gap bent the whole phase
+ * 28% below the table's rate. */
 static void fit_intercepts(phase_trend *t, const double *cnt, const double *sx, const double *sy)
 {
 	const pwlr__result *pr = t->pr;
 	for (size_t p = 0; p < pr->nseg; p++) {
 		double a = pr->bounds[p], b = pr->bounds[p + 1], m = fmin(0.05, 0.25 * (b - a)), v, d;
-		double sw = 0, sr = 0;
+		double lo = a + m, hi = b - m, sw = 0, sr = 0;
+		const double *at = pr->rate_at ? pr->rate_at + 2 * (t->i * pr->nseg + p) : NULL;
+		if (at && at[0] < at[1]) {
+			lo = at[0];
+			hi = at[1];
+		}
 		for (size_t k = 0; k < TREND_BINS; k++) {
 			if (!cnt[k])
 				continue;
 			double xk = sx[k] / cnt[k];
-			if (xk < a + m || xk > b - m)
+			if (xk < lo || xk > hi)
 				continue;
 			phase_line(t, p, xk, &v, &d);
 			sw += cnt[k];

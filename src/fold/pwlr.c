@@ -831,10 +831,12 @@ static int merge_gradual(const sser *S, size_t ns, pwlr__result *r)
 	double *knot = calloc(ns * (FOLD_PWLR_MAX_SEGMENTS + 1) + 1, sizeof *knot);
 	double *slope = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *slope);
 	double *curv = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *curv);
-	if (!knot || !slope || !curv) {
+	double *at = calloc(2 * ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *at);
+	if (!knot || !slope || !curv || !at) {
 		free(knot);
 		free(slope);
 		free(curv);
+		free(at);
 		return -ENOMEM;
 	}
 	double bounds[FOLD_PWLR_MAX_SEGMENTS + 1];
@@ -846,10 +848,14 @@ static int merge_gradual(const sser *S, size_t ns, pwlr__result *r)
 			const double *kn = r->knot + k * (K + 1);
 			knot[k * (ng + 1) + g] = kn[j];
 			knot[k * (ng + 1) + g + 1] = kn[e + 1];
+			double *to = at + 2 * (k * ng + g);
 			if (!grad[g]) {
 				slope[k * ng + g] = r->slope[k * K + j];
+				to[0] = r->rate_at[2 * (k * K + j)];
+				to[1] = r->rate_at[2 * (k * K + j) + 1];
 				continue;
 			}
+			to[0] = to[1] = NAN; /* the chord, and a curvature */
 			double a = r->bounds[j], b = r->bounds[e + 1], len = b - a, c, pl;
 			size_t n;
 			double chord = (kn[e + 1] - kn[j]) / len;
@@ -864,9 +870,11 @@ static int merge_gradual(const sser *S, size_t ns, pwlr__result *r)
 	free(r->knot);
 	free(r->slope);
 	free(r->curv);
+	free(r->rate_at);
 	r->knot = knot;
 	r->slope = slope;
 	r->curv = curv;
+	r->rate_at = at;
 	memcpy(r->bounds, bounds, (ng + 1) * sizeof *bounds);
 	memset(r->gradual, 0, sizeof r->gradual);
 	memcpy(r->gradual, grad, ng);
@@ -996,12 +1004,13 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 	d.A = malloc((size_t)Kmax * d.W * sizeof *d.A);
 	r->knot = calloc(ns * (FOLD_PWLR_MAX_SEGMENTS + 1) + 1, sizeof *r->knot);
 	r->slope = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *r->slope);
+	r->rate_at = calloc(2 * ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *r->rate_at);
 	r->rms = calloc(ns + 1, sizeof *r->rms);
 	r->curv = calloc(ns * FOLD_PWLR_MAX_SEGMENTS + 1, sizeof *r->curv);
 	r->sigma = calloc(ns + 1, sizeof *r->sigma);
 	r->deff = calloc(ns + 1, sizeof *r->deff);
 	if (!ref || !tmp || !isum || !d.C || !d.F || !d.A || !r->knot || !r->slope || !r->rms || !r->curv ||
-	    !r->sigma || !r->deff)
+	    !r->sigma || !r->deff || !r->rate_at)
 		goto out;
 	r->nseries = ns;
 	r->nseg = 1;
@@ -1120,7 +1129,9 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 				mb *= f;
 			}
 			double s = len > 0 ? (knot[j + 1] - knot[j]) / len : 0, sl, se;
+			double *at = r->rate_at + 2 * (k * r->nseg + j);
 			size_t ia = lower_bound(S[k].x, S[k].n, a + ma), ib = upper_index(&S[k], b - mb);
+			at[0] = at[1] = NAN;
 			if (r->nseg == 1) {
 				/* one phase is the whole instance: its mean rate is the
 				 * share's rise from 0 at entry to 1 at exit, which a line
@@ -1129,6 +1140,8 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 			} else if (S[k].detect && ib >= ia + 5 &&
 			           seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL)) {
 				s = sl;
+				at[0] = a + ma;
+				at[1] = b - mb;
 			} else if (!S[k].detect && len > 0) {
 				/* the mean over the phase: each instance's rise over it */
 				double ca = have_ic ? ic[j] : local_cum(&S[k], a);
@@ -1176,7 +1189,8 @@ void pwlr__result_free(pwlr__result *r)
 	free(r->sigma);
 	free(r->deff);
 	free(r->curv);
-	r->knot = r->slope = r->rms = r->sigma = r->deff = r->curv = NULL;
+	free(r->rate_at);
+	r->knot = r->slope = r->rms = r->sigma = r->deff = r->curv = r->rate_at = NULL;
 }
 
 size_t pwlr__segment(const pwlr__result *r, double x)

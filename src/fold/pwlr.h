@@ -43,6 +43,7 @@
  *     a margin of 2 x smear (at least one cell) away from inner boundaries,
  *     so the smear of a switch does not bias them; the continuous spline's
  *     slope when the interior holds too few points. Negative slopes -> 0.
+ *     rate_at[] records the stretch each slope was measured on.
  * 10. Gradual changes: a run of 3 or more segments whose slopes move the
  *     same way in every detecting series (a staircase cut into a ramp) is
  *     one gradual segment when a single quadratic cumulative curve (a rate
@@ -90,6 +91,11 @@ typedef struct pwlr__result {
 	size_t nseries;
 	double *knot;  /* nseries x (nseg + 1): fitted cumulative at each bound */
 	double *slope; /* nseries x nseg: robust d(cum)/dx of each phase (interior), >= 0 */
+	/* nseries x nseg x 2: the stretch [from, to] of phase j whose points gave
+	 * series i its rate as a least-squares line's slope (the interior, step
+	 * 9); NAN when the rate is no line's there (events over time, the
+	 * spline's slope, a gradual phase) */
+	double *rate_at;
 	double *rms;   /* nseries: RMS residual of the continuous fit (raw points) */
 	double *sigma; /* nseries: robust noise sigma */
 	double *deff;  /* nseries: design effect (1 = independent points) */
