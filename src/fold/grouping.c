@@ -452,12 +452,27 @@ static void fill_stats(const double *dur, size_t n, const uint32_t *group, const
 	}
 }
 
+/* Which candidate set of its group an outlier of duration d belongs to
+ * (centre c): 0 below c, 1 up to 10 c, then one per decade (up to 7). The
+ * calls just above a wide spread and those preemption stretched by orders
+ * of magnitude are not one population: as one set (6 us to 292 ms of a 2 us
+ * function on a loaded XSBench) they became a group that held the time and
+ * was folded. */
+static unsigned outlier_band(double d, double c)
+{
+	if (!(d > c) || !(c > 0))
+		return 0;
+	double dec = floor(log10(d / c));
+	return 1 + (unsigned)(dec < 0 ? 0 : dec > 6 ? 6 : dec);
+}
+
 /* Outliers are a small minority by construction: when the excluded
  * instances (outliers and isolated clusters) are more than
  * o->outlier_max_share of the instances or hold more than
  * o->outlier_max_time of the region's time, they are populations, not
- * outliers. The candidate sets are, per group, the outliers above and those
- * below its centre, and each isolated cluster; the sets holding the most
+ * outliers. The candidate sets are, per group, the outliers below its
+ * centre, those above it by decade of their ratio to it (outlier_band),
+ * and each isolated cluster; the sets holding the most
  * time become groups of their own (all members used) until what stays
  * excluded is within both caps, or *ng reaches maxg. A promoted group gets
  * centre NAN (its members' median is computed by the caller). k[j].i is the
@@ -466,7 +481,7 @@ static void promote_populations(const double *dur, size_t n, const grouping__opt
                                 uint8_t *why, const uint32_t *clu_of, const keyed *k, double *centre,
                                 double *scale, unsigned *ng, unsigned maxg)
 {
-	enum { NSET = 3 * 64 };
+	enum { NSET = 9 * 64 };
 	double tset[NSET] = {0}, total = 0, texcl = 0;
 	size_t cset[NSET] = {0}, nexcl = 0;
 	uint16_t *set = malloc((n ? n : 1) * sizeof *set);
@@ -477,8 +492,8 @@ static void promote_populations(const double *dur, size_t n, const grouping__opt
 		total += dur[i];
 		if (!why[i])
 			continue;
-		unsigned sid = why[i] == 2 ? 2 * 64 + (clu_of[j] < 64 ? clu_of[j] : 63)
-		                           : 2 * group[i] + (dur[i] > centre[group[i]]);
+		unsigned sid = why[i] == 2 ? 8 * 64 + (clu_of[j] < 64 ? clu_of[j] : 63)
+		                           : 8 * group[i] + outlier_band(dur[i], centre[group[i]]);
 		set[i] = (uint16_t)sid;
 		tset[sid] += dur[i];
 		cset[sid]++;

@@ -296,6 +296,51 @@ static void test_outliers_a_minority_of_their_own_group(void **state)
 	assert_int_not_equal(g[197], g[180]);
 }
 
+/* A 2 us function called 100 000 times with a wide spread (0.4-5 us), and
+ * 300 of its calls stretched by preemption to 10 us-300 ms, which hold most
+ * of the time. The calls just above the spread and the stretched ones are
+ * not one population: no used group may mix them
+ * (before: the outliers above the main group, 6 us to 292 ms, were promoted
+ * as one group, which held the time and was folded; on XSBench under load). */
+static void test_promoted_outliers_are_not_one_mixed_group(void **state)
+{
+	(void)state;
+	enum { N = 100300 };
+	double *d = malloc(N * sizeof *d);
+	uint32_t *g = malloc(N * sizeof *g);
+	uint8_t *why = malloc(N * sizeof *why);
+	assert_non_null(d);
+	assert_non_null(g);
+	assert_non_null(why);
+	for (unsigned i = 0; i < 100000; i++)
+		d[i] = 2e3 * exp(0.5 * (jitter(i, 1.0) + jitter(i + 777777, 1.0) + jitter(i + 99999, 1.0)));
+	for (unsigned i = 100000; i < N; i++)
+		d[i] = 1e4 * pow(3e4, 0.5 * (1 + jitter(i, 1.0))); /* 10 us .. 300 ms, log-uniform */
+	size_t ng;
+	grouping__opts o;
+	grouping__opts_init(&o);
+	o.max_out_groups = 16;
+	grouping__stat st[16];
+	assert_int_equal(grouping__durations(d, N, &o, g, why, &ng, st), 0);
+	for (size_t k = 0; k < ng; k++) {
+		print_message("group %zu: %lu used, %lu outliers, median %.3g us, min %.3g us, max %.3g us\n",
+		              k, st[k].used, st[k].outliers, st[k].median / 1e3, st[k].min / 1e3,
+		              st[k].max / 1e3);
+		double lo = INFINITY, hi = 0;
+		for (size_t i = 0; i < N; i++)
+			if (g[i] == k && why[i] == 0) {
+				lo = fmin(lo, d[i]);
+				hi = fmax(hi, d[i]);
+			}
+		/* the function's own calls (under 10 us) and stretched ones
+		 * (over 100 us) are never one used group */
+		assert_false(lo < 1e4 && hi > 1e5);
+	}
+	free(d);
+	free(g);
+	free(why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +352,7 @@ int main(void)
 	    cmocka_unit_test(test_preemption_tail_is_a_group_above_the_mode),
 	    cmocka_unit_test(test_two_modes_with_a_gap_and_a_tail),
 	    cmocka_unit_test(test_outliers_a_minority_of_their_own_group),
+	    cmocka_unit_test(test_promoted_outliers_are_not_one_mixed_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
