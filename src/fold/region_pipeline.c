@@ -241,8 +241,47 @@ static double cpu_utilisation(ingest__trace *const *tr, const instances__instanc
  * has at least this share of that group's instances. */
 #define FOLD__MIN_PICK_SHARE 0.25
 
-/* Median CPU utilisation of each group's used instances (NAN: unknown,
- * fewer than FOLD__MIN_UTILISATION_INSTANCES known), into r->groups. */
+/* Samples a group's CPU share is estimated from when its instances' own
+ * shares are unknown. */
+#define FOLD__MIN_SHARE_SAMPLES 20
+
+/* CPU share of group k from its samples, when its instances are too short
+ * to carry two each and the CPU clock is not read at enter and exit (a
+ * function region): the CPU time each sample inside its used instances
+ * reports since the thread's previous sample, over the wall time since
+ * then, summed. A wall-clock timer that expires while the thread is
+ * preempted is delivered when it runs again, so a stretched instance's
+ * sample reports the preemption (a 2 us function's calls stretched to 4 ms
+ * on a loaded XSBench held the most time and were folded, CPU share
+ * unknown). NAN with fewer than FOLD__MIN_SHARE_SAMPLES samples. */
+static double sampled_cpu_share(ingest__trace *const *tr, const instances__instance *inst, size_t n,
+                                const uint32_t *grp, const uint8_t *why, size_t k)
+{
+	double cpu = 0, wall = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (grp[i] != k || why[i] != 0)
+			continue;
+		const ingest__trace *t = tr[inst[i].proc];
+		const ingest__thread *th = &t->threads[inst[i].thread];
+		if (!th->cpu_cum)
+			continue;
+		for (size_t j = inst[i].sb > 0 ? inst[i].sb : 1; j < inst[i].se; j++) {
+			double dt = ((double)th->smp[j].tick - (double)th->smp[j - 1].tick) * t->ns_per_tick;
+			double dc = th->cpu_cum[j] - th->cpu_cum[j - 1];
+			if (!(dt > 0) || dc < 0)
+				continue;
+			cpu += fmin(dc, dt);
+			wall += dt;
+			m++;
+		}
+	}
+	return m >= FOLD__MIN_SHARE_SAMPLES && wall > 0 ? cpu / wall : NAN;
+}
+
+/* Median CPU utilisation of each group's used instances (with fewer than
+ * FOLD__MIN_UTILISATION_INSTANCES known, its samples' share:
+ * sampled_cpu_share; NAN: unknown), into r->groups. */
 static int group_cpu_shares(analyze_ctx *c, fold_region_result *r, const instances__instance *inst, size_t n,
                             const uint32_t *grp, const uint8_t *why, size_t ng)
 {
@@ -262,6 +301,8 @@ static int group_cpu_shares(analyze_ctx *c, fold_region_result *r, const instanc
 		if (m >= FOLD__MIN_UTILISATION_INSTANCES) {
 			qsort(u, m, sizeof *u, cmp_dbl);
 			r->groups[k].cpu_share = m % 2 ? u[m / 2] : 0.5 * (u[m / 2 - 1] + u[m / 2]);
+		} else {
+			r->groups[k].cpu_share = sampled_cpu_share(c->tr, inst, n, grp, why, k);
 		}
 	}
 	free(u);
