@@ -444,6 +444,15 @@ def check_region(run, doc, r, region_total_all):
             by_group[i[4]] = by_group.get(i[4], 0) + i[1]
     excl_sel = by_group.get(sel, 0)  # outliers of the folded group
     other = {g: t for g, t in by_group.items() if g != sel}
+    if r.get("instance_list_truncated") and groups:
+        # the list holds the first instances only (rank 0's, early ones):
+        # the groups' own totals (their used instances) over all of them
+        gt = {g["id"]: g.get("total_ns", 0) for g in groups}
+        scale = (sum(gt.values()) + excl_sel) / tot
+        used_t = gt.get(sel, used_t)
+        other = {g: t for g, t in gt.items() if g != sel and t > 0}
+        tot = sum(gt.values()) + excl_sel * scale
+        excl_sel *= scale
     big_other = max(other.values()) if other else 0
     detail = "%s: folded instances %d/%d hold %.1f%% of the time; outliers of the folded group %d (%.1f%% of its instances, %.1f%% of time)" % (
         tag, r["instances_used"], r["instances"], 100 * used_t / tot, outl, 100 * outl / max(1, sel_n),
