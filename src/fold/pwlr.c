@@ -956,6 +956,62 @@ static void split_holes(const sser *S, size_t ns, pwlr__result *r, double min_le
 	}
 }
 
+/* Steps: a boundary where the lines of its two neighbours do not meet is a
+ * segment too short to see on its own (meaningful() keeps it for that), but
+ * the phases around it, each with its interior slope, do not show the
+ * events of the step: a 4% burst at 25x the rate between two phases at one
+ * rate read as two phases at that rate, half of the events nowhere. When
+ * the points lying between the two lines (a tenth of the gap from each)
+ * are at least 3, they are the burst: it becomes a phase of its own over
+ * their span widened to the whole rise (they cover 0.8 of it at a steady
+ * rate), if that is shorter than max_len. */
+static void split_steps(const sser *S, size_t ns, pwlr__result *r, double max_len)
+{
+	for (size_t j = 1; j < r->nseg && r->nseg + 1 < FOLD_PWLR_MAX_SEGMENTS; j++) {
+		double xa = r->bounds[j - 1], xm = r->bounds[j], xb = r->bounds[j + 1];
+		double lo = INFINITY, hi = -INFINITY;
+		size_t best = 0;
+		for (size_t k = 0; k < ns; k++) {
+			const sser *q = &S[k];
+			if (!q->detect)
+				continue;
+			size_t a1 = lower_bound(q->x, q->n, xa), m1 = lower_bound(q->x, q->n, xm);
+			size_t b2 = upper_index(q, xb);
+			if (m1 < a1 + 3 || b2 < m1 + 3)
+				continue;
+			line l1 = fit_line(q, a1, m1), l2 = fit_line(q, m1, b2);
+			double gap = (l2.icpt + l2.slope * xm) - (l1.icpt + l1.slope * xm);
+			double noise = 3 * (q->sigma > 0 ? q->sigma : 0);
+			if (!(fabs(gap) > 4 * noise) || !(fabs(gap) > 0))
+				continue;
+			size_t m = 0;
+			double plo = INFINITY, phi = -INFINITY;
+			for (size_t i = a1; i < b2; i++) {
+				double u = (q->y[i] - (l1.icpt + l1.slope * q->x[i])) / gap;
+				double v = ((l2.icpt + l2.slope * q->x[i]) - q->y[i]) / gap;
+				if (u > 0.1 && v > 0.1) {
+					m++;
+					plo = fmin(plo, q->x[i]);
+					phi = fmax(phi, q->x[i]);
+				}
+			}
+			if (m >= 3 && m > best) {
+				/* at a steady rate inside the step, the points from a
+				 * tenth of its rise to nine tenths span 0.8 of it */
+				best = m;
+				double mid = 0.5 * (plo + phi), half = 0.5 * (phi - plo) / 0.8;
+				lo = mid - half;
+				hi = mid + half;
+			}
+		}
+		if (!best || !(hi - lo <= max_len) || !(lo > xa) || !(hi < xb))
+			continue;
+		r->bounds[j] = lo;
+		insert_bound(r, j + 1, hi);
+		j++;
+	}
+}
+
 int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__result *r)
 {
 	int rc = -ENOMEM;
@@ -1102,6 +1158,7 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 				if (refine(S, ns, r, j, wlo[j], whi[j], o->min_len, &cand, &cap))
 					goto out;
 		split_holes(S, ns, r, o->min_len);
+		split_steps(S, ns, r, FOLD__MAX_TRANSITION);
 		for (size_t k = 0; k < ns; k++)
 			continuous_fit(&S[k], r, k);
 	}

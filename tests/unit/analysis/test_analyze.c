@@ -741,6 +741,50 @@ static void test_no_sample_cost_from_long_instances_under_cputime(void **state)
 	fold_analysis_free(a);
 }
 
+/* A burst of 4% of the instance at 25x the rate, 2.5 ms sampling of 500
+ * instances of 1 ms: about 8 samples fall into it. The counter read at
+ * enter and exit measures it across the instances sampled on either side;
+ * nothing else does: CPU time (estimated at the boundaries) and wall time
+ * show no rate there rather than a slope between its neighbours' edges. */
+static void test_thin_phase_rates_only_from_counters_across_it(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 500;
+	c.nphases = 3;
+	c.bounds[1] = 0.47;
+	c.bounds[2] = 0.51;
+	c.bounds[3] = 1.0;
+	c.cpu[0] = c.cpu[1] = c.cpu[2] = 1.0;
+	c.ncounters = 1;
+	c.counters[0] = (synth_counter){"app::work", TRACE_COUNTER_APP, {2e8, 5e9, 2e8}, 0};
+	c.groups[0].duration_ns = 1e6;
+	c.period_ns = 2.5e6;
+	c.noise = 0.01;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	size_t thin = 0;
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		print_message("phase %zu [%.3f, %.3f]: %lu samples, %lu across, work %.3g/s\n", p, ph->start,
+		              ph->end, ph->samples, ph->pairs_across, rate_of(ph, "app::work"));
+		if (ph->samples >= 10)
+			continue;
+		thin++;
+		for (size_t k = 0; k < ph->nrates; k++)
+			if (strcmp(ph->rate_names[k], "app::work"))
+				assert_true(isnan(ph->rates[k]));
+		if (ph->pairs_across >= 10)
+			assert_true(fabs(rate_of(ph, "app::work") / 5e9 - 1) < 0.15);
+		else
+			assert_true(isnan(rate_of(ph, "app::work")));
+	}
+	assert_true(thin > 0);
+	fold_analysis_free(a);
+}
+
 /* Wall-clock sampling at 1 ms: 1900 calls of 5 us and 100 of 3 ms (an
  * OpenMP region whose calls a loaded machine stretched). The sampled calls
  * are nearly all long ones, carrying about 3 samples each: their excess
@@ -1917,6 +1961,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cpu_share_from_the_clock_read_at_enter_and_exit, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_another_population, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_thin_phase_rates_only_from_counters_across_it, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sample_cost_from_long_instances_under_cputime, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
