@@ -1172,6 +1172,124 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 
 /* --- stage 5: build phases --- */
 
+/* Counts each phase's folded samples and the instances sampled on either
+ * side of it with none inside (pairs_across), and the extent of its
+ * samples (xlo[p], xhi[p]; +-INFINITY without any). */
+static int count_phase_samples(analyze_ctx *c, fold_region_result *r, const pwlr__result *pr,
+                               const grouped *g, const align_info *ai, double *xlo, double *xhi)
+{
+	size_t nid = 0;
+	for (size_t i = 0; i < g->npieces; i++)
+		nid = g->pieces[i].id >= nid ? g->pieces[i].id + 1 : nid;
+	/* each instance's phase of its latest sample: the pieces of one
+	 * instance (around its nested calls of the same region) are one run */
+	size_t *last = malloc((nid + 1) * sizeof *last);
+	if (!last)
+		return -ENOMEM;
+	for (size_t i = 0; i < nid; i++)
+		last[i] = SIZE_MAX;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		xlo[p] = INFINITY;
+		xhi[p] = -INFINITY;
+	}
+	for (size_t i = 0; i < g->npieces; i++) {
+		const instances__instance *in = &g->pieces[i];
+		if (!in->used || in->t1 <= in->t0)
+			continue;
+		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
+		double span = (double)(in->t1 - in->t0);
+		for (size_t k = in->sb; k < in->se; k++) {
+			double x = aligned_x(ai, in->id, ((double)th->smp[k].tick - (double)in->t0) / span);
+			size_t p = pwlr__segment(pr, x), prev = last[in->id];
+			r->phases[p].samples++;
+			for (size_t q = prev + 1; prev != SIZE_MAX && q < p; q++)
+				r->phases[q].pairs_across++;
+			last[in->id] = p;
+			if (x < xlo[p])
+				xlo[p] = x;
+			if (x > xhi[p])
+				xhi[p] = x;
+		}
+	}
+	free(last);
+	return 0;
+}
+
+/* Rates the samples do not support are NAN ("no data"), and a phase with
+ * too few samples is said in a warning. */
+static void withhold_unsupported_rates(analyze_ctx *c, fold_region_result *r, const series_work *sw,
+                                       size_t nsw, const double *xlo, const double *xhi)
+{
+	/* A phase at an end of the instance whose samples do not cover at least
+	 * half of it (none, or all at its inner edge: the sample-free ends that
+	 * delivery lag and sample cost leave) is measured there only by the
+	 * boundary values: a series whose boundary values are estimated
+	 * (extrapolated from the samples inside) has no data there, and says so
+	 * (NaN: "no data" in the reports, null in the JSON), rather than a rate
+	 * the samples do not support. The same for a phase without any sample
+	 * anywhere in the instance, where wall time's 1 s/s is no data either. */
+	for (size_t p = 0; p < r->nphases; p++) {
+		fold_phase_result *ph = &r->phases[p];
+		/* Fewer than FOLD__MIN_PHASE_SAMPLES folded samples: no rate from
+		 * the samples inside (its relative error would pass 30%). Such a
+		 * phase is where the folded samples leave a gap (a preemption or a
+		 * wait the signal was delivered after, aligned across instances):
+		 * its rates were slopes between its neighbours' edges, e.g. page
+		 * faults at 29/s where TASK-CLOCK read 0, over 0 samples of a
+		 * loaded miniMD step. */
+		if (ph->samples < FOLD__MIN_PHASE_SAMPLES) {
+			/* A series read at enter and exit keeps its rate when many
+			 * instances have samples on either side, whose values bracket
+			 * the phase (a nested call's time in a recursive region). */
+			int across = ph->pairs_across >= FOLD__MIN_PHASE_SAMPLES;
+			for (size_t k = 0; k < ph->nrates; k++) {
+				if (across && k < nsw && sw[k].skind == FOLD__SER_COUNTER &&
+				    !is_sparse(&sw[k]) && 2 * sw[k].f.nexact >= sw[k].f.ninst)
+					continue;
+				ph->rates[k] = NAN;
+				if (k < ph->nrange)
+					ph->rate_from[k] = ph->rate_to[k] = NAN;
+			}
+			continue;
+		}
+		/* no sample at all, anywhere in the instance: only the values
+		 * read at enter/exit measure it; wall time (1 s/s) says nothing */
+		int none = ph->samples == 0;
+		if (!none && p != 0 && p + 1 != r->nphases)
+			continue;
+		if (!none && xhi[p] - xlo[p] >= 0.5 * (ph->end - ph->start))
+			continue;
+		for (size_t k = 0; k < nsw && k < ph->nrates; k++)
+			if ((none && sw[k].skind == FOLD__SER_WALL) ||
+			    (sw[k].skind != FOLD__SER_WALL && sw[k].f.nexact < sw[k].f.ninst)) {
+				ph->rates[k] = NAN;
+				if (k < ph->nrange)
+					ph->rate_from[k] = ph->rate_to[k] = NAN;
+			}
+	}
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		if (ph->samples >= FOLD__MIN_PHASE_SAMPLES)
+			continue;
+		size_t shown = 0;
+		for (size_t k = 0; k < ph->nrates; k++)
+			shown += !isnan(ph->rates[k]);
+		if (shown)
+			analyze__warn(
+			    c,
+			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
+			    "those of the counters read at enter and exit, across it in %lu instances "
+			    "sampled on either side",
+			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
+		else
+			analyze__warn(
+			    c,
+			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
+			    "its rates (none shown)",
+			    r->name, p + 1, ph->start, ph->end, ph->samples);
+	}
+}
+
 /* Phases with per-series rates from the piecewise-linear slopes, and the
  * samples of the used instances per phase. */
 static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
@@ -1224,119 +1342,20 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 			ph->nrates++;
 		}
 	}
-	size_t nid = 0;
-	for (size_t i = 0; i < g->npieces; i++)
-		nid = g->pieces[i].id >= nid ? g->pieces[i].id + 1 : nid;
-	double *xlo = malloc(2 * (pr->nseg + 1) * sizeof *xlo), *xhi;
-	/* each instance's phase of its latest sample: the pieces of one
-	 * instance (around its nested calls of the same region) are one run */
-	size_t *last = malloc((nid + 1) * sizeof *last);
-	if (!xlo || !last) {
+	double *xlo = malloc(2 * (pr->nseg + 1) * sizeof *xlo);
+	if (!xlo)
+		return -ENOMEM;
+	if (count_phase_samples(c, r, pr, g, ai, xlo, xlo + pr->nseg + 1)) {
 		free(xlo);
-		free(last);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < nid; i++)
-		last[i] = SIZE_MAX;
-	xhi = xlo + pr->nseg + 1;
-	for (size_t p = 0; p < pr->nseg; p++) {
-		xlo[p] = INFINITY;
-		xhi[p] = -INFINITY;
-	}
-	for (size_t i = 0; i < g->npieces; i++) {
-		const instances__instance *in = &g->pieces[i];
-		if (!in->used || in->t1 <= in->t0)
-			continue;
-		const ingest__thread *th = &c->tr[in->proc]->threads[in->thread];
-		double span = (double)(in->t1 - in->t0);
-		for (size_t k = in->sb; k < in->se; k++) {
-			double x = aligned_x(ai, in->id, ((double)th->smp[k].tick - (double)in->t0) / span);
-			size_t p = pwlr__segment(pr, x), prev = last[in->id];
-			r->phases[p].samples++;
-			for (size_t q = prev + 1; prev != SIZE_MAX && q < p; q++)
-				r->phases[q].pairs_across++;
-			last[in->id] = p;
-			if (x < xlo[p])
-				xlo[p] = x;
-			if (x > xhi[p])
-				xhi[p] = x;
-		}
-	}
-	/* A phase at an end of the instance whose samples do not cover at least
-	 * half of it (none, or all at its inner edge: the sample-free ends that
-	 * delivery lag and sample cost leave) is measured there only by the
-	 * boundary values: a series whose boundary values are estimated
-	 * (extrapolated from the samples inside) has no data there, and says so
-	 * (NaN: "no data" in the reports, null in the JSON), rather than a rate
-	 * the samples do not support. The same for a phase without any sample
-	 * anywhere in the instance, where wall time's 1 s/s is no data either. */
-	for (size_t p = 0; p < r->nphases; p++) {
-		fold_phase_result *ph = &r->phases[p];
-		/* Fewer than FOLD__MIN_PHASE_SAMPLES folded samples: no rate from
-		 * the samples inside (its relative error would pass 30%). Such a
-		 * phase is where the folded samples leave a gap (a preemption or a
-		 * wait the signal was delivered after, aligned across instances):
-		 * its rates were slopes between its neighbours' edges, e.g. page
-		 * faults at 29/s where TASK-CLOCK read 0, over 0 samples of a
-		 * loaded miniMD step. */
-		if (ph->samples < FOLD__MIN_PHASE_SAMPLES) {
-			/* A series read at enter and exit keeps its rate when many
-			 * instances have samples on either side, whose values bracket
-			 * the phase (a nested call's time in a recursive region). */
-			int across = ph->pairs_across >= FOLD__MIN_PHASE_SAMPLES;
-			for (size_t k = 0; k < ph->nrates; k++) {
-				if (across && k < nsw && sw[k].skind == FOLD__SER_COUNTER &&
-				    !is_sparse(&sw[k]) && 2 * sw[k].f.nexact >= sw[k].f.ninst)
-					continue;
-				ph->rates[k] = NAN;
-				if (k < ph->nrange)
-					ph->rate_from[k] = ph->rate_to[k] = NAN;
-			}
-			continue;
-		}
-		/* no sample at all, anywhere in the instance: only the values
-		 * read at enter/exit measure it; wall time (1 s/s) says nothing */
-		int none = ph->samples == 0;
-		if (!none && p != 0 && p + 1 != r->nphases)
-			continue;
-		if (!none && xhi[p] - xlo[p] >= 0.5 * (ph->end - ph->start))
-			continue;
-		for (size_t k = 0; k < nsw && k < ph->nrates; k++)
-			if ((none && sw[k].skind == FOLD__SER_WALL) ||
-			    (sw[k].skind != FOLD__SER_WALL && sw[k].f.nexact < sw[k].f.ninst)) {
-				ph->rates[k] = NAN;
-				if (k < ph->nrange)
-					ph->rate_from[k] = ph->rate_to[k] = NAN;
-			}
-	}
+	withhold_unsupported_rates(c, r, sw, nsw, xlo, xlo + pr->nseg + 1);
 	free(xlo);
-	free(last);
 	if (nclamped) {
 		fit_params params = {&r->fit_params, &r->nfit_params};
 		if (fit__param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
 		               nclamped))
 			return -ENOMEM;
-	}
-	for (size_t p = 0; p < r->nphases; p++) {
-		const fold_phase_result *ph = &r->phases[p];
-		if (ph->samples >= FOLD__MIN_PHASE_SAMPLES)
-			continue;
-		size_t shown = 0;
-		for (size_t k = 0; k < ph->nrates; k++)
-			shown += !isnan(ph->rates[k]);
-		if (shown)
-			analyze__warn(
-			    c,
-			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
-			    "those of the counters read at enter and exit, across it in %lu instances "
-			    "sampled on either side",
-			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
-		else
-			analyze__warn(
-			    c,
-			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
-			    "its rates (none shown)",
-			    r->name, p + 1, ph->start, ph->end, ph->samples);
 	}
 	return 0;
 }
