@@ -4,8 +4,10 @@
  * truth fold must find: "truth switch=S faults=F fault_rate=R" where S is
  * the median share of an instance spent faulting, F the page faults per
  * instance and R the median over instances of F / that instance's first
- * phase (faults per second). Medians, because fold folds the typical
- * instances and leaves out the ones the machine preempted.
+ * phase (faults per second); then lost_us, the time an instance lost to
+ * interruptions, and instance_us, its length without them (diagnostics).
+ * Medians, because fold folds the typical instances and leaves out the
+ * ones the machine preempted.
  *
  * The truth measures exactly what fold measures: the first timestamp is
  * taken right after fold_enter, the last right before fold_exit, and nothing
@@ -60,14 +62,15 @@ int main(int argc, char **argv)
 	if (n < 1)
 		n = 1;
 	double *ta = malloc((size_t)n * sizeof *ta), *share = malloc((size_t)n * sizeof *share),
-	       *lost = malloc((size_t)n * sizeof *lost);
-	if (!ta || !share || !lost)
+	       *lost = malloc((size_t)n * sizeof *lost), *dur = malloc((size_t)n * sizeof *dur);
+	if (!ta || !share || !lost || !dur)
 		return 1;
 	/* One mapping for the whole run, its pages dropped after every instance:
 	 * each instance's faults then cost the same (the page tables stay, and
 	 * no huge page folds 512 faults into one), so the faulting phase is
 	 * steady and its rate is one number. */
-	char *p = mmap(NULL, (size_t)(PAGES * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p =
+	    mmap(NULL, (size_t)(PAGES * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		perror("mmap");
 		return 1;
@@ -105,12 +108,14 @@ int main(int argc, char **argv)
 		ta[i] = PAGES / a; /* this instance's fault rate */
 		share[i] = a / all;
 		lost[i] = lost_a + lost_b;
+		dur[i] = all;
 	}
-	printf("truth switch=%.4f faults=%d fault_rate=%.6g lost_us=%.3g\n", median(share, n), PAGES, median(ta, n),
-	       1e6 * median(lost, n));
+	printf("truth switch=%.4f faults=%d fault_rate=%.6g lost_us=%.3g instance_us=%.4g\n",
+	       median(share, n), PAGES, median(ta, n), 1e6 * median(lost, n), 1e6 * median(dur, n));
 	munmap(p, (size_t)(PAGES * page));
 	free(ta);
 	free(share);
 	free(lost);
+	free(dur);
 	return 0;
 }
