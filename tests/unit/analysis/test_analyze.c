@@ -1290,6 +1290,7 @@ static void long_instances_with_delivery(synth_config *c, int recorded)
 	c->sample_delivery_share = 0.2;
 	c->sample_delivery_factor = 2;
 	c->sample_delivery_recorded = recorded;
+	c->cpu_clock_counter = 1;
 	c->seed = 91;
 }
 
@@ -1322,7 +1323,14 @@ static void test_measured_delivery_places_samples(void **state)
 		              rec ? "measured" : "not measured", sw[rec], dur[rec] / 1e3, first[rec],
 		              a->sample_delivery_ns, a->sample_delivery_before_ns,
 		              a->samples_delivery_measured);
+		const fold_series *tc = series_of(r, "perf::TASK-CLOCK");
+		assert_non_null(tc);
+		print_message("  TASK-CLOCK %.4g/s then %.4g/s\n", rate_of(&r->phases[0], "perf::TASK-CLOCK"),
+		              rate_of(&r->phases[r->nphases - 1], "perf::TASK-CLOCK"));
 		if (rec) {
+			/* the stolen time ran on the CPU and is taken out of its clock */
+			assert_true(fabs(rate_of(&r->phases[0], "perf::TASK-CLOCK") / 1e9 - 1) < 0.03);
+			assert_true(fabs(rate_of(&r->phases[1], "perf::TASK-CLOCK") / 5e8 - 1) < 0.03);
 			assert_true(a->samples_delivery_measured > 400);
 			assert_true(a->samples_delivery_measured == a->samples_compensated);
 			/* mean of 33 and, for one in five, 66 us */
