@@ -122,6 +122,8 @@ static void dump_record(FILE *o, const trace_record *r)
 	case TRACE_REC_SAMPLE_COST:
 		fprintf(o, " cost_ns=%" PRIu64 " lag_ns=%" PRIu64, r->u.sample_cost.cost_ns,
 		        r->u.sample_cost.lag_ns);
+		if (r->u.sample_cost.delivery_ns != TRACE_UNKNOWN)
+			fprintf(o, " delivery_ns=%" PRIu64, r->u.sample_cost.delivery_ns);
 		break;
 	default: fprintf(o, " kind=%u len=%zu", r->kind, r->u.extended.len); break;
 	}

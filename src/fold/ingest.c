@@ -174,6 +174,7 @@ void ingest__trace_free(ingest__trace *t)
 		big_free(t->threads[i].cpu_cum, t->threads[i].nsmp, sizeof *t->threads[i].cpu_cum);
 		free(t->threads[i].cost_ns);
 		free(t->threads[i].lag_ns);
+		free(t->threads[i].delivery_ns);
 	}
 	free(t->threads);
 	free(t->frames);
@@ -350,7 +351,7 @@ static void see_tick(ingest__trace *t, uint64_t tick)
 		t->max_tick = tick;
 }
 
-static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag);
+static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag, uint64_t delivery);
 
 static int on_record(loader *L, const trace_record *r)
 {
@@ -539,26 +540,33 @@ static int on_record(loader *L, const trace_record *r)
 	case TRACE_REC_SAMPLE_COST:
 		if (!(th = thread_of(L, r->stream)))
 			return -ENOMEM;
-		return th->nsmp ? put_cost(th, r->u.sample_cost.cost_ns, r->u.sample_cost.lag_ns) : 0;
+		return th->nsmp ? put_cost(th, r->u.sample_cost.cost_ns, r->u.sample_cost.lag_ns,
+		                           r->u.sample_cost.delivery_ns)
+		                : 0;
 	default: return 0;
 	}
 }
 
 /* Records the cost of the thread's latest sample. */
-static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag)
+static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag, uint64_t delivery)
 {
 	if (th->cap_cost < th->nsmp) {
-		/* cost_ns and lag_ns grow together; new slots read "not recorded". */
-		size_t cap_c = th->cap_cost, cap_l = th->cap_cost;
+		/* the three grow together; new slots read "not recorded". */
+		size_t cap_c = th->cap_cost, cap_l = th->cap_cost, cap_d = th->cap_cost;
 		if (util_grow((void **)&th->cost_ns, &cap_c, th->nsmp, sizeof *th->cost_ns) < 0 ||
-		    util_grow((void **)&th->lag_ns, &cap_l, th->nsmp, sizeof *th->lag_ns) < 0)
+		    util_grow((void **)&th->lag_ns, &cap_l, cap_c, sizeof *th->lag_ns) < 0 ||
+		    util_grow((void **)&th->delivery_ns, &cap_d, cap_c, sizeof *th->delivery_ns) < 0)
 			return -ENOMEM;
 		for (size_t k = th->cap_cost; k < cap_c; k++)
-			th->cost_ns[k] = th->lag_ns[k] = UINT32_MAX;
+			th->cost_ns[k] = th->lag_ns[k] = th->delivery_ns[k] = UINT32_MAX;
 		th->cap_cost = cap_c;
 	}
 	th->cost_ns[th->nsmp - 1] = cost >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)cost;
 	th->lag_ns[th->nsmp - 1] = lag >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)lag;
+	if (delivery != TRACE_UNKNOWN) {
+		th->delivery_ns[th->nsmp - 1] = delivery >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)delivery;
+		th->ndelivery++;
+	}
 	th->ncost++;
 	return 0;
 }

@@ -62,9 +62,11 @@ typedef struct ingest__thread {
 	double *cpu_cum; /* cpu_cum[k] = CPU ns of samples 0..k (NULL when no sample had cpu_ns) */
 	/* sample_cost records (format 1.1): per sample, the handler's time from
 	 * its entry to its exit and the timestamp's lag after the entry, ns
-	 * (NULL when the thread has none; UINT32_MAX: that sample has none) */
-	uint32_t *cost_ns, *lag_ns;
-	size_t cap_cost, ncost;
+	 * (NULL when the thread has none; UINT32_MAX: that sample has none),
+	 * and (format 1.2, wall-clock timers) the delivery from the timer's
+	 * deadline to the handler's entry (UINT32_MAX: not measured) */
+	uint32_t *cost_ns, *lag_ns, *delivery_ns;
+	size_t cap_cost, ncost, ndelivery;
 } ingest__thread;
 
 typedef struct ingest__cset {

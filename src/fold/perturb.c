@@ -5,18 +5,22 @@
  * handler, so an instance that carries samples is longer by their cost, and
  * a sample's timestamp lags the moment the program was interrupted. The
  * trace's sample_cost records give, per sample, the handler's time (entry
- * to exit) and the timestamp's lag after the entry; the kernel's part
- * before the entry is not measurable in the handler, so it is estimated
+ * to exit) and the timestamp's lag after the entry; for a wall-clock
+ * timer's sample (format 1.2) also the kernel's part before the entry, the
+ * timer's deadline to the entry, which then is that sample's stop before
+ * the handler (Db_k, at most twice the trace's median: see
+ * measured_delivery_cap). Otherwise the kernel's part is estimated
  * per trace from the instances themselves: in a region whose instances are
  * short against the sampling period, instances with one sample are longer
  * than those without by the sample's whole cost (compared at their lower
  * quartiles: see delivery_from_region); minus the handler's measured part
- * that is the delivery (D).
+ * that is the delivery (D). The part after the handler (the signal's
+ * return, ~2 us on a VM) is never measured: D - Db, 0 without an estimate.
  *
  * Then, per thread, time is contracted around every sample: with S[k] the
  * time stolen by samples 0..k-1 (handler + D each, Db of D before the
  * handler's entry and the rest, the signal's return, after its exit: see
- * delivery_before;
+ * delivery_before; a measured Db_k instead of Db;
  * but never more than passed between the records around the sample: see
  * stolen_per_sample),
  *   sample k's tick   -> tick - lag_k - Db_k - S[k]   (where the program was)
@@ -45,7 +49,9 @@
  * perturbed times: they are what the program's timers see) and before the
  * regions are folded; later stages order events and samples by
  * ev[].nsamples, never by comparing raw ticks with compensated ones.
- * Traces without sample_cost records only lose the CPU clock's read offset.
+ * Traces without sample_cost records only lose the CPU clock's read offset;
+ * traces without delivery_ns (format 1.1, CPU-time timers, counter
+ * overflows) use the estimate for every sample, as before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -360,10 +366,61 @@ static double lag_of(const ingest__thread *th, size_t k)
 	return th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
 }
 
+/* Sample k's measured delivery before the handler (its timer's deadline to
+ * the handler's entry, format 1.2), -1 when it has none. */
+static double measured_delivery(const ingest__thread *th, size_t k)
+{
+	if (!th->delivery_ns || k >= th->cap_cost || th->delivery_ns[k] == UINT32_MAX)
+		return -1;
+	return th->delivery_ns[k];
+}
+
+/* Longest measured delivery taken as the sampler's, per trace: twice the
+ * median measured one (0: trace p has none). Beyond it the program was
+ * off the CPU when its timer expired (another job, the host's scheduler:
+ * 8% of the samples took 150 us to 1 ms on a loaded 2-core VM, against a
+ * median of 32 us), a stop it would have had without fold, whose time ran
+ * on no CPU: taken out, it shortened instances by preemptions and took
+ * CPU time out of counters that never counted it. */
+static int measured_delivery_cap(const ingest__trace *t, double *cap)
+{
+	size_t n = 0, m = 0;
+	*cap = 0;
+	for (size_t i = 0; i < t->nthreads; i++)
+		n += t->threads[i].ndelivery;
+	if (!n)
+		return 0;
+	double *v = malloc(n * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nthreads; i++)
+		for (size_t k = 0; k < t->threads[i].nsmp && m < n; k++) {
+			double d = measured_delivery(&t->threads[i], k);
+			if (d >= 0)
+				v[m++] = d;
+		}
+	*cap = m ? 2 * median(v, m) : 0;
+	free(v);
+	return 0;
+}
+
+/* What stolen_per_sample used, for the report. */
+typedef struct stolen_sums {
+	double before;          /* sum of the measured deliveries used (after their bounds) */
+	unsigned long measured; /* samples that had one */
+} stolen_sums;
+
 /* Each sample's stolen time on thread th, in ticks: S[k] before sample k
  * (S[0] = 0), and B[k] (ns) its delivery before the handler's entry. The
- * typical delivery D (Db of it before the entry) is what a sample steals,
- * but a single sample cannot have stolen more than passed between the
+ * typical delivery D (Db of it before the entry) is what a sample steals;
+ * a sample with a measured delivery (a wall-clock timer's, format 1.2)
+ * stole that much before the entry instead, at most cap (see
+ * measured_delivery_cap), and D - Db after the handler. On a VM the stop
+ * before the entry varies from sample to sample (18 to 60 us around a
+ * median of 32), and D is estimated only where instances are short
+ * against the period: with 0.9 ms instances at 1 ms sampling every sample
+ * sat 33 us late and the instances kept it. Either way, a single sample
+ * cannot have stolen more than passed between the
  * records around it: the program stopped after the record before it (an
  * event, or the previous handler's end) and ran again before the record
  * after it (an event, or the next handler's entry). Without that bound a
@@ -373,7 +430,7 @@ static double lag_of(const ingest__thread *th, size_t k)
  * instance's exit, whose CPU clock was still short of the exit's (a busy
  * 60 us region folded with TASK-CLOCK 0/s in its last 4.5%). */
 static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb, double D,
-                              double Db, double *S, double *B)
+                              double Db, double cap, double *S, double *B, stolen_sums *sum)
 {
 	const double nspt = t->ns_per_tick;
 	size_t e = 0;
@@ -394,14 +451,149 @@ static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, 
 			double next = (double)th->smp[k + 1].tick - lag_of(th, k + 1) / nspt;
 			after = after < 0 || next < after ? next : after;
 		}
-		double db = Db, da = D - Db;
+		double db = Db, da = D - Db, m = measured_delivery(th, k);
+		if (m >= 0)
+			db = fmin(m, cap);
 		if (before >= 0)
 			db = fmax(0, fmin(db, (entry - before) * nspt));
 		if (after >= 0)
 			da = fmax(0, fmin(da, (after - entry) * nspt - h));
+		if (m >= 0) {
+			sum->before += db;
+			sum->measured++;
+		}
 		B[k] = db;
 		S[k + 1] = S[k] + (h + db + da) / nspt;
 	}
+}
+
+/* Each thread's median handler time in trace t, fallback[i], for its
+ * samples without a record. */
+static int handler_fallbacks(const ingest__trace *t, double *fallback)
+{
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const ingest__thread *th = &t->threads[i];
+		if (!th->ncost)
+			continue;
+		double *v = malloc(th->ncost * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		size_t m = 0;
+		for (size_t k = 0; k < th->nsmp && k < th->cap_cost && m < th->ncost; k++)
+			if (th->cost_ns[k] != UINT32_MAX)
+				v[m++] = th->cost_ns[k];
+		fallback[i] = m ? median(v, m) : 0;
+		free(v);
+	}
+	return 0;
+}
+
+/* Trace p's delivery D, from the region with the most one-sample
+ * instances, and Db, its part before the handler; *est: whether D was
+ * estimated at all. */
+static void estimate_delivery(const analyze_ctx *c, size_t p, const double *fallback, double *D, double *Db,
+                              int *est)
+{
+	size_t best = 0, from = SIZE_MAX;
+	*D = 0;
+	for (size_t g = 0; g < c->nreg; g++) {
+		double d;
+		size_t got = delivery_from_region(c, &c->acc[g], p, fallback, &d);
+		if (got > best) {
+			best = got;
+			*D = d;
+			from = g;
+		}
+	}
+	*D = *D < 0 ? 0 : *D > 1e6 ? 1e6 : *D;
+	/* Db: D's part before the handler (where the sample's timestamp lags
+	 * the program's stop); D - Db after it */
+	*Db = from != SIZE_MAX ? delivery_before(c, &c->acc[from], p, fallback, *D) : *D;
+	*est = best > 0;
+}
+
+/* Moves the instances of trace p by the stolen time S[thread][...]. */
+static void shift_instances(analyze_ctx *c, size_t p, double *const *S)
+{
+	const ingest__trace *t = c->tr[p];
+	for (size_t g = 0; g < c->nreg; g++) {
+		instances__region_acc *A = &c->acc[g];
+		for (size_t k = 0; k < A->ninst; k++) {
+			instances__instance *in = &A->inst[k];
+			const double *s = in->proc == p ? S[in->thread] : NULL;
+			if (!s)
+				continue;
+			double t0 = (double)in->t0 - s[in->isb], t1 = (double)in->t1 - s[in->ise];
+			if (t1 < t0)
+				t1 = t0;
+			in->t0 = (uint64_t)llround(t0);
+			in->t1 = (uint64_t)llround(t1);
+			in->dur_ns = (t1 - t0) * t->ns_per_tick;
+		}
+	}
+}
+
+/* Places thread th's samples where the program was (never before the
+ * record before them), takes the stolen time out of their CPU time and
+ * CPU-clock values, then moves its events. */
+static void shift_thread(const ingest__trace *t, ingest__thread *th, double fb, const double *S,
+                         const double *B)
+{
+	size_t e = 0;
+	double floor = 0, cpu = 0;
+	for (size_t k = 0; k < th->nsmp; k++) {
+		while (e < th->nev && th->ev[e].nsamples <= k) {
+			double et = (double)th->ev[e].tick - S[k];
+			floor = et > floor ? et : floor;
+			e++;
+		}
+		double lag = lag_of(th, k), db = B[k];
+		double back = (lag + db) / t->ns_per_tick;
+		double tk = (double)th->smp[k].tick - S[k] - back;
+		if (tk < floor)
+			tk = floor;
+		floor = tk;
+		th->smp[k].tick = (uint64_t)llround(tk);
+		take_out_cpu_clock(t, th, th->smp[k].cset, th->smp[k].voff, S[k] * t->ns_per_tick + db + lag);
+		if (th->cpu_cum) {
+			/* the stolen time ran on the CPU: delivery and the handler
+			 * up to its read for this sample, the rest of the previous
+			 * one's */
+			double prev = k ? handler_ns(th, k - 1, fb) : 0;
+			double pda = k ? (S[k] - S[k - 1]) * t->ns_per_tick - prev - B[k - 1] : 0;
+			double own =
+			    th->smp[k].cpu_ns - (db + lag) - (prev - (k ? lag_of(th, k - 1) : 0)) - pda;
+			cpu += own > 0 ? own : 0;
+			th->cpu_cum[k] = cpu;
+		}
+	}
+	/* events last (the samples' floors used their raw ticks) */
+	for (size_t k = 0; k < th->nev; k++) {
+		size_t at = th->ev[k].nsamples <= th->nsmp ? th->ev[k].nsamples : th->nsmp;
+		th->ev[k].tick = (uint64_t)llround((double)th->ev[k].tick - S[at]);
+		take_out_cpu_clock(t, th, th->ev[k].cset, th->ev[k].voff, S[at] * t->ns_per_tick);
+	}
+}
+
+/* Records trace p's delivery in the analysis: the largest over the traces.
+ * With measured deliveries, the part before the handler is their mean as
+ * used, and the delivery that plus the estimated part after it. */
+static void report_delivery(fold_analysis *a, int est, double D, double Db, const stolen_sums *sum)
+{
+	if (sum->measured) {
+		double before = sum->before / (double)sum->measured;
+		double whole = before + (est ? D - Db : 0);
+		if (whole >= a->sample_delivery_ns) {
+			a->sample_delivery_ns = whole;
+			a->sample_delivery_before_ns = before;
+		}
+		a->samples_delivery_measured += sum->measured;
+		return;
+	}
+	if (est && D >= a->sample_delivery_ns)
+		a->sample_delivery_before_ns = Db;
+	if (est && D > a->sample_delivery_ns)
+		a->sample_delivery_ns = D;
 }
 
 int perturb__compensate_samples(analyze_ctx *c)
@@ -420,45 +612,12 @@ int perturb__compensate_samples(analyze_ctx *c)
 			continue;
 		double *fallback = calloc(t->nthreads + 1, sizeof *fallback);
 		double **S = calloc(t->nthreads + 1, sizeof *S), **B = calloc(t->nthreads + 1, sizeof *B);
-		int rc = -ENOMEM;
-		if (!fallback || !S || !B)
+		int rc = -ENOMEM, est;
+		double D, Db, cap;
+		stolen_sums sum = {0, 0};
+		if (!fallback || !S || !B || handler_fallbacks(t, fallback) || measured_delivery_cap(t, &cap))
 			goto fail;
-		/* each thread's median handler time, for samples without a record */
-		for (size_t i = 0; i < t->nthreads; i++) {
-			ingest__thread *th = &t->threads[i];
-			if (!th->ncost)
-				continue;
-			double *v = malloc(th->ncost * sizeof *v);
-			if (!v)
-				goto fail;
-			size_t m = 0;
-			for (size_t k = 0; k < th->nsmp && k < th->cap_cost && m < th->ncost; k++)
-				if (th->cost_ns[k] != UINT32_MAX)
-					v[m++] = th->cost_ns[k];
-			fallback[i] = m ? median(v, m) : 0;
-			free(v);
-		}
-		/* D: from the region with the most one-sample instances */
-		double D = 0;
-		size_t best = 0;
-		size_t from = SIZE_MAX;
-		for (size_t g = 0; g < c->nreg; g++) {
-			double d;
-			size_t got = delivery_from_region(c, &c->acc[g], p, fallback, &d);
-			if (got > best) {
-				best = got;
-				D = d;
-				from = g;
-			}
-		}
-		D = D < 0 ? 0 : D > 1e6 ? 1e6 : D;
-		/* Db: D's part before the handler (where the sample's timestamp
-		 * lags the program's stop); D - Db after it */
-		double Db = from != SIZE_MAX ? delivery_before(c, &c->acc[from], p, fallback, D) : D;
-		if (best && D >= a->sample_delivery_ns)
-			a->sample_delivery_before_ns = Db;
-		if (best && D > a->sample_delivery_ns)
-			a->sample_delivery_ns = D;
+		estimate_delivery(c, p, fallback, &D, &Db, &est);
 		/* S[k]: time stolen before sample k, in ticks */
 		for (size_t i = 0; i < t->nthreads; i++) {
 			ingest__thread *th = &t->threads[i];
@@ -467,72 +626,18 @@ int perturb__compensate_samples(analyze_ctx *c)
 			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)) ||
 			    !(B[i] = malloc((th->nsmp + 1) * sizeof **B)))
 				goto fail;
-			stolen_per_sample(t, th, fallback[i], D, Db, S[i], B[i]);
+			stolen_per_sample(t, th, fallback[i], D, Db, cap, S[i], B[i], &sum);
 			for (size_t k = 0; k < th->nsmp; k++)
 				hsum += handler_ns(th, k, fallback[i]);
 			hn += th->nsmp;
 		}
-		/* instances of every region in this trace */
-		for (size_t g = 0; g < c->nreg; g++) {
-			instances__region_acc *A = &c->acc[g];
-			for (size_t k = 0; k < A->ninst; k++) {
-				instances__instance *in = &A->inst[k];
-				const double *s = in->proc == p ? S[in->thread] : NULL;
-				if (!s)
-					continue;
-				double t0 = (double)in->t0 - s[in->isb], t1 = (double)in->t1 - s[in->ise];
-				if (t1 < t0)
-					t1 = t0;
-				in->t0 = (uint64_t)llround(t0);
-				in->t1 = (uint64_t)llround(t1);
-				in->dur_ns = (t1 - t0) * t->ns_per_tick;
+		report_delivery(a, est, D, Db, &sum);
+		shift_instances(c, p, S);
+		for (size_t i = 0; i < t->nthreads; i++)
+			if (S[i]) {
+				shift_thread(t, &t->threads[i], fallback[i], S[i], B[i]);
+				comp += t->threads[i].nsmp;
 			}
-		}
-		/* samples: where the program was; never before the record before them */
-		for (size_t i = 0; i < t->nthreads; i++) {
-			ingest__thread *th = &t->threads[i];
-			if (!S[i])
-				continue;
-			size_t e = 0;
-			double floor = 0, cpu = 0;
-			for (size_t k = 0; k < th->nsmp; k++) {
-				while (e < th->nev && th->ev[e].nsamples <= k) {
-					double et = (double)th->ev[e].tick - S[i][k];
-					floor = et > floor ? et : floor;
-					e++;
-				}
-				double lag = lag_of(th, k), db = B[i][k];
-				double back = (lag + db) / t->ns_per_tick;
-				double tk = (double)th->smp[k].tick - S[i][k] - back;
-				if (tk < floor)
-					tk = floor;
-				floor = tk;
-				th->smp[k].tick = (uint64_t)llround(tk);
-				take_out_cpu_clock(t, th, th->smp[k].cset, th->smp[k].voff,
-				                   S[i][k] * t->ns_per_tick + db + lag);
-				if (th->cpu_cum) {
-					/* the stolen time ran on the CPU: delivery and the
-					 * handler up to its read for this sample, the rest of
-					 * the previous one's */
-					double prev = k ? handler_ns(th, k - 1, fallback[i]) : 0;
-					double pda =
-					    k ? (S[i][k] - S[i][k - 1]) * t->ns_per_tick - prev - B[i][k - 1]
-					      : 0;
-					double own = th->smp[k].cpu_ns - (db + lag) -
-					             (prev - (k ? lag_of(th, k - 1) : 0)) - pda;
-					cpu += own > 0 ? own : 0;
-					th->cpu_cum[k] = cpu;
-				}
-				comp++;
-			}
-			/* events last (the samples' floors used their raw ticks) */
-			for (size_t k = 0; k < th->nev; k++) {
-				size_t at = th->ev[k].nsamples <= th->nsmp ? th->ev[k].nsamples : th->nsmp;
-				th->ev[k].tick = (uint64_t)llround((double)th->ev[k].tick - S[i][at]);
-				take_out_cpu_clock(t, th, th->ev[k].cset, th->ev[k].voff,
-				                   S[i][at] * t->ns_per_tick);
-			}
-		}
 		rc = 0;
 	fail:
 		for (size_t i = 0; i < t->nthreads; i++) {

@@ -647,6 +647,7 @@ static void write_document(jw *w, const fold_analysis *a)
 	knum(w, "handler_ns", a->sample_handler_ns);
 	knum(w, "delivery_ns", a->sample_delivery_ns);
 	knum(w, "delivery_before_handler_ns", a->sample_delivery_before_ns);
+	kint(w, "delivery_measured_samples", (long long)a->samples_delivery_measured);
 	knum(w, "cpu_clock_read_offset_ns", a->sample_cpu_clock_offset_ns);
 	close_(w, '}');
 	write_run_end(w, a);

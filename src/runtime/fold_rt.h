@@ -253,6 +253,9 @@ typedef struct rt_thread {
 	/* the sample being taken: CLOCK_MONOTONIC ns of the handler's entry
 	 * (0: unknown, e.g. a PAPI overflow callback), for its cost record */
 	uint64_t sample_entry;
+	/* and the CLOCK_MONOTONIC deadline of the timer that raised it (0: not
+	 * a wall-clock timer's), read before the re-arm overwrites armed_at */
+	uint64_t sample_deadline;
 	unsigned slot; /* index in the state table */
 	uint64_t generation;
 
@@ -366,6 +369,9 @@ typedef struct rt_sample_source {
 	int (*thread_start)(rt_thread *t); /* in the thread, after unwinder warm-up */
 	void (*thread_stop)(rt_thread *t);
 	void (*rearm)(rt_thread *t); /* from the handler: async-signal-safe */
+	/* from the handler, before rearm: the CLOCK_MONOTONIC ns at which the
+	 * signal being handled was due, 0 when unknown (NULL: never known) */
+	uint64_t (*deadline)(const rt_thread *t);
 } rt_sample_source;
 
 extern const rt_sample_source rt__source_time;

@@ -54,12 +54,35 @@ static clockid_t thread_clock(const rt_thread *t)
 	return (clockid_t)((~(unsigned)t->tid << 3) | 6); /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
 }
 
+/* 1: t's armed timer is the wall-clock one, on CLOCK_MONOTONIC. */
+static int on_wall_clock(const rt_thread *t)
+{
+	return time_clock == CLOCK_MONOTONIC && (t->wall || !t->timer_cpu_ok);
+}
+
+/* The wall-clock timer is armed at an absolute deadline, armed_at + p, so
+ * that the deadline is known exactly: a relative one starts when the
+ * kernel reads its clock, a syscall entry after armed_at. */
 static void time_arm(rt_thread *t, uint64_t p)
 {
-	struct itimerspec its = {{0, 0}, {(time_t)(p / 1000000000ull), (long)(p % 1000000000ull)}};
 	t->armed_at = rt__ns(thread_clock(t));
 	t->armed_for = p;
-	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, 0, &its, NULL);
+	int wall = on_wall_clock(t);
+	uint64_t v = wall ? t->armed_at + p : p;
+	struct itimerspec its = {{0, 0}, {(time_t)(v / 1000000000ull), (long)(v % 1000000000ull)}};
+	timer_settime(t->wall || !t->timer_cpu_ok ? t->timer : t->timer_cpu, wall ? TIMER_ABSTIME : 0, &its,
+	              NULL);
+}
+
+/* The deadline of the signal being handled, for the sample's delivery
+ * latency (handler entry minus deadline: the kernel's stop of the program
+ * before the handler). Wall-clock timers only: a CPU-time timer is checked
+ * at the scheduler's ticks, so its deadline says nothing of the stop. */
+static uint64_t time_deadline(const rt_thread *t)
+{
+	if (!t->timer_ok || !t->armed_for || !on_wall_clock(t))
+		return 0;
+	return t->armed_at + t->armed_for;
 }
 
 /* A random phase of a period, for a clock that starts counting afresh: a
@@ -180,4 +203,5 @@ const rt_sample_source rt__source_time = {
     .thread_start = time_thread_start,
     .thread_stop = time_thread_stop,
     .rearm = time_rearm,
+    .deadline = time_deadline,
 };

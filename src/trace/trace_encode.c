@@ -425,12 +425,15 @@ static unsigned varint_len(uint64_t v)
 	return n;
 }
 
-int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns)
+int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns, uint64_t delivery_ns)
 {
 	cursor c = open_record(enc, TRACE_REC_SAMPLE_COST);
-	put_v(&c, varint_len(cost_ns) + varint_len(lag_ns));
+	int late = delivery_ns != TRACE_UNKNOWN;
+	put_v(&c, varint_len(cost_ns) + varint_len(lag_ns) + (late ? varint_len(delivery_ns) : 0));
 	put_v(&c, cost_ns);
 	put_v(&c, lag_ns);
+	if (late)
+		put_v(&c, delivery_ns);
 	return commit(enc, &c);
 }
 

@@ -85,8 +85,10 @@ int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsi
                      uint64_t cpu_ns, const uint64_t *ctr);
 /* What the sample just encoded cost the program: cost_ns from the
  * handler's entry to its exit, lag_ns from the entry to the sample's
- * timestamp. An extended record (format 1.1): older readers skip it. */
-int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns);
+ * timestamp, delivery_ns from the timer's deadline to the entry
+ * (TRACE_UNKNOWN: not measured, not written). An extended record (format
+ * 1.1; delivery_ns since 1.2): older readers skip it, or its last field. */
+int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns, uint64_t delivery_ns);
 int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text);
 
 /* Varint primitives, shared with the decoder. */

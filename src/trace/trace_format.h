@@ -25,7 +25,9 @@
 #define TRACE_FILE_MAGIC "FOLDTRC1" /* 8 bytes, no terminator written */
 #define TRACE_FILE_HEADER_SIZE 16
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 1
+#define TRACE_VERSION_MINOR 2
+/* "Not measured": an optional field a record does not carry. */
+#define TRACE_UNKNOWN UINT64_MAX
 
 #define TRACE_CHUNK_MAGIC 0x4b484346u /* "FCHK" little-endian */
 #define TRACE_CHUNK_HEADER_SIZE 32
@@ -70,8 +72,9 @@ enum trace_record_kind {
 	TRACE_REC_FIXED_LAST = 63,
 	/* 64..127: v body_len, body (skippable extensions) */
 	TRACE_REC_EXTENDED_FIRST = 64,
-	TRACE_REC_SAMPLE_COST = 64, /* (1.1) thread: v body_len, v cost_ns, v lag_ns: what the
-	                               preceding sample of the stream cost the program */
+	TRACE_REC_SAMPLE_COST = 64, /* (1.1) thread: v body_len, v cost_ns, v lag_ns, [v delivery_ns
+	                               (1.2)]: what the preceding sample of the stream cost the
+	                               program */
 	TRACE_REC_EXTENDED_LAST = 127,
 };
 

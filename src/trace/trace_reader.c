@@ -349,6 +349,9 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		if (get_v(d, &rec->u.sample_cost.cost_ns) || get_v(d, &rec->u.sample_cost.lag_ns) ||
 		    d->p > end)
 			return -EBADMSG;
+		rec->u.sample_cost.delivery_ns = TRACE_UNKNOWN;
+		if (d->p < end && (get_v(d, &rec->u.sample_cost.delivery_ns) || d->p > end))
+			return -EBADMSG;
 		d->p = end;
 		return 0;
 	}

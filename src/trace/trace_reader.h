@@ -66,7 +66,9 @@ typedef struct trace_record {
 		} sample;
 		struct { uint32_t stack_ref; unsigned depth; const uint64_t *frames; } stack_def;
 		struct { const char *text; } marker;
-		struct { uint64_t cost_ns, lag_ns; } sample_cost; /* of the stream's preceding sample */
+		/* of the stream's preceding sample; delivery_ns TRACE_UNKNOWN when
+		 * the record has none (format 1.1, or not a wall-clock timer) */
+		struct { uint64_t cost_ns, lag_ns, delivery_ns; } sample_cost;
 		struct { const uint8_t *body; size_t len; } extended;
 	} u;
 } trace_record;

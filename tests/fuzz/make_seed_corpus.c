@@ -29,7 +29,8 @@ static int write_seed(const char *path, int level)
 		uint64_t frames[3] = {0x1100 + i % 2, 0x1200, 0x1300};
 		TRACE_PUT(rc, w, 1, trace_enc_enter, 100 + i * 10, 1, ctr);
 		TRACE_PUT(rc, w, 1, trace_enc_sample, 104 + i * 10, frames, 3, 3, ctr);
-		TRACE_PUT(rc, w, 1, trace_enc_sample_cost, 26000 + i, 9000 + i);
+		TRACE_PUT(rc, w, 1, trace_enc_sample_cost, 26000 + i, 9000 + i,
+		          i % 2 ? 31000 + i : TRACE_UNKNOWN);
 		TRACE_PUT(rc, w, 1, trace_enc_exit, 108 + i * 10, 1, NULL);
 	}
 	TRACE_PUT(rc, w, 1, trace_enc_marker, 600, "m");

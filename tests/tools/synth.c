@@ -354,7 +354,9 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				          cpu, v64);
 				if (!rc && cost > 0)
 					TRACE_PUT(rc, w, stream, trace_enc_sample_cost,
-					          (uint64_t)llround(hand), (uint64_t)llround(lag));
+					          (uint64_t)llround(hand), (uint64_t)llround(lag),
+					          c->sample_delivery_recorded ? (uint64_t)llround(dk)
+					                                      : TRACE_UNKNOWN);
 				if (rc)
 					goto fail_free;
 				if (inside)

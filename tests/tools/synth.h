@@ -93,6 +93,10 @@ typedef struct synth_config {
 	 * the vCPU running, on XSBench 22 us against a typical 38; 2: the long
 	 * tail, up to 60 us there) */
 	double sample_delivery_share, sample_delivery_factor;
+	/* 1: the sample_cost records carry each sample's delivery before the
+	 * handler (delivery_ns, as a wall-clock timer's handler measures it:
+	 * its entry less the timer's deadline) */
+	int sample_delivery_recorded;
 	/* > 0: inside every instance a nested instrumented function (region 2,
 	 * events without counters) is called every inner_call_ns of the
 	 * program's time and runs for half of it, as in a build with

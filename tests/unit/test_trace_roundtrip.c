@@ -53,7 +53,8 @@ static void test_every_record_kind(void **state)
 	for (int i = 0; i < 20; i++)
 		bid[i] = (uint8_t)(0xa0 + i);
 	trace_segment segs[2] = {{0x1000, 0x2345, 5}, {0x4000, 0x100, 6}};
-	TRACE_PUT(rc, w, 0, trace_enc_module_load, 2, 5555, 0x7f0000000000ull, bid, 20, "/lib/libx.so", segs, 2);
+	TRACE_PUT(rc, w, 0, trace_enc_module_load, 2, 5555, 0x7f0000000000ull, bid, 20, "/lib/libx.so", segs,
+	          2);
 	assert_int_equal(rc, 0);
 	TRACE_PUT(rc, w, 0, trace_enc_module_unload, 2, 6666);
 	assert_int_equal(rc, 0);
@@ -81,7 +82,9 @@ static void test_every_record_kind(void **state)
 		TRACE_PUT(rc, w, 1, trace_enc_sample, tick, frames, 3, 999600, ctr2);
 		assert_int_equal(rc, 0);
 		if (i % 5 == 0) {
-			TRACE_PUT(rc, w, 1, trace_enc_sample_cost, 26000 + (uint64_t)i, 9000 + (uint64_t)i);
+			/* every other one with the timer's delivery (format 1.2) */
+			TRACE_PUT(rc, w, 1, trace_enc_sample_cost, 26000 + (uint64_t)i, 9000 + (uint64_t)i,
+			          i % 10 ? 33000 + (uint64_t)i : TRACE_UNKNOWN);
 			assert_int_equal(rc, 0);
 		}
 		tick += 13;
@@ -167,9 +170,7 @@ static void test_every_record_kind(void **state)
 			assert_int_equal(rec.u.counter_set.ids[0], 7);
 			assert_int_equal(rec.u.counter_set.ids[1], 9);
 			break;
-		case TRACE_REC_STACK_DEF:
-			assert_int_equal(rec.u.stack_def.depth, 3);
-			break;
+		case TRACE_REC_STACK_DEF: assert_int_equal(rec.u.stack_def.depth, 3); break;
 		case TRACE_REC_ENTER:
 			assert_int_equal(phase, 0);
 			assert_int_equal(rec.tick, rtick);
@@ -192,6 +193,8 @@ static void test_every_record_kind(void **state)
 			assert_int_equal(last_sample % 5, 0);
 			assert_int_equal(rec.u.sample_cost.cost_ns, 26000 + (uint64_t)last_sample);
 			assert_int_equal(rec.u.sample_cost.lag_ns, 9000 + (uint64_t)last_sample);
+			assert_int_equal(rec.u.sample_cost.delivery_ns,
+			                 last_sample % 10 ? 33000 + (uint64_t)last_sample : TRACE_UNKNOWN);
 			break;
 		case TRACE_REC_SAMPLE:
 			last_sample = (int)i;
@@ -220,17 +223,15 @@ static void test_every_record_kind(void **state)
 			assert_int_equal(rec.tick, rtick + 1);
 			assert_string_equal(rec.u.marker.text, "checkpoint");
 			break;
-		case TRACE_REC_THREAD_END:
-			assert_int_equal(rec.tick, rtick + 2);
-			break;
-		default:
-			fail_msg("unexpected record kind %u", rec.kind);
+		case TRACE_REC_THREAD_END: assert_int_equal(rec.tick, rtick + 2); break;
+		default: fail_msg("unexpected record kind %u", rec.kind);
 		}
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(i, 5000);
 	for (unsigned k = TRACE_REC_INFO; k <= TRACE_REC_MARKER; k++) {
-		if (k == TRACE_REC_ENTER_CTR || k == TRACE_REC_EXIT_CTR || (k > TRACE_REC_THROTTLE && k < TRACE_REC_THREAD_START))
+		if (k == TRACE_REC_ENTER_CTR || k == TRACE_REC_EXIT_CTR ||
+		    (k > TRACE_REC_THROTTLE && k < TRACE_REC_THREAD_START))
 			continue;
 		if (!seen[k])
 			fail_msg("record kind %s (%u) never read back", trace_record_kind_name(k), k);
@@ -273,6 +274,40 @@ static void test_not_a_trace(void **state)
 	char msg[256] = "";
 	assert_int_equal(trace_reader_open(&r, path, NULL, NULL, msg, sizeof msg), -EPROTO);
 	assert_non_null(strstr(msg, "not a fold trace"));
+}
+
+/* sample_cost as format 1.1 wrote it (no delivery_ns: unknown), as 1.2
+ * writes it, and with a field a later minor version appends (skipped). */
+static void test_sample_cost_fields_by_version(void **state)
+{
+	(void)state;
+	static const uint8_t bodies[3][6] = {{2, 10, 3}, {3, 10, 3, 40}, {5, 10, 3, 40, 0x81, 0x01}};
+	static const uint64_t delivery[3] = {TRACE_UNKNOWN, 40, 40};
+	for (int v = 0; v < 3; v++) {
+		uint8_t raw[64];
+		trace_enc e;
+		trace_enc_init(&e, NULL);
+		trace_enc_begin(&e, raw, sizeof raw);
+		size_t n = 0;
+		raw[n++] = TRACE_REC_SAMPLE_COST;
+		memcpy(raw + n, bodies[v], (size_t)bodies[v][0] + 1);
+		n += (size_t)bodies[v][0] + 1;
+		e.pos = raw + n;
+		trace_enc_stat(&e, "b", 2);
+		trace_decoder *d = trace_decoder_new();
+		trace_read_stats st = {0};
+		trace_decoder_reset(d, 0, raw, trace_enc_len(&e));
+		trace_record rec;
+		assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+		assert_int_equal(rec.kind, TRACE_REC_SAMPLE_COST);
+		assert_int_equal(rec.u.sample_cost.cost_ns, 10);
+		assert_int_equal(rec.u.sample_cost.lag_ns, 3);
+		assert_int_equal(rec.u.sample_cost.delivery_ns, delivery[v]);
+		assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+		assert_string_equal(rec.u.stat.key, "b");
+		assert_int_equal(st.records_unknown, 0);
+		trace_decoder_free(d);
+	}
 }
 
 static void test_unknown_extended_record_is_skipped(void **state)
@@ -362,6 +397,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_newer_major_version_is_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
 	    cmocka_unit_test(test_unknown_extended_record_is_skipped),
+	    cmocka_unit_test(test_sample_cost_fields_by_version),
 	    cmocka_unit_test(test_encoder_never_writes_past_its_buffer),
 	    cmocka_unit_test(test_stack_of_depth_zero),
 	    cmocka_unit_test(test_crc_matches_zlib),

@@ -389,6 +389,11 @@ typedef struct fold_analysis {
 	 * many samples had it (0: the traces carry no sample_cost records). */
 	double sample_handler_ns, sample_delivery_ns;
 	double sample_delivery_before_ns; /* the part of the delivery before the handler's entry */
+	/* samples whose own delivery before the handler was measured (a
+	 * wall-clock timer's deadline to the handler's entry, format 1.2) and
+	 * used instead of the estimate; sample_delivery_before_ns is then
+	 * their mean as used */
+	unsigned long samples_delivery_measured;
 	/* How far a sample's CPU-clock counter (TASK-CLOCK, CPU-CLOCK) was read
 	 * after its timestamp, beyond what enter/exit records show (negative:
 	 * before it), measured in busy instances and taken out of the samples'

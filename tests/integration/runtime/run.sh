@@ -261,6 +261,18 @@ counters_requested)
 	FOLD_COUNTERS=none preload "$PROGS/prog_regions" 5 >/dev/null || fail "program failed"
 	check "$(only_trace)" --info counters.mode=none --counter-def items
 	;;
+sample_delivery)
+	# A wall-clock timer's samples record their delivery (deadline to the
+	# handler's entry; left out when a preemption pushed it past a period),
+	# CPU-time timers' never (they expire at the scheduler's ticks).
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_regions" 200 >/dev/null || fail "program failed (time)"
+	t=$(only_trace)
+	check "$t" --min-samples 50 --delivery-share 0.5:1
+	rm -f ./*.trace
+	FOLD_SAMPLE=cputime@1ms preload "$PROGS/prog_regions" 200 >/dev/null || fail "program failed (cputime)"
+	t=$(only_trace)
+	check "$t" --min-samples 50 --delivery-share 0:0
+	;;
 cpu_time)
 	# A sample's cpu_ns adds up to the program's CPU time (~160 ms) whichever
 	# way it is read: TASK-CLOCK among the counters, the group's enabled time

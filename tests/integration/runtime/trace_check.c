@@ -9,6 +9,9 @@
  *   --regions NAME=N        exactly N enter/exit pairs of region NAME in total
  *   --min-samples N         at least N samples (--max-samples N: at most)
  *   --cpu-ms MIN:MAX        the samples' cpu_ns add up to MIN..MAX ms
+ *   --delivery-share MIN:MAX  share of the sample_cost records that carry a
+ *                           delivery (timer deadline to handler entry), all
+ *                           of them under a second
  *   --samples-in-region N   at least N samples were taken inside a region
  *   --samples-outside MIN:MAX  samples taken outside any region by threads
  *                           other than the first one: MIN..MAX
@@ -90,6 +93,7 @@ static int counter_in_samples[256];
 static int thread_seen[MAXSTREAMS];
 static unsigned nthreads;
 static uint64_t nsamples, samples_in_exe, samples_cpu_ns, samples_in_region;
+static uint64_t ncosts, ndeliveries, deliveries_over_1s;
 static uint64_t samples_outside[MAXSTREAMS];
 static uint32_t first_thread_stream = UINT32_MAX;
 
@@ -225,6 +229,13 @@ static void record(const trace_record *r)
 		}
 		break;
 	}
+	case TRACE_REC_SAMPLE_COST:
+		ncosts++;
+		if (r->u.sample_cost.delivery_ns != TRACE_UNKNOWN) {
+			ndeliveries++;
+			deliveries_over_1s += r->u.sample_cost.delivery_ns >= 1000000000ull;
+		}
+		break;
 	case TRACE_REC_SAMPLE: {
 		nsamples++;
 		if (region_depth[s] || burst_depth[s])
@@ -370,6 +381,15 @@ int main(int argc, char **argv)
 				FAIL("--cpu-ms expects MIN:MAX (ms)");
 			else if (got < lo || got > hi)
 				FAIL("samples carry %.1f ms of CPU time, expected %s", got, v);
+		} else if (!strcmp(a, "--delivery-share")) {
+			double lo, hi, got = ncosts ? (double)ndeliveries / (double)ncosts : 0;
+			if (sscanf(v, "%lf:%lf", &lo, &hi) != 2)
+				FAIL("--delivery-share expects MIN:MAX");
+			else if (got < lo || got > hi || deliveries_over_1s)
+				FAIL("%llu of %llu sample_cost records carry a delivery (%llu of them 1 s or more), "
+				     "expected a share of %s",
+				     (unsigned long long)ndeliveries, (unsigned long long)ncosts,
+				     (unsigned long long)deliveries_over_1s, v);
 		} else if (!strcmp(a, "--samples-in-region")) {
 			if (samples_in_region < strtoull(v, NULL, 10))
 				FAIL("%llu samples inside regions, expected at least %s",
