@@ -242,7 +242,7 @@ static double hook_after_ns[COLD_KINDS]; /* warm, from calibrate() */
  * themselves, the totals' update, the returns), per measured event after a
  * timestamp and per armed enter, from calibrate(). */
 static double measure_after_ns, measure_before_ns;
-static _Atomic int cyg_ready;   /* 0 before init, 1 running */
+static _Atomic int cyg_ready; /* 0 before init, 1 running */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* fork() takes registered locks in registration order, before the core's:
@@ -303,6 +303,20 @@ static void __attribute__((noinline)) put_slow(rt_thread *t, int enter, uint64_t
 
 static void throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick);
 
+/* The clock after everything before it has completed: a plain TSC read
+ * runs ahead of the hook's outstanding cache misses, which are what a cold
+ * hook's measurement is after. */
+static inline uint64_t tick_fenced(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(rt__clock_tsc, 1)) {
+		__builtin_ia32_lfence();
+		return __builtin_ia32_rdtsc();
+	}
+#endif
+	return rt__tick();
+}
+
 static inline unsigned cold_bin(uint64_t gap)
 {
 	unsigned b = 0;
@@ -315,7 +329,7 @@ static inline unsigned cold_bin(uint64_t gap)
  * (kind COLD_EXIT or COLD_ENTER), gap after the thread's previous record. */
 static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uint64_t tick, uint64_t gap)
 {
-	uint64_t d = rt__tick() - tick;
+	uint64_t d = tick_fenced() - tick;
 	c->armed = 1;
 	/* A signal handler or a buffer swap inside the hook is not the hook's
 	 * cache misses: more than COLD_MAX_NS is not counted. */
@@ -403,9 +417,8 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 
 /* cur: the frame address of the exported hook (the same depth for every
  * call, whichever path records it). */
-static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_thread *t, fn_entry *e,
-                                                               uint64_t fn, uint64_t cur, int slow,
-                                                               uint64_t pre)
+static inline __attribute__((always_inline)) void
+enter_record(cyg_tls *c, rt_thread *t, fn_entry *e, uint64_t fn, uint64_t cur, int slow, uint64_t pre)
 {
 	/* The clock first: what the hook does after it is inside the call's
 	 * time, which the compensation takes out (the calibrated inner part,
