@@ -100,7 +100,8 @@ typedef struct cyg_stat {
 enum { COLD_EXIT = 0, COLD_ENTER = 1, COLD_BEFORE = 2, COLD_KINDS = 3 };
 typedef struct cold_acc {
 	uint64_t ticks[COLD_KINDS][COLD_BINS], n[COLD_KINDS][COLD_BINS];
-	struct cold_acc *all; /* every thread memory's totals, for the final sum */
+	uint64_t long_ticks, long_n; /* not counted: longer than COLD_MAX_NS */
+	struct cold_acc *all;        /* every thread memory's totals, for the final sum */
 } cold_acc;
 
 typedef struct cyg_tls {
@@ -333,8 +334,11 @@ static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uin
 	c->armed = 1;
 	/* A signal handler or a buffer swap inside the hook is not the hook's
 	 * cache misses: more than COLD_MAX_NS is not counted. */
-	if (d > cold_max_ticks && !c->calibrating)
+	if (d > cold_max_ticks && !c->calibrating) {
+		c->cold->long_ticks += d;
+		c->cold->long_n++;
 		return;
+	}
 	unsigned b = cold_bin(gap);
 	c->cold->ticks[kind][b] += d;
 	c->cold->n[kind][b]++;
@@ -345,8 +349,11 @@ static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uin
 static void __attribute__((noinline, cold)) cold_before(cyg_tls *c, uint64_t pre, uint64_t tick, uint64_t gap)
 {
 	uint64_t d = tick - pre;
-	if ((d > cold_max_ticks || pre > tick) && !c->calibrating)
+	if ((d > cold_max_ticks || pre > tick) && !c->calibrating) {
+		c->cold->long_ticks += pre > tick ? 0 : d;
+		c->cold->long_n++;
 		return;
+	}
 	unsigned b = cold_bin(gap);
 	c->cold->ticks[COLD_BEFORE][b] += d;
 	c->cold->n[COLD_BEFORE][b]++;
@@ -956,14 +963,24 @@ void rt__cyg_write_stats(void)
 	    {"overhead.cold_enter_ticks", "overhead.cold_enters"},
 	    {"overhead.cold_before_ticks", "overhead.cold_befores"}};
 	uint64_t ticks[COLD_KINDS][COLD_BINS] = {{0}}, n[COLD_KINDS][COLD_BINS] = {{0}};
+	uint64_t long_ticks = 0, long_n = 0;
 	pthread_mutex_lock(&mem_lock);
-	for (const cold_acc *a = cold_all; a; a = a->all)
+	for (const cold_acc *a = cold_all; a; a = a->all) {
 		for (int k = 0; k < COLD_KINDS; k++)
 			for (int b = 0; b < COLD_BINS; b++) {
 				ticks[k][b] += a->ticks[k][b];
 				n[k][b] += a->n[k][b];
 			}
+		long_ticks += a->long_ticks;
+		long_n += a->long_n;
+	}
 	pthread_mutex_unlock(&mem_lock);
+	/* not compensated, written so that a comparison with the program's own
+	 * timers can tell stalls inside hooks (preemption) from fold's error */
+	if (long_n) {
+		rt__proc_stat("overhead.cold_long_ticks", long_ticks);
+		rt__proc_stat("overhead.cold_longs", long_n);
+	}
 	for (int k = 0; k < COLD_KINDS; k++)
 		for (int b = 0; b < COLD_BINS; b++) {
 			if (!n[k][b])
