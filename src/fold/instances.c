@@ -23,8 +23,9 @@ typedef struct frame {
 } frame;
 
 /* The cold surpluses of an instrumented function's event e (instances.h,
- * "Overhead compensation"), by its gap after the thread's previous record
- * (event or sample): after its timestamp (Ce or Cx) and, for an enter
+ * "Overhead compensation"), by its gap after prev (the thread's previous
+ * function event; in traces of older runtimes its previous record, event or
+ * sample): after its timestamp (Ce or Cx) and, for an enter
  * following a measured event (armed), before it (Cb). Returns whether the
  * event was measured (and so arms the next enter). */
 static int cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t e, uint64_t prev, int armed,
@@ -34,7 +35,7 @@ static int cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t
 	*after = *before = 0;
 	if (h->nbins < 2)
 		return 0;
-	if (ev->nsamples > 0 && th->smp[ev->nsamples - 1].tick > prev)
+	if (!h->gap_from_function && ev->nsamples > 0 && th->smp[ev->nsamples - 1].tick > prev)
 		prev = th->smp[ev->nsamples - 1].tick;
 	double gap = ev->tick < prev ? 0 : (double)(ev->tick - prev) * t->ns_per_tick;
 	unsigned b = 0;
@@ -163,14 +164,17 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 	const ingest__thread *th = &t->threads[ti];
 	stack stacks[2] = {{0}, {0}};
 	int rc = 0;
-	uint64_t prev = th->start_tick;
+	uint64_t prev = th->start_tick, prev_fn = 0;
 	int armed = 0;
 	for (size_t e = 0; e < th->nev; e++) {
 		const ingest__event *ev = &th->ev[e];
 		/* is_burst: 1 burst, 2 an instrumented function (cold hooks) */
 		double cold = 0, before = 0;
-		if (ev->region < nmap && is_burst[ev->region] == 2)
-			armed = cold_surplus(t, th, e, prev, armed, &hook, &cold, &before);
+		if (ev->region < nmap && is_burst[ev->region] == 2) {
+			armed = cold_surplus(t, th, e, hook.gap_from_function ? prev_fn : prev, armed, &hook,
+			                     &cold, &before);
+			prev_fn = ev->tick;
+		}
 		prev = ev->tick;
 		if (ev->region >= nmap)
 			continue;

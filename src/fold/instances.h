@@ -115,13 +115,15 @@ typedef struct instances__hook_cost {
 	double pair_ns;  /* one recorded enter+exit pair */
 	double inner_ns; /* the part between the call's own two timestamps */
 	/* Cold hooks, by the gap of an instrumented function's event after the
-	 * thread's previous record: nbins bins (0: none measured) with lower
+	 * thread's previous function event (traces of older runtimes: previous
+	 * record): nbins bins (0: none measured) with lower
 	 * bounds bin_lo_ns; events in bins >= 1 are measured after their
 	 * timestamp, enters after such an event (armed) before it too. Per bin
 	 * the surplus over the calibration, the measuring's own cost included:
 	 * of an enter after its timestamp (inside the call), of an exit after
 	 * it and of an armed enter before it (both outside the call). */
 	unsigned nbins;
+	int gap_from_function; /* the gap after the previous function event, not any record */
 	double bin_lo_ns[INSTANCES__COLD_BINS];
 	double enter_ns[INSTANCES__COLD_BINS], exit_ns[INSTANCES__COLD_BINS], before_ns[INSTANCES__COLD_BINS];
 	double enter_after_ns; /* warm: an enter's part after its timestamp */

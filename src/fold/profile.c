@@ -88,6 +88,8 @@ static void cold_bins(const ingest__trace *t, instances__hook_cost *h)
 		h->nbins = 0;
 		return;
 	}
+	const char *from = ingest__trace_info(t, "overhead.cold_gap_from");
+	h->gap_from_function = from && !strcmp(from, "function");
 	static const char *const w_enter[] = {"overhead.hook_enter_after_ns"};
 	static const char *const w_exit[] = {"overhead.hook_exit_after_ns"};
 	static const char *const w_before[] = {"overhead.hook_enter_before_ns"};

@@ -113,7 +113,8 @@ typedef struct cyg_tls {
 	cold_acc *cold;              /* this thread memory's cold-hook totals */
 	int in_slow;                 /* inside a decision: nested hooks are ignored */
 	int calibrating;
-	int armed; /* the next enter hook reads the clock first (see COLD_BIN0_NS) */
+	int armed;          /* the next enter hooks read the clock first (see COLD_BIN0_NS) */
+	uint64_t last_tick; /* of this thread's last recorded function event */
 } cyg_tls;
 
 static FOLD_TLS cyg_tls cyg;
@@ -183,6 +184,7 @@ static int thread_mem_attach(cyg_tls *c)
 	}
 	c->cold = (cold_acc *)(void *)((uint8_t *)m + STACK_BYTES + STAT_BYTES);
 	c->armed = 0;
+	c->last_tick = 0;
 	c->stack = (cyg_frame *)(void *)m;
 	c->stat = (cyg_stat *)(void *)((uint8_t *)m + STACK_BYTES);
 	c->sp = 0;
@@ -215,24 +217,28 @@ static double hook_inner_ns;
  * finds the runtime's data out of the caches and TLBs and costs more than the
  * calibrated (warm) cost: tens of ns more after a few us of a loop that
  * streams memory, 100-400 ns after milliseconds, on the test VM. So it is
- * measured online, by the gap since the thread's previous record, in log2
- * bins from COLD_BIN0_NS up (bin 0 holds the shorter gaps):
- *  - after the timestamp: an event at least COLD_BIN0_NS after the thread's
- *    previous record reads the clock once more at the end of its hook;
+ * measured online, by the gap since the thread's previous recorded function
+ * event (what warms the hooks' code and data; a sample or an MPI call's
+ * records do not), in log2 bins from COLD_BIN0_NS up (bin 0: shorter gaps):
+ *  - after the timestamp: an event at least COLD_BIN0_NS after the previous
+ *    one reads the clock once more at the end of its hook;
  *  - before the timestamp (the enter's probe of the address cache, the call
  *    into the runtime): such an event also arms the thread, and the next
- *    enter hook then reads the clock on entry (a filtered call just
- *    disarms). Enters that follow a cold event are the class so measured.
- * So one or two extra clock reads per event at least COLD_BIN0_NS after the
- * previous record. The totals sit in the thread's memory (no atomics, no
- * shared line: their update is the unmeasured tail of a measured hook, so
- * it is kept to a few stores) and are summed at the end (STAT
+ *    enter hooks then read the clock on entry, until a recorded enter (the
+ *    one measured) or ARM_HOOKS filtered ones (a program's timer function
+ *    often comes between). Enters that follow a measured event are the
+ *    class so measured.
+ * So up to 1 + ARM_HOOKS extra clock reads per event at least COLD_BIN0_NS
+ * after the previous one. The totals sit in the thread's memory (no atomics,
+ * no shared line: their update is the unmeasured tail of a measured hook,
+ * so it is kept to a few stores) and are summed at the end (STAT
  * overhead.cold_*.B per bin B, the bins' bounds in INFO
- * overhead.cold_bins_ns); the warm values of the same measurements come from
- * calibrate() (overhead.hook_*_after_ns, overhead.hook_enter_before_ns). The
- * analysis takes each event's bin mean over the warm value out of the times
- * around it (instances.h). */
+ * overhead.cold_bins_ns); the warm values of the same measurements, and what
+ * measuring costs beyond them, come from calibrate(). The analysis takes
+ * each event's bin mean over the warm value out of the times around it
+ * (instances.h). */
 #define COLD_BIN0_NS 2000ull
+#define ARM_HOOKS 3 /* enter hooks an arm lasts for: a filtered call or two (a timer) may come first */
 #define COLD_MAX_NS 25000ull
 static uint64_t cold_gap_ticks = UINT64_MAX; /* bin 1's lower bound; UINT64_MAX: not measuring */
 static uint64_t cold_lo_ticks[COLD_BINS];    /* each bin's lower bound */
@@ -327,11 +333,11 @@ static inline unsigned cold_bin(uint64_t gap)
 }
 
 /* The end of a cold hook (see COLD_BIN0_NS): its time after the timestamp
- * (kind COLD_EXIT or COLD_ENTER), gap after the thread's previous record. */
+ * (kind COLD_EXIT or COLD_ENTER), gap after the previous function event. */
 static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uint64_t tick, uint64_t gap)
 {
 	uint64_t d = tick_fenced() - tick;
-	c->armed = 1;
+	c->armed = ARM_HOOKS;
 	/* A signal handler or a buffer swap inside the hook is not the hook's
 	 * cache misses: more than COLD_MAX_NS is not counted. */
 	if (d > cold_max_ticks && !c->calibrating) {
@@ -446,12 +452,15 @@ enter_record(cyg_tls *c, rt_thread *t, fn_entry *e, uint64_t fn, uint64_t cur, i
 	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
 	f->tick = tick;
-	uint64_t gap = tick - t->enc.last_tick;
+	uint64_t gap = tick - c->last_tick;
+	c->last_tick = tick;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_ENTER, tick, e->region)))
 		put_slow(t, 1, tick, e->region);
 	rt__leave_runtime(t);
-	if (FOLD_UNLIKELY(pre))
+	if (FOLD_UNLIKELY(pre)) {
+		c->armed = 0;
 		cold_before(c, pre, tick, gap);
+	}
 	if (FOLD_UNLIKELY(gap >= cold_gap_ticks) && !slow)
 		cold_after(c, COLD_ENTER, tick, gap);
 }
@@ -464,7 +473,8 @@ static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thr
 	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
 	fn_entry *e = f->e;
-	uint64_t gap = tick - t->enc.last_tick;
+	uint64_t gap = tick - c->last_tick;
+	c->last_tick = tick;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_EXIT, tick, e->region)))
 		put_slow(t, 0, tick, e->region);
 	rt__leave_runtime(t);
@@ -635,11 +645,12 @@ FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	/* armed (see COLD_BIN0_NS): the clock first, so that the part of the
-	 * hook before its timestamp is measured; any call disarms */
+	 * hook before its timestamp is measured; a recorded enter disarms, a
+	 * filtered one counts down */
 	uint64_t pre = 0;
 	if (FOLD_UNLIKELY(cyg.armed)) {
 		pre = rt__tick();
-		cyg.armed = 0;
+		cyg.armed--;
 	}
 	uint64_t a = (uint64_t)fn;
 	fn_entry *e = cache_find(a);
@@ -731,7 +742,7 @@ static void __attribute__((noinline)) calib_enter(void *fn)
 	uint64_t pre = 0;
 	if (calib_tls.armed && !calib_no_arm) {
 		pre = rt__tick();
-		calib_tls.armed = 0;
+		calib_tls.armed--;
 	}
 	uint64_t a = (uint64_t)fn;
 	fn_entry *e = cache_find(a);
@@ -887,6 +898,7 @@ static void emit_process_info(void)
 		snprintf(bins + strlen(bins), sizeof bins - strlen(bins), ",%llu",
 		         (unsigned long long)(COLD_BIN0_NS << (b - 1)));
 	rt__proc_info("overhead.cold_bins_ns", bins);
+	rt__proc_info("overhead.cold_gap_from", "function");
 	if (throttle_calls == UINT64_MAX) {
 		rt__proc_info("throttle", "off");
 	} else {
