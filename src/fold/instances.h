@@ -33,7 +33,7 @@
  *    clamped at 0. Without calibration P = I = 0.
  *    A hook that runs after a stretch of the program's own work (cold
  *    caches and TLBs) costs more than P; the runtime measures such events
- *    (instances__hook_cost: by the gap after the thread's previous record),
+ *    (instances__hook_cost: by the gap after the thread's previous event),
  *    and the surplus over the warm value (its bin's mean, with the
  *    measuring's own cost) is taken out too: Ce, a cold enter's part after
  *    its timestamp, lies inside its call; Cx, a cold exit's, and Cb, the
