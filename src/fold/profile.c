@@ -26,7 +26,7 @@ static double calibration(const ingest__trace *t, const char *const *keys, size_
 
 /* Per bin: the measured mean over the warm value of the same measurement
  * (0 if below it or absurd); a bin without measurements takes the nearest
- * lower bin's value, else the nearest higher one's; then the measuring's
+ * measured bin's value (the lower at equal distance); then the measuring's
  * own cost is added where the runtime measured (m_lo: from that bin up). */
 static void cold_kind(const ingest__trace *t, const char *ticks_key, const char *n_key, double warm,
                       double measure, unsigned m_lo, unsigned nbins, double *out)
