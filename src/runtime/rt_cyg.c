@@ -125,7 +125,9 @@ typedef struct cyg_mem {
 	struct cyg_mem *next;
 } cyg_mem;
 static cyg_mem *mem_free;
-static cold_acc *cold_all; /* every thread memory's cold totals; under mem_lock */
+/* every thread memory's cold totals: pushed under mem_lock, read without
+ * it (at the end, which may be a crash path) */
+static _Atomic(cold_acc *) cold_all;
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t mem_key;
 static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
@@ -178,8 +180,8 @@ static int thread_mem_attach(cyg_tls *c)
 		 * a timestamp. */
 		cold_acc *a = (cold_acc *)(void *)((uint8_t *)p + STACK_BYTES + STAT_BYTES);
 		pthread_mutex_lock(&mem_lock);
-		a->all = cold_all;
-		cold_all = a;
+		a->all = atomic_load_explicit(&cold_all, memory_order_relaxed);
+		atomic_store_explicit(&cold_all, a, memory_order_release);
 		pthread_mutex_unlock(&mem_lock);
 	}
 	c->cold = (cold_acc *)(void *)((uint8_t *)m + STACK_BYTES + STAT_BYTES);
@@ -913,7 +915,7 @@ static void cyg_atfork_child(void)
 {
 	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
-	for (cold_acc *a = cold_all; a; a = a->all)
+	for (cold_acc *a = atomic_load(&cold_all); a; a = a->all)
 		memset(a, 0, offsetof(cold_acc, all));
 	for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
 		atomic_store_explicit(&first_before[i], 0, memory_order_relaxed);
@@ -977,8 +979,7 @@ void rt__cyg_write_stats(void)
 	    {"overhead.cold_before_ticks", "overhead.cold_befores"}};
 	uint64_t ticks[COLD_KINDS][COLD_BINS] = {{0}}, n[COLD_KINDS][COLD_BINS] = {{0}};
 	uint64_t long_ticks = 0, long_n = 0;
-	pthread_mutex_lock(&mem_lock);
-	for (const cold_acc *a = cold_all; a; a = a->all) {
+	for (const cold_acc *a = atomic_load_explicit(&cold_all, memory_order_acquire); a; a = a->all) {
 		for (int k = 0; k < COLD_KINDS; k++)
 			for (int b = 0; b < COLD_BINS; b++) {
 				ticks[k][b] += a->ticks[k][b];
@@ -987,7 +988,6 @@ void rt__cyg_write_stats(void)
 		long_ticks += a->long_ticks;
 		long_n += a->long_n;
 	}
-	pthread_mutex_unlock(&mem_lock);
 	/* not compensated, written so that a comparison with the program's own
 	 * timers can tell stalls inside hooks (preemption) from fold's error */
 	if (long_n) {
