@@ -15,26 +15,39 @@ typedef struct frame {
 	uint64_t desc;      /* descendant instances */
 	uint64_t nchild;    /* direct children */
 	double cold_own;    /* own cold enter's surplus (inside the call) */
+	double cold_before; /* own armed enter's surplus before its timestamp (outside) */
 	double cold_desc;   /* descendants' cold surpluses (inside the call) */
 	double cold_child;  /* direct children's cold exits' surpluses */
 	double hooks_own;   /* own hooks so far: P, own cold enter, first-call work */
 	double hooks_first; /* of which the first call's one-time work */
 } frame;
 
-/* The cold surplus of event e (instances.h, "Overhead compensation"): 0
- * unless it is an instrumented function's event at least the cold gap after
- * the thread's previous record (event or sample). */
-static double cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t e, uint64_t prev,
-                           const instances__hook_cost *h)
+/* The cold surpluses of an instrumented function's event e (instances.h,
+ * "Overhead compensation"), by its gap after prev (the thread's previous
+ * function event; in traces of older runtimes its previous record, event or
+ * sample): after its timestamp (Ce or Cx) and, for an enter
+ * following a measured event (armed), before it (Cb). Returns whether the
+ * event was measured (and so arms the next enter). */
+static int cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t e, uint64_t prev, int armed,
+                        const instances__hook_cost *h, double *after, double *before)
 {
 	const ingest__event *ev = &th->ev[e];
-	if (!(h->cold_gap_ns > 0))
+	*after = *before = 0;
+	if (h->nbins < 2)
 		return 0;
-	if (ev->nsamples > 0 && th->smp[ev->nsamples - 1].tick > prev)
+	if (!h->gap_from_function && ev->nsamples > 0 && th->smp[ev->nsamples - 1].tick > prev)
 		prev = th->smp[ev->nsamples - 1].tick;
-	if (ev->tick < prev || (double)(ev->tick - prev) * t->ns_per_tick < h->cold_gap_ns)
+	double gap = ev->tick < prev ? 0 : (double)(ev->tick - prev) * t->ns_per_tick;
+	unsigned b = 0;
+	while (b + 1 < h->nbins && gap >= h->bin_lo_ns[b + 1])
+		b++;
+	int enter = ev->kind == INGEST__EV_ENTER;
+	if (enter && armed)
+		*before = h->before_ns[b];
+	if (b == 0)
 		return 0;
-	return ev->kind == INGEST__EV_ENTER ? h->cold_enter_ns : h->cold_exit_ns;
+	*after = enter ? h->enter_ns[b] : h->exit_ns[b];
+	return 1;
 }
 
 typedef struct pair_probe {
@@ -151,12 +164,17 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 	const ingest__thread *th = &t->threads[ti];
 	stack stacks[2] = {{0}, {0}};
 	int rc = 0;
-	uint64_t prev = th->start_tick;
+	uint64_t prev = th->start_tick, prev_fn = 0;
+	int armed = 0;
 	for (size_t e = 0; e < th->nev; e++) {
 		const ingest__event *ev = &th->ev[e];
 		/* is_burst: 1 burst, 2 an instrumented function (cold hooks) */
-		double cold =
-		    ev->region < nmap && is_burst[ev->region] == 2 ? cold_surplus(t, th, e, prev, &hook) : 0;
+		double cold = 0, before = 0;
+		if (ev->region < nmap && is_burst[ev->region] == 2) {
+			armed = cold_surplus(t, th, e, hook.gap_from_function ? prev_fn : prev, armed, &hook,
+			                     &cold, &before);
+			prev_fn = ev->tick;
+		}
 		prev = ev->tick;
 		if (ev->region >= nmap)
 			continue;
@@ -180,10 +198,12 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 					cold = first->after[ev->region];
 					own = first->before[ev->region];
 					once = own + cold;
+					before = 0;
+					armed = 0; /* the slow path measures itself */
 				}
-				own += hook.pair_ns + cold;
+				own += hook.pair_ns + cold + before;
 			}
-			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, 0, 0, own, once};
+			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, before, 0, 0, own, once};
 			active[g]++;
 			continue;
 		}
@@ -263,8 +283,8 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			parent->child_ns += dur;
 			parent->desc += f.desc + 1;
 			parent->nchild++;
-			parent->cold_desc += f.cold_own + f.cold_desc + cold;
-			parent->cold_child += cold;
+			parent->cold_desc += f.cold_own + f.cold_desc + f.cold_before + cold;
+			parent->cold_child += f.cold_before + cold;
 			if (pairs_add(pairs, parent->g, g, incl)) {
 				rc = -ENOMEM;
 				goto out;

@@ -31,17 +31,18 @@
  *      exclusive = D - sum of children's D - I - (P - I) x children
  *    (the second is the first minus the children's inclusive times), both
  *    clamped at 0. Without calibration P = I = 0.
- *    A hook that runs after a long stretch of the program's own work (cold
- *    caches and TLBs) costs more than P; the runtime measures the part after
- *    the timestamp of such events, and the surplus over the warm value (Ce
- *    for an enter, Cx for an exit of an instrumented function whose event
- *    follows the thread's previous record by at least the trace's cold gap)
- *    is taken out too: a cold enter's Ce lies inside its call, a cold exit's
- *    Cx inside the caller, so
- *      inclusive -= own Ce + every descendant's Ce and Cx
- *      exclusive -= own Ce + the direct children's Cx
- *    The part of a cold hook before its timestamp is not measured and stays
- *    (docs/performance.md, "exact profile").
+ *    A hook that runs after a stretch of the program's own work (cold
+ *    caches and TLBs) costs more than P; the runtime measures such events
+ *    (instances__hook_cost: by the gap after the thread's previous event),
+ *    and the surplus over the warm value (its bin's mean, with the
+ *    measuring's own cost) is taken out too: Ce, a cold enter's part after
+ *    its timestamp, lies inside its call; Cx, a cold exit's, and Cb, the
+ *    part of an armed enter before its timestamp, inside the caller, so
+ *      inclusive -= own Ce + every descendant's Ce, Cb and Cx
+ *      exclusive -= own Ce + the direct children's Cb and Cx
+ *    Unmeasured: hooks within 2 us of the previous record (and, in traces
+ *    of older runtimes, within their cold gap), and the part before the
+ *    timestamp of an enter that does not follow a measured event.
  */
 #ifndef FOLD_INSTANCES_H
 #define FOLD_INSTANCES_H
@@ -109,13 +110,22 @@ typedef struct instances__callpairs {
  * region index of trace region id (ids >= nmap are ignored as undefined).
  * Instances and profile data are appended to acc[global index]. */
 /* Calibrated cost of the compiler hooks, ns (0 when the trace has none). */
+#define INSTANCES__COLD_BINS 16
 typedef struct instances__hook_cost {
 	double pair_ns;  /* one recorded enter+exit pair */
 	double inner_ns; /* the part between the call's own two timestamps */
-	/* Cold hooks: an event of an instrumented function at least cold_gap_ns
-	 * after the thread's previous record costs this much more after its
-	 * timestamp than the calibration says (0: unknown) */
-	double cold_gap_ns, cold_enter_ns, cold_exit_ns;
+	/* Cold hooks, by the gap of an instrumented function's event after the
+	 * thread's previous function event (traces of older runtimes: previous
+	 * record): nbins bins (0: none measured) with lower
+	 * bounds bin_lo_ns; events in bins >= 1 are measured after their
+	 * timestamp, enters after such an event (armed) before it too. Per bin
+	 * the surplus over the calibration, the measuring's own cost included:
+	 * of an enter after its timestamp (inside the call), of an exit after
+	 * it and of an armed enter before it (both outside the call). */
+	unsigned nbins;
+	int gap_from_function; /* the gap after the previous function event, not any record */
+	double bin_lo_ns[INSTANCES__COLD_BINS];
+	double enter_ns[INSTANCES__COLD_BINS], exit_ns[INSTANCES__COLD_BINS], before_ns[INSTANCES__COLD_BINS];
 	double enter_after_ns; /* warm: an enter's part after its timestamp */
 } instances__hook_cost;
 
@@ -131,10 +141,8 @@ typedef struct instances__hook_cost {
  * function holds besides the function: the call's own enter and exit hooks,
  * which the compensation above keeps out of the function's times. fold
  * reports it per function and thread (profile hooks_ns): P per call, the
- * call's own cold surpluses (Ce of its enter, Cx of its exit), and for a
- * first call the one-time work before its timestamp. The part of a cold
- * hook outside its measured part, and hooks warmer than cold but colder than
- * the calibration, are not measured. */
+ * call's own cold surpluses (Ce and Cb of its enter, Cx of its exit), and
+ * for a first call the one-time work before its timestamp. */
 
 int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map, size_t nmap,
                      instances__region_acc *acc, size_t nacc, instances__hook_cost hook,

@@ -4,6 +4,7 @@
  * regions; and the compiler hooks' calibrated cost that compensates it. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,92 @@ static double calibration(const ingest__trace *t, const char *const *keys, size_
 	return 0;
 }
 
+/* Per bin: the measured mean over the warm value of the same measurement
+ * (0 if below it or absurd); a bin without measurements takes the nearest
+ * measured bin's value (the lower at equal distance); then the measuring's
+ * own cost is added where the runtime measured (m_lo: from that bin up). */
+static void cold_kind(const ingest__trace *t, const char *ticks_key, const char *n_key, double warm,
+                      double measure, unsigned m_lo, unsigned nbins, double *out)
+{
+	int have[INSTANCES__COLD_BINS] = {0};
+	for (unsigned b = 0; b < nbins; b++) {
+		char k1[80], k2[80];
+		snprintf(k1, sizeof k1, "%s.%u", ticks_key, b);
+		snprintf(k2, sizeof k2, "%s.%u", n_key, b);
+		/* traces of older runtimes: one bin (1), no suffix */
+		const char *const keys1[] = {nbins == 2 && b == 1 ? ticks_key : k1};
+		const char *const keys2[] = {nbins == 2 && b == 1 ? n_key : k2};
+		double ticks = calibration(t, keys1, 1), n = calibration(t, keys2, 1);
+		double extra = n > 0 ? ticks * t->ns_per_tick / n - warm : 0;
+		have[b] = n > 0;
+		out[b] = extra > 0 && extra < 1e5 ? extra : 0;
+	}
+	for (unsigned b = 0; b < nbins; b++) {
+		if (have[b])
+			continue;
+		for (unsigned d = 1; d < nbins; d++)
+			if (b >= d && have[b - d]) {
+				out[b] = out[b - d];
+				break;
+			} else if (b + d < nbins && have[b + d]) {
+				out[b] = out[b + d];
+				break;
+			}
+	}
+	for (unsigned b = m_lo; b < nbins; b++)
+		out[b] += measure;
+}
+
+/* Cold hooks (runtime rt_cyg.c, COLD_BIN0_NS): the bins, and per bin the
+ * surplus of each kind of measurement. Traces of older runtimes have one
+ * gap (overhead.cold_gap_ns) and the part after the timestamp only. */
+static void cold_bins(const ingest__trace *t, instances__hook_cost *h)
+{
+	const char *bins = ingest__trace_info(t, "overhead.cold_bins_ns");
+	static const char *const gap_key[] = {"overhead.cold_gap_ns"};
+	h->nbins = 0;
+	if (bins) {
+		for (const char *p = bins; *p && h->nbins < INSTANCES__COLD_BINS;) {
+			char *end;
+			double v = strtod(p, &end);
+			if (end == p || (h->nbins && !(v > h->bin_lo_ns[h->nbins - 1]))) {
+				h->nbins = 0; /* malformed: no cold compensation */
+				break;
+			}
+			h->bin_lo_ns[h->nbins++] = v;
+			p = *end == ',' ? end + 1 : end;
+		}
+	} else if (calibration(t, gap_key, 1) > 0) {
+		h->nbins = 2;
+		h->bin_lo_ns[0] = 0;
+		h->bin_lo_ns[1] = calibration(t, gap_key, 1);
+	}
+	if (h->nbins < 2) {
+		h->nbins = 0;
+		return;
+	}
+	const char *from = ingest__trace_info(t, "overhead.cold_gap_from");
+	h->gap_from_function = from && !strcmp(from, "function");
+	static const char *const w_enter[] = {"overhead.hook_enter_after_ns"};
+	static const char *const w_exit[] = {"overhead.hook_exit_after_ns"};
+	static const char *const w_before[] = {"overhead.hook_enter_before_ns"};
+	static const char *const m_after[] = {"overhead.cold_measure_after_ns"};
+	static const char *const m_before[] = {"overhead.cold_measure_before_ns"};
+	double ma = calibration(t, m_after, 1), mb = calibration(t, m_before, 1);
+	if (!(ma >= 0 && ma < 1e4))
+		ma = 0;
+	if (!(mb >= 0 && mb < 1e4))
+		mb = 0;
+	cold_kind(t, "overhead.cold_enter_ticks", "overhead.cold_enters", calibration(t, w_enter, 1), ma, 1,
+	          h->nbins, h->enter_ns);
+	cold_kind(t, "overhead.cold_exit_ticks", "overhead.cold_exits", calibration(t, w_exit, 1), ma, 1,
+	          h->nbins, h->exit_ns);
+	if (bins)
+		cold_kind(t, "overhead.cold_before_ticks", "overhead.cold_befores",
+		          calibration(t, w_before, 1), mb, 0, h->nbins, h->before_ns);
+	h->enter_ns[0] = h->exit_ns[0] = 0;
+}
+
 /* The compiler hooks' calibrated cost (docs/trace-format.md, overhead.*). */
 instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 {
@@ -34,21 +121,8 @@ instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 		h.pair_ns = h.inner_ns = 0; /* absent or absurd: no compensation */
 	if (!(h.inner_ns >= 0 && h.inner_ns <= h.pair_ns))
 		h.inner_ns = 0;
-	/* Cold hooks: the measured mean after the timestamp, over the warm value
-	 * of the same measurement (runtime rt_cyg.c, COLD_GAP_NS). */
-	static const char *const gap_keys[] = {"overhead.cold_gap_ns"};
-	static const char *const key[2][3] = {
-	    {"overhead.cold_enter_ticks", "overhead.cold_enters", "overhead.hook_enter_after_ns"},
-	    {"overhead.cold_exit_ticks", "overhead.cold_exits", "overhead.hook_exit_after_ns"}};
-	h.cold_gap_ns = h.pair_ns > 0 ? calibration(t, gap_keys, 1) : 0;
-	for (int k = 0; k < 2 && h.cold_gap_ns > 0; k++) {
-		double ticks = calibration(t, &key[k][0], 1), n = calibration(t, &key[k][1], 1);
-		double warm = calibration(t, &key[k][2], 1);
-		double extra = n > 0 ? ticks * t->ns_per_tick / n - warm : 0;
-		if (!(extra > 0 && extra < 1e5))
-			extra = 0;
-		*(k ? &h.cold_exit_ns : &h.cold_enter_ns) = extra;
-	}
+	if (h.pair_ns > 0)
+		cold_bins(t, &h);
 	static const char *const enter_after[] = {"overhead.hook_enter_after_ns"};
 	h.enter_after_ns = h.pair_ns > 0 ? calibration(t, enter_after, 1) : 0;
 	return h;

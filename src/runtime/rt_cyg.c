@@ -31,6 +31,7 @@
 #include "rt_regions.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,14 +95,26 @@ typedef struct cyg_stat {
 
 #define STACK_FRAMES 65536u
 
+/* A thread memory's cold-hook totals (see COLD_BIN0_NS), per kind and bin. */
+#define COLD_BINS 9 /* [0, 2 us) [2, 4) [4, 8) ... [128, 256) [256 us, inf) */
+enum { COLD_EXIT = 0, COLD_ENTER = 1, COLD_BEFORE = 2, COLD_KINDS = 3 };
+typedef struct cold_acc {
+	uint64_t ticks[COLD_KINDS][COLD_BINS], n[COLD_KINDS][COLD_BINS];
+	uint64_t long_ticks, long_n; /* not counted: longer than COLD_MAX_NS */
+	struct cold_acc *all;        /* every thread memory's totals, for the final sum */
+} cold_acc;
+
 typedef struct cyg_tls {
 	cyg_frame *stack; /* NULL until the first hook of the thread */
 	uint32_t sp;
 	uint32_t overflow; /* calls deeper than STACK_FRAMES, neither pushed nor recorded */
 	cyg_stat *stat;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, for longjmp detection */
+	cold_acc *cold;              /* this thread memory's cold-hook totals */
 	int in_slow;                 /* inside a decision: nested hooks are ignored */
 	int calibrating;
+	int armed;          /* the next enter hooks read the clock first (see COLD_BIN0_NS) */
+	uint64_t last_tick; /* of this thread's last recorded function event */
 } cyg_tls;
 
 static FOLD_TLS cyg_tls cyg;
@@ -112,12 +125,16 @@ typedef struct cyg_mem {
 	struct cyg_mem *next;
 } cyg_mem;
 static cyg_mem *mem_free;
+/* every thread memory's cold totals: pushed under mem_lock, read without
+ * it (at the end, which may be a crash path) */
+static _Atomic(cold_acc *) cold_all;
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t mem_key;
 static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
 
 #define STACK_BYTES ((size_t)STACK_FRAMES * sizeof(cyg_frame))
 #define STAT_BYTES ((size_t)CACHE_SLOTS * sizeof(cyg_stat))
+#define COLD_BYTES (((sizeof(cold_acc) + 4095) / 4096) * 4096)
 
 static void mem_release(void *p)
 {
@@ -127,6 +144,7 @@ static void mem_release(void *p)
 	if (cyg.stack == (cyg_frame *)(void *)m) {
 		cyg.stack = NULL;
 		cyg.stat = NULL;
+		cyg.cold = NULL;
 		cyg.sp = 0;
 		cyg.overflow = 0;
 	}
@@ -152,12 +170,23 @@ static int thread_mem_attach(cyg_tls *c)
 		/* Statistics belong to the thread that made them: zero pages again. */
 		madvise((uint8_t *)m + STACK_BYTES, STAT_BYTES, MADV_DONTNEED);
 	} else {
-		void *p = mmap(NULL, STACK_BYTES + STAT_BYTES, PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, STACK_BYTES + STAT_BYTES + COLD_BYTES, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			return -ENOMEM;
 		m = p;
+		/* The cold totals stay with the memory (they are the process's):
+		 * listed for the final sum, and their page touched now, not after
+		 * a timestamp. */
+		cold_acc *a = (cold_acc *)(void *)((uint8_t *)p + STACK_BYTES + STAT_BYTES);
+		pthread_mutex_lock(&mem_lock);
+		a->all = atomic_load_explicit(&cold_all, memory_order_relaxed);
+		atomic_store_explicit(&cold_all, a, memory_order_release);
+		pthread_mutex_unlock(&mem_lock);
 	}
+	c->cold = (cold_acc *)(void *)((uint8_t *)m + STACK_BYTES + STAT_BYTES);
+	c->armed = 0;
+	c->last_tick = 0;
 	c->stack = (cyg_frame *)(void *)m;
 	c->stat = (cyg_stat *)(void *)((uint8_t *)m + STACK_BYTES);
 	c->sp = 0;
@@ -186,22 +215,43 @@ static uint64_t throttle_ticks; /* throttle_ns in ticks; 0 with throttling off *
 static double hook_pair_ns;     /* calibrated: see calibrate() */
 static double hook_inner_ns;
 
-/* Cold hooks. A hook that runs after a long stretch of the program's own work
- * finds the runtime's data out of the caches and TLBs and costs several times
- * the calibrated (warm) cost: 100-400 ns against 24 ns on the test VM, about
- * 1 us after the program streamed memory. The part of such a hook after its
- * timestamp is measured online: an event at least COLD_GAP_NS after the
- * thread's previous record reads the clock once more at the end of its hook
- * (one clock read, at most once per COLD_GAP_NS per thread). The totals are
- * written at the end (overhead.cold_*), the warm value of the same
- * measurement at start-up (overhead.hook_*_after_ns); the analysis takes the
- * difference out of the times around every cold event (instances.h). */
-#define COLD_GAP_NS 50000ull
-static uint64_t cold_gap_ticks = UINT64_MAX;           /* UINT64_MAX: not measuring */
-static _Atomic uint64_t cold_ticks[2], cold_events[2]; /* [0] exits, [1] enters */
-static uint64_t calib_after_ticks[2], calib_after_n[2];
-static double hook_after_ns[2]; /* warm, from calibrate() */
-static _Atomic int cyg_ready;   /* 0 before init, 1 running */
+/* Cold hooks. A hook that runs after a stretch of the program's own work
+ * finds the runtime's data out of the caches and TLBs and costs more than the
+ * calibrated (warm) cost: tens of ns more after a few us of a loop that
+ * streams memory, 100-400 ns after milliseconds, on the test VM. So it is
+ * measured online, by the gap since the thread's previous recorded function
+ * event (what warms the hooks' code and data; a sample or an MPI call's
+ * records do not), in log2 bins from COLD_BIN0_NS up (bin 0: shorter gaps):
+ *  - after the timestamp: an event at least COLD_BIN0_NS after the previous
+ *    one reads the clock once more at the end of its hook;
+ *  - before the timestamp (the enter's probe of the address cache, the call
+ *    into the runtime): such an event also arms the thread, and the next
+ *    enter hooks then read the clock on entry, until a recorded enter (the
+ *    one measured) or ARM_HOOKS filtered ones (a program's timer function
+ *    often comes between). Enters that follow a measured event are the
+ *    class so measured.
+ * So up to 1 + ARM_HOOKS extra clock reads per event at least COLD_BIN0_NS
+ * after the previous one. The totals sit in the thread's memory (no atomics,
+ * no shared line: their update is the unmeasured tail of a measured hook,
+ * so it is kept to a few stores) and are summed at the end (STAT
+ * overhead.cold_*.B per bin B, the bins' bounds in INFO
+ * overhead.cold_bins_ns); the warm values of the same measurements, and what
+ * measuring costs beyond them, come from calibrate(). The analysis takes
+ * each event's bin mean over the warm value out of the times around it
+ * (instances.h). */
+#define COLD_BIN0_NS 2000ull
+#define ARM_HOOKS 3 /* enter hooks an arm lasts for: a filtered call or two (a timer) may come first */
+#define COLD_MAX_NS 25000ull
+static uint64_t cold_gap_ticks = UINT64_MAX; /* bin 1's lower bound; UINT64_MAX: not measuring */
+static uint64_t cold_lo_ticks[COLD_BINS];    /* each bin's lower bound */
+static uint64_t cold_max_ticks;              /* longer is not the hook's cache misses */
+static cold_acc calib_cold;
+static double hook_after_ns[COLD_KINDS]; /* warm, from calibrate() */
+/* The measuring's own cost outside what it measures (the clock reads
+ * themselves, the totals' update, the returns), per measured event after a
+ * timestamp and per armed enter, from calibrate(). */
+static double measure_after_ns, measure_before_ns;
+static _Atomic int cyg_ready; /* 0 before init, 1 running */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* fork() takes registered locks in registration order, before the core's:
@@ -262,21 +312,59 @@ static void __attribute__((noinline)) put_slow(rt_thread *t, int enter, uint64_t
 
 static void throttle_check(cyg_tls *c, fn_entry *e, const cyg_stat *s, uint64_t tick);
 
-/* The end of a cold hook (see COLD_GAP_NS): its time after the timestamp. */
-static void __attribute__((noinline, cold)) cold_after(const cyg_tls *c, int enter, uint64_t tick)
+/* The clock after everything before it has completed: a plain TSC read
+ * runs ahead of the hook's outstanding cache misses, which are what a cold
+ * hook's measurement is after. */
+static inline uint64_t tick_fenced(void)
 {
-	uint64_t d = rt__tick() - tick;
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(rt__clock_tsc, 1)) {
+		__builtin_ia32_lfence();
+		return __builtin_ia32_rdtsc();
+	}
+#endif
+	return rt__tick();
+}
+
+static inline unsigned cold_bin(uint64_t gap)
+{
+	unsigned b = 0;
+	while (b + 1 < COLD_BINS && gap >= cold_lo_ticks[b + 1])
+		b++;
+	return b;
+}
+
+/* The end of a cold hook (see COLD_BIN0_NS): its time after the timestamp
+ * (kind COLD_EXIT or COLD_ENTER), gap after the previous function event. */
+static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uint64_t tick, uint64_t gap)
+{
+	uint64_t d = tick_fenced() - tick;
+	c->armed = ARM_HOOKS;
 	/* A signal handler or a buffer swap inside the hook is not the hook's
-	 * cache misses: more than COLD_GAP_NS / 2 is not counted. */
-	if (d > cold_gap_ticks / 2 && !c->calibrating)
-		return;
-	if (c->calibrating) {
-		calib_after_ticks[enter] += d;
-		calib_after_n[enter]++;
+	 * cache misses: more than COLD_MAX_NS is not counted. */
+	if (d > cold_max_ticks && !c->calibrating) {
+		c->cold->long_ticks += d;
+		c->cold->long_n++;
 		return;
 	}
-	atomic_fetch_add_explicit(&cold_ticks[enter], d, memory_order_relaxed);
-	atomic_fetch_add_explicit(&cold_events[enter], 1, memory_order_relaxed);
+	unsigned b = cold_bin(gap);
+	c->cold->ticks[kind][b] += d;
+	c->cold->n[kind][b]++;
+}
+
+/* An armed enter (see COLD_BIN0_NS): its time before the timestamp, from
+ * pre, the clock read on entry. */
+static void __attribute__((noinline, cold)) cold_before(cyg_tls *c, uint64_t pre, uint64_t tick, uint64_t gap)
+{
+	uint64_t d = tick - pre;
+	if ((d > cold_max_ticks || pre > tick) && !c->calibrating) {
+		c->cold->long_ticks += pre > tick ? 0 : d;
+		c->cold->long_n++;
+		return;
+	}
+	unsigned b = cold_bin(gap);
+	c->cold->ticks[COLD_BEFORE][b] += d;
+	c->cold->n[COLD_BEFORE][b]++;
 }
 
 /* ENTER/EXIT without counters (trace_format.h: kind, z dtick, v region),
@@ -344,13 +432,13 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 
 /* cur: the frame address of the exported hook (the same depth for every
  * call, whichever path records it). */
-static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_thread *t, fn_entry *e,
-                                                               uint64_t fn, uint64_t cur, int slow)
+static inline __attribute__((always_inline)) void
+enter_record(cyg_tls *c, rt_thread *t, fn_entry *e, uint64_t fn, uint64_t cur, int slow, uint64_t pre)
 {
 	/* The clock first: what the hook does after it is inside the call's
 	 * time, which the compensation takes out (the calibrated inner part,
-	 * and on a cold hook the measured rest); before it, outside and
-	 * unmeasured. */
+	 * and on a cold hook the measured rest); before it, outside the call,
+	 * measured on an armed enter (pre: the clock on entry, else 0). */
 	uint64_t tick = rt__tick();
 	if (FOLD_UNLIKELY(c->sp && frame_dead(&c->stack[c->sp - 1], cur)))
 		drop_dead_frames(c, cur);
@@ -366,12 +454,17 @@ static inline __attribute__((always_inline)) void enter_record(cyg_tls *c, rt_th
 	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
 	f->tick = tick;
-	int cold = tick - t->enc.last_tick >= cold_gap_ticks;
+	uint64_t gap = tick - c->last_tick;
+	c->last_tick = tick;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_ENTER, tick, e->region)))
 		put_slow(t, 1, tick, e->region);
 	rt__leave_runtime(t);
-	if (FOLD_UNLIKELY(cold) && !slow)
-		cold_after(c, 1, tick);
+	if (FOLD_UNLIKELY(pre)) {
+		c->armed = 0;
+		cold_before(c, pre, tick, gap);
+	}
+	if (FOLD_UNLIKELY(gap >= cold_gap_ticks) && !slow)
+		cold_after(c, COLD_ENTER, tick, gap);
 }
 
 static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thread *t, const cyg_frame *f)
@@ -382,7 +475,8 @@ static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thr
 	if (FOLD_UNLIKELY(!t) || !rt__enter_runtime(t))
 		return;
 	fn_entry *e = f->e;
-	int cold = tick - t->enc.last_tick >= cold_gap_ticks;
+	uint64_t gap = tick - c->last_tick;
+	c->last_tick = tick;
 	if (FOLD_UNLIKELY(put_fast(&t->enc, TRACE_REC_EXIT, tick, e->region)))
 		put_slow(t, 0, tick, e->region);
 	rt__leave_runtime(t);
@@ -391,8 +485,8 @@ static inline __attribute__((always_inline)) void exit_record(cyg_tls *c, rt_thr
 	s->ticks += tick - f->tick;
 	if (FOLD_UNLIKELY(n >= throttle_calls) && (n == throttle_calls || (n & 0xffff) == 0))
 		throttle_check(c, e, s, tick);
-	if (FOLD_UNLIKELY(cold))
-		cold_after(c, 0, tick);
+	if (FOLD_UNLIKELY(gap >= cold_gap_ticks))
+		cold_after(c, COLD_EXIT, tick, gap);
 }
 
 /* ---------------------------------------------------------------- decisions */
@@ -473,7 +567,7 @@ static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 		atomic_fetch_add_explicit(&first_before[e - cache], 0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&first_after[e - cache], 0, memory_order_relaxed);
 		uint32_t sp = c->sp;
-		enter_record(c, t, e, fn, cur, 1);
+		enter_record(c, t, e, fn, cur, 1, 0);
 		uint64_t t1 = rt__tick();
 		const cyg_frame *f = c->sp > sp ? &c->stack[c->sp - 1] : NULL;
 		if (f && f->tick > t0 && t1 >= f->tick && tsc == rt__clock_tsc && !c->calibrating) {
@@ -531,14 +625,14 @@ static void __attribute__((noinline)) exit_slow(uint64_t fn)
  * frame pointer) so that the filtered and throttled paths, which most calls
  * of a throttled program take, cost a probe and a compare; recording goes
  * through the noinline functions below. */
-static void __attribute__((noinline)) enter_hot(uint64_t fn, fn_entry *e, uint64_t cur)
+static void __attribute__((noinline)) enter_hot(uint64_t fn, fn_entry *e, uint64_t cur, uint64_t pre)
 {
 	cyg_tls *c = &cyg;
 	if (FOLD_UNLIKELY(!e || !c->stack)) {
 		enter_slow(fn, cur);
 		return;
 	}
-	enter_record(c, rt__tls_thread, e, fn, cur, 0);
+	enter_record(c, rt__tls_thread, e, fn, cur, 0, pre);
 }
 
 static void __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp)
@@ -552,6 +646,14 @@ static void __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp)
 FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
+	/* armed (see COLD_BIN0_NS): the clock first, so that the part of the
+	 * hook before its timestamp is measured; a recorded enter disarms, a
+	 * filtered one counts down */
+	uint64_t pre = 0;
+	if (FOLD_UNLIKELY(cyg.armed)) {
+		pre = rt__tick();
+		cyg.armed--;
+	}
 	uint64_t a = (uint64_t)fn;
 	fn_entry *e = cache_find(a);
 	if (__builtin_expect(e != NULL, 1)) {
@@ -567,7 +669,7 @@ FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 			return;
 		}
 	}
-	enter_hot(a, e, (uint64_t)__builtin_frame_address(0));
+	enter_hot(a, e, (uint64_t)__builtin_frame_address(0), pre);
 }
 
 FOLD_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -635,13 +737,20 @@ static rt_thread calib_thread;
 static cyg_tls calib_tls;
 static uint8_t calib_buf[64 * 1024];
 
+static int calib_no_arm; /* calibrating the cost of the measurements after the timestamps alone */
+
 static void __attribute__((noinline)) calib_enter(void *fn)
 {
+	uint64_t pre = 0;
+	if (calib_tls.armed && !calib_no_arm) {
+		pre = rt__tick();
+		calib_tls.armed--;
+	}
 	uint64_t a = (uint64_t)fn;
 	fn_entry *e = cache_find(a);
 	if (!e)
 		return;
-	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_frame_address(0), 0);
+	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_frame_address(0), 0, pre);
 }
 
 static void __attribute__((noinline)) calib_exit(void *fn)
@@ -686,7 +795,7 @@ static void calibrate(void)
 		cache_used++;
 	}
 	pthread_mutex_unlock(&decide_lock);
-	calib_tls = (cyg_tls){.stack = frames, .stat = stats, .calibrating = 1};
+	calib_tls = (cyg_tls){.stack = frames, .stat = stats, .cold = &calib_cold, .calibrating = 1};
 	cyg_stat *st = &stats[e - cache];
 	void (*volatile enter)(void *) = calib_enter;
 	void (*volatile exitf)(void *) = calib_exit;
@@ -706,29 +815,64 @@ static void calibrate(void)
 		if (st->calls == PAIRS && st->ticks < best_inner)
 			best_inner = st->ticks;
 	}
-	/* The warm part after the timestamps, measured as cold hooks measure it
-	 * (every event taken as cold), the best round's mean. */
-	double best_after[2] = {-1, -1};
+	/* The warm parts after and before the timestamps, measured as cold
+	 * hooks measure them (every event taken as cold, so every enter is
+	 * armed), the best round's mean over all bins (no bounds yet). */
+	double best_after[COLD_KINDS] = {-1, -1, -1};
 	cold_gap_ticks = 0;
 	for (int r = 0; r < ROUNDS; r++) {
 		trace_enc_init(&calib_thread.enc, NULL);
 		trace_enc_begin(&calib_thread.enc, calib_buf, sizeof calib_buf);
-		calib_after_ticks[0] = calib_after_ticks[1] = calib_after_n[0] = calib_after_n[1] = 0;
+		memset(&calib_cold, 0, sizeof calib_cold);
+		calib_tls.armed = 0;
 		for (int i = 0; i < PAIRS / 4; i++) {
 			enter((void *)fn);
 			exitf((void *)fn);
 		}
-		for (int k = 0; k < 2; k++)
-			if (calib_after_n[k]) {
-				double m = (double)calib_after_ticks[k] / (double)calib_after_n[k];
-				if (best_after[k] < 0 || m < best_after[k])
-					best_after[k] = m;
+		for (int k = 0; k < COLD_KINDS; k++) {
+			uint64_t ticks = 0, n = 0;
+			for (int bin = 0; bin < COLD_BINS; bin++) {
+				ticks += calib_cold.ticks[k][bin];
+				n += calib_cold.n[k][bin];
 			}
+			double m = n ? (double)ticks / (double)n : -1;
+			if (n && (best_after[k] < 0 || m < best_after[k]))
+				best_after[k] = m;
+		}
 	}
+	/* What measuring costs beyond what it measures: pairs with every
+	 * event measured, with and without the armed enters, against the
+	 * plain pairs (best), split evenly between an enter and an exit; a
+	 * quarter of the pairs (start-up time). */
+	uint64_t best_m[2] = {UINT64_MAX, UINT64_MAX};
+	for (int r = 0; r < 2 * ROUNDS; r++) {
+		trace_enc_init(&calib_thread.enc, NULL);
+		trace_enc_begin(&calib_thread.enc, calib_buf, sizeof calib_buf);
+		calib_no_arm = r & 1;
+		calib_tls.armed = 0;
+		uint64_t t0 = rt__tick();
+		for (int i = 0; i < PAIRS / 4; i++) {
+			enter((void *)fn);
+			exitf((void *)fn);
+		}
+		uint64_t t1 = rt__tick();
+		if (t1 - t0 < best_m[r & 1])
+			best_m[r & 1] = t1 - t0;
+	}
+	calib_no_arm = 0;
 	cold_gap_ticks = UINT64_MAX;
 	uint64_t hz = rt__proc.clock.tick_hz ? rt__proc.clock.tick_hz : 1000000000ull;
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < COLD_KINDS; k++)
 		hook_after_ns[k] = best_after[k] < 0 ? 0 : best_after[k] * 1e9 / (double)hz;
+	double per_pair = 1e9 / (double)hz / PAIRS;
+	double m_all = ((double)best_m[0] * 4 - (double)best) * per_pair,
+	       m_after = ((double)best_m[1] * 4 - (double)best) * per_pair;
+	measure_after_ns = m_after / 2;
+	measure_before_ns = m_all - m_after;
+	if (measure_after_ns < 0)
+		measure_after_ns = 0;
+	if (measure_before_ns < 0)
+		measure_before_ns = 0;
 	hook_pair_ns = (double)best * 1e9 / (double)hz / PAIRS;
 	hook_inner_ns = best_inner == UINT64_MAX ? 0 : (double)best_inner * 1e9 / (double)hz / PAIRS;
 }
@@ -742,11 +886,22 @@ static void emit_process_info(void)
 	rt__proc_info("overhead.hook_ns", v);
 	snprintf(v, sizeof v, "%.2f", hook_inner_ns);
 	rt__proc_info("overhead.hook_inner_ns", v);
-	snprintf(v, sizeof v, "%.2f", hook_after_ns[1]);
+	snprintf(v, sizeof v, "%.2f", hook_after_ns[COLD_ENTER]);
 	rt__proc_info("overhead.hook_enter_after_ns", v);
-	snprintf(v, sizeof v, "%.2f", hook_after_ns[0]);
+	snprintf(v, sizeof v, "%.2f", hook_after_ns[COLD_EXIT]);
 	rt__proc_info("overhead.hook_exit_after_ns", v);
-	rt__proc_info_u64("overhead.cold_gap_ns", COLD_GAP_NS);
+	snprintf(v, sizeof v, "%.2f", hook_after_ns[COLD_BEFORE]);
+	rt__proc_info("overhead.hook_enter_before_ns", v);
+	snprintf(v, sizeof v, "%.2f", measure_after_ns);
+	rt__proc_info("overhead.cold_measure_after_ns", v);
+	snprintf(v, sizeof v, "%.2f", measure_before_ns);
+	rt__proc_info("overhead.cold_measure_before_ns", v);
+	char bins[COLD_BINS * 12] = "0";
+	for (int b = 1; b < COLD_BINS; b++)
+		snprintf(bins + strlen(bins), sizeof bins - strlen(bins), ",%llu",
+		         (unsigned long long)(COLD_BIN0_NS << (b - 1)));
+	rt__proc_info("overhead.cold_bins_ns", bins);
+	rt__proc_info("overhead.cold_gap_from", "function");
 	if (throttle_calls == UINT64_MAX) {
 		rt__proc_info("throttle", "off");
 	} else {
@@ -760,10 +915,8 @@ static void cyg_atfork_child(void)
 {
 	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
-	for (int k = 0; k < 2; k++) {
-		atomic_store(&cold_ticks[k], 0);
-		atomic_store(&cold_events[k], 0);
-	}
+	for (cold_acc *a = atomic_load(&cold_all); a; a = a->all)
+		memset(a, 0, offsetof(cold_acc, all));
 	for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
 		atomic_store_explicit(&first_before[i], 0, memory_order_relaxed);
 		atomic_store_explicit(&first_after[i], 0, memory_order_relaxed);
@@ -798,12 +951,6 @@ static void cyg_init(void)
 		throttle_ticks =
 		    throttle_calls == UINT64_MAX ? 0 : (uint64_t)((double)throttle_ns * (double)hz / 1e9);
 		if (phase == FOLD_RUNNING) {
-			/* the cold hooks' totals are written after their last clock
-			 * read: their page is faulted in now, not then */
-			for (int k = 0; k < 2; k++) {
-				atomic_fetch_add(&cold_ticks[k], 0);
-				atomic_fetch_add(&cold_events[k], 0);
-			}
 			/* A function's first enter hook probes the table before anything
 			 * is measured: the table's pages are mapped now (read: the zero
 			 * page), not then (a page fault, ~1 us, in the caller's time). */
@@ -811,25 +958,52 @@ static void cyg_init(void)
 				(void)atomic_load_explicit(&cache[i].addr, memory_order_relaxed);
 			calibrate();
 			emit_process_info();
-			cold_gap_ticks = (uint64_t)((double)COLD_GAP_NS * (double)hz / 1e9);
+			for (int b = 1; b < COLD_BINS; b++)
+				cold_lo_ticks[b] =
+				    (uint64_t)((double)(COLD_BIN0_NS << (b - 1)) * (double)hz / 1e9);
+			cold_max_ticks = (uint64_t)((double)COLD_MAX_NS * (double)hz / 1e9);
+			cold_gap_ticks = cold_lo_ticks[1];
 		}
 		atomic_store_explicit(&cyg_ready, 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&init_lock);
 }
 
-/* The cold hooks' totals (see COLD_GAP_NS), at the end of the process. */
+/* The cold hooks' totals (see COLD_BIN0_NS) over every thread memory, at
+ * the end of the process (a thread still running may add a last event). */
 void rt__cyg_write_stats(void)
 {
-	static const char *const keys[2][2] = {{"overhead.cold_exit_ticks", "overhead.cold_exits"},
-	                                       {"overhead.cold_enter_ticks", "overhead.cold_enters"}};
-	for (int k = 0; k < 2; k++) {
-		uint64_t n = atomic_load(&cold_events[k]);
-		if (!n)
-			continue;
-		rt__proc_stat(keys[k][0], atomic_load(&cold_ticks[k]));
-		rt__proc_stat(keys[k][1], n);
+	static const char *const keys[COLD_KINDS][2] = {
+	    {"overhead.cold_exit_ticks", "overhead.cold_exits"},
+	    {"overhead.cold_enter_ticks", "overhead.cold_enters"},
+	    {"overhead.cold_before_ticks", "overhead.cold_befores"}};
+	uint64_t ticks[COLD_KINDS][COLD_BINS] = {{0}}, n[COLD_KINDS][COLD_BINS] = {{0}};
+	uint64_t long_ticks = 0, long_n = 0;
+	for (const cold_acc *a = atomic_load_explicit(&cold_all, memory_order_acquire); a; a = a->all) {
+		for (int k = 0; k < COLD_KINDS; k++)
+			for (int b = 0; b < COLD_BINS; b++) {
+				ticks[k][b] += a->ticks[k][b];
+				n[k][b] += a->n[k][b];
+			}
+		long_ticks += a->long_ticks;
+		long_n += a->long_n;
 	}
+	/* not compensated, written so that a comparison with the program's own
+	 * timers can tell stalls inside hooks (preemption) from fold's error */
+	if (long_n) {
+		rt__proc_stat("overhead.cold_long_ticks", long_ticks);
+		rt__proc_stat("overhead.cold_longs", long_n);
+	}
+	for (int k = 0; k < COLD_KINDS; k++)
+		for (int b = 0; b < COLD_BINS; b++) {
+			if (!n[k][b])
+				continue;
+			char key[64];
+			snprintf(key, sizeof key, "%s.%d", keys[k][0], b);
+			rt__proc_stat(key, ticks[k][b]);
+			snprintf(key, sizeof key, "%s.%d", keys[k][1], b);
+			rt__proc_stat(key, n[k][b]);
+		}
 	for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
 		uint64_t b = atomic_load_explicit(&first_before[i], memory_order_relaxed);
 		uint64_t a = atomic_load_explicit(&first_after[i], memory_order_relaxed);

@@ -15,6 +15,11 @@
  *                   round of zero length first, called from main: the hooks'
  *                   one-time costs (start-up, the first decision about each
  *                   function) then fall outside every measured interval.
+ *   stream N        N calls of stream_leaf() (~20 us of streaming three
+ *                   arrays) and one first call, each timed with the TSC
+ *                   right around it: prints "own stream_leaf TICKS ticks
+ *                   CALLS calls TIMER timer" (TIMER: the timer's own cost
+ *                   per interval, in ticks)
  *   longjmp         deep() left by longjmp 5 times, then normal calls
  *   throttled N     busy() (2 us of work) N times, timed as a whole by the
  *                   program: prints "own busy total_ns calls"
@@ -137,6 +142,77 @@ KEEP static void first_call(void)
 	spin(200000);
 }
 
+/* stream: a leaf that streams three arrays (a WAXPBY of ~20 us, as a
+ * solver's vector kernels), so the runtime's data are out of the L1/L2
+ * caches and the TLB when its exit hook runs; and a few us of the program's
+ * own (uninstrumented) streaming before each call, so its enter hook runs
+ * cold too. Timed with the TSC right around each call: a timer as tight as
+ * the hooks' own clock. */
+NOINST static inline uint64_t tsc(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return 0;
+#endif
+}
+#define STREAM_N (1u << 20) /* doubles per array: 3 x 8 MB, beyond L2 */
+#define STREAM_CHUNK 16384u /* doubles per call: ~20 us */
+static double *sa, *sb, *sc;
+static unsigned soff;
+KEEP static void stream_leaf(double alpha)
+{
+	double *x = sa + soff, *y = sb + soff, *w = sc + soff;
+	for (unsigned i = 0; i < STREAM_CHUNK; i++)
+		w[i] = x[i] + alpha * y[i];
+}
+NOINST static void stream_between(void)
+{
+	unsigned o = (soff + STREAM_N / 2) % (STREAM_N - STREAM_CHUNK);
+	for (unsigned i = 0; i < STREAM_CHUNK / 4; i++)
+		sc[o + i] += sa[o + i];
+}
+/* The TSC timer's own cost in an interval (two reads, nothing between),
+ * the median of 1001: the program's timer holds it on top of the call. */
+NOINST static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+NOINST static uint64_t tsc_timer_cost(void)
+{
+	static uint64_t d[1001];
+	for (int i = 0; i < 1001; i++) {
+		uint64_t t0 = tsc();
+		d[i] = tsc() - t0;
+	}
+	qsort(d, 1001, sizeof *d, cmp_u64);
+	return d[500];
+}
+NOINST static uint64_t stream_run(int n)
+{
+	sa = calloc(STREAM_N, sizeof *sa);
+	sb = calloc(STREAM_N, sizeof *sb);
+	sc = calloc(STREAM_N, sizeof *sc);
+	if (!sa || !sb || !sc)
+		exit(1);
+	for (unsigned i = 0; i < STREAM_N; i++)
+		sa[i] = sb[i] = sc[i] = i;
+	skipped(0); /* the runtime's start-up, the dynamic linker's binding of the hooks */
+	/* the first call, with the decision about the function, timed too */
+	uint64_t own = tsc();
+	stream_leaf(0);
+	own = tsc() - own;
+	for (int i = 0; i < n; i++) {
+		soff = (soff + STREAM_CHUNK * 7) % (STREAM_N - STREAM_CHUNK);
+		stream_between();
+		uint64_t t0 = tsc();
+		stream_leaf(0.5);
+		own += tsc() - t0;
+	}
+	return own;
+}
+
 static jmp_buf jb;
 NOINST __attribute__((noinline)) static void escape(void)
 {
@@ -192,6 +268,14 @@ NOINST int main(int argc, char **argv)
 		printf("own phase_b %llu %llu\n", (unsigned long long)own_b, (unsigned long long)own_b);
 		printf("own outer_phase %llu %llu\n", (unsigned long long)own_outer,
 		       (unsigned long long)(own_outer - own_a - own_b));
+	} else if (!strcmp(mode, "stream")) {
+#if !defined(__x86_64__)
+		fprintf(stderr, "prog_calls: stream needs the TSC (x86_64)\n");
+		return 77;
+#endif
+		uint64_t own = stream_run(n);
+		printf("own stream_leaf %llu ticks %d calls %llu timer\n", (unsigned long long)own, n + 1,
+		       (unsigned long long)tsc_timer_cost());
 	} else if (!strcmp(mode, "first")) {
 		spin(300000000); /* not instrumented: long enough to measure the CPU share */
 		skipped(0);      /* the runtime's start-up, the dynamic linker's binding of the hooks */

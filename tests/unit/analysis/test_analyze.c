@@ -1838,6 +1838,96 @@ static void test_exact_profile_cold_hooks(void **state)
 	fold_analysis_free(a);
 }
 
+/* Cold hooks by gap (runtimes since the bins): bins [0, 1 us), [1, 4),
+ * [4 us, inf). Exits: bin 1 25 ns, bin 2 105 ns after the timestamp (warm
+ * 5); enters: bin 2 55 (warm 5); armed enters, before the timestamp: bin 0
+ * 13 ns (warm 3), bin 2 unmeasured (takes bin 0's). Measuring costs 2 ns
+ * after a timestamp and 1 ns before one. An enter is armed when the
+ * previous function event was measured (bin >= 1). Gaps count from the
+ * previous function event (overhead.cold_gap_from), the thread's first
+ * from nothing: main's enter is measured (bin 1, no enters there: bin 2's
+ * 52) and arms A's. */
+static void test_exact_profile_cold_bins(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", "4");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_enter_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_exit_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_enter_before_ns", "3");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_measure_after_ns", "2");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_measure_before_ns", "1");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_bins_ns", "0,1000,4000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_gap_from", "function");
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exit_ticks.1", 25 * 2);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exits.1", 2);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exit_ticks.2", 105);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exits.2", 1);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_enter_ticks.2", 55);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_enters.2", 1);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_before_ticks.0", 13 * 2);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_befores.0", 2);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_FUNCTION, 0x1000, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_FUNCTION, 0x2000, "A");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_FUNCTION, 0x3000, "B");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 4, TRACE_REGION_FUNCTION, 0x4000, "R");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 5, TRACE_REGION_MPI, 0, "MPI_Allreduce");
+	assert_int_equal(rc, 0);
+	struct {
+		int enter;
+		uint32_t region;
+		uint64_t tick;
+	} ev[] = {
+	    {1, 1, 1000},
+	    {1, 2, 1010},
+	    {0, 2, 3010}, /* A: armed enter (11), exit in bin 1 (22) */
+	    /* B: armed enter (11), exit in bin 2 (102): its gap counts from
+	     * B's enter, not from the MPI call's records just before it */
+	    {1, 3, 3020},
+	    {1, 5, 7990},
+	    {0, 5, 8000},
+	    {0, 3, 8020},
+	    {1, 4, 13020},
+	    {0, 4, 13120}, /* R (C): enter in bin 2 (52), armed (11) */
+	    {0, 1, 13130}, /* main, warm exit */
+	};
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+		if (ev[i].enter)
+			TRACE_PUT(rc, w, 1, trace_enc_enter, ev[i].tick, ev[i].region, NULL);
+		else
+			TRACE_PUT(rc, w, 1, trace_enc_exit, ev[i].tick, ev[i].region, NULL);
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 13200);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_profile_entry *p[5] = {0};
+	profile_by_name(a, p);
+	assert_true(fabs(p[2]->inclusive_ns - 1996) < 1e-6); /* 2000 - 4 */
+	assert_true(fabs(p[3]->inclusive_ns - 4986) < 1e-6); /* 5000 - 4 - 10 (the MPI call) */
+	assert_true(fabs(p[4]->inclusive_ns - 44) < 1e-6);   /* 100 - 4 - 52 */
+	/* main: 12130 - 4 - 10 x 4 - its own enter (52) - (11 + 22 + 11 + 102 + 52 + 11) */
+	assert_true(fabs(p[1]->inclusive_ns - 11825) < 1e-6);
+	/* main's own: 12130 - 7100 - 4 - 6 x 3 - 52 - the children's exits and armed enters (157) */
+	assert_true(fabs(p[1]->exclusive_ns - 4799) < 1e-6);
+	assert_true(fabs(p[2]->hooks_ns - 43) < 1e-6);  /* 10 + 11 + 22 */
+	assert_true(fabs(p[3]->hooks_ns - 123) < 1e-6); /* 10 + 11 + 102 */
+	assert_true(fabs(p[4]->hooks_ns - 73) < 1e-6);  /* 10 + 52 + 11 */
+	assert_true(fabs(p[1]->hooks_ns - 62) < 1e-6);  /* 10 + 52 */
+	fold_analysis_free(a);
+}
+
 /* First calls: the runtime measured its one-time work in A's first enter
  * hook, 3000 ns before the timestamp and 805 after it (warm: 5). The 800
  * after it come out of that call (and main), not the mean of the cold
@@ -2053,6 +2143,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_bins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_first_call, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_clock_read_offset_of_samples, setup, teardown),
