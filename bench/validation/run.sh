@@ -22,7 +22,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 fast=0
 apps="miniFE miniMD XSBench CloverLeaf_ref"
-modes="default step cyg mpi2 omp2 perf"
+modes="default step cyg mpi2 omp2 perf exact"
 keep=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -134,7 +134,11 @@ build_miniFE() {
 		perl -0pi -e 's/(for\(LocalOrdinalType k=1; k <= max_iter && normr > tolerance; \+\+k\) \{)/$1 fold_step_enter();/ or die "step start not found\n";
 		              s/(\n *num_iters = k;)/$1 fold_step_exit();/ or die "step end not found\n"' \
 			cg_solve.hpp >&2 || return 1
-		flags="$flags -finstrument-functions -include $here/fold_step.h"
+		# the app's own timer (mytimer, in the TICK/TOCK the kernels are
+		# compared with) without hooks: filtered at run time, its enter and
+		# exit hooks still ran inside the timed interval, a cold hash probe
+		# each after a streaming kernel, which no trace can show
+		flags="$flags -finstrument-functions -finstrument-functions-exclude-function-list=mytimer -include $here/fold_step.h"
 		libs=$work/fold_step.o
 	fi
 	make -j2 CXX=mpicxx CC=mpicc CFLAGS="$flags" LIBS="$libs" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
@@ -181,6 +185,11 @@ run_miniMD() {
 run_miniFE() {
 	local dir=$1; shift
 	local n; n=$(size 24 40)
+	# exact: kernels of about 300 us (WAXPY, DOT), the leaf functions the
+	# issue's 0.05% target was measured on; at 40 they take 25 us, where the
+	# app's gettimeofday timers (1 us resolution, 51 ns of their own per
+	# interval) cannot resolve 0.05% (docs/validation.md)
+	[ "${mode:-}" = exact ] && n=$(size 64 96)
 	(cd "$dir" && "$@" -nx $n -ny $n -nz $n >app.out 2>&1)
 }
 run_XSBench() {
@@ -235,6 +244,12 @@ one() {
 	perf) variant=plain sample=perf::TASK-CLOCK@1000000 ;;
 	mpi2) np=2 ;;
 	omp2) threads=2 ;;
+	exact)
+		if [ "$app" != miniFE ]; then
+			log "== $app exact: not run (only miniFE times leaf kernels right around their calls)"
+			return
+		fi
+		;;
 	esac
 	exe=${built[$app.$variant]:-}
 	if [ -z "$exe" ]; then
