@@ -498,8 +498,13 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 			util_buf_puts(h->b, "<span class=\"attr\"><code>");
 			report_html_text(h, p->rate_names[i]);
 			util_buf_printf(h->b, "</code> %s", v);
-			if (!cpus && !nodata)
-				report_html_text(h, rate_unit(r, p->rate_names[i]));
+			if (!cpus && !nodata) {
+				/* "/s" joins the number; a named unit is a word */
+				const char *u = rate_unit(r, p->rate_names[i]);
+				if (*u && strcmp(u, "/s"))
+					util_buf_puts(h->b, " ");
+				report_html_text(h, u);
+			}
 			if (i < p->nrate_ci && isfinite(p->rate_lo[i]) && isfinite(p->rate_hi[i])) {
 				char a[32], z[32];
 				if (!report_cpu_rate(p->rate_names[i], p->rate_lo[i], a, sizeof a))
