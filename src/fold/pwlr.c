@@ -1193,6 +1193,29 @@ void pwlr__result_free(pwlr__result *r)
 	r->knot = r->slope = r->rms = r->sigma = r->deff = r->curv = r->rate_at = NULL;
 }
 
+/* How far (relative) an unaligned phase rate may differ from the aligned
+ * phase's rise over its length and still be taken for it. */
+static const double ADOPT_TOL = 0.25;
+
+void pwlr__adopt_rates(pwlr__result *r, const pwlr__result *from, double smear)
+{
+	for (size_t k = 0; k < r->nseries && k < from->nseries; k++)
+		for (size_t p = 0; p < r->nseg; p++) {
+			size_t q = pwlr__segment(from, 0.5 * (r->bounds[p] + r->bounds[p + 1]));
+			const double *s = from->slope + k * from->nseg, *kn = r->knot + k * (r->nseg + 1);
+			if (r->gradual[p] || from->gradual[q] ||
+			    (q > 0 && q + 1 < from->nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
+				continue;
+			double len = r->bounds[p + 1] - r->bounds[p];
+			double rise = len > 0 ? (kn[p + 1] - kn[p]) / len : 0, big = fmax(s[q], rise);
+			if (big > 0 && fabs(s[q] - rise) > fmax(ADOPT_TOL, 2 * smear) * big)
+				continue;
+			r->slope[k * r->nseg + p] = s[q];
+			/* measured on other (unaligned) points */
+			r->rate_at[2 * (k * r->nseg + p)] = r->rate_at[2 * (k * r->nseg + p) + 1] = NAN;
+		}
+}
+
 size_t pwlr__segment(const pwlr__result *r, double x)
 {
 	size_t g = 0;

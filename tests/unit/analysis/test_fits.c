@@ -567,6 +567,48 @@ static void test_waiting_region_curve_keeps_its_table_rates(void **state)
 	pwlr__result_free(&pr);
 }
 
+/* The rates of a fit of points aligned on their switch come from the
+ * unaligned fit (warping biases slopes), where that fit measured the same
+ * phase. miniFE's MPI_Send under load (65 instances, about 4 points each:
+ * compute at full speed, then a wait of varying length): the unaligned fit
+ * put its switch at 0.174 and measured 1.04 on a narrow cloud of first
+ * samples (x 0.04-0.09, one per instance, 1.38 +- 0.63 by least squares),
+ * 0.35 after it; the aligned fit rises by 0.985 over [0, 0.32] (its own
+ * slope 3.0) and 0.015 over the rest (0.107). Taken over, those rates held
+ * 57% of the instance's CPU time, and the curve, which follows the aligned
+ * points, left them by +132% and -90%. Rates that contradict the aligned
+ * rise are not taken; one that agrees with it is. */
+static void test_aligned_fit_keeps_rates_that_contradict_its_rise(void **state)
+{
+	(void)state;
+	double uslope[2] = {1.0391, 0.3502}, uknot[3] = {0, 0.18, 1}, uat[4] = {0, 0.0869, 0.3838, 1};
+	double slope[2] = {2.9968, 0.1072}, knot[3] = {0, 0.985, 1}, at[4] = {0, 0.16, 0.5301, 1};
+	pwlr__result from = {.nseg = 2,
+	                     .bounds = {0, 0.1737, 1},
+	                     .nseries = 1,
+	                     .knot = uknot,
+	                     .slope = uslope,
+	                     .rate_at = uat};
+	pwlr__result r = {
+	    .nseg = 2, .bounds = {0, 0.32, 1}, .nseries = 1, .knot = knot, .slope = slope, .rate_at = at};
+	pwlr__adopt_rates(&r, &from, 0.105);
+	double held = slope[0] * 0.32 + slope[1] * 0.68;
+	print_message("rates %.4f %.4f: the table holds %.3f of the instance\n", slope[0], slope[1], held);
+	assert_true(fabs(held - 1) < 0.15);
+	assert_true(fabs(slope[0] - 0.985 / 0.32) < 0.15 * 0.985 / 0.32);
+	/* an unaligned rate within the warping's reach of the rise is taken */
+	double s2[2] = {1.30, 0.90}, k2[3] = {0, 0.40, 1}, a2[4] = {0, 0.2, 0.4, 1};
+	double u2[2] = {1.25, 0.80};
+	from.slope = u2;
+	from.bounds[1] = 0.3;
+	r.slope = s2;
+	r.knot = k2;
+	r.rate_at = a2;
+	r.bounds[1] = 0.3;
+	pwlr__adopt_rates(&r, &from, 0.05);
+	assert_true(s2[0] == 1.25 && s2[1] == 0.80 && isnan(a2[0]));
+}
+
 static void test_kriging_refuses_too_few_points(void **state)
 {
 	(void)state;
@@ -594,6 +636,7 @@ int main(void)
 	    cmocka_unit_test(test_kriging_smooth_curve_and_rate),
 	    cmocka_unit_test(test_kriging_curve_stays_inside_the_phases),
 	    cmocka_unit_test(test_waiting_region_curve_keeps_its_table_rates),
+	    cmocka_unit_test(test_aligned_fit_keeps_rates_that_contradict_its_rise),
 	    cmocka_unit_test(test_kriging_refuses_too_few_points),
 	    cmocka_unit_test(test_one_phase_rate_is_events_over_time),
 	};
