@@ -956,6 +956,17 @@ static void split_holes(const sser *S, size_t ns, pwlr__result *r, double min_le
 	}
 }
 
+/* Do the points [ia, ib) of s spread over at least half of the stretch
+ * (of length len) whose rate their line's slope is to give? A cloud at
+ * one end measures that end: the 8 points of CloverLeaf's clover_min burst
+ * in the last 0.8% of the instance, just before its exit, gave a waiting
+ * phase of 0.59 the exit's full CPU speed; the spline's slope over the
+ * phase (its rise) is that phase's rate. */
+static int covers(const sser *s, size_t ia, size_t ib, double len)
+{
+	return ib > ia && s->x[ib - 1] - s->x[ia] >= 0.5 * len;
+}
+
 int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__result *r)
 {
 	int rc = -ENOMEM;
@@ -1137,7 +1148,7 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 				 * share's rise from 0 at entry to 1 at exit, which a line
 				 * through scattered points (a wait whose position
 				 * varies) does not see */
-			} else if (S[k].detect && ib >= ia + 5 &&
+			} else if (S[k].detect && ib >= ia + 5 && covers(&S[k], ia, ib, b - mb - (a + ma)) &&
 			           seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL)) {
 				s = sl;
 				at[0] = a + ma;

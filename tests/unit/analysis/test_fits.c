@@ -609,6 +609,61 @@ static void test_aligned_fit_keeps_rates_that_contradict_its_rise(void **state)
 	assert_true(s2[0] == 1.25 && s2[1] == 0.80 && isnan(a2[0]));
 }
 
+/* Points of a burst that computes and then waits (CloverLeaf's burst after
+ * MPI_Allreduce in clover_min, 2 OpenMP threads on a loaded machine): the
+ * CPU clock of 8 instances as their cumulative share, busy until about
+ * 0.5 of the instance, then off the CPU until a cloud of samples in the
+ * last 0.8%, just before the exit. The second phase's interior held only
+ * that cloud, whose line rose at the exit's full speed (slope 2: 1e9 ns/s
+ * after the clamp), so the table gave both phases 1e9 ns/s and held twice
+ * the instance's CPU time. A phase's rate is its rise when the interior's
+ * points cover less than half of it: the table holds the instance's CPU
+ * time (sum of rate x length within 15% of 1), the waiting phase well
+ * below the busy one. */
+static void test_rate_of_a_cloud_at_the_exit_is_the_phase_rise(void **state)
+{
+	(void)state;
+	static const struct {
+		double x, y;
+		uint32_t inst;
+	} pts[] = {
+	    {0.1269, 0.2554, 0}, {0.2570, 0.5170, 0}, {0.3879, 0.7803, 0}, {0.9975, 0.9951, 0},
+	    {0.0955, 0.1953, 1}, {0.2313, 0.4725, 1}, {0.3590, 0.7289, 1}, {0.4786, 0.9731, 1},
+	    {0.9932, 0.9861, 1}, {0.1154, 0.2273, 2}, {0.2508, 0.4941, 2}, {0.3736, 0.7357, 2},
+	    {0.9929, 0.9862, 2}, {0.1406, 0.2821, 3}, {0.2684, 0.5381, 3}, {0.3894, 0.7808, 3},
+	    {0.9937, 0.9874, 3}, {0.1307, 0.2625, 4}, {0.2595, 0.5209, 4}, {0.4076, 0.8182, 4},
+	    {0.9996, 0.9994, 4}, {0.1029, 0.2029, 5}, {0.2312, 0.4556, 5}, {0.3497, 0.6889, 5},
+	    {0.4717, 0.9291, 5}, {0.9992, 0.9984, 5}, {0.0779, 0.1571, 6}, {0.2067, 0.4165, 6},
+	    {0.3485, 0.7021, 6}, {0.4946, 0.9964, 6}, {0.9996, 0.9996, 6}, {0.1481, 0.3225, 7},
+	    {0.2827, 0.6154, 7}, {0.4409, 0.9596, 7}, {0.9921, 0.9828, 7},
+	};
+	enum { N = sizeof pts / sizeof *pts };
+	double x[N], y[N];
+	uint32_t inst[N];
+	for (size_t i = 0; i < N; i++) {
+		x[i] = pts[i].x;
+		y[i] = pts[i].y;
+		inst[i] = pts[i].inst;
+	}
+	pwlr__series ps = {x, y, N, inst, 0};
+	pwlr__opts po;
+	pwlr__opts_init(&po);
+	po.smear = 0.0567; /* as the analysis measured it */
+	pwlr__result pr;
+	assert_int_equal(pwlr__fit(&ps, 1, &po, &pr), 0);
+	double held = 0;
+	for (size_t p = 0; p < pr.nseg; p++) {
+		print_message("phase %zu [%.3f, %.3f]: rate %.4f\n", p, pr.bounds[p], pr.bounds[p + 1],
+		              pr.slope[p]);
+		held += pr.slope[p] * (pr.bounds[p + 1] - pr.bounds[p]);
+	}
+	print_message("the table holds %.3f of the instance\n", held);
+	assert_true(pr.nseg >= 2);
+	assert_true(fabs(held - 1) < 0.15);
+	assert_true(pr.slope[pr.nseg - 1] < 0.5 * pr.slope[0]);
+	pwlr__result_free(&pr);
+}
+
 /* Page faults of a long time step (CloverLeaf omp2 under heavy load: 8
  * instances of 0.5 s, 14.75 faults each, most in a burst around the
  * middle; every fifth of the series' 1153 points): a counter in bursts,
@@ -749,6 +804,7 @@ int main(void)
 	    cmocka_unit_test(test_kriging_curve_stays_inside_the_phases),
 	    cmocka_unit_test(test_waiting_region_curve_keeps_its_table_rates),
 	    cmocka_unit_test(test_aligned_fit_keeps_rates_that_contradict_its_rise),
+	    cmocka_unit_test(test_rate_of_a_cloud_at_the_exit_is_the_phase_rise),
 	    cmocka_unit_test(test_kriging_rate_carries_the_events_of_a_bursty_counter),
 	    cmocka_unit_test(test_kriging_refuses_too_few_points),
 	    cmocka_unit_test(test_one_phase_rate_is_events_over_time),
