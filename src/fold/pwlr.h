@@ -42,7 +42,8 @@
  *  9. Phase rates (slope[]): least-squares slope over the phase interior,
  *     a margin of 2 x smear (at least one cell) away from inner boundaries,
  *     so the smear of a switch does not bias them; the continuous spline's
- *     slope when the interior holds too few points. Negative slopes -> 0.
+ *     slope when the interior holds too few points, or points that spread
+ *     over less than half of it (a cloud at one end). Negative slopes -> 0.
  *     rate_at[] records the stretch each slope was measured on.
  * 10. Gradual changes: a run of 3 or more segments whose slopes move the
  *     same way in every detecting series (a staircase cut into a ramp) is

@@ -776,6 +776,75 @@ static void test_kriging_rate_carries_the_events_of_a_bursty_counter(void **stat
 	pwlr__result_free(&pr);
 }
 
+/* The same burst (clover_min's 35 points): its waiting phase's rate is its
+ * rise (its interior holds only the cloud at the exit), and the Kriging
+ * curve carries each phase's events: its area over each phase within 15%
+ * of the table's rate times the phase's length. The trend's line of the
+ * waiting phase was fitted on the points of its middle, the busy start
+ * (0.44-0.50): with the table's slope it passed 0.1 above the exit, and
+ * the process that bridged it to the exit's anchor carried 2.25 times the
+ * phase's CPU time (the validation run: curve 2.69e8 ns/s over the phase,
+ * table 1.19e8). */
+static void test_kriging_curve_carries_each_phase_rise(void **state)
+{
+	(void)state;
+	static const struct {
+		double x, y;
+		uint32_t inst;
+	} pts[] = {
+	    {0.1269, 0.2554, 0}, {0.2570, 0.5170, 0}, {0.3879, 0.7803, 0}, {0.9975, 0.9951, 0},
+	    {0.0955, 0.1953, 1}, {0.2313, 0.4725, 1}, {0.3590, 0.7289, 1}, {0.4786, 0.9731, 1},
+	    {0.9932, 0.9861, 1}, {0.1154, 0.2273, 2}, {0.2508, 0.4941, 2}, {0.3736, 0.7357, 2},
+	    {0.9929, 0.9862, 2}, {0.1406, 0.2821, 3}, {0.2684, 0.5381, 3}, {0.3894, 0.7808, 3},
+	    {0.9937, 0.9874, 3}, {0.1307, 0.2625, 4}, {0.2595, 0.5209, 4}, {0.4076, 0.8182, 4},
+	    {0.9996, 0.9994, 4}, {0.1029, 0.2029, 5}, {0.2312, 0.4556, 5}, {0.3497, 0.6889, 5},
+	    {0.4717, 0.9291, 5}, {0.9992, 0.9984, 5}, {0.0779, 0.1571, 6}, {0.2067, 0.4165, 6},
+	    {0.3485, 0.7021, 6}, {0.4946, 0.9964, 6}, {0.9996, 0.9996, 6}, {0.1481, 0.3225, 7},
+	    {0.2827, 0.6154, 7}, {0.4409, 0.9596, 7}, {0.9921, 0.9828, 7},
+	};
+	enum { N = sizeof pts / sizeof *pts, G = 200 };
+	double x[N], y[N], gx[G], cum[G], val[G], lo[G], hi[G];
+	uint32_t inst[N];
+	for (size_t i = 0; i < N; i++) {
+		x[i] = pts[i].x;
+		y[i] = pts[i].y;
+		inst[i] = pts[i].inst;
+	}
+	pwlr__series ps = {x, y, N, inst, 0};
+	pwlr__opts po;
+	pwlr__opts_init(&po);
+	po.smear = 0.0567;
+	pwlr__result pr;
+	assert_int_equal(pwlr__fit(&ps, 1, &po, &pr), 0);
+	for (int i = 0; i < G; i++)
+		gx[i] = i / (double)(G - 1);
+	fold_curve cv = {G, gx, cum, val, lo, hi};
+	fit_input in = {.x = x,
+	                .y = y,
+	                .inst = inst,
+	                .n = N,
+	                .scale = 1,
+	                .rscale = 1,
+	                .max = 1 / 0.495, /* 1 CPU: the instances run on one 49.5% of their time */
+	                .phases = &pr,
+	                .pi = 0,
+	                .seed = 1};
+	double rms;
+	assert_int_equal(fit__kriging.fit(&in, &cv, &rms, NULL), 0);
+	for (size_t p = 0; p < pr.nseg; p++) {
+		double a = pr.bounds[p], b = pr.bounds[p + 1], area = 0;
+		for (int i = 1; i < G; i++) {
+			double l = fmax(a, gx[i - 1]), h = fmin(b, gx[i]);
+			if (h > l)
+				area += 0.5 * (val[i] + val[i - 1]) * (h - l);
+		}
+		print_message("phase %zu [%.3f, %.3f]: table %.4f, curve's area over it / length %.4f\n", p,
+		              a, b, pr.slope[p], area / (b - a));
+		assert_true(fabs(area / (b - a) - pr.slope[p]) <= 0.15 * fmax(pr.slope[p], 0.02));
+	}
+	pwlr__result_free(&pr);
+}
+
 static void test_kriging_refuses_too_few_points(void **state)
 {
 	(void)state;
@@ -806,6 +875,7 @@ int main(void)
 	    cmocka_unit_test(test_aligned_fit_keeps_rates_that_contradict_its_rise),
 	    cmocka_unit_test(test_rate_of_a_cloud_at_the_exit_is_the_phase_rise),
 	    cmocka_unit_test(test_kriging_rate_carries_the_events_of_a_bursty_counter),
+	    cmocka_unit_test(test_kriging_curve_carries_each_phase_rise),
 	    cmocka_unit_test(test_kriging_refuses_too_few_points),
 	    cmocka_unit_test(test_one_phase_rate_is_events_over_time),
 	};
