@@ -1120,6 +1120,33 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 
 /* --- stage 5: build phases --- */
 
+/* A warning for each phase with too few samples: which rates it still
+ * shows (counters read at enter and exit, across it) or that it shows none. */
+static void warn_thin_phases(analyze_ctx *c, const fold_region_result *r)
+{
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		if (ph->samples >= FOLD__MIN_PHASE_SAMPLES)
+			continue;
+		size_t shown = 0;
+		for (size_t k = 0; k < ph->nrates; k++)
+			shown += !isnan(ph->rates[k]);
+		if (shown)
+			analyze__warn(
+			    c,
+			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
+			    "those of the counters read at enter and exit, across it in %lu instances "
+			    "sampled on either side",
+			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
+		else
+			analyze__warn(
+			    c,
+			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
+			    "its rates (none shown)",
+			    r->name, p + 1, ph->start, ph->end, ph->samples);
+	}
+}
+
 /* Phases with per-series rates from the piecewise-linear slopes, and the
  * samples of the used instances per phase. */
 static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
@@ -1265,27 +1292,7 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		               nclamped))
 			return -ENOMEM;
 	}
-	for (size_t p = 0; p < r->nphases; p++) {
-		const fold_phase_result *ph = &r->phases[p];
-		if (ph->samples >= FOLD__MIN_PHASE_SAMPLES)
-			continue;
-		size_t shown = 0;
-		for (size_t k = 0; k < ph->nrates; k++)
-			shown += !isnan(ph->rates[k]);
-		if (shown)
-			analyze__warn(
-			    c,
-			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
-			    "those of the counters read at enter and exit, across it in %lu instances "
-			    "sampled on either side",
-			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
-		else
-			analyze__warn(
-			    c,
-			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
-			    "its rates (none shown)",
-			    r->name, p + 1, ph->start, ph->end, ph->samples);
-	}
+	warn_thin_phases(c, r);
 	return 0;
 }
 
