@@ -5,8 +5,8 @@
  * Trend: the phase table. Phase p is the line a_p + s_p x (plus
  * c_p (x - x_p)(x - x_p+1) in a gradual phase), s_p its rate in the table
  * (pwlr slope[], curv[]) and a_p the least-squares intercept of the binned
- * points its rate was measured on (pwlr rate_at[]), else of those in the
- * phase's middle (at most 0.05 trimmed at each end).
+ * points its rate was measured on (pwlr rate_at[]), else the line through
+ * the phase's fitted cumulative (pwlr knots) at its middle.
  * Folding rounds a switch: it sits at a slightly different x in each
  * instance, so the folded curve passes from one line to the next over the
  * spread of those positions. The trend does the same: with the switch at
@@ -81,8 +81,14 @@ static void trend_eval(const void *arg, double x, double *cum, double *slope)
 
 /* Least-squares intercept of each phase's line on the bin means of the
  * stretch whose points gave the phase its rate (pwlr rate_at: the interior
- * away from the smear of its switches), else of its middle; the spline's
- * value at its middle when that holds no bin. The line then runs through
+ * away from the smear of its switches); when the rate is no line's slope
+ * there (the phase's rise, events over time, a gradual phase, a rate of
+ * the unaligned fit), through the spline's value at the phase's middle:
+ * for a rise, the line from the phase's start value to its end value. The
+ * bins of its middle instead put the line of CloverLeaf's clover_min
+ * burst (busy at the start of its waiting phase, idle after) 0.1 above
+ * the exit, and the process that bridged it to the anchor there carried
+ * 2.25 times the phase's CPU time. The line then runs through
  * the points its slope came from: through the phase's middle alone, where
  * the smear of widely spread switches reaches, the line of miniFE's
  * MPI_Send (durations spread by 72%) passed 0.19 above the points before
@@ -92,25 +98,20 @@ static void fit_intercepts(phase_trend *t, const double *cnt, const double *sx, 
 {
 	const pwlr__result *pr = t->pr;
 	for (size_t p = 0; p < pr->nseg; p++) {
-		double a = pr->bounds[p], b = pr->bounds[p + 1], m = fmin(0.05, 0.25 * (b - a)), v, d;
-		double lo = a + m, hi = b - m, sw = 0, sr = 0;
+		double mid = 0.5 * (pr->bounds[p] + pr->bounds[p + 1]), v, d, sw = 0, sr = 0;
 		const double *at = pr->rate_at ? pr->rate_at + 2 * (t->i * pr->nseg + p) : NULL;
-		if (at && at[0] < at[1]) {
-			lo = at[0];
-			hi = at[1];
-		}
-		for (size_t k = 0; k < TREND_BINS; k++) {
+		for (size_t k = 0; at && at[0] < at[1] && k < TREND_BINS; k++) {
 			if (!cnt[k])
 				continue;
 			double xk = sx[k] / cnt[k];
-			if (xk < lo || xk > hi)
+			if (xk < at[0] || xk > at[1])
 				continue;
 			phase_line(t, p, xk, &v, &d);
 			sw += cnt[k];
 			sr += sy[k] - cnt[k] * v;
 		}
-		phase_line(t, p, 0.5 * (a + b), &v, &d);
-		t->a[p] = sw > 0 ? sr / sw : pwlr__cum(pr, t->i, 0.5 * (a + b)) - v;
+		phase_line(t, p, mid, &v, &d);
+		t->a[p] = sw > 0 ? sr / sw : pwlr__cum(pr, t->i, mid) - v;
 	}
 }
 

@@ -263,12 +263,19 @@ static size_t collect(const pt *p, size_t n, int k, int in, size_t B, double *ac
 	return N;
 }
 
-/* Adds the anchors (0,0) and (1,1), residual 0 and as heavy as an average
- * observation, around the N observations at ob + 1 (of weight wsum in
- * all). Returns N + 2. */
+/* Adds the anchors at x = 0 and 1, residual 0 (on the trend), around the
+ * N observations at ob + 1 (of weight wsum in all). Returns N + 2. They
+ * weigh ANCHOR_WEIGHT average observations: every instance's share is
+ * exactly 0 at its entry and 1 at its exit, so the process is 0 there and
+ * the rate's area over the instance is the trend's rise. As heavy as one
+ * average observation, a smooth process passed them: the page faults of
+ * CloverLeaf's time step (bursts in the middle of 8 long instances, a
+ * nugget ratio of 198) rose by 1.18 of their events over the instance. */
+static const double ANCHOR_WEIGHT = 1e6;
+
 static size_t anchor(obs *ob, size_t N, double wsum)
 {
-	double wa = N && wsum > 0 ? wsum / (double)N : 1;
+	double wa = (N && wsum > 0 ? wsum / (double)N : 1) * ANCHOR_WEIGHT;
 	ob[0] = (obs){0, 0, wa};
 	ob[N + 1] = (obs){1, 0, wa};
 	return N + 2;

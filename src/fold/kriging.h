@@ -42,7 +42,9 @@
  * Without instances the likelihood chooses; with only one or two instances
  * carrying the points nothing tells their pattern from the population's,
  * and the smoothest pair of the grid (l = 2, eta = 100) is taken. No random numbers are used (the seed is
- * recorded for reproducibility only). Anchors (0, 0) and (1, 1) are observations.
+ * recorded for reproducibility only). Anchors at x = 0 and 1 (on the trend)
+ * are observations a million times as heavy as an average one: the share
+ * is exactly 0 at entry and 1 at exit in every instance.
  *
  * Approximation: with more points than `bins`, points are averaged in
  * equal-width x bins, each bin an observation at its points' mean x with

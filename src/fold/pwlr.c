@@ -1012,6 +1012,17 @@ static void split_steps(const sser *S, size_t ns, pwlr__result *r, double max_le
 	}
 }
 
+/* Do the points [ia, ib) of s spread over at least half of the stretch
+ * (of length len) whose rate their line's slope is to give? A cloud at
+ * one end measures that end: the 8 points of CloverLeaf's clover_min burst
+ * in the last 0.8% of the instance, just before its exit, gave a waiting
+ * phase of 0.59 the exit's full CPU speed; the spline's slope over the
+ * phase (its rise) is that phase's rate. */
+static int covers(const sser *s, size_t ia, size_t ib, double len)
+{
+	return ib > ia && s->x[ib - 1] - s->x[ia] >= 0.5 * len;
+}
+
 int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__result *r)
 {
 	int rc = -ENOMEM;
@@ -1194,7 +1205,7 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 				 * share's rise from 0 at entry to 1 at exit, which a line
 				 * through scattered points (a wait whose position
 				 * varies) does not see */
-			} else if (S[k].detect && ib >= ia + 5 &&
+			} else if (S[k].detect && ib >= ia + 5 && covers(&S[k], ia, ib, b - mb - (a + ma)) &&
 			           seg_slope(&S[k], a + ma, b - mb, &sl, &se, NULL)) {
 				s = sl;
 				at[0] = a + ma;
@@ -1248,6 +1259,29 @@ void pwlr__result_free(pwlr__result *r)
 	free(r->curv);
 	free(r->rate_at);
 	r->knot = r->slope = r->rms = r->sigma = r->deff = r->curv = r->rate_at = NULL;
+}
+
+/* How far (relative) an unaligned phase rate may differ from the aligned
+ * phase's rise over its length and still be taken for it. */
+static const double ADOPT_TOL = 0.25;
+
+void pwlr__adopt_rates(pwlr__result *r, const pwlr__result *from, double smear)
+{
+	for (size_t k = 0; k < r->nseries && k < from->nseries; k++)
+		for (size_t p = 0; p < r->nseg; p++) {
+			size_t q = pwlr__segment(from, 0.5 * (r->bounds[p] + r->bounds[p + 1]));
+			const double *s = from->slope + k * from->nseg, *kn = r->knot + k * (r->nseg + 1);
+			if (r->gradual[p] || from->gradual[q] ||
+			    (q > 0 && q + 1 < from->nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
+				continue;
+			double len = r->bounds[p + 1] - r->bounds[p];
+			double rise = len > 0 ? (kn[p + 1] - kn[p]) / len : 0, big = fmax(s[q], rise);
+			if (big > 0 && fabs(s[q] - rise) > fmax(ADOPT_TOL, 2 * smear) * big)
+				continue;
+			r->slope[k * r->nseg + p] = s[q];
+			/* measured on other (unaligned) points */
+			r->rate_at[2 * (k * r->nseg + p)] = r->rate_at[2 * (k * r->nseg + p) + 1] = NAN;
+		}
 }
 
 size_t pwlr__segment(const pwlr__result *r, double x)

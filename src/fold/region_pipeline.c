@@ -1052,21 +1052,10 @@ static int stage_fit_phases(series_work *sw, size_t nsw, const instances__instan
 	}
 	align_info_free(&a2);
 	/* Rates: warping an instance rescales its slopes by its own factor,
-	 * which biases the pooled slope; each phase takes the rate of the
-	 * unaligned fit's phase at its middle (measured there away from the
-	 * smear of the switch), unless that phase is a transition (its slope
-	 * between its neighbours'). */
-	for (size_t k = 0; k < nps && first.knot; k++)
-		for (size_t p = 0; p < pr->nseg; p++) {
-			size_t q = pwlr__segment(&first, 0.5 * (pr->bounds[p] + pr->bounds[p + 1]));
-			const double *s = first.slope + k * first.nseg;
-			if (pr->gradual[p] || first.gradual[q] ||
-			    (q > 0 && q + 1 < first.nseg && (s[q] - s[q - 1]) * (s[q + 1] - s[q]) > 0))
-				continue;
-			pr->slope[k * pr->nseg + p] = s[q];
-			/* measured on other (unaligned) points */
-			pr->rate_at[2 * (k * pr->nseg + p)] = pr->rate_at[2 * (k * pr->nseg + p) + 1] = NAN;
-		}
+	 * which biases the pooled slope: the unaligned fit's where they
+	 * measure the same phase (pwlr__adopt_rates). */
+	if (first.knot)
+		pwlr__adopt_rates(pr, &first, po->smear);
 	pwlr__result_free(&first);
 	return 0;
 }
@@ -1215,8 +1204,7 @@ static int count_phase_samples(analyze_ctx *c, fold_region_result *r, const pwlr
 	return 0;
 }
 
-/* Rates the samples do not support are NAN ("no data"), and a phase with
- * too few samples is said in a warning. */
+/* Rates the samples do not support are NAN ("no data"). */
 static void withhold_unsupported_rates(analyze_ctx *c, fold_region_result *r, const series_work *sw,
                                        size_t nsw, const double *xlo, const double *xhi)
 {
@@ -1267,6 +1255,12 @@ static void withhold_unsupported_rates(analyze_ctx *c, fold_region_result *r, co
 					ph->rate_from[k] = ph->rate_to[k] = NAN;
 			}
 	}
+}
+
+/* A warning for each phase with too few samples: which rates it still
+ * shows (counters read at enter and exit, across it) or that it shows none. */
+static void warn_thin_phases(analyze_ctx *c, const fold_region_result *r)
+{
 	for (size_t p = 0; p < r->nphases; p++) {
 		const fold_phase_result *ph = &r->phases[p];
 		if (ph->samples >= FOLD__MIN_PHASE_SAMPLES)
@@ -1357,6 +1351,7 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 		               nclamped))
 			return -ENOMEM;
 	}
+	warn_thin_phases(c, r);
 	return 0;
 }
 
