@@ -159,7 +159,16 @@ const char *attribution__call_site(attribution__ctx *a, unsigned proc, uint64_t 
 	return out;
 }
 
-/* Symbolises stack id of proc into logical frames; caller holds the lock. */
+/* Is module libfold.so (fold's runtime, whatever its version suffix)? */
+static int in_libfold(const char *module)
+{
+	const char *base = module ? strrchr(module, '/') : NULL;
+	base = base ? base + 1 : module;
+	return base && !strncmp(base, "libfold.so", 10);
+}
+
+/* Symbolises stack id of proc into logical frames; caller holds the lock.
+ * A leaf inside libfold.so is one frame, FOLD_MEASUREMENT_FUNCTION. */
 static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 {
 	if (proc >= a->ntr || !id || id >= a->pc[proc].n)
@@ -189,6 +198,14 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 			log[n++] = (lframe){own(a, nm), NULL, 0};
 			if (d == 0)
 				si->leaf = NULL;
+			continue;
+		}
+		if (d == 0 && in_libfold(res->module)) {
+			/* a sample inside fold's own runtime (a region hook, a
+			 * wrapper): the measurement's cost, one name, not fold's
+			 * source lines among the program's */
+			if (!util_grow((void **)&log, &cap, n + 1, sizeof *log))
+				log[n++] = (lframe){FOLD_MEASUREMENT_FUNCTION, NULL, 0};
 			continue;
 		}
 		for (unsigned k = res->nframes; k-- > 0;) {
@@ -361,7 +378,7 @@ static int phase_tops(hit *h, size_t n, fold_region_result *r)
 			o->module = si->leaf ? dup_or_null(si->leaf->module) : NULL;
 			o->samples = runs[q].count;
 			o->share = (double)runs[q].count / (double)total;
-			if (fill_inline(o, si->leaf)) {
+			if (!in_libfold(o->module) && fill_inline(o, si->leaf)) {
 				free(runs);
 				return -ENOMEM;
 			}
@@ -714,7 +731,7 @@ static int flat_lines(leaf_count *lc, size_t n, fold_analysis *an)
 		o->module = si->leaf ? dup_or_null(si->leaf->module) : NULL;
 		o->samples = c;
 		o->share = (double)c / (double)total;
-		if (fill_inline(o, si->leaf)) {
+		if (!in_libfold(o->module) && fill_inline(o, si->leaf)) {
 			an->lines = out;
 			an->nlines = m;
 			return -ENOMEM;
