@@ -91,6 +91,12 @@ int analyze__fill_processes(analyze_ctx *c)
 				analyze__warn(c, "%s: %llu samples dropped (%s)", t->path,
 				              (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
 		uint64_t sv;
+		if (ingest__trace_stat(t, "regions.events_lost", &sv) && sv)
+			analyze__warn(c,
+			              "%s: %llu API region event(s) lost while the runtime was stopped for a "
+			              "moment (another thread's fork or exec, or no free buffer): instances "
+			              "wholly inside the stop are missing, the others are kept balanced",
+			              t->path, (unsigned long long)sv);
 		/* The runtime writes these statistics in its final flush (and the
 		 * crash path "threads" and "exit.signal"): without them the process
 		 * never got there. */

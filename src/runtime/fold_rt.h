@@ -193,6 +193,7 @@ enum rt_drop_reason {
 extern const char *const rt__drop_names[FOLD_DROP_NREASONS];
 
 #define FOLD_REGION_STACK 64
+#define FOLD_DEFERRED 16
 
 typedef struct rt_thread {
 	/* Guard: > 0 while runtime code of this thread uses the encoder. */
@@ -238,6 +239,18 @@ typedef struct rt_thread {
 	/* open API regions, for unbalanced-use detection */
 	unsigned region_depth;
 	uint32_t region_stack[FOLD_REGION_STACK];
+	/* API region events of a moment the runtime was stopped for another
+	 * thread's fork (rt_api.c), recorded with their own ticks at the
+	 * thread's next API event, and records no buffer could take then;
+	 * ndeferred_lost: beyond FOLD_DEFERRED */
+	struct {
+		uint64_t tick;
+		uint32_t region;
+		uint16_t enter;
+		uint16_t call; /* 1: the whole API call (made while stopped); 0: its record only */
+	} deferred[FOLD_DEFERRED];
+	unsigned ndeferred;
+	uint64_t ndeferred_lost;
 
 	/* statistics, summed into the process totals at thread end */
 	uint64_t samples_taken;
@@ -311,7 +324,10 @@ enum rt_event { FOLD_EV_ENTER = 0, FOLD_EV_EXIT = 1 };
 
 /* Records an enter/exit of `region` on t now; with_counters adds the counter
  * values. Caller holds the runtime guard (rt__enter_runtime). */
-void rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_counters);
+int rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_counters);
+/* The same at a tick taken earlier, without counter values. Both return 0,
+ * or -ENOSPC when no buffer could take the record. */
+int rt__region_event_at(rt_thread *t, enum rt_event ev, uint32_t region, uint64_t tick);
 /* Records a marker text on t (guard held). */
 void rt__marker(rt_thread *t, const char *text);
 /* Defines a region in the process stream; returns its id (>= 1), 0 on error.
@@ -463,6 +479,7 @@ typedef struct rt_process {
 	_Atomic uint64_t handler_ticks;
 	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
 	_Atomic uint64_t unbalanced;
+	_Atomic uint64_t region_events_lost; /* API region events no buffer took (rt_api.c) */
 	_Atomic uint64_t bytes_raw, bytes_written, chunks_written;
 	/* chunks that could not be written, and the samples they held */
 	_Atomic uint64_t chunks_lost, samples_lost;

@@ -8,12 +8,28 @@
 
 #include "fold_rt.h"
 
-void rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_counters)
+/* Open-region bookkeeping (the sampling clock) and the record itself. */
+static int region_record(rt_thread *t, enum rt_event ev, uint32_t region, const uint64_t *cp, uint64_t tick)
+{
+	int rc = ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
+	                             : trace_enc_exit(&t->enc, tick, region, cp);
+	if (rc == -ENOSPC) {
+		rt__pool_reserve(4);
+		rc = rt__thread_swap_buffer(t);
+		if (rc == 0)
+			rc = ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
+			                         : trace_enc_exit(&t->enc, tick, region, cp);
+	}
+	rt__flush_due(t, tick);
+	return rc ? -ENOSPC : 0;
+}
+
+static int region_open_close(rt_thread *t, enum rt_event ev)
 {
 	if (!t->cur) {
 		rt__thread_fresh_buffer(t);
 		if (!t->cur)
-			return;
+			return -ENOSPC;
 	}
 	if (ev == FOLD_EV_ENTER) {
 		if (t->open_regions++ == 0)
@@ -21,6 +37,13 @@ void rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_
 	} else if (t->open_regions && --t->open_regions == 0) {
 		rt__sampling_region(t, 0);
 	}
+	return 0;
+}
+
+int rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_counters)
+{
+	if (region_open_close(t, ev))
+		return -ENOSPC;
 	rt__counter_set_refresh(t);
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	const uint64_t *cp = NULL;
@@ -28,16 +51,14 @@ void rt__region_event(rt_thread *t, enum rt_event ev, uint32_t region, int with_
 		rt__read_counters(t, ctr);
 		cp = ctr;
 	}
-	uint64_t tick = rt__tick();
-	int rc = ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
-	                             : trace_enc_exit(&t->enc, tick, region, cp);
-	if (rc == -ENOSPC) {
-		rt__pool_reserve(4);
-		if (rt__thread_swap_buffer(t) == 0)
-			(void)(ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
-			                           : trace_enc_exit(&t->enc, tick, region, cp));
-	}
-	rt__flush_due(t, tick);
+	return region_record(t, ev, region, cp, rt__tick());
+}
+
+int rt__region_event_at(rt_thread *t, enum rt_event ev, uint32_t region, uint64_t tick)
+{
+	if (region_open_close(t, ev))
+		return -ENOSPC;
+	return region_record(t, ev, region, NULL, tick);
 }
 
 void rt__marker(rt_thread *t, const char *text)

@@ -291,6 +291,14 @@ static void write_end_records(void)
 		}
 	if (unbalanced)
 		rt__proc_stat("regions.unbalanced", unbalanced);
+	uint64_t lost = atomic_load(&rt__proc.region_events_lost);
+	for (unsigned i = 0; i < rt__thread_slots(); i++) {
+		rt_thread *t = rt__thread_slot(i);
+		if (atomic_load(&t->alive)) /* events kept at the final stop are not lost */
+			lost += t->ndeferred_lost;
+	}
+	if (lost)
+		rt__proc_stat("regions.events_lost", lost);
 	rt__cyg_write_stats();
 	uint64_t hticks = atomic_load(&rt__proc.handler_ticks);
 	for (unsigned i = 0; i < rt__thread_slots(); i++) {

@@ -221,6 +221,13 @@ void rt__sample(rt_thread *t, void *uc)
 		t->dropped[FOLD_DROP_IN_DLOPEN]++;
 		return;
 	}
+	/* API events kept from another thread's fork (rt_api.c) are recorded
+	 * at the thread's next API event, with their ticks: a sample before
+	 * that would come first in the stream though it came after them */
+	if (FOLD_UNLIKELY(t->ndeferred)) {
+		t->dropped[FOLD_DROP_STOPPED]++;
+		return;
+	}
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&rt__proc.stop, memory_order_relaxed)) {

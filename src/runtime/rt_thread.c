@@ -60,7 +60,8 @@ static rt_thread *alloc_state(void)
 	} else if (atomic_load(&nslots) < MAX_SLOTS) {
 		size_t sz = (sizeof(rt_thread) + 4095) & ~(size_t)4095;
 		size_t stsz = (sizeof(trace_stack_table) + 4095) & ~(size_t)4095;
-		uint8_t *mem = mmap(NULL, sz + stsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *mem =
+		    mmap(NULL, sz + stsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem != MAP_FAILED) {
 			t = (rt_thread *)mem;
 			t->stacks = (trace_stack_table *)(mem + sz);
@@ -143,7 +144,10 @@ static void adopt_destructor(void *arg)
 		rt__thread_end(t);
 }
 
-static void adopt_key_init(void) { pthread_key_create(&adopt_key, adopt_destructor); }
+static void adopt_key_init(void)
+{
+	pthread_key_create(&adopt_key, adopt_destructor);
+}
 
 /* created: the thread comes from our pthread_create trampoline. */
 static rt_thread *thread_begin(uint32_t parent_stream, const char *name, int created)
@@ -216,6 +220,9 @@ static void add_totals(rt_thread *t)
 	for (int i = 0; i < FOLD_DROP_NREASONS; i++)
 		atomic_fetch_add(&rt__proc.dropped[i], t->dropped[i]);
 	atomic_fetch_add(&rt__proc.unbalanced, t->unbalanced);
+	atomic_fetch_add(&rt__proc.region_events_lost, t->ndeferred_lost + t->ndeferred);
+	t->ndeferred_lost = 0;
+	t->ndeferred = 0;
 	t->samples_taken = 0;
 	t->sealed_samples = 0;
 	memset(t->dropped, 0, sizeof t->dropped);
@@ -233,7 +240,8 @@ void rt__thread_end(rt_thread *t)
 	if (!atomic_load(&rt__proc.stop) && t->cur) {
 		if (t->region_depth) {
 			char text[96];
-			snprintf(text, sizeof text, "unbalanced: thread ended inside %u region(s), innermost %u",
+			snprintf(text, sizeof text,
+			         "unbalanced: thread ended inside %u region(s), innermost %u",
 			         t->region_depth, t->region_stack[(t->region_depth - 1) % FOLD_REGION_STACK]);
 			rt__marker(t, text);
 			t->unbalanced++;
