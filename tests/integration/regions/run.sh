@@ -200,40 +200,6 @@ accuracy)
 	done <own.txt
 	grep -q "own outer_phase" own.txt || fail "program printed no timings"
 	;;
-stream)
-	# A leaf of ~15 us that streams memory, timed with the TSC right around
-	# each call (less the timer's own cost): its hooks run colder than the
-	# calibration, within 2-50 us of the thread's previous record. The
-	# runtime measures them by that gap (docs/regions.md, "Cold hooks"), and
-	# fold's inclusive + hooks_ns is what the program's timer holds: 0.35-0.55%
-	# below it when only gaps of 50 us and more were measured, 0.15-0.2% now
-	# (left: the hook's entry before any clock read, ~25 ns per call).
-	[ "$(uname -m)" = x86_64 ] || { echo "the program's timer reads the TSC (x86_64): skipped"; exit 77; }
-	python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_THROTTLE=off LD_PRELOAD="$LIBFOLD" \
-		"$PROGS/prog_calls" stream 2000 >own.txt 2>err.txt || {
-		rc=$?
-		cat err.txt >&2
-		[ $rc -eq 77 ] && exit 77
-		fail "prog_calls failed"
-	}
-	analyse "$(only_trace)"
-	python3 - <<'PY' || fail "stream_leaf: fold's inclusive + hooks_ns not within 0.25% of the program's TSC timer"
-import json, sys
-a = json.load(open("out.json"))
-info = a["processes"][0]["info"]
-if info.get("clock.source") != "tsc":
-    print("the runtime's clock is not the TSC: not comparable"); sys.exit(0)
-w = open("own.txt").read().split()
-ticks, calls, timer = int(w[2]), int(w[4]), int(w[6])
-own = (ticks - calls * timer) * 1e9 / float(info["clock.tick_hz"])
-p = next(x for x in a["profile"] if x["name"] == "stream_leaf")
-f = p["inclusive_ns"] + p["hooks_ns"]
-err = (f - own) / own
-print("stream_leaf: %d calls, program %.0f ns, fold %.0f ns inclusive + %.0f ns hooks: %+.3f%% (%+.1f ns per call)" % (
-    p["calls"], own, p["inclusive_ns"], p["hooks_ns"], 100 * err, (f - own) / calls))
-sys.exit(0 if p["calls"] == calls and abs(err) <= 0.0025 else 1)
-PY
-	;;
 first_call)
 	# The first instrumented call of a program carries the runtime's start-up
 	# and its decision about the function in its enter hook, before the
