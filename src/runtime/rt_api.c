@@ -41,10 +41,9 @@ static void keep(rt_thread *t, uint32_t region, int enter, int call, uint64_t ti
 static void record(rt_thread *t, uint32_t region, int enter, uint64_t tick)
 {
 	enum rt_event ev = enter ? FOLD_EV_ENTER : FOLD_EV_EXIT;
-	uint64_t now = tick ? tick : rt__tick();
 	int rc = tick ? rt__region_event_at(t, ev, region, tick) : rt__region_event(t, ev, region, 1);
-	if (rc)
-		keep(t, region, enter, 0, now);
+	if (rc) /* rare: the clock is read again only then, not on every event */
+		keep(t, region, enter, 0, tick ? tick : rt__tick());
 }
 
 static void enter_region(rt_thread *t, uint32_t region, uint64_t tick)
@@ -122,10 +121,7 @@ static void record_kept(rt_thread *t)
 	t->ndeferred = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (t->ndeferred) { /* an earlier one failed: keep the order */
-			if (kept[i].call)
-				keep(t, kept[i].region, kept[i].enter, 1, kept[i].tick);
-			else
-				keep(t, kept[i].region, kept[i].enter, 0, kept[i].tick);
+			keep(t, kept[i].region, kept[i].enter, kept[i].call, kept[i].tick);
 			continue;
 		}
 		if (!kept[i].call)
