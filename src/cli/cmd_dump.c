@@ -125,6 +125,7 @@ static void dump_record(FILE *o, const trace_record *r)
 		if (r->u.sample_cost.delivery_ns != TRACE_UNKNOWN)
 			fprintf(o, " delivery_ns=%" PRIu64, r->u.sample_cost.delivery_ns);
 		break;
+	case TRACE_REC_PAUSE: fprintf(o, " pause_ns=%" PRIu64, r->u.pause.pause_ns); break;
 	default: fprintf(o, " kind=%u len=%zu", r->kind, r->u.extended.len); break;
 	}
 	fputc('\n', o);

@@ -175,6 +175,7 @@ void ingest__trace_free(ingest__trace *t)
 		free(t->threads[i].cost_ns);
 		free(t->threads[i].lag_ns);
 		free(t->threads[i].delivery_ns);
+		free(t->threads[i].pause);
 	}
 	free(t->threads);
 	free(t->frames);
@@ -543,6 +544,16 @@ static int on_record(loader *L, const trace_record *r)
 		return th->nsmp ? put_cost(th, r->u.sample_cost.cost_ns, r->u.sample_cost.lag_ns,
 		                           r->u.sample_cost.delivery_ns)
 		                : 0;
+	case TRACE_REC_PAUSE:
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		if (!th->nev && !th->nsmp)
+			return 0; /* after nothing of the thread: outside its times */
+		if (util_grow((void **)&th->pause, &th->cap_pause, th->npause + 1, sizeof *th->pause))
+			return -ENOMEM;
+		th->pause[th->npause++] = (ingest__pause){th->last_tick, (uint32_t)th->nev,
+		                                          (uint32_t)th->nsmp, (double)r->u.pause.pause_ns};
+		return 0;
 	default: return 0;
 	}
 }
@@ -588,6 +599,34 @@ static void finish_clock(ingest__trace *t)
 		t->origin_tick = t->min_tick == UINT64_MAX ? 0 : t->min_tick;
 	if (t->min_tick == UINT64_MAX)
 		t->min_tick = t->max_tick = t->origin_tick;
+}
+
+/* A pause cannot have lasted longer than passed until the thread's next
+ * record (or its end): a damaged or hand-made trace's longer one is cut to
+ * that, so that taking it out never moves a record before the one it
+ * follows. */
+static void finish_pauses(ingest__trace *t)
+{
+	if (!(t->ns_per_tick > 0))
+		return;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		ingest__thread *th = &t->threads[i];
+		for (size_t q = 0; q < th->npause; q++) {
+			ingest__pause *p = &th->pause[q];
+			uint64_t next = th->ended && th->end_tick >= p->tick ? th->end_tick : UINT64_MAX;
+			if (p->nev < th->nev && th->ev[p->nev].tick < next)
+				next = th->ev[p->nev].tick;
+			if (p->nsmp < th->nsmp && th->smp[p->nsmp].tick < next)
+				next = th->smp[p->nsmp].tick;
+			if (next == UINT64_MAX)
+				continue;
+			double room = next > p->tick ? (double)(next - p->tick) * t->ns_per_tick : 0;
+			if (p->ns > room)
+				p->ns = room;
+			if (!(p->ns >= 0))
+				p->ns = 0;
+		}
+	}
 }
 
 /* Prefix sums of per-sample CPU time, so any instance boundary can be
@@ -809,6 +848,7 @@ static int load_one(const char *path, ingest__trace **out, trace_diag_fn diag, v
 		goto fail;
 	}
 	finish_clock(t);
+	finish_pauses(t);
 	rc = finish_cpu(t);
 	if (rc)
 		goto fail;

@@ -46,6 +46,15 @@ typedef struct ingest__sample {
 	uint16_t cset;
 } ingest__sample;
 
+/* A pause record (format 1.3): the runtime stopped the thread for ns right
+ * after its record at tick, writing trace data; nev events and nsmp samples
+ * of the thread came before it. */
+typedef struct ingest__pause {
+	uint64_t tick;
+	uint32_t nev, nsmp;
+	double ns;
+} ingest__pause;
+
 typedef struct ingest__thread {
 	uint32_t stream;
 	uint64_t os_tid;
@@ -67,6 +76,8 @@ typedef struct ingest__thread {
 	 * deadline to the handler's entry (UINT32_MAX: not measured) */
 	uint32_t *cost_ns, *lag_ns, *delivery_ns;
 	size_t cap_cost, ncost, ndelivery;
+	ingest__pause *pause; /* in stream order */
+	size_t npause, cap_pause;
 } ingest__thread;
 
 typedef struct ingest__cset {

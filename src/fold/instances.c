@@ -156,6 +156,41 @@ typedef struct stack {
 	size_t n, cap;
 } stack;
 
+/* The runtime's pauses right after event e (trace writing, pause records):
+ * *pi walks th's pauses in step with the events. */
+static double pause_after(const ingest__thread *th, size_t *pi, size_t e)
+{
+	double pause = 0;
+	for (; *pi < th->npause && th->pause[*pi].nev <= e + 1; (*pi)++)
+		if (th->pause[*pi].nev == e + 1)
+			pause += th->pause[*pi].ns;
+	return pause;
+}
+
+/* A pause at a burst's event: bursts are on their own stack, so it is
+ * inside the innermost open region of the main stack, in none of its
+ * children. */
+static void pause_in_open_region(stack *main_stack, double pause)
+{
+	if (!(pause > 0) || !main_stack->n)
+		return;
+	main_stack->f[main_stack->n - 1].cold_desc += pause;
+	main_stack->f[main_stack->n - 1].cold_child += pause;
+}
+
+/* Regions opened after the match at k were never closed (longjmp, missing
+ * exit): counted and dropped; returns the stack's new depth. */
+static size_t drop_unclosed(const frame *stk, size_t nstk, size_t k, instances__region_acc *acc,
+                            uint32_t *active)
+{
+	while (nstk > k) {
+		const frame *f = &stk[--nstk];
+		acc[f->g].unclosed++;
+		active[f->g]--;
+	}
+	return nstk;
+}
+
 static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
                        const uint8_t *is_burst, const first_calls *first, instances__region_acc *acc,
                        size_t nacc, instances__hook_cost hook, instances__callpairs *pairs, thread_prof *tp,
@@ -166,8 +201,12 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 	int rc = 0;
 	uint64_t prev = th->start_tick, prev_fn = 0;
 	int armed = 0;
+	size_t pi = 0;
 	for (size_t e = 0; e < th->nev; e++) {
 		const ingest__event *ev = &th->ev[e];
+		/* the trace writing right after this event is its hook's, as a
+		 * cold surplus after the timestamp is */
+		double pause = pause_after(th, &pi, e);
 		/* is_burst: 1 burst, 2 an instrumented function (cold hooks) */
 		double cold = 0, before = 0;
 		if (ev->region < nmap && is_burst[ev->region] == 2) {
@@ -183,6 +222,8 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			continue;
 		int burst = is_burst[ev->region] == 1;
 		stack *S = &stacks[burst];
+		if (burst)
+			pause_in_open_region(&stacks[0], pause);
 		frame *stk = S->f;
 		size_t nstk = S->n;
 		if (ev->kind == INGEST__EV_ENTER) {
@@ -203,10 +244,13 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 				}
 				own += hook.pair_ns + cold + before;
 			}
+			cold += pause;
+			own += pause;
 			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, before, 0, 0, own, once};
 			active[g]++;
 			continue;
 		}
+		cold += pause;
 		/* Exit: find the matching enter, innermost first. */
 		size_t k = nstk;
 		while (k > 0 && stk[k - 1].g != g)
@@ -215,12 +259,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			acc[g].stray_exit++;
 			continue;
 		}
-		/* Regions opened after the match were never closed (longjmp, missing exit). */
-		while (nstk > k) {
-			frame *f = &stk[--nstk];
-			acc[f->g].unclosed++;
-			active[f->g]--;
-		}
+		nstk = drop_unclosed(stk, nstk, k, acc, active);
 		frame f = stk[--nstk];
 		S->n = nstk;
 		active[g]--;

@@ -650,6 +650,10 @@ static void write_document(jw *w, const fold_analysis *a)
 	kint(w, "delivery_measured_samples", (long long)a->samples_delivery_measured);
 	knum(w, "cpu_clock_read_offset_ns", a->sample_cpu_clock_offset_ns);
 	close_(w, '}');
+	kobj(w, "trace_writing");
+	kint(w, "pauses", (long long)a->trace_writing_pauses);
+	knum(w, "ns", a->trace_writing_ns);
+	close_(w, '}');
 	write_run_end(w, a);
 	karr(w, "processes");
 	for (size_t i = 0; i < a->nprocs; i++)

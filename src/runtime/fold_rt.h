@@ -302,11 +302,18 @@ static inline void rt__leave_runtime(rt_thread *t);
 int rt__thread_swap_buffer(rt_thread *t);
 /* Seals t's current buffer without claiming a new one. */
 void rt__thread_seal(rt_thread *t);
+/* Records that the runtime stopped thread t for `ticks` right after its
+ * latest record, writing trace data (a trace_enc_pause record, which the
+ * analysis takes out of the times around it). For region events, whose
+ * timestamp comes before a swap or a due flush; a sample's writing is in
+ * its sample_cost. No-op for 0. */
+void rt__thread_note_pause(rt_thread *t, uint64_t ticks);
 /* Periodic flush (rt_flush.c): called with t's guard held after t recorded
  * something at `tick` (a sample, a region event). Seals t's buffer when its
  * data is older than FOLD_FLUSH_INTERVAL and the process stream when it has
  * unwritten definitions that old. Async-signal-safe. */
-void rt__flush_due(rt_thread *t, uint64_t tick);
+/* Returns the ticks the flush took (0: none was due). */
+uint64_t rt__flush_due(rt_thread *t, uint64_t tick);
 /* Converts FOLD_FLUSH_INTERVAL to ticks (after the clock is calibrated). */
 void rt__flush_init(void);
 /* The process stream has records not yet sealed (set by its writers);

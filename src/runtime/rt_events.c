@@ -13,14 +13,20 @@ static int region_record(rt_thread *t, enum rt_event ev, uint32_t region, const 
 {
 	int rc = ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
 	                             : trace_enc_exit(&t->enc, tick, region, cp);
+	uint64_t paused = 0;
 	if (rc == -ENOSPC) {
+		/* after the timestamp: the writing is a pause (rt__thread_note_pause) */
+		uint64_t t0 = rt__tick();
 		rt__pool_reserve(4);
 		rc = rt__thread_swap_buffer(t);
 		if (rc == 0)
 			rc = ev == FOLD_EV_ENTER ? trace_enc_enter(&t->enc, tick, region, cp)
 			                         : trace_enc_exit(&t->enc, tick, region, cp);
+		paused = rt__tick() - t0;
 	}
-	rt__flush_due(t, tick);
+	paused += rt__flush_due(t, tick);
+	if (rc == 0)
+		rt__thread_note_pause(t, paused);
 	return rc ? -ENOSPC : 0;
 }
 

@@ -48,15 +48,24 @@ void rt__proc_clean(void)
 	atomic_store(&proc_dirty_tick, 0);
 }
 
-void rt__flush_due(rt_thread *t, uint64_t tick)
+uint64_t rt__flush_due(rt_thread *t, uint64_t tick)
 {
+	uint64_t t0 = 0;
 	if (!t->flush_tick) {
 		t->flush_tick = tick | 1;
 	} else if (tick - t->flush_tick >= interval_ticks && t->cur) {
+		t0 = rt__tick();
 		rt__thread_seal(t);
 		rt__thread_fresh_buffer(t);
 	}
 	uint64_t d = atomic_load_explicit(&proc_dirty_tick, memory_order_relaxed);
-	if (d && tick - d >= interval_ticks && tick > d)
+	if (d && tick - d >= interval_ticks && tick > d) {
+		if (!t0)
+			t0 = rt__tick();
 		rt__proc_seal_try();
+	}
+	if (!t0)
+		return 0;
+	uint64_t t1 = rt__tick();
+	return t1 > t0 ? t1 - t0 : 0;
 }

@@ -375,10 +375,12 @@ static void put_event(rt_thread *t, int enter, uint64_t tick, uint32_t region, c
 	int rc =
 	    enter ? trace_enc_enter(&t->enc, tick, region, ctr) : trace_enc_exit(&t->enc, tick, region, ctr);
 	if (rc == -ENOSPC) {
+		uint64_t t0 = rt__tick(); /* after the timestamp: a pause */
 		rt__pool_reserve(4);
-		if (rt__thread_swap_buffer(t) == 0)
-			(void)(enter ? trace_enc_enter(&t->enc, tick, region, ctr)
-			             : trace_enc_exit(&t->enc, tick, region, ctr));
+		if (rt__thread_swap_buffer(t) == 0 &&
+		    (enter ? trace_enc_enter(&t->enc, tick, region, ctr)
+		           : trace_enc_exit(&t->enc, tick, region, ctr)) == 0)
+			rt__thread_note_pause(t, rt__tick() - t0);
 	}
 }
 

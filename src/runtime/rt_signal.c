@@ -280,9 +280,10 @@ void rt__sample(rt_thread *t, void *uc)
 		}
 	}
 	t->samples_taken++;
+	/* A due flush writes trace data here: part of this sample's cost. */
+	rt__flush_due(t, tick);
 	record_cost(t, stamp_ns);
 	t->handler_ticks += rt__tick() - tick;
-	rt__flush_due(t, tick);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;

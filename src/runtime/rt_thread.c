@@ -115,6 +115,16 @@ void rt__thread_seal(rt_thread *t)
 	rt__buf_submit(b);
 }
 
+void rt__thread_note_pause(rt_thread *t, uint64_t ticks)
+{
+	if (!ticks || !t->cur)
+		return;
+	uint64_t ns = ticks;
+	if (rt__clock_tsc && rt__proc.clock.tick_hz)
+		ns = (uint64_t)((double)ticks * 1e9 / (double)rt__proc.clock.tick_hz);
+	(void)trace_enc_pause(&t->enc, ns);
+}
+
 void rt__thread_fresh_buffer(rt_thread *t)
 {
 	if (t->cur)

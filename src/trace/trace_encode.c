@@ -437,6 +437,14 @@ int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns, uin
 	return commit(enc, &c);
 }
 
+int trace_enc_pause(trace_enc *enc, uint64_t pause_ns)
+{
+	cursor c = open_record(enc, TRACE_REC_PAUSE);
+	put_v(&c, varint_len(pause_ns));
+	put_v(&c, pause_ns);
+	return commit(enc, &c);
+}
+
 int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text)
 {
 	cursor c = open_record(enc, TRACE_REC_MARKER);

@@ -90,6 +90,11 @@ int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsi
  * 1.1; delivery_ns since 1.2): older readers skip it, or its last field. */
 int trace_enc_sample_cost(trace_enc *enc, uint64_t cost_ns, uint64_t lag_ns, uint64_t delivery_ns);
 int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text);
+/* A stop of the thread by the runtime itself right after the preceding
+ * record (sealing a full chunk, the periodic flush: deflating and writing
+ * trace data), pause_ns long. An extended record (format 1.3): older
+ * readers skip it. */
+int trace_enc_pause(trace_enc *enc, uint64_t pause_ns);
 
 /* Varint primitives, shared with the decoder. */
 static inline uint64_t trace_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }

@@ -25,7 +25,7 @@
 #define TRACE_FILE_MAGIC "FOLDTRC1" /* 8 bytes, no terminator written */
 #define TRACE_FILE_HEADER_SIZE 16
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 2
+#define TRACE_VERSION_MINOR 3
 /* "Not measured": an optional field a record does not carry. */
 #define TRACE_UNKNOWN UINT64_MAX
 
@@ -75,6 +75,9 @@ enum trace_record_kind {
 	TRACE_REC_SAMPLE_COST = 64, /* (1.1) thread: v body_len, v cost_ns, v lag_ns, [v delivery_ns
 	                               (1.2)]: what the preceding sample of the stream cost the
 	                               program */
+	TRACE_REC_PAUSE = 65,       /* (1.3) thread: v body_len, v pause_ns: the runtime stopped the
+	                               thread this long right after the stream's preceding record,
+	                               writing trace data (not the program's time) */
 	TRACE_REC_EXTENDED_LAST = 127,
 };
 

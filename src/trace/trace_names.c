@@ -24,6 +24,7 @@ const char *trace_record_kind_name(unsigned kind)
 	case TRACE_REC_STACK_DEF: return "stack_def";
 	case TRACE_REC_MARKER: return "marker";
 	case TRACE_REC_SAMPLE_COST: return "sample_cost";
+	case TRACE_REC_PAUSE: return "pause";
 	default: return "unknown";
 	}
 }

@@ -355,6 +355,16 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		d->p = end;
 		return 0;
 	}
+	case TRACE_REC_PAUSE: {
+		const uint8_t *end;
+		if (get_v(d, &v) || v > (uint64_t)(d->end - d->p))
+			return -EBADMSG;
+		end = d->p + v;
+		if (get_v(d, &rec->u.pause.pause_ns) || d->p > end)
+			return -EBADMSG;
+		d->p = end; /* fields a later minor version may append */
+		return 0;
+	}
 	default:
 		if (kind >= TRACE_REC_EXTENDED_FIRST && kind <= TRACE_REC_EXTENDED_LAST) {
 			if (get_v(d, &v) || v > (uint64_t)(d->end - d->p))

@@ -69,6 +69,7 @@ typedef struct trace_record {
 		/* of the stream's preceding sample; delivery_ns TRACE_UNKNOWN when
 		 * the record has none (format 1.1, or not a wall-clock timer) */
 		struct { uint64_t cost_ns, lag_ns, delivery_ns; } sample_cost;
+		struct { uint64_t pause_ns; } pause; /* of the stream, after its preceding record */
 		struct { const uint8_t *body; size_t len; } extended;
 	} u;
 } trace_record;

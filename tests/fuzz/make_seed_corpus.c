@@ -32,6 +32,8 @@ static int write_seed(const char *path, int level)
 		TRACE_PUT(rc, w, 1, trace_enc_sample_cost, 26000 + i, 9000 + i,
 		          i % 2 ? 31000 + i : TRACE_UNKNOWN);
 		TRACE_PUT(rc, w, 1, trace_enc_exit, 108 + i * 10, 1, NULL);
+		if (i % 3 == 0)
+			TRACE_PUT(rc, w, 1, trace_enc_pause, 700 + i);
 	}
 	TRACE_PUT(rc, w, 1, trace_enc_marker, 600, "m");
 	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 601);

@@ -310,6 +310,41 @@ static void test_sample_cost_fields_by_version(void **state)
 	}
 }
 
+/* pause (format 1.3) as written, and with a field a later minor version
+ * appends (skipped), between two known records. */
+static void test_pause_record(void **state)
+{
+	(void)state;
+	for (int later = 0; later < 2; later++) {
+		uint8_t raw[64];
+		trace_enc e;
+		trace_enc_init(&e, NULL);
+		trace_enc_begin(&e, raw, sizeof raw);
+		trace_enc_stat(&e, "a", 1);
+		assert_int_equal(trace_enc_pause(&e, 654321), 0);
+		if (later) { /* grow the body by one byte, as a later field would */
+			size_t n = trace_enc_len(&e);
+			raw[n - 4]++; /* the length, after the kind; then 3 bytes of 654321 */
+			raw[n] = 7;
+			e.pos = raw + n + 1;
+		}
+		trace_enc_stat(&e, "b", 2);
+		trace_decoder *d = trace_decoder_new();
+		trace_read_stats st = {0};
+		trace_decoder_reset(d, 0, raw, trace_enc_len(&e));
+		trace_record rec;
+		assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+		assert_string_equal(rec.u.stat.key, "a");
+		assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+		assert_int_equal(rec.kind, TRACE_REC_PAUSE);
+		assert_int_equal(rec.u.pause.pause_ns, 654321);
+		assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+		assert_string_equal(rec.u.stat.key, "b");
+		assert_int_equal(st.records_unknown, 0);
+		trace_decoder_free(d);
+	}
+}
+
 static void test_unknown_extended_record_is_skipped(void **state)
 {
 	(void)state;
@@ -398,6 +433,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
 	    cmocka_unit_test(test_unknown_extended_record_is_skipped),
 	    cmocka_unit_test(test_sample_cost_fields_by_version),
+	    cmocka_unit_test(test_pause_record),
 	    cmocka_unit_test(test_encoder_never_writes_past_its_buffer),
 	    cmocka_unit_test(test_stack_of_depth_zero),
 	    cmocka_unit_test(test_crc_matches_zlib),

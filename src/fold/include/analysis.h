@@ -400,6 +400,12 @@ typedef struct fold_analysis {
 	 * values (0: not measured; the largest over the traces) */
 	double sample_cpu_clock_offset_ns;
 	unsigned long samples_compensated;
+	/* The runtime's own stops to write trace data (pause records, format
+	 * 1.3): how many and their time, taken out of the exact profile (as
+	 * hooks: into the hooks_ns of the call whose hook wrote) and of the
+	 * folded timelines and instances. */
+	unsigned long trace_writing_pauses;
+	double trace_writing_ns;
 	fold_kv *models_skipped; /* derived-metric model id -> one-line reason */
 	size_t nmodels_skipped;
 	char **models_used; /* ids of the models evaluated */

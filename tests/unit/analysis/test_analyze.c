@@ -1877,6 +1877,85 @@ static void test_exact_profile_cold_hooks(void **state)
 	fold_analysis_free(a);
 }
 
+/* Trace writing (pause records): main { A { B } }, where A's enter hook
+ * wrote a chunk for 300 ns after its timestamp and B's exit hook one for
+ * 500 ns. Each pause comes out of the calls that contain it, as a cold
+ * surplus does (A's own out of A, B's exit's out of A as the caller's own
+ * time), into the hooks of the call whose hook wrote, and out of the
+ * instances' durations. Without the pause records the same trace gives A
+ * 800 ns more. */
+static void write_pause_trace(int with_pauses)
+{
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", "4");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_FUNCTION, 0x1000, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_FUNCTION, 0x2000, "A");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_FUNCTION, 0x3000, "B");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 1000, 1, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 1100, 2, NULL);
+	if (with_pauses)
+		TRACE_PUT(rc, w, 1, trace_enc_pause, 300);
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 1500, 3, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_exit, 1700, 3, NULL);
+	if (with_pauses)
+		TRACE_PUT(rc, w, 1, trace_enc_pause, 500);
+	TRACE_PUT(rc, w, 1, trace_enc_exit, 2400, 2, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_exit, 3000, 1, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 3100);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+}
+
+static double region_duration(const fold_analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nregions; i++)
+		if (!strcmp(a->regions[i].name, name) && a->regions[i].ninst == 1)
+			return a->regions[i].inst[0].duration_ns;
+	fail_msg("region %s with one instance not found", name);
+	return 0;
+}
+
+static void test_trace_writing_pauses(void **state)
+{
+	(void)state;
+	for (int with = 0; with < 2; with++) {
+		write_pause_trace(with);
+		fold_options o;
+		fold_options_init(&o);
+		o.diag = quiet;
+		fold_analysis *a;
+		char err[256];
+		const char *paths[] = {trace};
+		assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+		const fold_profile_entry *p[5] = {0};
+		for (size_t i = 0; i < a->nprofile; i++)
+			for (int k = 1; k <= 3; k++)
+				if (!strcmp(a->profile[i].name, (const char *[]){"", "main", "A", "B"}[k]))
+					p[k] = &a->profile[i];
+		assert_non_null(p[1]);
+		assert_non_null(p[2]);
+		assert_non_null(p[3]);
+		double pa = with ? 300 : 0, pb = with ? 500 : 0;
+		assert_true(fabs(p[3]->inclusive_ns - 196) < 1e-6);              /* 200 - 4 */
+		assert_true(fabs(p[3]->hooks_ns - (10 + pb)) < 1e-6);            /* its exit wrote */
+		assert_true(fabs(p[2]->inclusive_ns - (1286 - pa - pb)) < 1e-6); /* 1300 - 4 - 10 */
+		assert_true(fabs(p[2]->exclusive_ns - (1090 - pa - pb)) < 1e-6); /* - 200 - 4 - 6 */
+		assert_true(fabs(p[2]->hooks_ns - (10 + pa)) < 1e-6);
+		assert_true(fabs(p[1]->inclusive_ns - (1976 - pa - pb)) < 1e-6); /* 2000 - 4 - 20 */
+		assert_true(fabs(region_duration(a, "A") - (1300 - pa - pb)) < 1e-6);
+		assert_true(fabs(region_duration(a, "B") - 200) < 1e-6);
+		assert_true(fabs(region_duration(a, "main") - (2000 - pa - pb)) < 1e-6);
+		assert_int_equal(a->trace_writing_pauses, with ? 2 : 0);
+		assert_true(fabs(a->trace_writing_ns - pa - pb) < 1e-6);
+		fold_analysis_free(a);
+	}
+}
+
 /* Cold hooks by gap (runtimes since the bins): bins [0, 1 us), [1, 4),
  * [4 us, inf). Exits: bin 1 25 ns, bin 2 105 ns after the timestamp (warm
  * 5); enters: bin 2 55 (warm 5); armed enters, before the timestamp: bin 0
@@ -2182,6 +2261,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_writing_pauses, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_bins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_first_call, setup, teardown),
