@@ -80,6 +80,17 @@ if "fold measurement (libfold)" not in names:
 bad = [n for n in names if n.startswith(("rt_", "__cyg_profile", "cache_find", "put_slow"))]
 if bad:
     print("FAIL: runtime internals shown as the program's functions: %s" % bad, file=sys.stderr); sys.exit(1)
+# The same in the phases' top lines and the source lines: fold's own code
+# is never listed as the program's.
+a = json.load(open(sys.argv[1]))
+tops = [(r["name"], f) for r in a["regions"] for p in r.get("phases") or [] for f in p.get("top_functions") or []]
+ours = [(r, f["name"], f.get("file")) for r, f in tops
+        if (f.get("file") or "").rsplit("/", 1)[-1].startswith("rt_") or f["name"].startswith(("rt_", "__cyg_profile"))]
+lines = [l for l in a.get("lines") or [] if (l.get("file") or "").rsplit("/", 1)[-1].startswith("rt_")]
+if ours or lines:
+    print("FAIL: fold's runtime listed as the program's code: phases %s lines %s" % (ours[:3], lines[:3]), file=sys.stderr); sys.exit(1)
+if not a.get("lines"):
+    print("FAIL: no source lines to check", file=sys.stderr); sys.exit(1)
 PY
 	;;
 filter)
