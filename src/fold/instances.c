@@ -136,7 +136,7 @@ void instances__callpairs_free(instances__callpairs *p)
 
 typedef struct thread_prof {
 	uint64_t calls;
-	double incl, excl, min, max, hooks, hooks_first;
+	double incl, excl, min, max, hooks, hooks_first, nested;
 } thread_prof;
 
 /* The runtime's one-time work around the timestamp of the first recorded
@@ -176,6 +176,25 @@ static void pause_in_open_region(stack *main_stack, double pause)
 		return;
 	main_stack->f[main_stack->n - 1].cold_desc += pause;
 	main_stack->f[main_stack->n - 1].cold_child += pause;
+}
+
+/* One call's times into its function's profile on this thread; outermost:
+ * not inside another call of it (recursion counts once); nested: fold's
+ * measurement inside it taken out besides its own hooks. */
+static void account_call(thread_prof *p, double incl, double excl, int outermost, double nested)
+{
+	if (!p->calls)
+		p->min = p->max = incl;
+	p->calls++;
+	if (outermost) {
+		p->incl += incl;
+		p->nested += nested;
+	}
+	p->excl += excl;
+	if (incl < p->min)
+		p->min = incl;
+	if (incl > p->max)
+		p->max = incl;
 }
 
 /* Regions opened after the match at k were never closed (longjmp, missing
@@ -299,22 +318,12 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		if (excl < 0)
 			excl = 0;
 		thread_prof *p = &tp[g];
-		if (!p->calls) {
-			p->min = incl;
-			p->max = incl;
+		if (!p->calls)
 			touched[(*ntouched)++] = g;
-		}
-		p->calls++;
+		account_call(p, incl, excl, active[g] == 0, hc.pair_ns * (double)f.desc + f.cold_desc);
 		if (is_burst[ev->region] == 2)
 			p->hooks += f.hooks_own + cold;
 		p->hooks_first += f.hooks_first;
-		if (active[g] == 0)
-			p->incl += incl;
-		p->excl += excl;
-		if (incl < p->min)
-			p->min = incl;
-		if (incl > p->max)
-			p->max = incl;
 		/* A burst has no parent or children: it is not nested with the
 		 * other regions (it ends inside one and begins inside another). */
 		if (nstk > 0 && !burst) {
@@ -427,8 +436,8 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 				break;
 			}
 			A->pt[A->npt++] = (instances__prof_thread){
-			    proc,      (uint32_t)ti, tp[g].calls, tp[g].incl,       tp[g].excl,
-			    tp[g].min, tp[g].max,    tp[g].hooks, tp[g].hooks_first};
+			    proc,      (uint32_t)ti, tp[g].calls, tp[g].incl,        tp[g].excl,
+			    tp[g].min, tp[g].max,    tp[g].hooks, tp[g].hooks_first, tp[g].nested};
 		}
 		for (size_t k = 0; k < ntouched; k++)
 			memset(&tp[touched[k]], 0, sizeof *tp);

@@ -83,6 +83,8 @@ typedef struct instances__prof_thread {
 	double incl, excl, min, max;
 	double hooks;       /* the calls' own hooks, as their callers see them (ns) */
 	double hooks_first; /* of which a first call's one-time work */
+	double nested;      /* fold's measurement inside the outermost calls, taken out of incl
+	                       besides their own hooks: nested calls' hooks, trace writing */
 } instances__prof_thread;
 
 typedef struct instances__region_acc {

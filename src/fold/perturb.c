@@ -603,6 +603,33 @@ static void report_delivery(fold_analysis *a, int est, double D, double Db, cons
 		a->sample_delivery_ns = D;
 }
 
+/* Trace writing that took 1% or more of a thread's time perturbed the
+ * program even if fold takes it out: said once per trace, with what makes
+ * it smaller. */
+static void warn_writing(analyze_ctx *c, size_t p)
+{
+	const ingest__trace *t = c->tr[p];
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const ingest__thread *th = &t->threads[i];
+		double sum = 0, span = 0;
+		for (size_t q = 0; q < th->npause; q++)
+			sum += th->pause[q].ns;
+		uint64_t end = th->ended ? th->end_tick : th->last_tick;
+		if (end > th->start_tick)
+			span = (double)(end - th->start_tick) * t->ns_per_tick;
+		if (!(span > 0) || sum < 0.01 * span)
+			continue;
+		analyze__warn(
+		    c,
+		    "%s: writing the trace stopped thread %u for %.1f ms in %zu pause(s), %.1f%% of its "
+		    "time; taken out of the times shown, but the program ran that much slower: record "
+		    "fewer calls (FOLD_FILTER, FOLD_THROTTLE) or store chunks uncompressed "
+		    "(FOLD_ZLIB_LEVEL=0, about 3x faster to write, 2x larger)",
+		    t->path, th->stream, sum / 1e6, th->npause, 100 * sum / span);
+		return;
+	}
+}
+
 /* Trace p's pauses out of its threads' times (see the top): P[i][e], in
  * ticks, the pauses of thread i before its event e. */
 static int contract_pauses(analyze_ctx *c, size_t p)
@@ -664,6 +691,7 @@ static int contract_pauses(analyze_ctx *c, size_t p)
 			in->dur_ns = (t1 - t0) * t->ns_per_tick;
 		}
 	}
+	warn_writing(c, p);
 	rc = 0;
 out:
 	for (size_t i = 0; i < t->nthreads; i++)

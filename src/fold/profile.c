@@ -187,6 +187,8 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			o->hooks_first_ns = pt->hooks_first;
 			p->hooks_ns += pt->hooks;
 			p->hooks_first_ns += pt->hooks_first;
+			o->nested_overhead_ns = pt->nested;
+			p->nested_overhead_ns += pt->nested;
 			p->calls += pt->calls;
 			p->inclusive_ns += pt->incl;
 			p->exclusive_ns += pt->excl;

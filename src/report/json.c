@@ -448,6 +448,7 @@ static void write_profile(jw *w, const fold_analysis *a)
 			knum(w, "hooks_ns", p->hooks_ns);
 			knum(w, "hooks_first_ns", p->hooks_first_ns);
 		}
+		knum(w, "nested_overhead_ns", p->nested_overhead_ns);
 		kint(w, "threads", p->nthreads);
 		kint(w, "unbalanced", (long long)p->unbalanced);
 		if (p->throttled) {
@@ -476,6 +477,7 @@ static void write_profile(jw *w, const fold_analysis *a)
 				knum(w, "hooks_ns", t->hooks_ns);
 				knum(w, "hooks_first_ns", t->hooks_first_ns);
 			}
+			knum(w, "nested_overhead_ns", t->nested_overhead_ns);
 			close_(w, '}');
 		}
 		close_(w, ']');

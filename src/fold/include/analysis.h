@@ -241,6 +241,11 @@ typedef struct fold_profile_thread {
 	double min_ns, max_ns; /* per call, inclusive */
 	double hooks_ns;       /* the calls' own hooks as the callers see them (instances.h) */
 	double hooks_first_ns; /* of which the function's first call's one-time work */
+	/* fold's measurement inside the (outermost) calls, taken out of
+	 * inclusive_ns besides their own hooks: the nested calls' hooks and
+	 * the runtime's trace writing. A timer around the calls holds
+	 * inclusive_ns + hooks_ns + nested_overhead_ns. */
+	double nested_overhead_ns;
 } fold_profile_thread;
 
 /* Exact profile from region enter/exit, aggregated over threads and ranks. */
@@ -251,6 +256,7 @@ typedef struct fold_profile_entry {
 	double inclusive_ns, exclusive_ns;
 	double min_ns, mean_ns, max_ns;  /* per call, inclusive */
 	double hooks_ns, hooks_first_ns; /* own hooks, summed over threads (fold_profile_thread) */
+	double nested_overhead_ns;       /* summed over threads (fold_profile_thread) */
 	unsigned nthreads;
 	fold_profile_thread *per_thread; /* one per (process, thread) that called it */
 	size_t nper_thread;

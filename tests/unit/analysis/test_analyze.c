@@ -1950,7 +1950,20 @@ static void test_trace_writing_pauses(void **state)
 		assert_true(fabs(region_duration(a, "A") - (1300 - pa - pb)) < 1e-6);
 		assert_true(fabs(region_duration(a, "B") - 200) < 1e-6);
 		assert_true(fabs(region_duration(a, "main") - (2000 - pa - pb)) < 1e-6);
+		/* what a timer around the calls holds: inclusive + own hooks +
+		 * the nested hooks and writing (A: 1300 + the pair's 6 outside) */
+		assert_true(fabs(p[2]->nested_overhead_ns - (10 + pb)) < 1e-6);
+		assert_true(fabs(p[1]->nested_overhead_ns - (20 + pa + pb)) < 1e-6);
+		assert_true(fabs(p[3]->nested_overhead_ns) < 1e-6);
+		assert_true(fabs(p[2]->inclusive_ns + p[2]->hooks_ns + p[2]->nested_overhead_ns - 1306) <
+		            1e-6);
 		assert_int_equal(a->trace_writing_pauses, with ? 2 : 0);
+		/* 800 of the thread's 2100 ns: the program was slowed, said so */
+		int warned = 0;
+		for (size_t i = 0; i < a->nwarnings; i++)
+			warned |=
+			    strstr(a->warnings[i].what, "writing the trace stopped thread 1 for") != NULL;
+		assert_int_equal(warned, with);
 		assert_true(fabs(a->trace_writing_ns - pa - pb) < 1e-6);
 		fold_analysis_free(a);
 	}
