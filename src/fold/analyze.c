@@ -147,6 +147,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail;
 	}
 	c.a->min_instances = opt->min_instances;
+	c.a->sample_return_ns = -1; /* no stop probe until a trace has one (perturb.c) */
 	c.a->min_samples = opt->min_samples;
 	analyze__progress(&c, 0.0, "reading traces");
 	rc = ingest__trace_load_many(paths, npaths, analyze__worker_count(opt), &c.tr, diag, opt->diag_arg,

@@ -16,6 +16,16 @@
  * quartiles: see delivery_from_region); minus the handler's measured part
  * that is the delivery (D). The part after the handler (the signal's
  * return, ~2 us on a VM) is never measured: D - Db, 0 without an estimate.
+ * Unless the runtime probed the stop (format 1.3, INFO sample.stop_onset_ns
+ * and sample.return_ns: rt_source_time.c): the program stops that much
+ * before (negative) or after the deadline, on a KVM guest about 0.9 us
+ * before it, and runs again that long after the handler's exit (about 0.4
+ * us). A measured delivery's stop before the entry is then the delivery
+ * less the onset, the sample's position the deadline plus the onset (the
+ * samples of a 1.5 us function sat 0.9-2 us late and left its first third
+ * sample-free), and the return is taken as probed where the instances
+ * give no estimate of it (theirs also holds the program's slower run after
+ * the handler, its caches refilled).
  *
  * Then, per thread, time is contracted around every sample: with S[k] the
  * time stolen by samples 0..k-1 (handler + D each, Db of D before the
@@ -373,13 +383,40 @@ static double lag_of(const ingest__thread *th, size_t k)
 	return th->lag_ns && k < th->cap_cost && th->lag_ns[k] != UINT32_MAX ? th->lag_ns[k] : 0;
 }
 
-/* Sample k's measured delivery before the handler (its timer's deadline to
- * the handler's entry, format 1.2), -1 when it has none. */
-static double measured_delivery(const ingest__thread *th, size_t k)
+/* The runtime's stop probe in trace t (see the top): the stop's onset
+ * after the deadline (negative: before it; 0 without a probe) and the
+ * return after the handler (-1: not probed). */
+typedef struct stop_probe {
+	double onset_ns, return_ns;
+} stop_probe;
+
+static stop_probe stop_probe_of(const ingest__trace *t)
+{
+	stop_probe s = {0, -1};
+	const char *o = ingest__trace_info(t, "sample.stop_onset_ns");
+	const char *r = ingest__trace_info(t, "sample.return_ns");
+	char *end;
+	double v;
+	/* a probe that cannot be one (beyond 50 us either way) is not used */
+	if (o && r && (v = strtod(o, &end), end != o && fabs(v) < 50000)) {
+		s.onset_ns = v;
+		v = strtod(r, &end);
+		s.return_ns = end != r && v >= 0 && v < 50000 ? v : -1;
+		if (s.return_ns < 0)
+			s.onset_ns = 0;
+	}
+	return s;
+}
+
+/* Sample k's measured stop before the handler (its timer's deadline to
+ * the handler's entry, format 1.2, less the probed onset), -1 when it has
+ * none. */
+static double measured_delivery(const ingest__thread *th, size_t k, const stop_probe *sp)
 {
 	if (!th->delivery_ns || k >= th->cap_cost || th->delivery_ns[k] == UINT32_MAX)
 		return -1;
-	return th->delivery_ns[k];
+	double d = th->delivery_ns[k] - sp->onset_ns;
+	return d > 0 ? d : 0;
 }
 
 /* Longest measured delivery taken as the sampler's, per trace: twice the
@@ -389,7 +426,7 @@ static double measured_delivery(const ingest__thread *th, size_t k)
  * median of 32 us), a stop it would have had without fold, whose time ran
  * on no CPU: taken out, it shortened instances by preemptions and took
  * CPU time out of counters that never counted it. */
-static int measured_delivery_cap(const ingest__trace *t, double *cap)
+static int measured_delivery_cap(const ingest__trace *t, const stop_probe *sp, double *cap)
 {
 	size_t n = 0, m = 0;
 	*cap = 0;
@@ -402,7 +439,7 @@ static int measured_delivery_cap(const ingest__trace *t, double *cap)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nthreads; i++)
 		for (size_t k = 0; k < t->threads[i].nsmp && m < n; k++) {
-			double d = measured_delivery(&t->threads[i], k);
+			double d = measured_delivery(&t->threads[i], k, sp);
 			if (d >= 0)
 				v[m++] = d;
 		}
@@ -437,7 +474,8 @@ typedef struct stolen_sums {
  * instance's exit, whose CPU clock was still short of the exit's (a busy
  * 60 us region folded with TASK-CLOCK 0/s in its last 4.5%). */
 static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb, double D,
-                              double Db, double cap, double *S, double *B, stolen_sums *sum)
+                              double Db, double cap, const stop_probe *sp, double *S, double *B,
+                              stolen_sums *sum)
 {
 	const double nspt = t->ns_per_tick;
 	size_t e = 0;
@@ -458,9 +496,14 @@ static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, 
 			double next = (double)th->smp[k + 1].tick - lag_of(th, k + 1) / nspt;
 			after = after < 0 || next < after ? next : after;
 		}
-		double db = Db, da = D - Db, m = measured_delivery(th, k);
+		double db = Db, da = D - Db, m = measured_delivery(th, k, sp);
 		if (m >= 0)
 			db = fmin(m, cap);
+		/* the probed return only where the instances show none: theirs
+		 * holds the program's slower run after the handler too (its
+		 * caches, refilled), which the probe's spin loop does not have */
+		if (m >= 0 && sp->return_ns >= 0 && !(D - Db > 0))
+			da = sp->return_ns;
 		if (before >= 0)
 			db = fmax(0, fmin(db, (entry - before) * nspt));
 		if (after >= 0)
@@ -585,11 +628,16 @@ static void shift_thread(const ingest__trace *t, ingest__thread *th, double fb, 
 /* Records trace p's delivery in the analysis: the largest over the traces.
  * With measured deliveries, the part before the handler is their mean as
  * used, and the delivery that plus the estimated part after it. */
-static void report_delivery(fold_analysis *a, int est, double D, double Db, const stolen_sums *sum)
+static void report_delivery(fold_analysis *a, int est, double D, double Db, const stolen_sums *sum,
+                            const stop_probe *sp)
 {
+	if (sp->return_ns >= 0) {
+		a->sample_stop_onset_ns = sp->onset_ns;
+		a->sample_return_ns = sp->return_ns;
+	}
 	if (sum->measured) {
 		double before = sum->before / (double)sum->measured;
-		double whole = before + (est ? D - Db : 0);
+		double whole = before + (est && D - Db > 0 ? D - Db : sp->return_ns >= 0 ? sp->return_ns : 0);
 		if (whole >= a->sample_delivery_ns) {
 			a->sample_delivery_ns = whole;
 			a->sample_delivery_before_ns = before;
@@ -722,7 +770,9 @@ int perturb__compensate_samples(analyze_ctx *c)
 		int rc = -ENOMEM, est;
 		double D, Db, cap;
 		stolen_sums sum = {0, 0};
-		if (!fallback || !S || !B || handler_fallbacks(t, fallback) || measured_delivery_cap(t, &cap))
+		stop_probe sp = stop_probe_of(t);
+		if (!fallback || !S || !B || handler_fallbacks(t, fallback) ||
+		    measured_delivery_cap(t, &sp, &cap))
 			goto fail;
 		estimate_delivery(c, p, fallback, &D, &Db, &est);
 		/* S[k]: time stolen before sample k, in ticks */
@@ -733,12 +783,12 @@ int perturb__compensate_samples(analyze_ctx *c)
 			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)) ||
 			    !(B[i] = malloc((th->nsmp + 1) * sizeof **B)))
 				goto fail;
-			stolen_per_sample(t, th, fallback[i], D, Db, cap, S[i], B[i], &sum);
+			stolen_per_sample(t, th, fallback[i], D, Db, cap, &sp, S[i], B[i], &sum);
 			for (size_t k = 0; k < th->nsmp; k++)
 				hsum += handler_ns(th, k, fallback[i]);
 			hn += th->nsmp;
 		}
-		report_delivery(a, est, D, Db, &sum);
+		report_delivery(a, est, D, Db, &sum, &sp);
 		shift_instances(c, p, S);
 		for (size_t i = 0; i < t->nthreads; i++)
 			if (S[i]) {

@@ -651,6 +651,10 @@ static void write_document(jw *w, const fold_analysis *a)
 	knum(w, "delivery_before_handler_ns", a->sample_delivery_before_ns);
 	kint(w, "delivery_measured_samples", (long long)a->samples_delivery_measured);
 	knum(w, "cpu_clock_read_offset_ns", a->sample_cpu_clock_offset_ns);
+	if (a->sample_return_ns >= 0) {
+		knum(w, "stop_onset_ns", a->sample_stop_onset_ns);
+		knum(w, "return_ns", a->sample_return_ns);
+	}
 	close_(w, '}');
 	kobj(w, "trace_writing");
 	kint(w, "pauses", (long long)a->trace_writing_pauses);

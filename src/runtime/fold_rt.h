@@ -270,6 +270,10 @@ typedef struct rt_thread {
 	/* and the CLOCK_MONOTONIC deadline of the timer that raised it (0: not
 	 * a wall-clock timer's), read before the re-arm overwrites armed_at */
 	uint64_t sample_deadline;
+	/* the stop probe (rt_source_time.c, measure_stop): 1 while it runs,
+	 * 2 once its signal was handled, and the handler's entry and exit */
+	volatile int stop_probe;
+	volatile uint64_t probe_entry, probe_exit;
 	unsigned slot; /* index in the state table */
 	uint64_t generation;
 

@@ -366,6 +366,13 @@ static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 &&
 	      si->si_fd == t->sample_fd))) {
 		rt__tls_sig_ours++;
+		if (FOLD_UNLIKELY(t->stop_probe)) { /* rt_source_time.c: no sample */
+			t->probe_entry = rt__ns(CLOCK_MONOTONIC);
+			t->stop_probe = 2;
+			t->probe_exit = rt__ns(CLOCK_MONOTONIC);
+			errno = saved_errno;
+			return;
+		}
 		/* The handler's entry, for the sample's cost record, and the
 		 * timer's deadline, before the re-arm replaces it. */
 		t->sample_entry = rt__ns(CLOCK_MONOTONIC);

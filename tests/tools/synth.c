@@ -182,6 +182,12 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
 	TRACE_PUT(rc, w, 0, trace_enc_info, "sample.seed", buf);
 	TRACE_PUT(rc, w, 0, trace_enc_info, "counters.mode", "software");
+	if (c->sample_stop_probe) {
+		snprintf(buf, sizeof buf, "%.0f", c->sample_stop_onset_ns);
+		TRACE_PUT(rc, w, 0, trace_enc_info, "sample.stop_onset_ns", buf);
+		snprintf(buf, sizeof buf, "%.0f", c->sample_after_ns);
+		TRACE_PUT(rc, w, 0, trace_enc_info, "sample.return_ns", buf);
+	}
 	TRACE_PUT(rc, w, 0, trace_enc_clock, (uint64_t)t0, (uint64_t)t0, 1700000000000000000ull);
 	for (unsigned k = 0; k < c->ncounters; k++)
 		TRACE_PUT(rc, w, 0, trace_enc_counter_def, k + 1, c->counters[k].kind, c->counters[k].name);
@@ -330,6 +336,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				continue;
 			}
 			if (ts < tb) {
+				/* ts: the program's stop; its timer's deadline was
+				 * sample_stop_onset_ns before it (after, negative) */
 				ADVANCE(ts);
 				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
 				if (inside)
@@ -353,10 +361,12 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				          (uint64_t)llround(ts + steal + dk + lag), frames, c->stacks ? 3 : 0,
 				          cpu, v64);
 				if (!rc && cost > 0)
-					TRACE_PUT(rc, w, stream, trace_enc_sample_cost,
-					          (uint64_t)llround(hand), (uint64_t)llround(lag),
-					          c->sample_delivery_recorded ? (uint64_t)llround(dk)
-					                                      : TRACE_UNKNOWN);
+					TRACE_PUT(
+					    rc, w, stream, trace_enc_sample_cost, (uint64_t)llround(hand),
+					    (uint64_t)llround(lag),
+					    c->sample_delivery_recorded
+					        ? (uint64_t)llround(fmax(0, dk + c->sample_stop_onset_ns))
+					        : TRACE_UNKNOWN);
 				if (rc)
 					goto fail_free;
 				if (inside)

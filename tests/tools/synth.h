@@ -97,6 +97,15 @@ typedef struct synth_config {
 	 * handler (delivery_ns, as a wall-clock timer's handler measures it:
 	 * its entry less the timer's deadline) */
 	int sample_delivery_recorded;
+	/* The program stops this long after the timer's deadline (negative:
+	 * before it, as on a KVM guest, about -0.9 us): the stops are where
+	 * they are without it, the deadlines that much off, so a recorded
+	 * delivery (entry less deadline) is the stop before the handler plus
+	 * this; 1 in
+	 * sample_stop_probe: the trace says so (INFO sample.stop_onset_ns, and
+	 * sample.return_ns = sample_after_ns), as the runtime's stop probe does */
+	double sample_stop_onset_ns;
+	int sample_stop_probe;
 	/* > 0: inside every instance a nested instrumented function (region 2,
 	 * events without counters) is called every inner_call_ns of the
 	 * program's time and runs for half of it, as in a build with

@@ -405,6 +405,11 @@ typedef struct fold_analysis {
 	 * before it), measured in busy instances and taken out of the samples'
 	 * values (0: not measured; the largest over the traces) */
 	double sample_cpu_clock_offset_ns;
+	/* The runtime's stop probe (format 1.3, the last trace's that has
+	 * one): the program's stop began this long after the timer's deadline
+	 * (negative: before it) and it ran again this long after the handler's
+	 * exit; return -1 without a probe. */
+	double sample_stop_onset_ns, sample_return_ns;
 	unsigned long samples_compensated;
 	/* The runtime's own stops to write trace data (pause records, format
 	 * 1.3): how many and their time, taken out of the exact profile (as

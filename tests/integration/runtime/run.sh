@@ -268,6 +268,10 @@ sample_delivery)
 	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_regions" 200 >/dev/null || fail "program failed (time)"
 	t=$(only_trace)
 	check "$t" --min-samples 50 --delivery-share 0.5:1
+	# and the stop probe answered: the onset within 50 us of the deadline,
+	# the return after the handler under 50 us (-0.9 and 0.4 us on a VM)
+	check "$t" --info-range sample.stop_onset_ns=-50000:50000 --info-range sample.return_ns=0:50000 \
+		--info-range sample.stop_probes=8:16
 	rm -f ./*.trace
 	FOLD_SAMPLE=cputime@1ms preload "$PROGS/prog_regions" 200 >/dev/null || fail "program failed (cputime)"
 	t=$(only_trace)

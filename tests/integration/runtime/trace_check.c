@@ -34,6 +34,7 @@
  *   --print                 print a summary
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +449,19 @@ int main(int argc, char **argv)
 			const char *got = get_kv(infos, ninfos, key);
 			if (!got || strcmp(got, val))
 				FAIL("INFO %s = \"%s\", expected \"%s\"", key, got ? got : "(absent)", val);
+		} else if (!strcmp(a, "--info-range")) {
+			/* KEY=LO:HI, a number within [LO, HI] */
+			const char *colon;
+			if (split(v, key, sizeof key, &val, "=") || !(colon = strchr(val, ':'))) {
+				FAIL("--info-range expects KEY=LO:HI");
+				continue;
+			}
+			const char *got = get_kv(infos, ninfos, key);
+			double g = got ? strtod(got, NULL) : NAN, lo = strtod(val, NULL),
+			       hi = strtod(colon + 1, NULL);
+			if (!got || !(g >= lo && g <= hi))
+				FAIL("INFO %s = %s, expected within [%g, %g]", key, got ? got : "(absent)",
+				     lo, hi);
 		} else if (!strcmp(a, "--info-present")) {
 			if (!get_kv(infos, ninfos, v))
 				FAIL("INFO %s is absent", v);
