@@ -337,7 +337,13 @@ def fold_time(doc, sel, rank=0):
         ncalls = sum(c["calls"] for c in cp)
         share = sum(x["calls"] for x in crow) / max(1, sum(p["calls"] for p in profile_rows(doc, sel[2])))
         incl -= child
-        hooks -= pair * ncalls * share
+        if "nested_overhead_ns" in crow[0]:
+            # what fold took out of CALLER for the calls inside it (their
+            # hooks, the trace writing in them) is what those calls' hooks
+            # and nested overhead hold, added in above
+            incl -= sum(x["nested_overhead_ns"] for x in crow)
+        else:
+            hooks -= pair * ncalls * share
         note += ", less %.0f call(s) from %s (%.3f ms)" % (ncalls * share, sel[2], child / 1e6)
     return (incl + hooks) / 1e9, note
 
