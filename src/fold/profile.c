@@ -219,7 +219,7 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 		o->caller = util_strdup(c->reg[caller].name);
 		o->callee = util_strdup(c->reg[callee].name);
 		o->calls = s->calls;
-		o->inclusive_ns = s->incl;
+		o->inclusive_ns = s->incl > 0 ? s->incl : 0; /* summed unclamped (instances.c) */
 		if (!o->caller || !o->callee)
 			return -ENOMEM;
 	}

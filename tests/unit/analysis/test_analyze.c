@@ -1856,6 +1856,61 @@ static void test_exact_profile_inner_compensation(void **state)
 	fold_analysis_free(a);
 }
 
+/* Calls shorter than the calibrated hook cost (pair 10 ns, 4 of it
+ * between a call's own timestamps): 100 calls of B measured at 2 ns read
+ * -2 ns each once compensated, one of 1000 ns reads 996. The totals are
+ * the sums as they are (796 ns), so a caller's inclusive less its
+ * exclusive time is its callees' inclusive time; clamping each call at 0
+ * had given B 996 ns (and fib(27) an exclusive time above its inclusive
+ * one). min_ns stays a duration (0, not -2). */
+static void test_exact_profile_short_calls_sum_unbiased(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", "4");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_FUNCTION, 0x1000, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_FUNCTION, 0x3000, "B");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_enter, 1000, 1, NULL);
+	uint64_t t = 1100;
+	for (int i = 0; i < 100; i++, t += 50) {
+		TRACE_PUT(rc, w, 1, trace_enc_enter, t, 3, NULL);
+		TRACE_PUT(rc, w, 1, trace_enc_exit, t + 2, 3, NULL);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_enter, t, 3, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_exit, t + 1000, 3, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_exit, t + 2000, 1, NULL);
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, t + 2100);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_profile_entry *m = NULL, *b = NULL;
+	for (size_t i = 0; i < a->nprofile; i++) {
+		if (!strcmp(a->profile[i].name, "main"))
+			m = &a->profile[i];
+		if (!strcmp(a->profile[i].name, "B"))
+			b = &a->profile[i];
+	}
+	assert_non_null(m);
+	assert_non_null(b);
+	print_message("B %.1f ns over %lu calls (min %.1f); main %.1f incl, %.1f excl\n", b->inclusive_ns,
+	              b->calls, b->min_ns, m->inclusive_ns, m->exclusive_ns);
+	assert_true(fabs(b->inclusive_ns - 796) < 1e-6);
+	assert_true(fabs((m->inclusive_ns - m->exclusive_ns) - b->inclusive_ns) < 1e-6);
+	assert_true(b->min_ns == 0);
+	fold_analysis_free(a);
+}
+
 /* Cold hooks: the runtime measured that events after a long gap cost more
  * after their timestamp than the warm calibration (exit 105 ns against 5,
  * enter 55 against 5, gap 1 us). Their surplus comes out of the calls that
@@ -2328,6 +2383,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unfoldable_group_with_the_time_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_inner_compensation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_writing_pauses, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile_short_calls_sum_unbiased, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_bins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_first_call, setup, teardown),
