@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,8 +168,39 @@ static int in_libfold(const char *module)
 	return base && !strncmp(base, "libfold.so", 10);
 }
 
+/* Is module zlib (which fold's runtime calls to write its trace)? */
+static int in_zlib(const char *module)
+{
+	const char *base = module ? strrchr(module, '/') : NULL;
+	base = base ? base + 1 : module;
+	return base && !strncmp(base, "libz.so", 7);
+}
+
+/* Where fold's own work begins in a stack of depth frames fr (innermost
+ * first): the outermost frame of the run of frames in libfold.so that
+ * reaches the leaf, zlib's allowed below it (the trace writing's
+ * deflate). UINT_MAX when the leaf is not fold's: a wrapper that passes
+ * into libc (a sleep, an MPI call) or into the program (a thread's start)
+ * is the program's time. */
+static unsigned measurement_start(attribution__ctx *a, unsigned proc, const uint64_t *fr, unsigned depth)
+{
+	unsigned cut = UINT_MAX;
+	for (unsigned d = 0; d < depth; d++) {
+		const symtab_result *res = NULL;
+		int rc = symbols__lookup(a->st, proc, fr[d], d > 0, &res);
+		if (!res || rc == -ENOENT || !res->nframes)
+			break;
+		if (in_libfold(res->module))
+			cut = d;
+		else if (!in_zlib(res->module))
+			break;
+	}
+	return cut;
+}
+
 /* Symbolises stack id of proc into logical frames; caller holds the lock.
- * A leaf inside libfold.so is one frame, FOLD_MEASUREMENT_FUNCTION. */
+ * fold's own work (measurement_start: a hook, the first call's decision,
+ * the trace writing) is one leaf frame, FOLD_MEASUREMENT_FUNCTION. */
 static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 {
 	if (proc >= a->ntr || !id || id >= a->pc[proc].n)
@@ -184,6 +216,7 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 	lframe *log = malloc(cap * sizeof *log);
 	if (!log)
 		return si;
+	unsigned cut = measurement_start(a, proc, fr, depth);
 	for (unsigned d = depth; d-- > 0;) { /* outermost physical frame first */
 		const symtab_result *res = NULL;
 		int rc = symbols__lookup(a->st, proc, fr[d], d > 0, &res);
@@ -200,13 +233,15 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 				si->leaf = NULL;
 			continue;
 		}
-		if (d == 0 && in_libfold(res->module)) {
+		if (d == cut) {
 			/* a sample inside fold's own runtime (a region hook, a
-			 * wrapper): the measurement's cost, one name, not fold's
-			 * source lines among the program's */
+			 * wrapper's own work, the trace writing): the measurement's
+			 * cost, one name, neither fold's functions nor its source
+			 * lines among the program's */
+			si->leaf = res;
 			if (!util_grow((void **)&log, &cap, n + 1, sizeof *log))
 				log[n++] = (lframe){FOLD_MEASUREMENT_FUNCTION, NULL, 0};
-			continue;
+			break;
 		}
 		for (unsigned k = res->nframes; k-- > 0;) {
 			if (util_grow((void **)&log, &cap, n + 1, sizeof *log))

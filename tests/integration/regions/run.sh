@@ -91,6 +91,22 @@ if ours or lines:
     print("FAIL: fold's runtime listed as the program's code: phases %s lines %s" % (ours[:3], lines[:3]), file=sys.stderr); sys.exit(1)
 if not a.get("lines"):
     print("FAIL: no source lines to check", file=sys.stderr); sys.exit(1)
+# Nor its functions in the call tree: a sample in the first call's
+# decision (enter_slow -> cyg_init -> calibrate) or in the trace writing
+# (put_slow -> ... -> deflate) is fold's measurement from the hook down.
+internal = ("rt_", "__cyg_profile", "cache_find", "put_slow", "enter_slow", "enter_hot", "exit_top",
+            "exit_slow", "cyg_init", "calibrate", "deflate")
+seen = set()
+def walk(n):
+    seen.add(n.get("name") or n.get("function") or "")
+    for c in n.get("children") or []:
+        walk(c)
+ct = a["call_tree"]
+for n in ct if isinstance(ct, list) else [ct]:
+    walk(n)
+bad = sorted(n for n in seen if n.startswith(internal))
+if bad:
+    print("FAIL: fold's runtime functions in the call tree: %s" % bad, file=sys.stderr); sys.exit(1)
 PY
 	;;
 filter)
