@@ -15,7 +15,7 @@ set -euo pipefail
 build_pkgs=(
   build-essential gcc gfortran cmake pkg-config
   libunwind-dev libpapi-dev libdwarf-dev libelf-dev libdw1
-  libgsl-dev libopenblas-dev zlib1g-dev
+  libgsl-dev libopenblas-dev zlib1g-dev libzstd-dev
   openmpi-bin libopenmpi-dev
 )
 # g++ and clang build the symbol tests' C++ and clang programs and the fuzz

@@ -68,7 +68,8 @@ typedef struct rt_config {
 	int counters_default; /* 1 if FOLD_COUNTERS was not set */
 	char output[512];     /* output pattern */
 	int quiet;
-	int zlib_level;
+	int compress_codec;         /* FOLD_COMPRESS (enum trace_codec) */
+	int compress_level;         /* its level; 0: chunks stored */
 	int clock_tsc;              /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */
 	uint64_t flush_interval_ns; /* FOLD_FLUSH_INTERVAL */
 	unsigned exec_generation;

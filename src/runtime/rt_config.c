@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace_chunk.h"
 #include "util_nearest.h"
 
 void rt__warn_raw(const char *msg)
@@ -225,6 +226,7 @@ static const struct {
     {"FOLD_OUTPUT", 1},
     {"FOLD_QUIET", 1},
     {"FOLD_ZLIB_LEVEL", 1},
+    {"FOLD_COMPRESS", 1},
     {"FOLD_FLUSH_INTERVAL", 1},
     {"FOLD_CLOCK", 1},
     {"FOLD_EXEC_GENERATION", 1},
@@ -297,6 +299,46 @@ void rt__config_check_unknown(void)
 static void bad_value(const char *var, const char *value, const char *accepted, const char *dflt)
 {
 	rt__warn("%s=\"%s\" is not valid: %s; using %s", var, value, accepted, dflt);
+}
+
+static int parse_u64(const char *s, uint64_t *out);
+
+/* FOLD_COMPRESS=zstd[:LEVEL] (the default, level 1), zlib[:LEVEL] or
+ * none; the older FOLD_ZLIB_LEVEL=N, when FOLD_COMPRESS is not set, is
+ * zlib:N (0: none). */
+static void parse_compress(rt_config *cfg)
+{
+	cfg->compress_codec = TRACE_CODEC_ZSTD;
+	cfg->compress_level = 1;
+	const char *v = getenv("FOLD_COMPRESS");
+	const char *z = getenv("FOLD_ZLIB_LEVEL");
+	uint64_t l;
+	if ((!v || !*v) && z && *z) {
+		if (parse_u64(z, &l) || l > 9)
+			bad_value("FOLD_ZLIB_LEVEL", z, "expected 0 (store) to 9", "zstd:1");
+		else {
+			cfg->compress_codec = l ? TRACE_CODEC_ZLIB : TRACE_CODEC_NONE;
+			cfg->compress_level = (int)l;
+		}
+		return;
+	}
+	if (!v || !*v)
+		return;
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	int codec = n == 4 && !strncmp(v, "zstd", 4)   ? TRACE_CODEC_ZSTD
+	            : n == 4 && !strncmp(v, "zlib", 4) ? TRACE_CODEC_ZLIB
+	            : n == 4 && !strncmp(v, "none", 4) ? TRACE_CODEC_NONE
+	                                               : -1;
+	uint64_t max = codec == TRACE_CODEC_ZSTD ? 19 : 9;
+	l = 1;
+	if (codec < 0 || (codec == TRACE_CODEC_NONE && colon) ||
+	    (colon && (parse_u64(colon + 1, &l) || l < 1 || l > max))) {
+		bad_value("FOLD_COMPRESS", v, "expected zstd[:1-19], zlib[:1-9] or none", "zstd:1");
+		return;
+	}
+	cfg->compress_codec = codec;
+	cfg->compress_level = codec == TRACE_CODEC_NONE ? 0 : (int)l;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -408,14 +450,7 @@ void rt__config_load(rt_config *cfg)
 			snprintf(cfg->output, sizeof cfg->output, "%s", v);
 	}
 
-	cfg->zlib_level = 1;
-	if ((v = getenv("FOLD_ZLIB_LEVEL")) && *v) {
-		uint64_t l;
-		if (parse_u64(v, &l) || l > 9)
-			bad_value("FOLD_ZLIB_LEVEL", v, "expected 0 (store) to 9", "1");
-		else
-			cfg->zlib_level = (int)l;
-	}
+	parse_compress(cfg);
 
 	cfg->flush_interval_ns = FOLD_DEFAULT_FLUSH_INTERVAL_NS;
 	if ((v = getenv("FOLD_FLUSH_INTERVAL")) && *v) {

@@ -369,6 +369,12 @@ static void write_infos(pid_t parent_pid_for_fork)
 	rt__proc_info("clock.source", rt__proc.clock.tsc ? "tsc" : "monotonic");
 	rt__proc_info_u64("clock.tick_hz", rt__proc.clock.tick_hz);
 	const rt_config *c = &rt__proc.cfg;
+	static const char *const codec_names[] = {"none", "zlib", "zstd"};
+	if (c->compress_codec >= 0 && c->compress_codec <= 2) {
+		char v[32];
+		snprintf(v, sizeof v, "%s:%d", codec_names[c->compress_codec], c->compress_level);
+		rt__proc_info("trace.compress", c->compress_codec ? v : "none");
+	}
 	static const char *const src_names[] = {"off", "time", "time", "papi"};
 	rt__proc_info("sample.source", src_names[c->source]);
 	if (c->source == FOLD_SOURCE_PAPI && rt__proc.source)

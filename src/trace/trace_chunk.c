@@ -1,4 +1,7 @@
 /* trace_chunk.c: file header and chunk framing (see trace_chunk.h). */
+/* ZSTD_initStaticCCtx and its sizing, exported by libzstd.so but
+ * declared only for static linking */
+#define ZSTD_STATIC_LINKING_ONLY
 #include "trace_chunk.h"
 
 #include <errno.h>
@@ -135,16 +138,51 @@ static void z_free(voidpf opaque, voidpf p)
 	(void)p;
 }
 
-int trace_chunk_writer_init_alloc(trace_chunk_writer *w, int level, size_t max_raw, trace_alloc_fn alloc,
-                                  void *opaque)
+/* A zstd context in a workspace of its own, sized for chunks of max_raw
+ * at level: nothing is allocated when it compresses. */
+static int zstd_init(trace_chunk_writer *w)
+{
+	ZSTD_compressionParameters cp = ZSTD_getCParams(w->level, (unsigned long long)w->max_raw, 0);
+	size_t need = ZSTD_estimateCCtxSize_usingCParams(cp);
+	w->zc_mem = w->alloc ? w->alloc(w->alloc_opaque, need) : malloc(need);
+	if (!w->zc_mem)
+		return -ENOMEM;
+	w->zc = ZSTD_initStaticCCtx(w->zc_mem, need);
+	if (!w->zc || ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_windowLog, (int)cp.windowLog)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 0)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_contentSizeFlag, 0))) {
+		if (!w->alloc)
+			free(w->zc_mem);
+		w->zc = NULL;
+		w->zc_mem = NULL;
+		return -ENOMEM;
+	}
+	w->out_cap = ZSTD_compressBound(w->max_raw);
+	w->out = w->alloc ? w->alloc(w->alloc_opaque, w->out_cap) : malloc(w->out_cap);
+	if (!w->out) {
+		if (!w->alloc)
+			free(w->zc_mem);
+		w->zc = NULL;
+		w->zc_mem = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int trace_chunk_writer_init_alloc(trace_chunk_writer *w, enum trace_codec codec, int level, size_t max_raw,
+                                  trace_alloc_fn alloc, void *opaque)
 {
 	memset(w, 0, sizeof *w);
-	w->level = level;
+	w->codec = level > 0 ? codec : TRACE_CODEC_NONE;
+	w->level = w->codec == TRACE_CODEC_NONE ? 0 : level;
 	w->max_raw = max_raw;
 	w->alloc = alloc;
 	w->alloc_opaque = opaque;
-	if (level <= 0)
+	if (w->codec == TRACE_CODEC_NONE)
 		return 0;
+	if (w->codec == TRACE_CODEC_ZSTD)
+		return zstd_init(w);
 	if (alloc) {
 		w->zs.zalloc = z_alloc;
 		w->zs.zfree = z_free;
@@ -161,17 +199,20 @@ int trace_chunk_writer_init_alloc(trace_chunk_writer *w, int level, size_t max_r
 	return 0;
 }
 
-int trace_chunk_writer_init(trace_chunk_writer *w, int level, size_t max_raw)
+int trace_chunk_writer_init(trace_chunk_writer *w, enum trace_codec codec, int level, size_t max_raw)
 {
-	return trace_chunk_writer_init_alloc(w, level, max_raw, NULL, NULL);
+	return trace_chunk_writer_init_alloc(w, codec, level, max_raw, NULL, NULL);
 }
 
 void trace_chunk_writer_destroy(trace_chunk_writer *w)
 {
 	if (w->out) {
-		deflateEnd(&w->zs);
-		if (!w->alloc)
+		if (w->codec == TRACE_CODEC_ZLIB)
+			deflateEnd(&w->zs);
+		if (!w->alloc) {
 			free(w->out);
+			free(w->zc_mem);
+		}
 	}
 	memset(w, 0, sizeof *w);
 }
@@ -214,8 +255,14 @@ int trace_chunk_write(trace_chunk_writer *w, int fd, uint32_t stream, uint32_t s
 {
 	if (len > w->max_raw || len > TRACE_CHUNK_MAX_RAW)
 		return -E2BIG;
-	if (w->level <= 0 || len == 0)
+	if (w->codec == TRACE_CODEC_NONE || len == 0)
 		return write_stored(fd, stream, seq, raw, len);
+	if (w->codec == TRACE_CODEC_ZSTD) {
+		size_t clen = ZSTD_compress2(w->zc, w->out, w->out_cap, raw, len);
+		if (ZSTD_isError(clen) || clen >= len) /* failed, or incompressible: store it */
+			return write_stored(fd, stream, seq, raw, len);
+		return emit(fd, stream, seq, TRACE_CHUNK_FLAG_ZSTD, (uint32_t)len, w->out, clen, 0);
+	}
 	if (deflateReset(&w->zs) != Z_OK)
 		return -EIO;
 	w->zs.next_in = (Bytef *)raw;

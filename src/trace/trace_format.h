@@ -25,13 +25,14 @@
 #define TRACE_FILE_MAGIC "FOLDTRC1" /* 8 bytes, no terminator written */
 #define TRACE_FILE_HEADER_SIZE 16
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 3
+#define TRACE_VERSION_MINOR 4
 /* "Not measured": an optional field a record does not carry. */
 #define TRACE_UNKNOWN UINT64_MAX
 
 #define TRACE_CHUNK_MAGIC 0x4b484346u /* "FCHK" little-endian */
 #define TRACE_CHUNK_HEADER_SIZE 32
 #define TRACE_CHUNK_FLAG_ZLIB 0x1u
+#define TRACE_CHUNK_FLAG_ZSTD 0x2u /* (1.4) a zstd frame; readers before 1.4 skip it as damaged */
 /* Largest raw (uncompressed) chunk a reader accepts; writers stay well below. */
 #define TRACE_CHUNK_MAX_RAW (16u << 20)
 

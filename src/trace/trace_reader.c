@@ -411,6 +411,7 @@ struct trace_reader {
 	size_t cbuf_cap, rbuf_cap;
 	z_stream zs;
 	int zs_ready;
+	ZSTD_DCtx *zd; /* created at the first zstd chunk */
 	/* expected next sequence number per stream */
 	uint32_t *next_seq;
 	size_t next_seq_cap;
@@ -527,6 +528,7 @@ void trace_reader_close(trace_reader *r)
 		close(r->fd);
 	if (r->zs_ready)
 		inflateEnd(&r->zs);
+	ZSTD_freeDCtx(r->zd);
 	trace_decoder_free(r->dec);
 	free(r->path);
 	free(r->cbuf);
@@ -633,7 +635,9 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			r->pos = r->stats.file_bytes;
 			return 0;
 		} else if (h.raw_len > TRACE_CHUNK_MAX_RAW || h.payload_len > TRACE_CHUNK_MAX_RAW ||
-		           (!(h.flags & TRACE_CHUNK_FLAG_ZLIB) && h.payload_len != h.raw_len)) {
+		           (!(h.flags & (TRACE_CHUNK_FLAG_ZLIB | TRACE_CHUNK_FLAG_ZSTD)) &&
+		            h.payload_len != h.raw_len) ||
+		           (h.flags & TRACE_CHUNK_FLAG_ZLIB && h.flags & TRACE_CHUNK_FLAG_ZSTD)) {
 			why = "impossible chunk length";
 		}
 		if (!why) {
@@ -653,6 +657,12 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			r->zs.avail_out = h.raw_len;
 			int zrc = inflate(&r->zs, Z_FINISH);
 			if (zrc != Z_STREAM_END || r->zs.avail_out != 0)
+				why = "payload does not decompress to its stated size";
+		} else if (!why && (h.flags & TRACE_CHUNK_FLAG_ZSTD)) {
+			if (!r->zd && !(r->zd = ZSTD_createDCtx()))
+				return -ENOMEM;
+			size_t out = ZSTD_decompressDCtx(r->zd, r->rbuf, h.raw_len, r->cbuf, h.payload_len);
+			if (ZSTD_isError(out) || out != h.raw_len)
 				why = "payload does not decompress to its stated size";
 		} else if (!why) {
 			memcpy(r->rbuf, r->cbuf, h.payload_len);

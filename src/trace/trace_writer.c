@@ -28,6 +28,12 @@ struct trace_writer {
 
 int trace_writer_open(trace_writer **out, const char *path, int flags, int zlib_level, size_t chunk_bytes)
 {
+	return trace_writer_open_codec(out, path, flags, TRACE_CODEC_ZLIB, zlib_level, chunk_bytes);
+}
+
+int trace_writer_open_codec(trace_writer **out, const char *path, int flags, enum trace_codec codec,
+                            int level, size_t chunk_bytes)
+{
 	int rc;
 	trace_writer *w = calloc(1, sizeof *w);
 	if (!w)
@@ -39,7 +45,7 @@ int trace_writer_open(trace_writer **out, const char *path, int flags, int zlib_
 		rc = -errno;
 		goto fail_free;
 	}
-	rc = trace_chunk_writer_init(&w->cw, zlib_level, w->chunk_bytes);
+	rc = trace_chunk_writer_init(&w->cw, codec, level, w->chunk_bytes);
 	if (rc)
 		goto fail_close;
 	rc = trace_file_write_header(w->fd);

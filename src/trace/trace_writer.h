@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace_chunk.h"
 #include "trace_encode.h"
 
 typedef struct trace_writer trace_writer;
@@ -22,6 +23,9 @@ typedef struct trace_writer trace_writer;
 #define TRACE_WRITER_EXCL 0x1 /* fail with -EEXIST instead of truncating */
 
 int trace_writer_open(trace_writer **out, const char *path, int flags, int zlib_level, size_t chunk_bytes);
+/* The same with chunks compressed by codec at level (trace_chunk.h). */
+int trace_writer_open_codec(trace_writer **out, const char *path, int flags, enum trace_codec codec,
+                            int level, size_t chunk_bytes);
 /* The encoder of a stream (created on first use). NULL on allocation failure. */
 trace_enc *trace_writer_enc(trace_writer *w, uint32_t stream);
 /* Writes the stream's current chunk (if not empty) and starts a new one. */

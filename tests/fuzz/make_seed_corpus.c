@@ -4,11 +4,11 @@
 
 #include "trace_writer.h"
 
-static int write_seed(const char *path, int level)
+static int write_seed(const char *path, enum trace_codec codec, int level)
 {
 	trace_writer *w;
 	int rc;
-	if (trace_writer_open(&w, path, 0, level, 512))
+	if (trace_writer_open_codec(&w, path, 0, codec, level, 512))
 		return 1;
 	uint8_t bid[4] = {1, 2, 3, 4};
 	trace_segment seg = {0x1000, 0x800, 5};
@@ -49,8 +49,11 @@ int main(int argc, char **argv)
 	}
 	char p[4096];
 	snprintf(p, sizeof p, "%s/seed-zlib.bin", argv[1]);
-	if (write_seed(p, 6))
+	if (write_seed(p, TRACE_CODEC_ZLIB, 6))
+		return 1;
+	snprintf(p, sizeof p, "%s/seed-zstd.bin", argv[1]);
+	if (write_seed(p, TRACE_CODEC_ZSTD, 1))
 		return 1;
 	snprintf(p, sizeof p, "%s/seed-raw.bin", argv[1]);
-	return write_seed(p, 0);
+	return write_seed(p, TRACE_CODEC_NONE, 0);
 }

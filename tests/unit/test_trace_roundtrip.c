@@ -33,12 +33,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_every_record_kind(void **state)
+/* Every record kind through chunks compressed by codec, read back. */
+static void every_record_kind(enum trace_codec codec, int level)
 {
-	(void)state;
 	trace_writer *w;
 	int rc;
-	assert_int_equal(trace_writer_open(&w, path, 0, 6, 4096), 0);
+	assert_int_equal(trace_writer_open_codec(&w, path, 0, codec, level, 4096), 0);
 	TRACE_PUT(rc, w, 0, trace_enc_info, "host", "node001");
 	assert_int_equal(rc, 0);
 	TRACE_PUT(rc, w, 0, trace_enc_clock, 1000, 2000, 1700000000000000000ull);
@@ -246,6 +246,41 @@ static void test_every_record_kind(void **state)
 	assert_int_equal(st->records_unknown, 0);
 	assert_int_equal(trace_reader_loss_summary(r, msg, sizeof msg), 0);
 	trace_reader_close(r);
+	/* and the chunks were compressed the way asked */
+	uint16_t want = codec == TRACE_CODEC_ZSTD   ? TRACE_CHUNK_FLAG_ZSTD
+	                : codec == TRACE_CODEC_ZLIB ? TRACE_CHUNK_FLAG_ZLIB
+	                                            : 0;
+	assert_int_equal(trace_reader_open(&r, path, diag_fail, NULL, msg, sizeof msg), 0);
+	trace_raw_chunk c;
+	unsigned flagged = 0, total = 0;
+	while (trace_reader_next_chunk(r, &c) == 1) {
+		total++;
+		flagged += (c.hdr.flags & (TRACE_CHUNK_FLAG_ZLIB | TRACE_CHUNK_FLAG_ZSTD)) == want;
+	}
+	trace_reader_close(r);
+	assert_true(total > 20);
+	if (want)
+		assert_true(flagged > total / 2); /* small chunks are stored */
+	else
+		assert_int_equal(flagged, total);
+}
+
+static void test_every_record_kind(void **state)
+{
+	(void)state;
+	every_record_kind(TRACE_CODEC_ZLIB, 6);
+}
+
+static void test_every_record_kind_zstd(void **state)
+{
+	(void)state;
+	every_record_kind(TRACE_CODEC_ZSTD, 1);
+}
+
+static void test_every_record_kind_stored(void **state)
+{
+	(void)state;
+	every_record_kind(TRACE_CODEC_NONE, 0);
 }
 
 static void test_newer_major_version_is_refused(void **state)
@@ -429,6 +464,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_every_record_kind, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_every_record_kind_zstd, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_every_record_kind_stored, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_newer_major_version_is_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_a_trace, setup, teardown),
 	    cmocka_unit_test(test_unknown_extended_record_is_skipped),
