@@ -177,13 +177,40 @@ static int in_zlib(const char *module)
 }
 
 /* Where fold's own work begins in a stack of depth frames fr (innermost
- * first): the outermost frame of the run of frames in libfold.so that
- * reaches the leaf, zlib's allowed below it (the trace writing's
- * deflate). UINT_MAX when the leaf is not fold's: a wrapper that passes
- * into libc (a sleep, an MPI call) or into the program (a thread's start)
- * is the program's time. */
+ * first): the outermost of the runtime's entry points (measurement_entry),
+ * else the outermost frame of the run of frames in libfold.so that reaches
+ * the leaf, zlib's allowed below it (the trace writing's deflate).
+ * UINT_MAX when the leaf is not fold's: a wrapper that passes into libc (a
+ * sleep, an MPI call) or into the program (a thread's start) is the
+ * program's time. */
+/* The runtime's entry points that are fold's work wherever they lead (the
+ * dynamic linker's binding, libc, libdwarf below them included): the
+ * compiler hooks and their tail-called halves, the C/Fortran API, the
+ * start-up. Every other exported function of libfold.so wraps a call of
+ * the program's (a sleep, an MPI call, a thread's start). */
+static int measurement_entry(const char *fn)
+{
+	static const char *const names[] = {
+	    "__cyg_profile_func_enter", "__cyg_profile_func_exit", "enter_hot",      "enter_slow",
+	    "exit_top",                 "exit_slow",               "fold_enter",     "fold_exit",
+	    "fold_count",               "fold_counter",            "fold_region",    "fold_pause",
+	    "fold_resume",              "rt_constructor",          "rt__init",       "rt__thread",
+	};
+	for (size_t i = 0; fn && i < sizeof names / sizeof *names; i++)
+		if (!strcmp(fn, names[i]))
+			return 1;
+	return 0;
+}
+
 static unsigned measurement_start(attribution__ctx *a, unsigned proc, const uint64_t *fr, unsigned depth)
 {
+	for (unsigned d = depth; d-- > 0;) { /* the outermost entry point */
+		const symtab_result *res = NULL;
+		int rc = symbols__lookup(a->st, proc, fr[d], d > 0, &res);
+		if (res && rc != -ENOENT && res->nframes && in_libfold(res->module) &&
+		    measurement_entry(res->frames[res->nframes - 1].function))
+			return d;
+	}
 	unsigned cut = UINT_MAX;
 	for (unsigned d = 0; d < depth; d++) {
 		const symtab_result *res = NULL;
