@@ -107,7 +107,10 @@ def app_timers(app, mode, d):
         dot = num(r"DOT Time:\s*([0-9.eE+-]+)", y)
         wx = num(r"WAXPY Time:\s*([0-9.eE+-]+)", y)
         if mode == "step" and cg:
-            t.append(("Total CG Time vs timestep region", cg, ("region", "timestep"), TOL_LOOSE))
+            # cg_solve's timer also holds the kernel calls before its loop,
+            # which no region of this mode holds (2-3% of it, -2.9% and
+            # -3.05% in two quiet runs of stop 20): one-sided, as XSBench's
+            t.append(("Total CG Time vs timestep region", cg, ("region", "timestep"), -0.05))
         elif mode not in ("default", "perf") and cg:
             # cg_solve's timer also holds the kernel calls before its loop
             # (the first matvec alone is 1-2% of it)
