@@ -562,8 +562,11 @@ static void estimate_delivery(const analyze_ctx *c, size_t p, const double *fall
 	*est = best > 0;
 }
 
-/* Moves the instances of trace p by the stolen time S[thread][...]. */
-static void shift_instances(analyze_ctx *c, size_t p, double *const *S)
+/* Moves the instances of trace p by the time taken out before them,
+ * S[thread][...] ticks: indexed by the samples before the instance's enter
+ * and exit (by_event 0: the stolen time of samples) or by its enter and
+ * exit events (1: the runtime's pauses). */
+static void shift_instances(analyze_ctx *c, size_t p, double *const *S, int by_event)
 {
 	const ingest__trace *t = c->tr[p];
 	for (size_t g = 0; g < c->nreg; g++) {
@@ -573,7 +576,8 @@ static void shift_instances(analyze_ctx *c, size_t p, double *const *S)
 			const double *s = in->proc == p ? S[in->thread] : NULL;
 			if (!s)
 				continue;
-			double t0 = (double)in->t0 - s[in->isb], t1 = (double)in->t1 - s[in->ise];
+			double t0 = (double)in->t0 - s[by_event ? in->ev_enter : in->isb];
+			double t1 = (double)in->t1 - s[by_event ? in->ev_exit : in->ise];
 			if (t1 < t0)
 				t1 = t0;
 			in->t0 = (uint64_t)llround(t0);
@@ -727,21 +731,7 @@ static int contract_pauses(analyze_ctx *c, size_t p)
 			take_out_cpu_clock(t, th, th->ev[e].cset, th->ev[e].voff, P[i][e] * nspt);
 		}
 	}
-	for (size_t g = 0; g < c->nreg; g++) {
-		instances__region_acc *A = &c->acc[g];
-		for (size_t k = 0; k < A->ninst; k++) {
-			instances__instance *in = &A->inst[k];
-			const double *s = in->proc == p ? P[in->thread] : NULL;
-			if (!s)
-				continue;
-			double t0 = (double)in->t0 - s[in->ev_enter], t1 = (double)in->t1 - s[in->ev_exit];
-			if (t1 < t0)
-				t1 = t0;
-			in->t0 = (uint64_t)llround(t0);
-			in->t1 = (uint64_t)llround(t1);
-			in->dur_ns = (t1 - t0) * t->ns_per_tick;
-		}
-	}
+	shift_instances(c, p, P, 1);
 	warn_writing(c, p);
 	rc = 0;
 out:
@@ -792,7 +782,7 @@ int perturb__compensate_samples(analyze_ctx *c)
 			hn += th->nsmp;
 		}
 		report_delivery(a, est, D, Db, &sum, &sp);
-		shift_instances(c, p, S);
+		shift_instances(c, p, S, 0);
 		for (size_t i = 0; i < t->nthreads; i++)
 			if (S[i]) {
 				shift_thread(t, &t->threads[i], fallback[i], S[i], B[i]);
