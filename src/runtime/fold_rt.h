@@ -316,8 +316,8 @@ void rt__thread_note_pause(rt_thread *t, uint64_t ticks);
 /* Periodic flush (rt_flush.c): called with t's guard held after t recorded
  * something at `tick` (a sample, a region event). Seals t's buffer when its
  * data is older than FOLD_FLUSH_INTERVAL and the process stream when it has
- * unwritten definitions that old. Async-signal-safe. */
-/* Returns the ticks the flush took (0: none was due). */
+ * unwritten definitions that old. Async-signal-safe. Returns the ticks the
+ * flush took (0: none was due), a pause for a region event's caller. */
 uint64_t rt__flush_due(rt_thread *t, uint64_t tick);
 /* Converts FOLD_FLUSH_INTERVAL to ticks (after the clock is calibrated). */
 void rt__flush_init(void);
