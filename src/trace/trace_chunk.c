@@ -144,30 +144,24 @@ static int zstd_init(trace_chunk_writer *w)
 {
 	ZSTD_compressionParameters cp = ZSTD_getCParams(w->level, (unsigned long long)w->max_raw, 0);
 	size_t need = ZSTD_estimateCCtxSize_usingCParams(cp);
-	w->zc_mem = w->alloc ? w->alloc(w->alloc_opaque, need) : malloc(need);
-	if (!w->zc_mem)
-		return -ENOMEM;
-	w->zc = ZSTD_initStaticCCtx(w->zc_mem, need);
-	if (!w->zc || ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_windowLog, (int)cp.windowLog)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 0)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_contentSizeFlag, 0))) {
-		if (!w->alloc)
-			free(w->zc_mem);
-		w->zc = NULL;
-		w->zc_mem = NULL;
-		return -ENOMEM;
-	}
 	w->out_cap = ZSTD_compressBound(w->max_raw);
+	w->zc_mem = w->alloc ? w->alloc(w->alloc_opaque, need) : malloc(need);
 	w->out = w->alloc ? w->alloc(w->alloc_opaque, w->out_cap) : malloc(w->out_cap);
-	if (!w->out) {
-		if (!w->alloc)
-			free(w->zc_mem);
-		w->zc = NULL;
-		w->zc_mem = NULL;
-		return -ENOMEM;
+	if (w->zc_mem && w->out)
+		w->zc = ZSTD_initStaticCCtx(w->zc_mem, need);
+	if (w->zc && !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level)) &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_windowLog, (int)cp.windowLog)) &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 0)) &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_contentSizeFlag, 0)))
+		return 0;
+	if (!w->alloc) {
+		free(w->zc_mem);
+		free(w->out);
 	}
-	return 0;
+	w->zc = NULL;
+	w->zc_mem = NULL;
+	w->out = NULL;
+	return -ENOMEM;
 }
 
 int trace_chunk_writer_init_alloc(trace_chunk_writer *w, enum trace_codec codec, int level, size_t max_raw,
