@@ -1804,21 +1804,23 @@ static void write_profile_trace(double inner_ns)
 	assert_int_equal(trace_writer_close(w), 0);
 }
 
+/* The profile entry of the function or region called name (the test fails
+ * without one). */
+static const fold_profile_entry *profile_named(const fold_analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nprofile; i++)
+		if (!strcmp(a->profile[i].name, name))
+			return &a->profile[i];
+	fail_msg("no profile entry %s", name);
+	return NULL;
+}
+
 /* profile entries by name: main 1, A 2, B 3, R 4 */
 static void profile_by_name(const fold_analysis *a, const fold_profile_entry *p[5])
 {
-	for (size_t i = 0; i < a->nprofile; i++) {
-		const char *n = a->profile[i].name;
-		int k = !strcmp(n, "main") ? 1
-		        : !strcmp(n, "A")  ? 2
-		        : !strcmp(n, "B")  ? 3
-		        : !strcmp(n, "R")  ? 4
-		                           : 0;
-		if (k)
-			p[k] = &a->profile[i];
-	}
+	static const char *const names[] = {NULL, "main", "A", "B", "R"};
 	for (int k = 1; k <= 4; k++)
-		assert_non_null(p[k]);
+		p[k] = profile_named(a, names[k]);
 }
 
 /* With the runtime's calibration (pair 10 ns, of which 4 ns lie between a
@@ -1894,15 +1896,7 @@ static void test_exact_profile_short_calls_sum_unbiased(void **state)
 	char err[256];
 	const char *paths[] = {trace};
 	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
-	const fold_profile_entry *m = NULL, *b = NULL;
-	for (size_t i = 0; i < a->nprofile; i++) {
-		if (!strcmp(a->profile[i].name, "main"))
-			m = &a->profile[i];
-		if (!strcmp(a->profile[i].name, "B"))
-			b = &a->profile[i];
-	}
-	assert_non_null(m);
-	assert_non_null(b);
+	const fold_profile_entry *m = profile_named(a, "main"), *b = profile_named(a, "B");
 	print_message("B %.1f ns over %lu calls (min %.1f); main %.1f incl, %.1f excl\n", b->inclusive_ns,
 	              b->calls, b->min_ns, m->inclusive_ns, m->exclusive_ns);
 	assert_true(fabs(b->inclusive_ns - 796) < 1e-6);
@@ -2039,14 +2033,8 @@ static void test_trace_writing_pauses(void **state)
 		char err[256];
 		const char *paths[] = {trace};
 		assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
-		const fold_profile_entry *p[5] = {0};
-		for (size_t i = 0; i < a->nprofile; i++)
-			for (int k = 1; k <= 3; k++)
-				if (!strcmp(a->profile[i].name, (const char *[]){"", "main", "A", "B"}[k]))
-					p[k] = &a->profile[i];
-		assert_non_null(p[1]);
-		assert_non_null(p[2]);
-		assert_non_null(p[3]);
+		const fold_profile_entry *p[4] = {NULL, profile_named(a, "main"), profile_named(a, "A"),
+		                                  profile_named(a, "B")};
 		double pa = with ? 300 : 0, pb = with ? 500 : 0;
 		assert_true(fabs(p[3]->inclusive_ns - 196) < 1e-6);              /* 200 - 4 */
 		assert_true(fabs(p[3]->hooks_ns - (10 + pb)) < 1e-6);            /* its exit wrote */
@@ -2208,13 +2196,7 @@ static void test_exact_profile_first_call(void **state)
 	char err[256];
 	const char *paths[] = {trace};
 	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
-	const fold_profile_entry *p[3] = {0};
-	for (size_t i = 0; i < a->nprofile; i++)
-		p[!strcmp(a->profile[i].name, "main") ? 1
-		  : !strcmp(a->profile[i].name, "A")  ? 2
-		                                      : 0] = &a->profile[i];
-	assert_non_null(p[1]);
-	assert_non_null(p[2]);
+	const fold_profile_entry *p[3] = {NULL, profile_named(a, "main"), profile_named(a, "A")};
 	/* A: (1000 - 4 - 800) + (500 - 4 - 50) */
 	assert_true(fabs(p[2]->inclusive_ns - 642) < 1e-6);
 	assert_true(fabs(p[2]->hooks_ns - (3000 + 10 + 800 + 10 + 50)) < 1e-6);
