@@ -238,23 +238,37 @@ first_call)
 	# program's timer around it. The runtime measures that work, and fold
 	# reports it among the call's own hooks (hooks_ns): inclusive + hooks_ns
 	# is what the program's timer holds (docs/regions.md, "Own hooks").
+	# One process has one first call, and a single interrupt or host stop in
+	# the few us of hook that no clock brackets moves it by 1-4 us (seen
+	# once in some twenty CI runs). So three processes run and their median
+	# difference is judged: a runtime that misses start-up work misses it in
+	# every process and still fails.
 	printf 'exclude function *\ninclude function first_call\n' >rules
-	python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_FILTER=rules LD_PRELOAD="$LIBFOLD" \
-		"$PROGS/prog_calls" first >own.txt 2>err.txt || {
-		rc=$?
-		cat err.txt >&2
-		[ $rc -eq 77 ] && exit 77
-		fail "prog_calls failed"
-	}
-	analyse "$(only_trace)"
-	own=$(sed -n 's/^own first_call //p' own.txt)
-	[ -n "$own" ] || fail "program printed no timing"
-	fi=$(prof inclusive_ns first_call)
-	hooks=$(grep -o '"name":"first_call",[^]]*' out.json | grep -o '"hooks_ns":[-0-9.e+]*' | head -n 1 | cut -d: -f2)
-	[ -n "$hooks" ] || fail "first_call: no hooks_ns in the profile"
-	echo "first_call: program $own ns, fold inclusive $fi ns + own hooks $hooks ns"
-	awk -v o="$own" -v f="$fi" -v h="$hooks" 'BEGIN { d = o - f - h; exit !(d > -500 && d < 1000) }' ||
-		fail "first_call: program $own ns, fold $fi + hooks $hooks ns: more than 0.5-1 us apart"
+	diffs=
+	for run in 1 2 3; do
+		mkdir "run$run" && cd "run$run"
+		python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_FILTER=../rules LD_PRELOAD="$LIBFOLD" \
+			"$PROGS/prog_calls" first >own.txt 2>err.txt || {
+			rc=$?
+			cat err.txt >&2
+			[ $rc -eq 77 ] && exit 77
+			fail "prog_calls failed"
+		}
+		analyse "$(only_trace)"
+		own=$(sed -n 's/^own first_call //p' own.txt)
+		[ -n "$own" ] || fail "program printed no timing"
+		fi=$(prof inclusive_ns first_call)
+		[ -n "$fi" ] || fail "first_call: not in the profile"
+		hooks=$(grep -o '"name":"first_call",[^]]*' out.json | grep -o '"hooks_ns":[-0-9.e+]*' | head -n 1 | cut -d: -f2)
+		[ -n "$hooks" ] || fail "first_call: no hooks_ns in the profile"
+		d=$(awk -v o="$own" -v f="$fi" -v h="$hooks" 'BEGIN { printf "%.0f", o - f - h }')
+		echo "first_call (process $run): program $own ns, fold inclusive $fi ns + own hooks $hooks ns: $d ns apart"
+		diffs="$diffs $d"
+		cd ..
+	done
+	median=$(printf '%s\n' $diffs | sort -n | sed -n 2p)
+	awk -v d="$median" 'BEGIN { exit !(d > -500 && d < 1000) }' ||
+		fail "first_call: the program's timer and fold's inclusive + hooks_ns are a median $median ns apart over three processes (${diffs# } ns), more than 0.5-1 us"
 	;;
 nonmpi_load)
 	# libfold.so carries the MPI wrappers but needs no MPI library to load.
