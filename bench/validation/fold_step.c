@@ -6,7 +6,11 @@
  * nothing here) without libfold.so, and links without the fold stub library.
  * The region id is looked up once; fold_region() is idempotent and
  * thread-safe, so racing first calls agree. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "fold_step.h"
 
@@ -44,4 +48,50 @@ void fold_step_enter_(void)
 void fold_step_exit_(void)
 {
 	fold_step_exit();
+}
+
+/* ---- the TSC bracket of miniFE's TICK/TOCK (fold_step.h) */
+
+unsigned long long fold_tsc_t0;
+unsigned long long fold_tsc_tWAXPY, fold_tsc_tDOT, fold_tsc_tMATVEC, fold_tsc_tMATVECDOT;
+unsigned long long fold_tsc_n_tWAXPY, fold_tsc_n_tDOT, fold_tsc_n_tMATVEC, fold_tsc_n_tMATVECDOT;
+
+static unsigned long long tsc_start;
+static struct timespec mono_start;
+
+static void __attribute__((constructor)) tsc_begin(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &mono_start);
+	tsc_start = FOLD_TSC();
+}
+
+/* At exit, if any timer was bracketed: fold_tsc.RANK.txt in the working
+ * directory, "tsc_hz HZ" (the TSC's rate over the whole run) and one
+ * "TIMER INTERVALS SECONDS" line per timer. */
+static void __attribute__((destructor)) tsc_write(void)
+{
+	if (!fold_tsc_n_tWAXPY && !fold_tsc_n_tDOT && !fold_tsc_n_tMATVEC && !fold_tsc_n_tMATVECDOT)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	unsigned long long ticks = FOLD_TSC() - tsc_start;
+	double s =
+	    (double)(now.tv_sec - mono_start.tv_sec) + 1e-9 * (double)(now.tv_nsec - mono_start.tv_nsec);
+	if (s <= 0 || !ticks)
+		return;
+	double hz = (double)ticks / s;
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (!rank)
+		rank = getenv("PMI_RANK");
+	char path[64];
+	snprintf(path, sizeof path, "fold_tsc.%d.txt", rank ? atoi(rank) : 0);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "tsc_hz %.1f\n", hz);
+	fprintf(f, "tWAXPY %llu %.9f\n", fold_tsc_n_tWAXPY, (double)fold_tsc_tWAXPY / hz);
+	fprintf(f, "tDOT %llu %.9f\n", fold_tsc_n_tDOT, (double)fold_tsc_tDOT / hz);
+	fprintf(f, "tMATVEC %llu %.9f\n", fold_tsc_n_tMATVEC, (double)fold_tsc_tMATVEC / hz);
+	fprintf(f, "tMATVECDOT %llu %.9f\n", fold_tsc_n_tMATVECDOT, (double)fold_tsc_tMATVECDOT / hz);
+	fclose(f);
 }
