@@ -17,8 +17,9 @@ extern "C" {
 void fold_step_enter(void);
 void fold_step_exit(void);
 
+/* fenced: a plain TSC read may run ahead of the instructions before it */
 #if defined(__x86_64__) || defined(__i386__)
-#define FOLD_TSC() __builtin_ia32_rdtsc()
+#define FOLD_TSC() (__builtin_ia32_lfence(), __builtin_ia32_rdtsc())
 #else
 #define FOLD_TSC() 0ull
 #endif
