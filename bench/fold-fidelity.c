@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -499,6 +500,14 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 && strcmp(argv[1], "--scenarios") ? argv[1] : "/tmp";
 	int only = (argc > 1 && !strcmp(argv[argc - 1], "--scenarios"));
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+		fprintf(stderr,
+		        "fold-bench-fidelity: %s: not a writable directory (the bench writes its synthetic "
+		        "traces there)\n",
+		        dir);
+		return 2;
+	}
 	char path[512];
 	snprintf(path, sizeof path, "%s/fold-fidelity-%d.trc", dir, (int)getpid());
 	gsl_set_error_handler_off();
