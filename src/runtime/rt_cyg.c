@@ -348,7 +348,8 @@ static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uin
 {
 	unsigned b = cold_bin(gap);
 	uint64_t *ticks = &c->cold->ticks[kind][b], *n = &c->cold->n[kind][b];
-	uint64_t ticks0 = *(volatile uint64_t *)ticks, n0 = *(volatile uint64_t *)n;
+	(void)*(volatile uint64_t *)ticks;
+	(void)*(volatile uint64_t *)n;
 	uint64_t d = tick_fenced() - tick;
 	c->armed = ARM_HOOKS;
 	/* A signal handler or a buffer swap inside the hook is not the hook's
@@ -358,8 +359,10 @@ static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uin
 		c->cold->long_n++;
 		return;
 	}
-	*ticks = ticks0 + d;
-	*n = n0 + 1;
+	/* added now, not stored from the values read above: an instrumented
+	 * signal handler's hooks in between keep their update */
+	*ticks += d;
+	*n += 1;
 }
 
 /* An armed enter (see COLD_BIN0_NS): its time before the timestamp, from
