@@ -263,7 +263,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				double draw = uniform(&R);
 				in->pause_len =
 				    c->preempt_fixed ? c->preempt_mean_ns : -c->preempt_mean_ns * log(draw);
-				in->pause_at = t + act * uniform(&R);
+				double at = uniform(&R); /* drawn either way: the same trace for a seed */
+				in->pause_at = t + act * (c->preempt_at > 0 ? c->preempt_at : at);
 				in->dur += in->pause_len;
 			}
 			in->group = g;
@@ -338,6 +339,12 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			if (ts < tb) {
 				/* ts: the program's stop; its timer's deadline was
 				 * sample_stop_onset_ns before it (after, negative) */
+				double wait = 0;
+				if (c->sample_deferred && inside && I[i].pause_len > 0 &&
+				    ts >= I[i].pause_at && ts < I[i].pause_at + I[i].pause_len) {
+					wait = I[i].pause_at + I[i].pause_len - ts;
+					ts += wait;
+				}
 				ADVANCE(ts);
 				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
 				if (inside)
@@ -361,12 +368,12 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				          (uint64_t)llround(ts + steal + dk + lag), frames, c->stacks ? 3 : 0,
 				          cpu, v64);
 				if (!rc && cost > 0)
-					TRACE_PUT(
-					    rc, w, stream, trace_enc_sample_cost, (uint64_t)llround(hand),
-					    (uint64_t)llround(lag),
-					    c->sample_delivery_recorded
-					        ? (uint64_t)llround(fmax(0, dk + c->sample_stop_onset_ns))
-					        : TRACE_UNKNOWN);
+					TRACE_PUT(rc, w, stream, trace_enc_sample_cost,
+					          (uint64_t)llround(hand), (uint64_t)llround(lag),
+					          c->sample_delivery_recorded
+					              ? (uint64_t)llround(
+					                    fmax(0, wait + dk + c->sample_stop_onset_ns))
+					              : TRACE_UNKNOWN);
 				if (rc)
 					goto fail_free;
 				if (inside)

@@ -61,6 +61,7 @@ typedef struct synth_config {
 	double preempt;         /* share of instances preempted once, at a uniform random moment */
 	double preempt_mean_ns; /* mean length of a preemption (exponential); nothing counts meanwhile */
 	int preempt_fixed;      /* 1: every preemption lasts exactly preempt_mean_ns (a regular competitor) */
+	double preempt_at;      /* > 0: it starts at this share of the active time (else anywhere) */
 	double outliers;        /* share of instances stalled */
 	double outlier_factor;  /* their duration multiplier (same events) */
 	int boundary_counters;  /* record counters at enter/exit (default 1) */
@@ -97,6 +98,11 @@ typedef struct synth_config {
 	 * handler (delivery_ns, as a wall-clock timer's handler measures it:
 	 * its entry less the timer's deadline) */
 	int sample_delivery_recorded;
+	/* 1: a timer that expires while the program is preempted is delivered
+	 * when it runs again, as a signal is: the sample is taken then, with
+	 * the counters of the deadline (nothing ran), and its recorded delivery
+	 * holds the wait */
+	int sample_deferred;
 	/* The program stops this long after the timer's deadline (negative:
 	 * before it, as on a KVM guest, about -0.9 us): the stops are where
 	 * they are without it, the deadlines that much off, so a recorded

@@ -1419,6 +1419,69 @@ static void long_instances_with_delivery(synth_config *c, int recorded)
 	c->seed = 91;
 }
 
+/* Every instance is preempted for 1 ms in its middle (a wall-clock 2 ms:
+ * busy over [0, 0.25] and [0.75, 1], off the CPU between). The sampling
+ * timer is one-shot, re-armed by its handler, so it expires once in the
+ * wait, and its signal is delivered when the program runs again, the
+ * sample taken there with the counters of its deadline (nothing ran
+ * since); the handler measures the wait in its delivery. Beyond the cap
+ * (twice the median delivery) the wait is not the sampler's stop, and the
+ * sample stays where the program ran again: the folded middle is one phase
+ * at TASK-CLOCK 0/s, its evidence those samples. Placed at their deadlines
+ * instead (tried in stop 21), they sat at the start of the wait, one per
+ * instance, and left [0.32, 0.75] to 38 jittered samples: a fourth phase
+ * at 5% of the busy rate. */
+static void test_deferred_samples_mark_the_wait(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.nphases = 1;
+	c.bounds[1] = 1;
+	c.cpu[0] = 1.0;
+	c.counters[0].rate[0] = 1e9;
+	c.preempt = 1.0;
+	c.preempt_fixed = 1;
+	c.preempt_mean_ns = 1e6;
+	c.preempt_at = 0.5;
+	c.period_ns = 1e5;
+	c.sample_cost_ns = 12e3;
+	c.sample_handler_ns = 6e3;
+	c.sample_lag_ns = 1e3;
+	c.sample_after_ns = 1e3;
+	c.sample_delivery_recorded = 1;
+	c.sample_deferred = 1;
+	c.cpu_clock_counter = 1;
+	c.seed = 2101;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const fold_series *s = series_of(r, "app::work");
+	assert_non_null(s);
+	size_t middle = 0, at_resume = 0;
+	for (size_t i = 0; i < s->npoints; i++) {
+		middle += s->px[i] > 0.3 && s->px[i] < 0.7;
+		at_resume += s->px[i] >= 0.72 && s->px[i] < 0.76;
+	}
+	print_message("%zu points, %zu in (0.3, 0.7), %zu in [0.72, 0.76); %zu phase(s):\n", s->npoints,
+	              middle, at_resume, r->nphases);
+	for (size_t p = 0; p < r->nphases; p++)
+		print_message("  [%.3f, %.3f] %zu samples, TASK-CLOCK %.4g/s\n", r->phases[p].start,
+		              r->phases[p].end, r->phases[p].samples,
+		              rate_of(&r->phases[p], "perf::TASK-CLOCK"));
+	/* one deferred sample per instance, where it ran again */
+	assert_true(at_resume >= 0.9 * c.instances);
+	assert_true(middle < 0.02 * s->npoints);
+	assert_int_equal(r->nphases, 3);
+	assert_true(fabs(r->phases[1].start - 0.25) < 0.01 && fabs(r->phases[2].start - 0.75) < 0.01);
+	assert_true(r->phases[1].samples >= 10);
+	assert_true(rate_of(&r->phases[1], "perf::TASK-CLOCK") < 0.02e9);
+	assert_true(fabs(rate_of(&r->phases[0], "perf::TASK-CLOCK") / 1e9 - 1) < 0.03);
+	assert_true(fabs(rate_of(&r->phases[2], "perf::TASK-CLOCK") / 1e9 - 1) < 0.03);
+	fold_analysis_free(a);
+}
+
 static void test_measured_delivery_places_samples(void **state)
 {
 	(void)state;
@@ -2338,6 +2401,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_measured_delivery_places_samples, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_deferred_samples_mark_the_wait, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_onset_before_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
