@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < s->npoints; i++)
 				ids[i] = (uint32_t)(i * 1000 / s->npoints);
 			fold_curve fc = {s->fit.n, s->fit.x, cum, val, band, band};
-			fit_input in = {s->px, s->py, ids, s->npoints, 1, 1, INFINITY, &pr, 0, 1};
+			fit_input in = {s->px, s->py, ids, s->npoints, 1, 1, INFINITY, &pr, 0, 1, NULL};
 			double rms, f3 = now();
 			fit__kriging.fit(&in, &fc, &rms, NULL);
 			double f4 = now();

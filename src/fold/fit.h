@@ -26,6 +26,9 @@ typedef struct fit_input {
 	const pwlr__result *phases;
 	size_t pi; /* the series' index in phases, SIZE_MAX if it took no part */
 	uint64_t seed;
+	/* out (may be NULL): bit p set when the fit withheld phase p's shape
+	 * (fit_kriging.c, conserve_area) */
+	unsigned long *shape_withheld;
 } fit_input;
 
 /* Where a fit records its parameters ("name.key" = value) in the result. */

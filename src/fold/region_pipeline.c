@@ -1130,8 +1130,9 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 		o->instances_skipped = s->f.nskipped;
 		if (!o->name || !o->unit || curve_alloc(&o->fit, G, fit->band))
 			return -ENOMEM;
-		fit_input in = {o->px,     o->py, s->f.inst, o->npoints, s->scale,
-		                s->rscale, max,   pr,        pw[k],      opt->seed};
+		unsigned long withheld = 0;
+		fit_input in = {o->px, o->py, s->f.inst, o->npoints, s->scale, s->rscale,
+		                max,   pr,    pw[k],     opt->seed,  &withheld};
 		/* Too few points for a Kriging curve (a sparse counter: a few
 		 * samples carry an event) is expected, not a failure: the
 		 * piecewise-linear curve, said in fit_params. */
@@ -1150,6 +1151,22 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			              r->name, o->name);
 			if ((rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
+		}
+		if (withheld) {
+			char list[96] = "";
+			size_t len = 0;
+			for (unsigned b = 0; b < 8 * sizeof withheld && len + 8 < sizeof list; b++)
+				if (withheld >> b & 1)
+					len += (size_t)snprintf(list + len, sizeof list - len, "%s%u",
+					                        len ? ", " : "", b);
+			if (fit__param(&params, "curve.shape_withheld", "%s: phase(s) %s", o->name, list))
+				return -ENOMEM;
+			analyze__warn(
+			    c,
+			    "region %s, %s: in phase(s) %s the folded points of different instances "
+			    "contradict each other (their fitted mean falls where it should rise): "
+			    "the curve shows the phase's mean rate there, not a shape",
+			    r->name, o->name, list);
 		}
 		size_t nclamp = clamp_curve(&o->fit, max);
 		if (nclamp && fit__param(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
