@@ -340,10 +340,11 @@ static inline unsigned cold_bin(uint64_t gap)
 
 /* The end of a cold hook (see COLD_BIN0_NS): its time after the timestamp
  * (kind COLD_EXIT or COLD_ENTER), gap after the previous function event.
- * The bin is read before the clock: after a kernel that streamed memory
- * its line is out of the caches and the TLB, and a miss after the clock
- * read is the hook's time that nothing measures (0.3-0.5 us per call of
- * miniFE's 96^3 WAXPY). Only the long path's totals are written after it. */
+ * The bin's lines are touched before the clock: after a kernel that
+ * streamed memory they are out of the caches and the TLB, and a miss after
+ * the clock read is the hook's time that nothing measures (0.3-0.5 us per
+ * call of miniFE's 96^3 WAXPY). The long path's totals, for measurements
+ * that are not counted, are not touched first. */
 static void __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uint64_t tick, uint64_t gap)
 {
 	unsigned b = cold_bin(gap);
