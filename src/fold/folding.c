@@ -247,6 +247,15 @@ static int fold_instances(ingest__trace *const *tr, const instances__instance *i
 				y = 1;
 			if (push(out, x, y, in->id))
 				return -ENOMEM;
+			/* a sample whose program waited off the CPU since its timer's
+			 * deadline (perturb.c) read there what it read at the stop:
+			 * the wait's start, a point too (one per wait: the timer
+			 * is one-shot) */
+			if (th->waited_ns && th->waited_ns[k] && t->ns_per_tick > 0) {
+				double xw = x - (double)th->waited_ns[k] / t->ns_per_tick / span;
+				if (xw > 0 && push(out, xw, y, in->id))
+					return -ENOMEM;
+			}
 		}
 	}
 	return 0;

@@ -175,6 +175,7 @@ void ingest__trace_free(ingest__trace *t)
 		free(t->threads[i].cost_ns);
 		free(t->threads[i].lag_ns);
 		free(t->threads[i].delivery_ns);
+		free(t->threads[i].waited_ns);
 		free(t->threads[i].pause);
 	}
 	free(t->threads);

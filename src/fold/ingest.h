@@ -78,6 +78,11 @@ typedef struct ingest__thread {
 	size_t cap_cost, ncost, ndelivery;
 	ingest__pause *pause; /* in stream order */
 	size_t npause, cap_pause;
+	/* set by perturb.c: per sample, how long (ns, saturated) the program
+	 * waited off the CPU between its timer's deadline and its stop (a
+	 * delivery past the cap), nothing of it running meanwhile; NULL when no
+	 * sample waited */
+	uint32_t *waited_ns;
 } ingest__thread;
 
 typedef struct ingest__cset {

@@ -448,6 +448,33 @@ static int measured_delivery_cap(const ingest__trace *t, const stop_probe *sp, d
 	return 0;
 }
 
+/* Where a sample's stop began, before its handler's entry (ns): what the
+ * delivery stole (ran on the CPU, taken out of the timeline), and beyond it
+ * what the program waited off the CPU for a measured delivery longer than
+ * the cap. Nothing of the program ran in that wait (a signal is delivered
+ * as soon as the thread runs again), so the counters the handler reads are
+ * those of the timer's deadline too. */
+typedef struct sample_delay {
+	double stolen, waited;
+} sample_delay;
+
+/* Keeps, per sample of th, what the program waited off the CPU before its
+ * stop (B[k].waited): folding.c folds such a sample at its timer's deadline
+ * too, where its counters already read what they read at the stop. */
+static int note_waits(ingest__thread *th, const sample_delay *B)
+{
+	free(th->waited_ns);
+	th->waited_ns = NULL;
+	for (size_t k = 0; k < th->nsmp; k++) {
+		if (!(B[k].waited > 0))
+			continue;
+		if (!th->waited_ns && !(th->waited_ns = calloc(th->nsmp, sizeof *th->waited_ns)))
+			return -ENOMEM;
+		th->waited_ns[k] = B[k].waited >= UINT32_MAX ? UINT32_MAX : (uint32_t)llround(B[k].waited);
+	}
+	return 0;
+}
+
 /* What stolen_per_sample used, for the report. */
 typedef struct stolen_sums {
 	double before;          /* sum of the measured deliveries used (after their bounds) */
@@ -455,7 +482,7 @@ typedef struct stolen_sums {
 } stolen_sums;
 
 /* Each sample's stolen time on thread th, in ticks: S[k] before sample k
- * (S[0] = 0), and B[k] (ns) its delivery before the handler's entry. The
+ * (S[0] = 0), and B[k] its delivery before the handler's entry. The
  * typical delivery D (Db of it before the entry) is what a sample steals;
  * a sample with a measured delivery (a wall-clock timer's, format 1.2)
  * stole that much before the entry instead, at most cap (see
@@ -474,7 +501,7 @@ typedef struct stolen_sums {
  * instance's exit, whose CPU clock was still short of the exit's (a busy
  * 60 us region folded with TASK-CLOCK 0/s in its last 4.5%). */
 static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb, double D,
-                              double Db, double cap, const stop_probe *sp, double *S, double *B,
+                              double Db, double cap, const stop_probe *sp, double *S, sample_delay *B,
                               stolen_sums *sum)
 {
 	const double nspt = t->ns_per_tick;
@@ -504,15 +531,16 @@ static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, 
 		 * caches, refilled), which the probe's spin loop does not have */
 		if (m >= 0 && sp->return_ns >= 0 && !(D - Db > 0))
 			da = sp->return_ns;
-		if (before >= 0)
-			db = fmax(0, fmin(db, (entry - before) * nspt));
+		double room = before >= 0 ? (entry - before) * nspt : HUGE_VAL;
+		db = fmax(0, fmin(db, room));
 		if (after >= 0)
 			da = fmax(0, fmin(da, (after - entry) * nspt - h));
 		if (m >= 0) {
 			sum->before += db;
 			sum->measured++;
 		}
-		B[k] = db;
+		B[k].stolen = db;
+		B[k].waited = m > db ? fmax(0, fmin(m, room) - db) : 0;
 		S[k + 1] = S[k] + (h + db + da) / nspt;
 	}
 }
@@ -591,7 +619,7 @@ static void shift_instances(analyze_ctx *c, size_t p, double *const *S, int by_e
  * record before them), takes the stolen time out of their CPU time and
  * CPU-clock values, then moves its events. */
 static void shift_thread(const ingest__trace *t, ingest__thread *th, double fb, const double *S,
-                         const double *B)
+                         const sample_delay *B)
 {
 	size_t e = 0;
 	double floor = 0, cpu = 0;
@@ -601,7 +629,7 @@ static void shift_thread(const ingest__trace *t, ingest__thread *th, double fb, 
 			floor = et > floor ? et : floor;
 			e++;
 		}
-		double lag = lag_of(th, k), db = B[k];
+		double lag = lag_of(th, k), db = B[k].stolen;
 		double back = (lag + db) / t->ns_per_tick;
 		double tk = (double)th->smp[k].tick - S[k] - back;
 		if (tk < floor)
@@ -614,7 +642,7 @@ static void shift_thread(const ingest__trace *t, ingest__thread *th, double fb, 
 			 * up to its read for this sample, the rest of the previous
 			 * one's */
 			double prev = k ? handler_ns(th, k - 1, fb) : 0;
-			double pda = k ? (S[k] - S[k - 1]) * t->ns_per_tick - prev - B[k - 1] : 0;
+			double pda = k ? (S[k] - S[k - 1]) * t->ns_per_tick - prev - B[k - 1].stolen : 0;
 			double own =
 			    th->smp[k].cpu_ns - (db + lag) - (prev - (k ? lag_of(th, k - 1) : 0)) - pda;
 			cpu += own > 0 ? own : 0;
@@ -759,7 +787,8 @@ int perturb__compensate_samples(analyze_ctx *c)
 		if (!any || !(t->ns_per_tick > 0))
 			continue;
 		double *fallback = calloc(t->nthreads + 1, sizeof *fallback);
-		double **S = calloc(t->nthreads + 1, sizeof *S), **B = calloc(t->nthreads + 1, sizeof *B);
+		double **S = calloc(t->nthreads + 1, sizeof *S);
+		sample_delay **B = calloc(t->nthreads + 1, sizeof *B);
 		int rc = -ENOMEM, est;
 		double D, Db, cap;
 		stolen_sums sum = {0, 0};
@@ -777,6 +806,9 @@ int perturb__compensate_samples(analyze_ctx *c)
 			    !(B[i] = malloc((th->nsmp + 1) * sizeof **B)))
 				goto fail;
 			stolen_per_sample(t, th, fallback[i], D, Db, cap, &sp, S[i], B[i], &sum);
+			if ((rc = note_waits(th, B[i])) < 0)
+				goto fail;
+			rc = -ENOMEM;
 			for (size_t k = 0; k < th->nsmp; k++)
 				hsum += handler_ns(th, k, fallback[i]);
 			hn += th->nsmp;

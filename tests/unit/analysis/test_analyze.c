@@ -1425,12 +1425,12 @@ static void long_instances_with_delivery(synth_config *c, int recorded)
  * wait, and its signal is delivered when the program runs again, the
  * sample taken there with the counters of its deadline (nothing ran
  * since); the handler measures the wait in its delivery. Beyond the cap
- * (twice the median delivery) the wait is not the sampler's stop, and the
- * sample stays where the program ran again: the folded middle is one phase
- * at TASK-CLOCK 0/s, its evidence those samples. Placed at their deadlines
- * instead (tried in stop 21), they sat at the start of the wait, one per
- * instance, and left [0.32, 0.75] to 38 jittered samples: a fourth phase
- * at 5% of the busy rate. */
+ * (twice the median delivery) the wait is not the sampler's stop: the
+ * sample stays where the program ran again, and folds at its deadline too,
+ * the wait's start, with the same counters. The folded middle is one phase
+ * at TASK-CLOCK 0/s, its evidence those samples. Moved to their deadlines
+ * instead (tried in stop 21), the samples left [0.32, 0.75] to 38
+ * jittered ones: a fourth phase at 5% of the busy rate. */
 static void test_deferred_samples_mark_the_wait(void **state)
 {
 	(void)state;
@@ -1459,19 +1459,23 @@ static void test_deferred_samples_mark_the_wait(void **state)
 	assert_true(r->folded);
 	const fold_series *s = series_of(r, "app::work");
 	assert_non_null(s);
-	size_t middle = 0, at_resume = 0;
+	size_t middle = 0, at_resume = 0, at_start = 0;
 	for (size_t i = 0; i < s->npoints; i++) {
-		middle += s->px[i] > 0.3 && s->px[i] < 0.7;
+		middle += s->px[i] > 0.33 && s->px[i] < 0.7;
 		at_resume += s->px[i] >= 0.72 && s->px[i] < 0.76;
+		at_start += s->px[i] >= 0.25 && s->px[i] < 0.33;
 	}
-	print_message("%zu points, %zu in (0.3, 0.7), %zu in [0.72, 0.76); %zu phase(s):\n", s->npoints,
-	              middle, at_resume, r->nphases);
+	print_message(
+	    "%zu points, %zu in [0.25, 0.33), %zu in (0.33, 0.7), %zu in [0.72, 0.76); %zu phase(s):\n",
+	    s->npoints, at_start, middle, at_resume, r->nphases);
 	for (size_t p = 0; p < r->nphases; p++)
 		print_message("  [%.3f, %.3f] %zu samples, TASK-CLOCK %.4g/s\n", r->phases[p].start,
 		              r->phases[p].end, r->phases[p].samples,
 		              rate_of(&r->phases[p], "perf::TASK-CLOCK"));
-	/* one deferred sample per instance, where it ran again */
+	/* one deferred sample per instance, where it ran again and at the
+	 * wait's start */
 	assert_true(at_resume >= 0.9 * c.instances);
+	assert_true(at_start >= 0.85 * c.instances);
 	assert_true(middle < 0.02 * s->npoints);
 	assert_int_equal(r->nphases, 3);
 	assert_true(fabs(r->phases[1].start - 0.25) < 0.01 && fabs(r->phases[2].start - 0.75) < 0.01);
