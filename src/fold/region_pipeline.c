@@ -1153,13 +1153,17 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 				return rc;
 		}
 		if (withheld) {
-			char list[96] = "";
+			/* phases as the reports number them, with their spans */
+			char list[160] = "", key[160];
 			size_t len = 0;
-			for (unsigned b = 0; b < 8 * sizeof withheld && len + 8 < sizeof list; b++)
+			for (unsigned b = 0;
+			     b < 8 * sizeof withheld && b < pr->nseg && len + 24 < sizeof list; b++)
 				if (withheld >> b & 1)
-					len += (size_t)snprintf(list + len, sizeof list - len, "%s%u",
-					                        len ? ", " : "", b);
-			if (fit__param(&params, "curve.shape_withheld", "%s: phase(s) %s", o->name, list))
+					len += (size_t)snprintf(list + len, sizeof list - len,
+					                        "%s%u [%.3f, %.3f]", len ? ", " : "", b + 1,
+					                        pr->bounds[b], pr->bounds[b + 1]);
+			snprintf(key, sizeof key, "curve.shape_withheld.%s", o->name);
+			if (fit__param(&params, key, "phase(s) %s", list))
 				return -ENOMEM;
 			analyze__warn(
 			    c,

@@ -48,6 +48,7 @@ const char report_html_css[] =
 	".bar{display:inline-block;height:9px;background:var(--accent);border-radius:2px;vertical-align:middle;opacity:.75}\n"
 	".warn{border-left:4px solid var(--warn);background:#fffbeb;padding:6px 10px;margin:4px 0;border-radius:4px}\n"
 	".warn.bad{border-color:var(--bad);background:#fef2f2}\n"
+	".withheld{display:block;font-weight:normal;font-size:12px;color:#92400e}\n"
 	".run-end{font-weight:600;margin:10px 0}\n"
 	".pill{display:inline-block;padding:0 7px;border-radius:9px;font-size:11.5px;background:#e2e8f0;color:var(--ink2);margin-left:6px;vertical-align:middle}\n"
 	".pill.ok{background:#dcfce7;color:var(--ok)}\n"

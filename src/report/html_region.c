@@ -227,7 +227,18 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 		report_fmt_si(b, sizeof b, s->total_per_instance);
 		util_buf_printf(h->b, " &middot; %s per instance &middot; fit error %.3f", b, s->fit_error);
 	}
-	util_buf_puts(h->b, "</span></figcaption>\n");
+	util_buf_puts(h->b, "</span>");
+	/* fit_kriging.c withheld the curve's shape in some phases */
+	for (size_t i = 0; i < r->nfit_params; i++) {
+		const char *k = r->fit_params[i].key, *pre = "curve.shape_withheld.";
+		if (!strncmp(k, pre, strlen(pre)) && !strcmp(k + strlen(pre), s->name)) {
+			util_buf_puts(h->b, "<span class=\"withheld\">shape withheld in ");
+			report_esc_html(h->b, r->fit_params[i].value);
+			util_buf_puts(h->b, ": the instances' points contradict each other, the line is the "
+			                    "phase's mean rate</span>");
+		}
+	}
+	util_buf_puts(h->b, "</figcaption>\n");
 	open_chart(h, &f, 1, (long)si, s->name);
 	y_axis(h, &f, ymax, 0, 0, 1);
 	if (has_points || has_cum)

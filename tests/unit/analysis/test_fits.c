@@ -845,6 +845,10 @@ static void test_kriging_withholds_contradicted_shape(void **state)
 	assert_true(fabs(mid / nmid - 1) < 0.15);
 	assert_true(vmax - vmin < 1e-9);
 	assert_true(lo[G / 2] <= val[G / 2] && val[G / 2] <= hi[G / 2]);
+	/* its cumulative is the straight line of that rate */
+	double line = cum[0] + (cum[G - 1] - cum[0]) * gx[G / 2];
+	print_message("cumulative at %.3f: %.4f, the straight line %.4f\n", gx[G / 2], cum[G / 2], line);
+	assert_true(fabs(cum[G / 2] - line) < 1e-9);
 	pwlr__result_free(&pr);
 }
 
