@@ -126,6 +126,12 @@ static void dump_record(FILE *o, const trace_record *r)
 			fprintf(o, " delivery_ns=%" PRIu64, r->u.sample_cost.delivery_ns);
 		break;
 	case TRACE_REC_PAUSE: fprintf(o, " pause_ns=%" PRIu64, r->u.pause.pause_ns); break;
+	case TRACE_REC_HOOK_COST:
+		if (r->u.hook_cost.after_ticks != TRACE_UNKNOWN)
+			fprintf(o, " after_ticks=%" PRIu64, r->u.hook_cost.after_ticks);
+		if (r->u.hook_cost.before_ticks != TRACE_UNKNOWN)
+			fprintf(o, " before_ticks=%" PRIu64, r->u.hook_cost.before_ticks);
+		break;
 	default: fprintf(o, " kind=%u len=%zu", r->kind, r->u.extended.len); break;
 	}
 	fputc('\n', o);

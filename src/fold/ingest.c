@@ -14,6 +14,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -177,6 +178,7 @@ void ingest__trace_free(ingest__trace *t)
 		free(t->threads[i].delivery_ns);
 		free(t->threads[i].waited_ns);
 		free(t->threads[i].pause);
+		free(t->threads[i].hook_cost);
 	}
 	free(t->threads);
 	free(t->frames);
@@ -555,6 +557,24 @@ static int on_record(loader *L, const trace_record *r)
 		th->pause[th->npause++] = (ingest__pause){th->last_tick, (uint32_t)th->nev,
 		                                          (uint32_t)th->nsmp, (double)r->u.pause.pause_ns};
 		return 0;
+	case TRACE_REC_HOOK_COST: {
+		if (!(th = thread_of(L, r->stream)))
+			return -ENOMEM;
+		/* of the thread's latest event, if nothing of the thread came
+		 * after it (the runtime writes it right after; a pause about the
+		 * same event may come in between) */
+		if (!th->nev || th->ev[th->nev - 1].nsamples != th->nsmp ||
+		    (th->nhook_cost && th->hook_cost[th->nhook_cost - 1].ev == th->nev - 1))
+			return 0;
+		if (util_grow((void **)&th->hook_cost, &th->cap_hook_cost, th->nhook_cost + 1,
+		              sizeof *th->hook_cost))
+			return -ENOMEM;
+		uint64_t a = r->u.hook_cost.after_ticks, b = r->u.hook_cost.before_ticks;
+		th->hook_cost[th->nhook_cost++] =
+		    (ingest__hook_cost){(uint32_t)(th->nev - 1), a == TRACE_UNKNOWN ? NAN : (double)a,
+		                        b == TRACE_UNKNOWN ? NAN : (double)b};
+		return 0;
+	}
 	default: return 0;
 	}
 }

@@ -55,6 +55,14 @@ typedef struct ingest__pause {
 	double ns;
 } ingest__pause;
 
+/* A hook_cost record (format 1.5): the runtime's measurement of the
+ * compiler hook of the thread's event ev, after its timestamp and before
+ * it, in clock ticks (NAN: not measured). */
+typedef struct ingest__hook_cost {
+	uint32_t ev;
+	double after_ticks, before_ticks;
+} ingest__hook_cost;
+
 typedef struct ingest__thread {
 	uint32_t stream;
 	uint64_t os_tid;
@@ -78,6 +86,8 @@ typedef struct ingest__thread {
 	size_t cap_cost, ncost, ndelivery;
 	ingest__pause *pause; /* in stream order */
 	size_t npause, cap_pause;
+	ingest__hook_cost *hook_cost; /* in stream order, at most one per event */
+	size_t nhook_cost, cap_hook_cost;
 	/* set by perturb.c: per sample, how long (ns, saturated) the program
 	 * waited off the CPU between its timer's deadline and its stop (a
 	 * delivery past the cap), nothing of it running meanwhile; NULL when no

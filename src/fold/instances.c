@@ -27,28 +27,57 @@ typedef struct frame {
  * "Overhead compensation"), by its gap after prev (the thread's previous
  * function event; in traces of older runtimes its previous record, event or
  * sample): after its timestamp (Ce or Cx) and, for an enter
- * following a measured event (armed), before it (Cb). Returns whether the
- * event was measured (and so arms the next enter). */
+ * following a measured event (armed), before it (Cb). An event the runtime
+ * measured one by one (hc, its hook_cost record; NULL: none) gets its own
+ * measurement over the warm value; the others their bin's mean, which mixes
+ * functions whose hooks find different caches. Returns whether the event
+ * was measured (and so arms the next enter). */
 static int cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t e, uint64_t prev, int armed,
-                        const instances__hook_cost *h, double *after, double *before)
+                        const instances__hook_cost *h, const ingest__hook_cost *hc, double *after,
+                        double *before)
 {
 	const ingest__event *ev = &th->ev[e];
 	*after = *before = 0;
 	if (h->nbins < 2)
 		return 0;
+	int enter = ev->kind == INGEST__EV_ENTER;
+	/* an event's own measurement lies between the thread's neighbouring
+	 * events (a damaged value: the bin's mean) */
+	uint64_t next = e + 1 < th->nev ? th->ev[e + 1].tick : th->ended ? th->end_tick : UINT64_MAX;
+	uint64_t last = e ? th->ev[e - 1].tick : th->start_tick;
+	double own_after = hc && next >= ev->tick && hc->after_ticks <= (double)(next - ev->tick)
+	                       ? hc->after_ticks * t->ns_per_tick
+	                       : NAN;
+	double own_before = hc && enter && ev->tick >= last && hc->before_ticks <= (double)(ev->tick - last)
+	                        ? hc->before_ticks * t->ns_per_tick
+	                        : NAN;
 	if (!h->gap_from_function && ev->nsamples > 0 && th->smp[ev->nsamples - 1].tick > prev)
 		prev = th->smp[ev->nsamples - 1].tick;
 	double gap = ev->tick < prev ? 0 : (double)(ev->tick - prev) * t->ns_per_tick;
 	unsigned b = 0;
 	while (b + 1 < h->nbins && gap >= h->bin_lo_ns[b + 1])
 		b++;
-	int enter = ev->kind == INGEST__EV_ENTER;
-	if (enter && armed)
+	if (own_before >= 0)
+		*before = own_before - h->before_warm_ns + h->measure_before_ns;
+	else if (enter && armed)
 		*before = h->before_ns[b];
+	if (own_after >= 0) {
+		*after = own_after - (enter ? h->enter_after_ns : h->exit_after_ns) + h->measure_after_ns;
+		return 1;
+	}
 	if (b == 0)
 		return 0;
 	*after = enter ? h->enter_ns[b] : h->exit_ns[b];
 	return 1;
+}
+
+/* The hook_cost record of event e, if it has one: *hi walks th's records
+ * in step with the events. */
+static const ingest__hook_cost *hook_cost_of(const ingest__thread *th, size_t *hi, size_t e)
+{
+	while (*hi < th->nhook_cost && th->hook_cost[*hi].ev < e)
+		(*hi)++;
+	return *hi < th->nhook_cost && th->hook_cost[*hi].ev == e ? &th->hook_cost[*hi] : NULL;
 }
 
 typedef struct pair_probe {
@@ -222,7 +251,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 	int rc = 0;
 	uint64_t prev = th->start_tick, prev_fn = 0;
 	int armed = 0;
-	size_t pi = 0;
+	size_t pi = 0, hi = 0;
 	for (size_t e = 0; e < th->nev; e++) {
 		const ingest__event *ev = &th->ev[e];
 		/* the trace writing right after this event is its hook's, as a
@@ -232,7 +261,7 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		double cold = 0, before = 0;
 		if (ev->region < nmap && is_burst[ev->region] == 2) {
 			armed = cold_surplus(t, th, e, hook.gap_from_function ? prev_fn : prev, armed, &hook,
-			                     &cold, &before);
+			                     hook_cost_of(th, &hi, e), &cold, &before);
 			prev_fn = ev->tick;
 		}
 		prev = ev->tick;

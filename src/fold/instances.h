@@ -34,8 +34,9 @@
  *    A hook that runs after a stretch of the program's own work (cold
  *    caches and TLBs) costs more than P; the runtime measures such events
  *    (instances__hook_cost: by the gap after the thread's previous event),
- *    and the surplus over the warm value (its bin's mean, with the
- *    measuring's own cost) is taken out too: Ce, a cold enter's part after
+ *    and the surplus over the warm value (the event's own measurement, from
+ *    its hook_cost record, else its bin's mean; with the measuring's own
+ *    cost) is taken out too: Ce, a cold enter's part after
  *    its timestamp, lies inside its call; Cx, a cold exit's, and Cb, the
  *    part of an armed enter before its timestamp, inside the caller, so
  *      inclusive -= own Ce + every descendant's Ce, Cb and Cx
@@ -129,6 +130,10 @@ typedef struct instances__hook_cost {
 	double bin_lo_ns[INSTANCES__COLD_BINS];
 	double enter_ns[INSTANCES__COLD_BINS], exit_ns[INSTANCES__COLD_BINS], before_ns[INSTANCES__COLD_BINS];
 	double enter_after_ns; /* warm: an enter's part after its timestamp */
+	/* warm: an exit's part after its timestamp, an armed enter's before
+	 * it; what measuring costs beyond what it measures, after and before
+	 * (for events the trace measures one by one, hook_cost records) */
+	double exit_after_ns, before_warm_ns, measure_after_ns, measure_before_ns;
 } instances__hook_cost;
 
 /* First calls. The runtime's one-time work for a function (deciding about

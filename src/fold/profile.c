@@ -100,6 +100,10 @@ static void cold_bins(const ingest__trace *t, instances__hook_cost *h)
 		ma = 0;
 	if (!(mb >= 0 && mb < 1e4))
 		mb = 0;
+	h->measure_after_ns = ma;
+	h->measure_before_ns = mb;
+	h->exit_after_ns = calibration(t, w_exit, 1);
+	h->before_warm_ns = calibration(t, w_before, 1);
 	cold_kind(t, "overhead.cold_enter_ticks", "overhead.cold_enters", calibration(t, w_enter, 1), ma, 1,
 	          h->nbins, h->enter_ns);
 	cold_kind(t, "overhead.cold_exit_ticks", "overhead.cold_exits", calibration(t, w_exit, 1), ma, 1,

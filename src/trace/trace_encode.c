@@ -445,6 +445,19 @@ int trace_enc_pause(trace_enc *enc, uint64_t pause_ns)
 	return commit(enc, &c);
 }
 
+int trace_enc_hook_cost(trace_enc *enc, uint64_t after_ticks, uint64_t before_ticks)
+{
+	int after = after_ticks != TRACE_UNKNOWN, before = before_ticks != TRACE_UNKNOWN;
+	cursor c = open_record(enc, TRACE_REC_HOOK_COST);
+	put_v(&c, 1 + (after ? varint_len(after_ticks) : 0) + (before ? varint_len(before_ticks) : 0));
+	put_v(&c, (uint64_t)(after | before << 1));
+	if (after)
+		put_v(&c, after_ticks);
+	if (before)
+		put_v(&c, before_ticks);
+	return commit(enc, &c);
+}
+
 int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text)
 {
 	cursor c = open_record(enc, TRACE_REC_MARKER);

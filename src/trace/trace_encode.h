@@ -95,6 +95,12 @@ int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text);
  * trace data), pause_ns long. An extended record (format 1.3): older
  * readers skip it. */
 int trace_enc_pause(trace_enc *enc, uint64_t pause_ns);
+/* What the compiler hook of the preceding record (an enter or exit) took,
+ * in clock ticks, measured by the runtime: after_ticks from its timestamp
+ * to its end, before_ticks from its start to the timestamp (TRACE_UNKNOWN:
+ * not measured, not written). An extended record (format 1.5): older
+ * readers skip it. */
+int trace_enc_hook_cost(trace_enc *enc, uint64_t after_ticks, uint64_t before_ticks);
 
 /* Varint primitives, shared with the decoder. */
 static inline uint64_t trace_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }

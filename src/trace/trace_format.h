@@ -25,7 +25,7 @@
 #define TRACE_FILE_MAGIC "FOLDTRC1" /* 8 bytes, no terminator written */
 #define TRACE_FILE_HEADER_SIZE 16
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 4
+#define TRACE_VERSION_MINOR 5
 /* "Not measured": an optional field a record does not carry. */
 #define TRACE_UNKNOWN UINT64_MAX
 
@@ -79,6 +79,10 @@ enum trace_record_kind {
 	TRACE_REC_PAUSE = 65,       /* (1.3) thread: v body_len, v pause_ns: the runtime stopped the
 	                               thread this long right after the stream's preceding record,
 	                               writing trace data (not the program's time) */
+	TRACE_REC_HOOK_COST = 66,   /* (1.5) thread: v body_len, v what (1: after, 2: before), [v
+	                               after_ticks], [v before_ticks]: the measured time of the
+	                               compiler hook of the stream's preceding record (an enter or
+	                               exit), after its timestamp and before it */
 	TRACE_REC_EXTENDED_LAST = 127,
 };
 

@@ -25,6 +25,7 @@ const char *trace_record_kind_name(unsigned kind)
 	case TRACE_REC_MARKER: return "marker";
 	case TRACE_REC_SAMPLE_COST: return "sample_cost";
 	case TRACE_REC_PAUSE: return "pause";
+	case TRACE_REC_HOOK_COST: return "hook_cost";
 	default: return "unknown";
 	}
 }

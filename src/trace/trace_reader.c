@@ -365,6 +365,24 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		d->p = end; /* fields a later minor version may append */
 		return 0;
 	}
+	case TRACE_REC_HOOK_COST: {
+		const uint8_t *end;
+		uint64_t what;
+		if (get_v(d, &v) || v > (uint64_t)(d->end - d->p))
+			return -EBADMSG;
+		end = d->p + v;
+		rec->u.hook_cost.after_ticks = rec->u.hook_cost.before_ticks = TRACE_UNKNOWN;
+		if (get_v(d, &what) || (what & 1 && get_v(d, &rec->u.hook_cost.after_ticks)) ||
+		    (what & 2 && get_v(d, &rec->u.hook_cost.before_ticks)) || d->p > end)
+			return -EBADMSG;
+		/* a measured value is a tick count, never the "unknown" marker */
+		if (rec->u.hook_cost.after_ticks == TRACE_UNKNOWN && what & 1)
+			return -EBADMSG;
+		if (rec->u.hook_cost.before_ticks == TRACE_UNKNOWN && what & 2)
+			return -EBADMSG;
+		d->p = end; /* fields a later minor version may append */
+		return 0;
+	}
 	default:
 		if (kind >= TRACE_REC_EXTENDED_FIRST && kind <= TRACE_REC_EXTENDED_LAST) {
 			if (get_v(d, &v) || v > (uint64_t)(d->end - d->p))

@@ -70,6 +70,11 @@ typedef struct trace_record {
 		 * the record has none (format 1.1, or not a wall-clock timer) */
 		struct { uint64_t cost_ns, lag_ns, delivery_ns; } sample_cost;
 		struct { uint64_t pause_ns; } pause; /* of the stream, after its preceding record */
+		/* the hook of the stream's preceding record (enter or exit);
+		 * TRACE_UNKNOWN: not measured */
+		struct {
+			uint64_t after_ticks, before_ticks;
+		} hook_cost;
 		struct { const uint8_t *body; size_t len; } extended;
 	} u;
 } trace_record;

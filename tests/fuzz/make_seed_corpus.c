@@ -34,6 +34,8 @@ static int write_seed(const char *path, enum trace_codec codec, int level)
 		TRACE_PUT(rc, w, 1, trace_enc_exit, 108 + i * 10, 1, NULL);
 		if (i % 3 == 0)
 			TRACE_PUT(rc, w, 1, trace_enc_pause, 700 + i);
+		else
+			TRACE_PUT(rc, w, 1, trace_enc_hook_cost, 2 + i, i % 2 ? 1 + i : TRACE_UNKNOWN);
 	}
 	TRACE_PUT(rc, w, 1, trace_enc_marker, 600, "m");
 	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 601);

@@ -380,6 +380,55 @@ static void test_pause_record(void **state)
 	}
 }
 
+/* hook_cost (format 1.5): after only, before only, both, each as written
+ * and with a field a later minor version appends (skipped); a body whose
+ * flags promise a value it does not hold is damage. */
+static void test_hook_cost_record(void **state)
+{
+	(void)state;
+	const uint64_t after[] = {2482, TRACE_UNKNOWN, 506, 0};
+	const uint64_t before[] = {TRACE_UNKNOWN, 60, 710, 300000};
+	for (int v = 0; v < 4; v++)
+		for (int later = 0; later < 2; later++) {
+			uint8_t raw[64];
+			trace_enc e;
+			trace_enc_init(&e, NULL);
+			trace_enc_begin(&e, raw, sizeof raw);
+			trace_enc_stat(&e, "a", 1);
+			size_t at = trace_enc_len(&e);
+			assert_int_equal(trace_enc_hook_cost(&e, after[v], before[v]), 0);
+			if (later) { /* the length is the byte after the kind */
+				size_t n = trace_enc_len(&e);
+				raw[at + 1]++;
+				raw[n] = 7;
+				e.pos = raw + n + 1;
+			}
+			trace_enc_stat(&e, "b", 2);
+			trace_decoder *d = trace_decoder_new();
+			trace_read_stats st = {0};
+			trace_decoder_reset(d, 0, raw, trace_enc_len(&e));
+			trace_record rec;
+			assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+			assert_string_equal(rec.u.stat.key, "a");
+			assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+			assert_int_equal(rec.kind, TRACE_REC_HOOK_COST);
+			assert_true(rec.u.hook_cost.after_ticks == after[v]);
+			assert_true(rec.u.hook_cost.before_ticks == before[v]);
+			assert_int_equal(trace_decoder_next(d, &rec, &st), 1);
+			assert_string_equal(rec.u.stat.key, "b");
+			assert_int_equal(st.records_unknown, 0);
+			trace_decoder_free(d);
+		}
+	/* flags 3 (after and before) over a body holding one value */
+	uint8_t raw[] = {TRACE_REC_HOOK_COST, 2, 3, 5};
+	trace_decoder *d = trace_decoder_new();
+	trace_read_stats st = {0};
+	trace_decoder_reset(d, 0, raw, sizeof raw);
+	trace_record rec;
+	assert_true(trace_decoder_next(d, &rec, &st) < 0);
+	trace_decoder_free(d);
+}
+
 static void test_unknown_extended_record_is_skipped(void **state)
 {
 	(void)state;
@@ -471,6 +520,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_extended_record_is_skipped),
 	    cmocka_unit_test(test_sample_cost_fields_by_version),
 	    cmocka_unit_test(test_pause_record),
+	    cmocka_unit_test(test_hook_cost_record),
 	    cmocka_unit_test(test_encoder_never_writes_past_its_buffer),
 	    cmocka_unit_test(test_stack_of_depth_zero),
 	    cmocka_unit_test(test_crc_matches_zlib),

@@ -210,6 +210,18 @@ longjmp)
 	grep -q '"name":"deep","kind":2,"calls":0,.*"unbalanced":20' out.json || fail "deep: expected 20 unclosed calls"
 	;;
 accuracy)
+	# Hooks ms apart are measured one by one: each measured event's record
+	# is followed by its hook_cost (trace format 1.5), which fold uses
+	# instead of its bin's mean; at least one per round (outer_phase's exit).
+	# What the trace holds, not a timing: judged at any load.
+	mkdir records && cd records
+	FOLD_THROTTLE=off preload "$PROGS/prog_calls" accuracy 20 >/dev/null
+	"$FOLD_CLI" dump "$(only_trace)" >dump.txt || fail "fold dump failed"
+	awk '$2 == "hook_cost" { n++; if (prev != "enter" && prev != "exit") bad++ } $2 != "info" { prev = $2 }
+	     END { if (bad) { print "hook_cost after a " bad " non-event record(s)"; exit 1 }
+	           if (n < 20) { print "only " n + 0 " hook_cost record(s) in 20 rounds of ms-long calls"; exit 1 } }' \
+		dump.txt >awk.txt || fail "$(cat awk.txt)"
+	cd ..
 	# The program's timers and fold's hooks read the clock a few ns apart; a
 	# program the scheduler preempts between them compares the machine, not
 	# fold: below 90% of a CPU the test skips with the measured share.

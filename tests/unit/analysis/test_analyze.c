@@ -2221,6 +2221,83 @@ static void test_exact_profile_cold_bins(void **state)
 	fold_analysis_free(a);
 }
 
+/* Events measured one by one (hook_cost records, format 1.5): A's exit
+ * after its streaming loop took 805 ns after its timestamp, B's after its
+ * MPI call 105; both lie in bin 2, whose mean (455) would give each the
+ * other's cost. Each gets its own over the warm value (5), plus the
+ * measuring (2): A 802, B 102; B's armed enter its own 13 before the
+ * timestamp (warm 3, measuring 1: 11). R's record claims more than passed
+ * until the thread's next event, which its hook precedes: damaged, R's exit
+ * takes the bin's mean (452) and its armed enter, without a record, bin
+ * 0's (0 + 1). */
+static void test_exact_profile_cold_per_event(void **state)
+{
+	(void)state;
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 4096), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_ns", "10");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_inner_ns", "4");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_enter_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_exit_after_ns", "5");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.hook_enter_before_ns", "3");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_measure_after_ns", "2");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_measure_before_ns", "1");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_bins_ns", "0,1000,4000");
+	TRACE_PUT(rc, w, 0, trace_enc_info, "overhead.cold_gap_from", "function");
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exit_ticks.2", 805 + 105);
+	TRACE_PUT(rc, w, 0, trace_enc_stat, "overhead.cold_exits.2", 2);
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_FUNCTION, 0x1000, "main");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 2, TRACE_REGION_FUNCTION, 0x2000, "A");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 3, TRACE_REGION_FUNCTION, 0x3000, "B");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 4, TRACE_REGION_FUNCTION, 0x4000, "R");
+	assert_int_equal(rc, 0);
+	struct {
+		int enter;
+		uint32_t region;
+		uint64_t tick, after, before;
+	} ev[] = {
+	    {1, 1, 1000, 5, TRACE_UNKNOWN},   /* main: bin 1, measured (0 + 2) */
+	    {1, 2, 1010, TRACE_UNKNOWN, 3},   /* A: armed (0 + 1) */
+	    {0, 2, 6010, 805, TRACE_UNKNOWN}, /* bin 2 */
+	    {1, 3, 7000, TRACE_UNKNOWN, 13},  /* bin 0, armed */
+	    {0, 3, 12000, 105, TRACE_UNKNOWN},
+	    {1, 4, 12200, TRACE_UNKNOWN, TRACE_UNKNOWN},
+	    {0, 4, 17200, 99999, TRACE_UNKNOWN}, /* more than the 10 ns until main's exit */
+	    {0, 1, 17210, TRACE_UNKNOWN, TRACE_UNKNOWN},
+	};
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+		if (ev[i].enter)
+			TRACE_PUT(rc, w, 1, trace_enc_enter, ev[i].tick, ev[i].region, NULL);
+		else
+			TRACE_PUT(rc, w, 1, trace_enc_exit, ev[i].tick, ev[i].region, NULL);
+		if (ev[i].after != TRACE_UNKNOWN || ev[i].before != TRACE_UNKNOWN)
+			TRACE_PUT(rc, w, 1, trace_enc_hook_cost, ev[i].after, ev[i].before);
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, 16100);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_profile_entry *p[5] = {0};
+	profile_by_name(a, p);
+	assert_true(fabs(p[2]->inclusive_ns - 4996) < 1e-6);
+	assert_true(fabs(p[2]->hooks_ns - 813) < 1e-6); /* 10 + 1 + 802 */
+	assert_true(fabs(p[3]->hooks_ns - 123) < 1e-6); /* 10 + 11 + 102 */
+	assert_true(fabs(p[4]->hooks_ns - 463) < 1e-6); /* 10 + 1 + 452 */
+	assert_true(fabs(p[1]->hooks_ns - 12) < 1e-6);  /* 10 + 2 */
+	/* main: 16210 - 4 - 10 x 3 - its own enter (2) - (803 + 113 + 453) */
+	assert_true(fabs(p[1]->inclusive_ns - 14805) < 1e-6);
+	fold_analysis_free(a);
+}
+
 /* First calls: the runtime measured its one-time work in A's first enter
  * hook, 3000 ns before the timestamp and 805 after it (warm: 5). The 800
  * after it come out of that call (and main), not the mean of the cold
@@ -2436,6 +2513,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exact_profile_short_calls_sum_unbiased, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_bins, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_per_event, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_first_call, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_clock_read_offset_of_samples, setup, teardown),
