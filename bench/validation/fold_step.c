@@ -55,6 +55,8 @@ void fold_step_exit_(void)
 unsigned long long fold_tsc_t0;
 unsigned long long fold_tsc_tWAXPY, fold_tsc_tDOT, fold_tsc_tMATVEC, fold_tsc_tMATVECDOT;
 unsigned long long fold_tsc_n_tWAXPY, fold_tsc_n_tDOT, fold_tsc_n_tMATVEC, fold_tsc_n_tMATVECDOT;
+unsigned long long fold_tsc_call_tWAXPY, fold_tsc_call_tDOT, fold_tsc_call_tMATVEC;
+unsigned long long fold_tsc_call_n_tWAXPY, fold_tsc_call_n_tDOT, fold_tsc_call_n_tMATVEC;
 
 static unsigned long long tsc_start;
 static struct timespec mono_start;
@@ -66,8 +68,9 @@ static void __attribute__((constructor)) tsc_begin(void)
 }
 
 /* At exit, if any timer was bracketed: fold_tsc.RANK.txt in the working
- * directory, "tsc_hz HZ" (the TSC's rate over the whole run) and one
- * "TIMER INTERVALS SECONDS" line per timer. */
+ * directory, "tsc_hz HZ" (the TSC's rate over the whole run), one
+ * "TIMER INTERVALS SECONDS" line per timer and one "call_TIMER CALLS
+ * SECONDS" line per timer of the TSC right around each call. */
 static void __attribute__((destructor)) tsc_write(void)
 {
 	if (!fold_tsc_n_tWAXPY && !fold_tsc_n_tDOT && !fold_tsc_n_tMATVEC && !fold_tsc_n_tMATVECDOT)
@@ -93,5 +96,8 @@ static void __attribute__((destructor)) tsc_write(void)
 	fprintf(f, "tDOT %llu %.9f\n", fold_tsc_n_tDOT, (double)fold_tsc_tDOT / hz);
 	fprintf(f, "tMATVEC %llu %.9f\n", fold_tsc_n_tMATVEC, (double)fold_tsc_tMATVEC / hz);
 	fprintf(f, "tMATVECDOT %llu %.9f\n", fold_tsc_n_tMATVECDOT, (double)fold_tsc_tMATVECDOT / hz);
+	fprintf(f, "call_tWAXPY %llu %.9f\n", fold_tsc_call_n_tWAXPY, (double)fold_tsc_call_tWAXPY / hz);
+	fprintf(f, "call_tDOT %llu %.9f\n", fold_tsc_call_n_tDOT, (double)fold_tsc_call_tDOT / hz);
+	fprintf(f, "call_tMATVEC %llu %.9f\n", fold_tsc_call_n_tMATVEC, (double)fold_tsc_call_tMATVEC / hz);
 	fclose(f);
 }

@@ -7,8 +7,11 @@
  * (edited by run.sh to FOLD_TICK/FOLD_TOCK) reads the TSC right after TICK's clock and right before
  * TOCK's, so the interval holds the timed calls and their hooks but not the
  * app's own timer, whose cold call after a streaming kernel is itself
- * 0.06-0.07% of a 96^3 WAXPY (docs/validation.md). The sums are plain
- * stores, cheap inside the app's timer; fold_step.c writes them at exit. */
+ * 0.06-0.07% of a 96^3 WAXPY (docs/validation.md). And run.sh wraps each
+ * timed call in FOLD_CALL, a TSC right around that call alone: TICK/TOCK
+ * also hold cg_solve's own code between two calls it times together (two
+ * WAXPYs), which is no function's time. The sums are plain stores, cheap
+ * inside the app's timer; fold_step.c writes them at exit. */
 #ifndef FOLD_STEP_H
 #define FOLD_STEP_H
 #ifdef __cplusplus
@@ -29,10 +32,21 @@ void fold_step_exit(void);
 	fold_tsc_##t += FOLD_TSC() - fold_tsc_t0;                                                            \
 	fold_tsc_n_##t++;                                                                                    \
 	TOCK(t)
-/* the TSC at the last TICK; per timer: summed ticks and intervals */
+/* FOLD_CALL(t, statement): one timed call of timer t, the TSC right around it */
+#define FOLD_CALL(t, ...)                                                                                    \
+	do {                                                                                                 \
+		unsigned long long fold_c0_ = FOLD_TSC();                                                   \
+		__VA_ARGS__                                                                                  \
+		fold_tsc_call_##t += FOLD_TSC() - fold_c0_;                                                 \
+		fold_tsc_call_n_##t++;                                                                       \
+	} while (0);
+/* the TSC at the last TICK; per timer: summed ticks and intervals, and
+ * summed ticks and calls right around each call */
 extern unsigned long long fold_tsc_t0;
 extern unsigned long long fold_tsc_tWAXPY, fold_tsc_tDOT, fold_tsc_tMATVEC, fold_tsc_tMATVECDOT;
 extern unsigned long long fold_tsc_n_tWAXPY, fold_tsc_n_tDOT, fold_tsc_n_tMATVEC, fold_tsc_n_tMATVECDOT;
+extern unsigned long long fold_tsc_call_tWAXPY, fold_tsc_call_tDOT, fold_tsc_call_tMATVEC;
+extern unsigned long long fold_tsc_call_n_tWAXPY, fold_tsc_call_n_tDOT, fold_tsc_call_n_tMATVEC;
 #ifdef __cplusplus
 }
 #endif
