@@ -344,8 +344,9 @@ static inline unsigned cold_bin(uint64_t gap)
  * streamed memory they are out of the caches and the TLB, and a miss after
  * the clock read is the hook's time that nothing measures (0.3-0.5 us per
  * call of miniFE's 96^3 WAXPY). The long path's totals, for measurements
- * that are not counted, are not touched first. Returns the time measured,
- * TRACE_UNKNOWN for one not counted. */
+ * that are not counted, are not touched first. Returns the time measured;
+ * one not counted only for an exit (TRACE_UNKNOWN for an enter), see
+ * put_hook_cost. */
 /* The way into the enter hook (see warm_way_in). */
 static _Atomic uintptr_t way_in_stub, way_in_slot;
 FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site);
@@ -363,7 +364,7 @@ static uint64_t __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind,
 	if (d > cold_max_ticks && !c->calibrating) {
 		c->cold->long_ticks += d;
 		c->cold->long_n++;
-		return TRACE_UNKNOWN;
+		return kind == COLD_EXIT ? d : TRACE_UNKNOWN;
 	}
 	/* added now, not stored from the values read above: an instrumented
 	 * signal handler's hooks in between keep their update */
@@ -401,7 +402,8 @@ static void warm_way_in(void)
 }
 
 /* An armed enter (see COLD_BIN0_NS): its time before the timestamp, from
- * pre, the clock read on entry. Returns it, TRACE_UNKNOWN if not counted. */
+ * pre, the clock read on entry. Returns it, also one not counted (see
+ * put_hook_cost); TRACE_UNKNOWN if the clock went back. */
 static uint64_t __attribute__((noinline, cold))
 cold_before(cyg_tls *c, uint64_t pre, uint64_t tick, uint64_t gap)
 {
@@ -409,7 +411,7 @@ cold_before(cyg_tls *c, uint64_t pre, uint64_t tick, uint64_t gap)
 	if ((d > cold_max_ticks || pre > tick) && !c->calibrating) {
 		c->cold->long_ticks += pre > tick ? 0 : d;
 		c->cold->long_n++;
-		return TRACE_UNKNOWN;
+		return pre > tick ? TRACE_UNKNOWN : d;
 	}
 	unsigned b = cold_bin(gap);
 	c->cold->ticks[COLD_BEFORE][b] += d;
@@ -421,13 +423,18 @@ cold_before(cyg_tls *c, uint64_t pre, uint64_t tick, uint64_t gap)
  * event's record, which ends at mark: fold compensates the event by them
  * rather than by its bin's mean, which mixes functions whose hooks find
  * different caches (a streaming leaf's exit after its loop with a reduction's
- * after its MPI call: 0.8 against 0.3 us on the test VM). Not written for
- * a measurement the bins leave out (a sample or a preemption inside the
- * hook is not the hook's cost and stays where its clock puts it), when
- * something came in between (a signal handler's hooks, a sample), after a
- * buffer swap (the slow path: a pause record) or when the buffer is full:
- * fold then takes the bin's mean. After the measurement, so its cost is in
- * the calibrated cost of measuring. */
+ * after its MPI call: 0.8 against 0.3 us on the test VM). It also keeps
+ * what the bins leave out (a sample or a preemption inside the hook, more
+ * than COLD_MAX_NS) where that lies outside the call's own timestamps (an
+ * exit's part after its timestamp, an armed enter's before it): still
+ * inside the call as the program sees it, which has not returned, so fold
+ * counts it among the call's own hooks rather than in its caller's time.
+ * Inside the call's timestamps (an enter's part after it) such time stays
+ * in the call's duration, where it would be without the hook: no record.
+ * Not written when something came in between (a signal handler's hooks, a
+ * sample), after a buffer swap (the slow path: a pause record) or when the
+ * buffer is full: fold then takes the bin's mean. After the measurement,
+ * so its cost is in the calibrated cost of measuring. */
 static void __attribute__((noinline, cold))
 put_hook_cost(rt_thread *t, const uint8_t *mark, uint64_t after, uint64_t before)
 {
