@@ -338,6 +338,11 @@ static inline unsigned cold_bin(uint64_t gap)
 	return b;
 }
 
+/* The way into the enter hook (see warm_way_in). */
+static _Atomic uintptr_t way_in_stub, way_in_slot;
+FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site);
+static void warm_way_in(void);
+
 /* The end of a cold hook (see COLD_BIN0_NS): its time after the timestamp
  * (kind COLD_EXIT or COLD_ENTER), gap after the previous function event.
  * The bin's lines are touched before the clock: after a kernel that
@@ -347,10 +352,6 @@ static inline unsigned cold_bin(uint64_t gap)
  * that are not counted, are not touched first. Returns the time measured;
  * one not counted only for an exit (TRACE_UNKNOWN for an enter), see
  * put_hook_cost. */
-/* The way into the enter hook (see warm_way_in). */
-static _Atomic uintptr_t way_in_stub, way_in_slot;
-FOLD_EXPORT void __cyg_profile_func_enter(void *fn, void *site);
-static void warm_way_in(void);
 static uint64_t __attribute__((noinline, cold)) cold_after(cyg_tls *c, int kind, uint64_t tick, uint64_t gap)
 {
 	unsigned b = cold_bin(gap);
@@ -620,16 +621,6 @@ out:
  * timestamps of recorded calls */
 static _Atomic uint64_t first_before[CACHE_SLOTS], first_after[CACHE_SLOTS];
 
-/* The slow path runs once per function (the decision) and once per thread
- * (its memory). Before the call's timestamp it is outside the call's time,
- * but inside a timer the program keeps around the call; after it (the
- * function's first record, first touches of the thread's buffers) inside the
- * call. Both are measured and written per function at the end (STAT
- * overhead.first_enter_before_ticks.ID, overhead.first_enter_after_ticks.ID),
- * so that fold takes the second out of the call and can say what such a
- * timer holds (the profile's hooks_ns). A first call's cold hook is measured
- * here, not among the cold hooks (a first touch is not a cache miss). */
-
 /* The way a module calls the enter hook, from the hook's return address
  * (x86-64): `call rel32` to its PLT stub, whose `jmp *slot(%rip)` (after an
  * optional endbr64 and bnd prefix) reads the GOT slot; or `call
@@ -665,12 +656,20 @@ static void learn_way_in(const uint8_t *ret)
 #endif
 }
 
+/* The slow path runs once per function (the decision) and once per thread
+ * (its memory). Before the call's timestamp it is outside the call's time,
+ * but inside a timer the program keeps around the call; after it (the
+ * function's first record, first touches of the thread's buffers) inside the
+ * call. Both are measured and written per function at the end (STAT
+ * overhead.first_enter_before_ticks.ID, overhead.first_enter_after_ticks.ID),
+ * so that fold takes the second out of the call and can say what such a
+ * timer holds (the profile's hooks_ns). A first call's cold hook is measured
+ * here, not among the cold hooks (a first touch is not a cache miss). */
 static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 {
 	cyg_tls *c = &cyg;
 	if (c->in_slow)
 		return;
-
 	int tsc = rt__clock_tsc;
 	uint64_t t0 = rt__tick();
 	c->in_slow = 1;
