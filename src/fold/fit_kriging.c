@@ -214,7 +214,9 @@ static const double WITHHOLD_FALL = 0.05;
  * share of one instance runs ahead at a moment where another's lags, so
  * that their fitted mean falls by a large part of its rise) have no common
  * shape to show: the phase's mean rate over [i0, i1), within [0, max],
- * with the envelope of the band, and a straight cumulative. A loaded CloverLeaf burst (15 instances
+ * with the envelope of the band, and a straight cumulative (the region
+ * pipeline then puts the phase table's rate and its interval over the
+ * instances in their place: withheld_steps). A loaded CloverLeaf burst (15 instances
  * at 18% of a CPU, each paused at other moments) had read TASK-CLOCK 0/s
  * over the middle 73% of a phase whose rate was 1.8e8/s; on a quiet
  * machine no phase of the validation suite's 25 runs falls at all. */

@@ -43,6 +43,7 @@ typedef struct series_work {
 	double rscale; /* events/s per unit slope: the typical (median) instance's rate */
 	const char *unit;
 	int rates_only; /* does not place phase boundaries */
+	unsigned long withheld; /* phases whose curve shape the fit withheld (fit_input) */
 } series_work;
 
 /* Is series s the thread's CPU clock as a counter? */
@@ -1152,6 +1153,7 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			if ((rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
 		}
+		s->withheld = withheld;
 		if (withheld) {
 			/* phases as the reports number them, with their spans */
 			char list[160] = "", key[160];
@@ -1452,6 +1454,33 @@ static void step_curve(fold_region_result *r, size_t k, const pwlr__result *pr)
 	}
 }
 
+/* In the phases where the fit withheld series k's shape (its instances'
+ * points contradict each other), the curve is the phase's rate as the
+ * table gives it, with that rate's interval over the instances as its band
+ * (none without one): the fit's band there is the envelope of a shape that
+ * is not shown (6-9 times the rate in a loaded CloverLeaf burst), and its
+ * mean slope not quite the table's rate. The cumulative stays the straight
+ * line the fit drew. */
+static void withheld_steps(fold_region_result *r, size_t k, unsigned long withheld, const pwlr__result *pr)
+{
+	fold_curve *cv = &r->series[k].fit;
+	for (size_t i = 0; i < cv->n; i++) {
+		size_t p = pwlr__segment(pr, cv->x[i]);
+		if (p >= r->nphases || p >= 8 * sizeof withheld || !(withheld >> p & 1))
+			continue;
+		const fold_phase_result *ph = &r->phases[p];
+		if (ph->gradual || k >= ph->nrates || !isfinite(ph->rates[k]))
+			continue;
+		double v = ph->rates[k];
+		cv->value[i] = v;
+		if (cv->lo && cv->hi) {
+			int ci = k < ph->nrate_ci && ph->rate_lo[k] <= v && v <= ph->rate_hi[k];
+			cv->lo[i] = ci ? ph->rate_lo[k] : NAN;
+			cv->hi[i] = ci ? ph->rate_hi[k] : NAN;
+		}
+	}
+}
+
 /* Each piece's CPU share over its consecutive samples (*share, NULL when
  * the trace has no CPU time) and the least a piece needs to count
  * (*share_min): FOLD__MIN_RELATIVE_UTILISATION of the median piece's. A
@@ -1608,7 +1637,8 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
  * and 1s per instance whose fitted shape inside a phase is counting noise
  * (a Kriging curve bent by it averaged 253/s over a phase of 163/s). Its
  * curve is the steps of its phase rates, with their intervals as the band:
- * curve and table from the same count. */
+ * curve and table from the same count. So are the phases where the fit
+ * withheld a series' shape (withheld_steps). */
 static int stage_sparse_steps(fold_region_result *r, const series_work *sw, size_t nsw,
                               const pwlr__result *pr, double busy_share)
 {
@@ -1617,6 +1647,8 @@ static int stage_sparse_steps(fold_region_result *r, const series_work *sw, size
 	util_buf_init(&busy);
 	for (size_t k = 0; k < nsw && k < r->nseries; k++) {
 		const series_work *s = &sw[k];
+		if (s->withheld)
+			withheld_steps(r, k, s->withheld, pr);
 		if (2 * s->f.nexact < s->f.ninst)
 			continue;
 		if (is_sparse(s)) {

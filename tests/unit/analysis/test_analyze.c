@@ -2221,6 +2221,79 @@ static void test_exact_profile_cold_bins(void **state)
 	fold_analysis_free(a);
 }
 
+/* A withheld shape (docs/folding.md): 24 instances of a region, each with
+ * one sample at the folded points of a loaded CloverLeaf burst, whose
+ * instances were paused at different moments (test_fits.c has the same
+ * points). The fit withholds the shape of the one phase; the curve is then
+ * the table's rate, 1e9/s (each instance does 1e6 in 1 ms), and its band
+ * the rate's interval over the instances: before, the band was the
+ * envelope of the withheld fit's, [0, 9.4e9], and the line 1.024e9. */
+static void test_withheld_band_is_the_phase_interval(void **state)
+{
+	(void)state;
+	static const double pts[][2] = {
+	    {0.04591, 0.43306}, {0.04928, 0.64478}, {0.06209, 0.16958}, {0.14558, 0.76586},
+	    {0.15261, 0.86214}, {0.16507, 0.80434}, {0.22738, 0.62120}, {0.76964, 0.07260},
+	    {0.79013, 0.02732}, {0.83133, 0.05582}, {0.83158, 0.26634}, {0.96256, 0.82669},
+	    {0.96465, 0.85781}, {0.98115, 0.38441}, {0.98599, 0.92066}, {0.98880, 0.47459},
+	    {0.99240, 0.89990}, {0.99325, 0.96700}, {0.99774, 0.99380}, {0.99776, 0.90954},
+	    {0.99806, 0.89658}, {0.99971, 0.99861}, {0.99971, 0.99722}, {0.99976, 0.99680},
+	};
+	enum { N = sizeof pts / sizeof *pts };
+	trace_writer *w;
+	int rc;
+	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 1 << 16), 0);
+	TRACE_PUT(rc, w, 0, trace_enc_info, "clock.tick_hz", "1000000000");
+	uint32_t ids[1] = {1};
+	TRACE_PUT(rc, w, 0, trace_enc_counter_def, 1, TRACE_COUNTER_APP, "app::work");
+	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0, "burst");
+	TRACE_PUT(rc, w, 1, trace_enc_thread_start, 77, 0, 1000, "main");
+	TRACE_PUT(rc, w, 1, trace_enc_counter_set, ids, 1);
+	assert_int_equal(rc, 0);
+	uint64_t t = 1000000, frames[1] = {0x401000}, v = 0;
+	const uint64_t d = 1000000, work = 1000000;
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t v64[1] = {v};
+		TRACE_PUT(rc, w, 1, trace_enc_enter, t, 1, v64);
+		v64[0] = v + (uint64_t)(pts[i][1] * work);
+		TRACE_PUT(rc, w, 1, trace_enc_sample, t + (uint64_t)(pts[i][0] * d), frames, 1, 0, v64);
+		v += work;
+		v64[0] = v;
+		TRACE_PUT(rc, w, 1, trace_enc_exit, t + d, 1, v64);
+		t += d + 100000;
+		assert_int_equal(rc, 0);
+	}
+	TRACE_PUT(rc, w, 1, trace_enc_thread_end, t);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "burst");
+	assert_true(r->folded);
+	assert_int_equal(r->nphases, 1);
+	int said = 0;
+	for (size_t k = 0; k < r->nfit_params; k++)
+		said |= !strcmp(r->fit_params[k].key, "curve.shape_withheld.app::work");
+	assert_true(said);
+	const fold_series *s = series_of(r, "app::work");
+	assert_non_null(s);
+	assert_non_null(s->fit.lo);
+	const fold_phase_result *ph = &r->phases[0];
+	size_t k = (size_t)(s - r->series);
+	assert_true(k < ph->nrate_ci && ph->rate_hi[k] > ph->rate_lo[k]);
+	assert_true(fabs(ph->rates[k] - 1e9) < 1e3);
+	for (size_t i = 0; i < s->fit.n; i++) {
+		assert_true(fabs(s->fit.value[i] - ph->rates[k]) < 1e-6 * ph->rates[k]);
+		assert_true(s->fit.lo[i] == ph->rate_lo[k] && s->fit.hi[i] == ph->rate_hi[k]);
+	}
+	fold_analysis_free(a);
+}
+
 /* Events measured one by one (hook_cost records, format 1.5): A's exit
  * after its streaming loop took 805 ns after its timestamp, B's after its
  * MPI call 105; both lie in bin 2, whose mean (455) would give each the
@@ -2514,6 +2587,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_hooks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_bins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_cold_per_event, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_withheld_band_is_the_phase_interval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exact_profile_first_call, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_out_of_cpu_clock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_clock_read_offset_of_samples, setup, teardown),
