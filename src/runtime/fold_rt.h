@@ -271,6 +271,11 @@ typedef struct rt_thread {
 	/* and the CLOCK_MONOTONIC deadline of the timer that raised it (0: not
 	 * a wall-clock timer's), read before the re-arm overwrites armed_at */
 	uint64_t sample_deadline;
+	/* 1: the timer was last armed outside the handler (switching clocks at
+	 * a region's entry), so a pending signal may be an earlier arm's and
+	 * the deadline above bounds nothing; and its value for the sample
+	 * being taken, read before the re-arm clears it */
+	uint8_t deadline_unsure, sample_deadline_unsure;
 	/* the stop probe (rt_source_time.c, measure_stop): 1 while it runs,
 	 * 2 once its signal was handled, and the handler's entry and exit */
 	volatile int stop_probe;

@@ -199,15 +199,21 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
  * the handler (interrupt, VM exit, signal frame: about 33 us of a sample's
  * 48 us on a 2-core VM, where a program timing itself sees it stalled from
  * the deadline on, not running late). Left out (unknown) when it cannot be
- * one: an entry before the deadline (a signal raised before a re-arm) or a
- * period or more after it. A full buffer loses the record, not the sample:
- * the cost is then unknown. */
+ * one: an entry before the deadline (a signal raised before a re-arm), or
+ * a period or more after a deadline that may be an earlier arm's (the
+ * timer was last armed outside the handler). A period or more after a
+ * deadline the handler armed is a wait off the CPU (a preempted or
+ * descheduled thread runs its handler when it runs again), which fold
+ * needs to know most of all. A full buffer loses the record, not the
+ * sample: the cost is then unknown. */
 static void record_cost(rt_thread *t, uint64_t stamp_ns)
 {
 	uint64_t from = t->sample_entry && t->sample_entry <= stamp_ns ? t->sample_entry : stamp_ns;
 	uint64_t now = rt__ns(CLOCK_MONOTONIC);
 	uint64_t due = t->sample_deadline, entry = t->sample_entry;
-	uint64_t delivery = due && entry >= due && entry - due < t->armed_for ? entry - due : TRACE_UNKNOWN;
+	uint64_t delivery = due && entry >= due && (entry - due < t->armed_for || !t->sample_deadline_unsure)
+	                        ? entry - due
+	                        : TRACE_UNKNOWN;
 	trace_enc_sample_cost(&t->enc, now > from ? now - from : 0, stamp_ns - from, delivery);
 }
 
@@ -377,6 +383,7 @@ static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 		 * timer's deadline, before the re-arm replaces it. */
 		t->sample_entry = rt__ns(CLOCK_MONOTONIC);
 		t->sample_deadline = rt__proc.source->deadline ? rt__proc.source->deadline(t) : 0;
+		t->sample_deadline_unsure = t->deadline_unsure;
 		/* Re-armed first: nothing the sample does can cost the thread
 		 * its sampling. */
 		if (atomic_load_explicit(&rt__proc.phase, memory_order_relaxed) == FOLD_RUNNING)

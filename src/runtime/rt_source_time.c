@@ -116,6 +116,7 @@ static void time_rearm(rt_thread *t)
 		return;
 	}
 	time_arm(t, rt__next_period(t));
+	t->deadline_unsure = 0; /* armed here: the next signal is this arm's */
 }
 
 /* Entering the first region: wall time from now on (two timer_settime calls,
@@ -125,7 +126,10 @@ void rt__sampling_region(rt_thread *t, int inside)
 {
 	if (!inside || t->wall || !t->timer_cpu_ok || !t->timer_ok || rt__proc.source != &rt__source_time)
 		return;
-	/* The flag first: a tick arriving meanwhile re-arms the wall timer. */
+	/* The flag first: a tick arriving meanwhile re-arms the wall timer. A
+	 * signal of the CPU-time timer may still be pending: until the handler
+	 * re-arms, the wall deadline does not bound its delivery. */
+	t->deadline_unsure = 1;
 	t->wall = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	struct itimerspec off = {{0, 0}, {0, 0}}, old;
