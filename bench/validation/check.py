@@ -576,8 +576,12 @@ def check_region(run, doc, r, region_total_all):
         if ct is not None and tc is not None and max(ct, tc / 1e9) > 0.05:
             if abs(ct - tc / 1e9) > TOL_SERIES * max(ct, tc / 1e9):
                 consist.append("%s: cpu_time %.3f s/s vs TASK-CLOCK %.3f G/s" % (ps, ct, tc / 1e9))
-        if tc is not None and tc == 0 and p["samples"] >= MIN_PHASE_SAMPLES:
-            physical.append("%s: TASK-CLOCK 0/s with %d samples" % (ps, p["samples"]))
+        # a sample was taken on the CPU, unless its timer expired while the
+        # thread was off it (samples_waited: delivered where it ran again,
+        # evidence of the wait, not of running in the phase)
+        running = p["samples"] - p.get("samples_waited", 0)
+        if tc is not None and tc == 0 and running >= MIN_PHASE_SAMPLES:
+            physical.append("%s: TASK-CLOCK 0/s with %d samples taken while it ran" % (ps, running))
     # curves: inside bounds and agreeing with the phase table
     # Every rate inside its own interval: an interval that does not hold the
     # number it qualifies contradicts it.

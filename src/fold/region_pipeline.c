@@ -1214,6 +1214,8 @@ static int count_phase_samples(analyze_ctx *c, fold_region_result *r, const pwlr
 			double x = aligned_x(ai, in->id, ((double)th->smp[k].tick - (double)in->t0) / span);
 			size_t p = pwlr__segment(pr, x), prev = last[in->id];
 			r->phases[p].samples++;
+			if (th->waited_ns && th->waited_ns[k])
+				r->phases[p].samples_waited++;
 			for (size_t q = prev + 1; prev != SIZE_MAX && q < p; q++)
 				r->phases[q].pairs_across++;
 			last[in->id] = p;

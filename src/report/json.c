@@ -318,6 +318,7 @@ static void write_region(jw *w, const fold_region_result *r)
 		knum(w, "end", p->end);
 		kint(w, "samples", (long long)p->samples);
 		kint(w, "pairs_across", (long long)p->pairs_across);
+		kint(w, "samples_waited", (long long)p->samples_waited);
 		kobj(w, "rates");
 		for (size_t k = 0; k < p->nrates; k++)
 			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rates[k]);

@@ -112,6 +112,10 @@ typedef struct fold_phase_result {
 	fold_attribution *top; /* functions/lines by share, largest first */
 	size_t ntop;
 	unsigned long samples;
+	/* Of those, samples whose timer expired while the thread was off the
+	 * CPU (delivered a wait later, where it ran again, and folded at their
+	 * deadline too): evidence of a wait, not of the thread running there. */
+	unsigned long samples_waited;
 	/* Consecutive samples of one instance on either side of the phase,
 	 * none inside it: what measures a phase the samples leave a gap at (a
 	 * nested call's time, a wait the signal was delivered after). */
