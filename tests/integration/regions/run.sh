@@ -224,24 +224,41 @@ accuracy)
 	cd ..
 	# The program's timers and fold's hooks read the clock a few ns apart; a
 	# program the scheduler preempts between them compares the machine, not
-	# fold: below 90% of a CPU the test skips with the measured share.
-	python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_THROTTLE=off LD_PRELOAD="$LIBFOLD" \
-		"$PROGS/prog_calls" accuracy 20 >own.txt 2>err.txt || {
-		rc=$?
-		cat err.txt >&2
-		[ $rc -eq 77 ] && exit 77
-		fail "prog_calls failed"
-	}
-	t=$(only_trace)
-	analyse "$t"
-	while read -r own name incl excl; do
-		[ "$own" = own ] || continue
-		fi=$(prof inclusive_ns "$name")
-		fe=$(prof exclusive_ns "$name")
-		within "$fi" "$incl" 0.001 || fail "$name: inclusive $fi ns by fold, $incl ns by the program (> 0.1%)"
-		within "$fe" "$excl" 0.001 || fail "$name: exclusive $fe ns by fold, $excl ns by the program (> 0.1%)"
-	done <own.txt
-	grep -q "own outer_phase" own.txt || fail "program printed no timings"
+	# fold: below 90% of a CPU the test skips with the measured share. One
+	# stall of the host inside a hook (100-300 us, invisible in that share)
+	# moves one process by more than 0.1%: three processes run, and each
+	# time's median difference over them is judged. A bias of fold's is in
+	# every process and still fails.
+	for run in 1 2 3; do
+		mkdir "run$run" && cd "run$run"
+		python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_THROTTLE=off LD_PRELOAD="$LIBFOLD" \
+			"$PROGS/prog_calls" accuracy 20 >own.txt 2>err.txt || {
+			rc=$?
+			cat err.txt >&2
+			[ $rc -eq 77 ] && exit 77
+			fail "prog_calls failed"
+		}
+		grep -q "own outer_phase" own.txt || fail "program printed no timings"
+		analyse "$(only_trace)"
+		while read -r own name incl excl; do
+			[ "$own" = own ] || continue
+			fi=$(prof inclusive_ns "$name")
+			fe=$(prof exclusive_ns "$name")
+			[ -n "$fi" ] && [ -n "$fe" ] || fail "$name: not in the profile"
+			awk -v n="$name" -v fi="$fi" -v fe="$fe" -v i="$incl" -v e="$excl" \
+				'BEGIN { printf "%s inclusive %.6f %s %s\n%s exclusive %.6f %s %s\n", n, (fi - i) / i, fi, i, n, (fe - e) / e, fe, e }' >>../diffs.txt
+		done <own.txt
+		cd ..
+	done
+	# per time: the median relative difference of the three processes
+	for key in $(awk '{ print $1 ":" $2 }' diffs.txt | sort -u); do
+		name=${key%%:*} what=${key#*:}
+		med=$(awk -v n="$name" -v w="$what" '$1 == n && $2 == w { print $3 }' diffs.txt | sort -g | sed -n 2p)
+		all=$(awk -v n="$name" -v w="$what" '$1 == n && $2 == w { printf "%s%+.3f%%", s, 100 * $3; s = ", " }' diffs.txt)
+		echo "$name $what: fold vs the program ($all), median $med"
+		awk -v d="$med" 'BEGIN { if (d < 0) d = -d; exit !(d <= 0.001) }' ||
+			fail "$name: $what by fold and by the program a median $(awk -v d="$med" 'BEGIN { printf "%+.3f%%", 100 * d }') apart over three processes ($all), more than 0.1%"
+	done
 	;;
 first_call)
 	# The first instrumented call of a program carries the runtime's start-up
