@@ -1483,6 +1483,13 @@ static void test_deferred_samples_mark_the_wait(void **state)
 	assert_true(rate_of(&r->phases[1], "perf::TASK-CLOCK") < 0.02e9);
 	assert_true(fabs(rate_of(&r->phases[0], "perf::TASK-CLOCK") / 1e9 - 1) < 0.03);
 	assert_true(fabs(rate_of(&r->phases[2], "perf::TASK-CLOCK") / 1e9 - 1) < 0.03);
+	/* the phases count them apart: evidence of the wait, not of running
+	 * (JSON samples_waited), one per instance */
+	unsigned long waited = 0;
+	for (size_t p = 0; p < r->nphases; p++)
+		waited += r->phases[p].samples_waited;
+	print_message("%lu samples waited\n", waited);
+	assert_true(waited >= 0.9 * c.instances && waited <= c.instances);
 	fold_analysis_free(a);
 }
 
