@@ -12,6 +12,7 @@
 
 #include "analyze.h"
 #include "analyze_ctx.h"
+#include "contradicted_points.h"
 #include "json.h"
 #include "json_check.h"
 #include "synth.h"
@@ -2238,15 +2239,8 @@ static void test_exact_profile_cold_bins(void **state)
 static void test_withheld_band_is_the_phase_interval(void **state)
 {
 	(void)state;
-	static const double pts[][2] = {
-	    {0.04591, 0.43306}, {0.04928, 0.64478}, {0.06209, 0.16958}, {0.14558, 0.76586},
-	    {0.15261, 0.86214}, {0.16507, 0.80434}, {0.22738, 0.62120}, {0.76964, 0.07260},
-	    {0.79013, 0.02732}, {0.83133, 0.05582}, {0.83158, 0.26634}, {0.96256, 0.82669},
-	    {0.96465, 0.85781}, {0.98115, 0.38441}, {0.98599, 0.92066}, {0.98880, 0.47459},
-	    {0.99240, 0.89990}, {0.99325, 0.96700}, {0.99774, 0.99380}, {0.99776, 0.90954},
-	    {0.99806, 0.89658}, {0.99971, 0.99861}, {0.99971, 0.99722}, {0.99976, 0.99680},
-	};
-	enum { N = sizeof pts / sizeof *pts };
+	const double(*pts)[2] = contradicted_points;
+	enum { N = sizeof contradicted_points / sizeof *contradicted_points };
 	trace_writer *w;
 	int rc;
 	assert_int_equal(trace_writer_open(&w, trace, 0, 1, 1 << 16), 0);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "contradicted_points.h"
 #include "fit.h"
 #include "kriging.h"
 #include "pwlr.h"
@@ -789,15 +790,8 @@ static void test_kriging_rate_carries_the_events_of_a_bursty_counter(void **stat
 static void test_kriging_withholds_contradicted_shape(void **state)
 {
 	(void)state;
-	static const double pts[][2] = {
-	    {0.04591, 0.43306}, {0.04928, 0.64478}, {0.06209, 0.16958}, {0.14558, 0.76586},
-	    {0.15261, 0.86214}, {0.16507, 0.80434}, {0.22738, 0.62120}, {0.76964, 0.07260},
-	    {0.79013, 0.02732}, {0.83133, 0.05582}, {0.83158, 0.26634}, {0.96256, 0.82669},
-	    {0.96465, 0.85781}, {0.98115, 0.38441}, {0.98599, 0.92066}, {0.98880, 0.47459},
-	    {0.99240, 0.89990}, {0.99325, 0.96700}, {0.99774, 0.99380}, {0.99776, 0.90954},
-	    {0.99806, 0.89658}, {0.99971, 0.99861}, {0.99971, 0.99722}, {0.99976, 0.99680},
-	};
-	enum { N = sizeof pts / sizeof *pts, G = 200 };
+	const double(*pts)[2] = contradicted_points;
+	enum { N = sizeof contradicted_points / sizeof *contradicted_points, G = 200 };
 	double x[N], y[N], gx[G], cum[G], val[G], lo[G], hi[G];
 	uint32_t inst[N];
 	size_t n = N;
