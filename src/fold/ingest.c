@@ -560,9 +560,9 @@ static int on_record(loader *L, const trace_record *r)
 	case TRACE_REC_HOOK_COST: {
 		if (!(th = thread_of(L, r->stream)))
 			return -ENOMEM;
-		/* of the thread's latest event, if nothing of the thread came
-		 * after it (the runtime writes it right after; a pause about the
-		 * same event may come in between) */
+		/* of the thread's latest event, if no sample of the thread came
+		 * after it (the runtime writes it right after the event's record,
+		 * never after a buffer swap's pause) */
 		if (!th->nev || th->ev[th->nev - 1].nsamples != th->nsmp ||
 		    (th->nhook_cost && th->hook_cost[th->nhook_cost - 1].ev == th->nev - 1))
 			return 0;
