@@ -467,6 +467,13 @@ void rt__signals_after_exec_failed(void);
 
 void rt__modules_scan(void); /* emits MODULE_LOAD/UNLOAD for changes */
 void rt__modules_reset_after_fork(void);
+/* Whether a is in a loaded object's readable code (a PT_LOAD segment with
+ * PF_R and PF_X, as of the last scan): 1 with [*lo, *hi) that segment, 0
+ * when not or not known now (a scan in progress). Lock-free and
+ * async-signal-safe; *gen (optional) gets the table's generation, which
+ * rt__code_ranges_gen() then tells unchanged. */
+int rt__code_readable(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *gen);
+unsigned rt__code_ranges_gen(void);
 
 /* ---------------------------------------------------------------- process */
 

@@ -13,6 +13,12 @@
  * (LD_LIBRARY_PATH, cache, system directories) applies unchanged. A name
  * with $ORIGIN (or ${ORIGIN}) gets the calling object's directory put in;
  * $LIB and $PLATFORM do not depend on the caller and are left to glibc.
+ *
+ * Also owns the readable code ranges (rt__code_readable): the hooks read a
+ * byte of the program's code at a call's return address (rt_cyg.c,
+ * cold_return), and only where a loaded object maps it readable, never in
+ * code mapped execute-only or made at run time. Written under mod_lock
+ * inside a sequence count (odd while it changes), read without a lock.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -118,12 +124,73 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The readable code ranges: a reader that sees the count odd or changed
+ * takes nothing as readable. Objects beyond CODE_RANGES are not in it. */
+#define CODE_RANGES 256
+static struct {
+	_Atomic uintptr_t lo, hi;
+} code_range[CODE_RANGES];
+static _Atomic unsigned code_n, code_seq;
+
+static void code_ranges_set(const found *items, unsigned n)
+{
+	unsigned seq = atomic_load_explicit(&code_seq, memory_order_relaxed);
+	atomic_store_explicit(&code_seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	unsigned k = 0;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < items[i].nseg && k < CODE_RANGES; j++) {
+			const trace_segment *g = &items[i].segs[j];
+			if ((g->prot & (PF_R | PF_X)) != (PF_R | PF_X))
+				continue;
+			atomic_store_explicit(&code_range[k].lo, (uintptr_t)(items[i].bias + g->vaddr),
+			                      memory_order_relaxed);
+			atomic_store_explicit(&code_range[k].hi,
+			                      (uintptr_t)(items[i].bias + g->vaddr + g->memsz),
+			                      memory_order_relaxed);
+			k++;
+		}
+	atomic_store_explicit(&code_n, k, memory_order_relaxed);
+	atomic_store_explicit(&code_seq, seq + 2, memory_order_release);
+}
+
+unsigned rt__code_ranges_gen(void)
+{
+	return atomic_load_explicit(&code_seq, memory_order_acquire);
+}
+
+int rt__code_readable(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *gen)
+{
+	unsigned seq = atomic_load_explicit(&code_seq, memory_order_acquire);
+	if (seq & 1)
+		return 0;
+	unsigned n = atomic_load_explicit(&code_n, memory_order_relaxed);
+	int found_it = 0;
+	for (unsigned i = 0; i < n && i < CODE_RANGES; i++) {
+		uintptr_t l = atomic_load_explicit(&code_range[i].lo, memory_order_relaxed);
+		uintptr_t h = atomic_load_explicit(&code_range[i].hi, memory_order_relaxed);
+		if (a >= l && a < h) {
+			*lo = l;
+			*hi = h;
+			found_it = 1;
+			break;
+		}
+	}
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&code_seq, memory_order_relaxed) != seq)
+		return 0;
+	if (gen)
+		*gen = seq;
+	return found_it;
+}
+
 void rt__modules_scan(void)
 {
 	scan_state s = {.first = 1};
 	dl_iterate_phdr(scan_cb, &s);
 	uint64_t tick = rt__tick();
 	pthread_mutex_lock(&mod_lock);
+	code_ranges_set(s.items, s.n);
 	for (unsigned i = 0; i < nmods; i++)
 		mods[i].seen = 0;
 	for (unsigned k = 0; k < s.n; k++) {
