@@ -20,6 +20,13 @@
  *                   right around it: prints "own stream_leaf TICKS ticks
  *                   CALLS calls TIMER timer" (TIMER: the timer's own cost
  *                   per interval, in ticks)
+ *   return N        N pairs of calls of far_leaf(), which reads 64 MB (one
+ *                   double per line), so its caller's code and page
+ *                   translation are evicted when it returns: one from this
+ *                   program's code, one through a trampoline made at run
+ *                   time in an execute-only page (code the runtime must not
+ *                   read); prints "ret elf TICK" and "ret jit TICK" per
+ *                   call, the fenced TSC right after its return
  *   longjmp         deep() left by longjmp 5 times, then normal calls
  *   throttled N     busy() (2 us of work) N times, timed as a whole by the
  *                   program: prints "own busy total_ns calls"
@@ -37,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #define NOINST __attribute__((no_instrument_function))
 #define KEEP __attribute__((noinline, noclone))
@@ -213,6 +221,60 @@ NOINST static uint64_t stream_run(int n)
 	return own;
 }
 
+/* return: a leaf that evicts its caller's code (see the mode's comment) */
+#define FAR_BYTES (64u << 20)
+static double *far;
+KEEP static void far_leaf(void)
+{
+	double x = 0;
+	for (size_t i = 0; i < FAR_BYTES / sizeof *far; i += 8)
+		x += far[i];
+	sink += x;
+}
+/* uint64_t trampoline(void (*f)(void)): calls f, then returns the fenced
+ * TSC right after f returned into it (x86-64) */
+static const unsigned char trampoline_code[] = {
+    0x53,                   /* push %rbx (aligns the stack for the call) */
+    0xff, 0xd7,             /* call *%rdi */
+    0x0f, 0xae, 0xe8,       /* lfence */
+    0x0f, 0x31,             /* rdtsc */
+    0x48, 0xc1, 0xe2, 0x20, /* shl $32, %rdx */
+    0x48, 0x09, 0xd0,       /* or %rdx, %rax */
+    0x5b,                   /* pop %rbx */
+    0xc3,                   /* ret */
+};
+NOINST static void return_run(int n)
+{
+	far = malloc(FAR_BYTES);
+	if (!far)
+		exit(1);
+	memset(far, 1, FAR_BYTES);
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		exit(1);
+	memcpy(page, trampoline_code, sizeof trampoline_code);
+	if (mprotect(page, 4096, PROT_EXEC)) {
+		fprintf(stderr, "prog_calls: no executable page made at run time\n");
+		exit(77);
+	}
+	uint64_t (*trampoline)(void (*)(void));
+	memcpy(&trampoline, &page, sizeof page);
+	static uint64_t elf[1000], jit[1000];
+	if (n > 1000)
+		n = 1000;
+	for (int i = 0; i < n; i++) {
+		far_leaf();
+#if defined(__x86_64__)
+		__builtin_ia32_lfence();
+		elf[i] = __builtin_ia32_rdtsc();
+#endif
+		jit[i] = trampoline(far_leaf);
+	}
+	for (int i = 0; i < n; i++)
+		printf("ret elf %llu\nret jit %llu\n", (unsigned long long)elf[i],
+		       (unsigned long long)jit[i]);
+}
+
 static jmp_buf jb;
 NOINST __attribute__((noinline)) static void escape(void)
 {
@@ -276,6 +338,12 @@ NOINST int main(int argc, char **argv)
 		uint64_t own = stream_run(n);
 		printf("own stream_leaf %llu ticks %d calls %llu timer\n", (unsigned long long)own, n + 1,
 		       (unsigned long long)tsc_timer_cost());
+	} else if (!strcmp(mode, "return")) {
+#if !defined(__x86_64__)
+		fprintf(stderr, "prog_calls: return needs the TSC (x86_64)\n");
+		return 77;
+#endif
+		return_run(n);
 	} else if (!strcmp(mode, "first")) {
 		spin(300000000); /* not instrumented: long enough to measure the CPU share */
 		skipped(0);      /* the runtime's start-up, the dynamic linker's binding of the hooks */

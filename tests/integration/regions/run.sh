@@ -299,6 +299,79 @@ first_call)
 	awk -v d="$median" 'BEGIN { exit !(d > -500 && d < 1000) }' ||
 		fail "first_call: the program's timer and fold's inclusive + hooks_ns are a median $median ns apart over three processes (${diffs# } ns), more than 0.5-1 us"
 	;;
+cold_return)
+	# A call that streamed memory returns into evicted caller code: in the
+	# program's timer around the call, and past the exit hook's clock. The
+	# runtime reads the caller's code at the return address before the
+	# exit's timestamp and moves the timestamp by what that read took
+	# (rt_cyg.c, cold_return), so the call holds its return and the return
+	# finds the line; but only in a loaded object's readable code, never in
+	# code made at run time (which may be execute-only: a read would kill
+	# the program). prog_calls calls the same leaf from its own code and
+	# through a trampoline in an execute-only page made at run time, and
+	# reads the fenced TSC right after each return. What lies between the
+	# exit hook's measured end and that clock (the median over the calls) is
+	# the whole cold return after the trampoline's calls and less after the
+	# program's own, and only the program's own returns were read.
+	preload "$PROGS/prog_calls" return 30 >own.txt
+	[ -s own.txt ] || { echo "SKIP: no TSC (x86_64 only)"; exit 77; }
+	"$FOLD_CLI" dump "$(only_trace)" >dump.txt 2>fold-err.txt || fail "fold dump failed: $(cat fold-err.txt)"
+	rc=0
+	python3 - <<'PY' || rc=$?
+import statistics, sys
+ret = [(l.split()[1], int(l.split()[2])) for l in open("own.txt") if l.startswith("ret ")]
+info, stat, ev, last = {}, {}, {}, None
+for l in open("dump.txt"):
+    w = l.split()
+    if len(w) < 3:
+        continue
+    if w[1] in ("info", "stat"):
+        k, v = l.split(" %s " % w[1], 1)[1].split("=", 1)
+        (info if w[1] == "info" else stat)[k.strip('"')] = v.strip().strip('"')
+    elif w[1] == "exit" and w[3].startswith("region="):
+        last = [int(w[2][5:]), 0]
+        ev.setdefault(w[3], []).append(last)
+    elif w[1] == "hook_cost" and last is not None:
+        for f in w[2:]:
+            if f.startswith("after_ticks="):
+                last[1] = int(f.split("=")[1])
+        last = None
+    else:
+        last = None
+exits = max(ev.values(), key=len)
+if len(exits) != len(ret):
+    sys.exit("%d exits of far_leaf in the trace, %d calls timed" % (len(exits), len(ret)))
+ns = 1e9 / float(info["clock.tick_hz"])
+n = int(stat.get("overhead.cold_returns", 0))
+moved = int(stat.get("overhead.cold_return_ticks", 0)) * ns / max(n, 1)
+reads = int(stat.get("overhead.return_reads", 0))
+# the first call's hooks run the runtime's decisions: not a cold return
+after = {"elf": [], "jit": []}
+for (t, a), (kind, r) in list(zip(exits, ret))[1:]:
+    after[kind].append((r - t - a) * ns)
+elf, jit = statistics.median(after["elf"]), statistics.median(after["jit"])
+print("returns read: %d (%d of them cold, %.0f ns moved into each call); between the exit hook's end and the "
+      "program's clock, median: %.0f ns after a return into the program's code, %.0f ns into code made at run time"
+      % (reads, n, moved, elf, jit))
+kinds = [k for k, _ in ret]
+if reads != kinds.count("elf"):
+    sys.exit("the runtime read the caller's code behind %d returns; %d returned into the program's code (read "
+             "each) and %d into code made at run time (never read)" % (reads, kinds.count("elf"), kinds.count("jit")))
+if n < reads // 2:
+    if jit < elf + 20:
+        # 64 MB did not evict the caller's code from this machine's caches
+        print("SKIP: only %d of %d returns found the caller's code beyond L2, and an unread return costs "
+              "%.0f ns: nothing to move" % (n, reads, jit))
+        sys.exit(77)
+    sys.exit("an unread return costs %.0f ns, but only %d of %d reads found the caller's code beyond L2"
+             % (jit, n, reads))
+if elf >= jit - moved / 2:
+    sys.exit("a read return costs the caller %.0f ns, an unread one %.0f ns: the read (%.0f ns moved) did not take "
+             "the cold return into the call" % (elf, jit, moved))
+PY
+	[ $rc = 77 ] && exit 77
+	[ $rc = 0 ] || fail "the return after a cold call is not in the call's time"
+	;;
 nonmpi_load)
 	# libfold.so carries the MPI wrappers but needs no MPI library to load.
 	LD_BIND_NOW=1 LD_PRELOAD="$LIBFOLD" /bin/true 2>err.txt || fail "/bin/true: $(cat err.txt)"
