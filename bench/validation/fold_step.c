@@ -58,6 +58,33 @@ unsigned long long fold_tsc_n_tWAXPY, fold_tsc_n_tDOT, fold_tsc_n_tMATVEC, fold_
 unsigned long long fold_tsc_call_tWAXPY, fold_tsc_call_tDOT, fold_tsc_call_tMATVEC;
 unsigned long long fold_tsc_call_n_tWAXPY, fold_tsc_call_n_tDOT, fold_tsc_call_n_tMATVEC;
 
+static unsigned long long call_log[1 << 16][3];
+static unsigned call_log_n;
+void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1)
+{
+	if (call_log_n < (1u << 16)) {
+		call_log[call_log_n][0] = t[1];
+		call_log[call_log_n][1] = c0;
+		call_log[call_log_n++][2] = c1;
+	}
+}
+static void __attribute__((destructor)) call_log_write(void)
+{
+	if (!call_log_n)
+		return;
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (!rank)
+		rank = getenv("PMI_RANK");
+	char path[64];
+	snprintf(path, sizeof path, "fold_calls.%d.txt", rank ? atoi(rank) : 0);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	for (unsigned i = 0; i < call_log_n; i++)
+		fprintf(f, "%c %llu %llu\n", (char)call_log[i][0], call_log[i][1], call_log[i][2]);
+	fclose(f);
+}
+
 static unsigned long long tsc_start;
 static struct timespec mono_start;
 

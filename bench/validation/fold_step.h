@@ -19,6 +19,7 @@ extern "C" {
 #endif
 void fold_step_enter(void);
 void fold_step_exit(void);
+void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1);
 
 /* fenced: a plain TSC read may run ahead of the instructions before it */
 #if defined(__x86_64__) || defined(__i386__)
@@ -35,10 +36,12 @@ void fold_step_exit(void);
 /* FOLD_CALL(t, statement): one timed call of timer t, the TSC right around it */
 #define FOLD_CALL(t, ...)                                                                                    \
 	do {                                                                                                 \
-		unsigned long long fold_c0_ = FOLD_TSC();                                                   \
+		unsigned long long fold_c0_ = FOLD_TSC();                                                    \
 		__VA_ARGS__                                                                                  \
-		fold_tsc_call_##t += FOLD_TSC() - fold_c0_;                                                 \
+		unsigned long long fold_c1_ = FOLD_TSC();                                                    \
+		fold_tsc_call_##t += fold_c1_ - fold_c0_;                                                    \
 		fold_tsc_call_n_##t++;                                                                       \
+		fold_call_log(#t, fold_c0_, fold_c1_);                                                       \
 	} while (0);
 /* the TSC at the last TICK; per timer: summed ticks and intervals, and
  * summed ticks and calls right around each call */
