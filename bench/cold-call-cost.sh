@@ -7,8 +7,10 @@
 # Prints the medians per size. Why it matters: -finstrument-functions puts
 # the hooks' clocks inside the function, after its entry and before its
 # return, so a cold call's own entry and return are in a program's timer
-# around the call and in no time fold measures (docs/regions.md, "Cold
-# hooks"; docs/validation.md).
+# around the call and outside the hooks' clocks. The exit hook of a cold
+# call reads the caller's code at the return address to move the return
+# into the call (docs/regions.md, "Cold returns"); the entry stays outside
+# every time fold measures (docs/validation.md).
 #   sh bench/cold-call-cost.sh
 set -eu
 [ "$(uname -m)" = x86_64 ] || { echo "the reference reads the TSC (x86_64 only)"; exit 2; }
