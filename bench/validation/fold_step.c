@@ -53,6 +53,7 @@ void fold_step_exit_(void)
 /* ---- the TSC bracket of miniFE's TICK/TOCK (fold_step.h) */
 
 unsigned long long fold_tsc_t0;
+unsigned long long fold_tsc_cg0, fold_tsc_preloop, fold_tsc_n_preloop;
 unsigned long long fold_tsc_tWAXPY, fold_tsc_tDOT, fold_tsc_tMATVEC, fold_tsc_tMATVECDOT;
 unsigned long long fold_tsc_n_tWAXPY, fold_tsc_n_tDOT, fold_tsc_n_tMATVEC, fold_tsc_n_tMATVECDOT;
 unsigned long long fold_tsc_call_tWAXPY, fold_tsc_call_tDOT, fold_tsc_call_tMATVEC;
@@ -96,7 +97,8 @@ static void __attribute__((constructor)) tsc_begin(void)
 
 /* At exit, if any timer was bracketed: fold_tsc.RANK.txt in the working
  * directory, "tsc_hz HZ" (the TSC's rate over the whole run), "tsc_pair 1
- * SECONDS" (what two reads hold of their own), one
+ * SECONDS" (what two reads hold of their own), "preloop 1 SECONDS" (cg_solve
+ * before its loop), one
  * "TIMER INTERVALS SECONDS" line per timer and one "call_TIMER CALLS
  * SECONDS" line per timer of the TSC right around each call. */
 static void __attribute__((destructor)) tsc_write(void)
@@ -138,6 +140,7 @@ static void __attribute__((destructor)) tsc_write(void)
 	fprintf(f, "tDOT %llu %.9f\n", fold_tsc_n_tDOT, (double)fold_tsc_tDOT / hz);
 	fprintf(f, "tMATVEC %llu %.9f\n", fold_tsc_n_tMATVEC, (double)fold_tsc_tMATVEC / hz);
 	fprintf(f, "tMATVECDOT %llu %.9f\n", fold_tsc_n_tMATVECDOT, (double)fold_tsc_tMATVECDOT / hz);
+	fprintf(f, "preloop %llu %.9f\n", fold_tsc_n_preloop, (double)fold_tsc_preloop / hz);
 	fprintf(f, "call_tWAXPY %llu %.9f\n", fold_tsc_call_n_tWAXPY, (double)fold_tsc_call_tWAXPY / hz);
 	fprintf(f, "call_tDOT %llu %.9f\n", fold_tsc_call_n_tDOT, (double)fold_tsc_call_tDOT / hz);
 	fprintf(f, "call_tMATVEC %llu %.9f\n", fold_tsc_call_n_tMATVEC, (double)fold_tsc_call_tMATVEC / hz);

@@ -43,6 +43,15 @@ void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1);
 		fold_tsc_call_n_##t++;                                                                       \
 		fold_call_log(#t, fold_c0_, fold_c1_);                                                       \
 	} while (0);
+/* FOLD_PRELOOP_START()/END(): cg_solve's time from its total timer's start
+ * to its loop */
+#define FOLD_PRELOOP_START() fold_tsc_cg0 = FOLD_TSC()
+#define FOLD_PRELOOP_END()                                                                                   \
+	do {                                                                                                 \
+		fold_tsc_preloop += FOLD_TSC() - fold_tsc_cg0;                                               \
+		fold_tsc_n_preloop++;                                                                        \
+	} while (0)
+extern unsigned long long fold_tsc_cg0, fold_tsc_preloop, fold_tsc_n_preloop;
 /* the TSC at the last TICK; per timer: summed ticks and intervals, and
  * summed ticks and calls right around each call */
 extern unsigned long long fold_tsc_t0;
