@@ -332,7 +332,7 @@ one() {
 	fi
 	[ $fast = 1 ] || "$FOLD" -q "${traces[@]}" -o "$dir/report.html" 2>/dev/null
 	log "== $app $mode ($((SECONDS - t0)) s, $np rank(s) x $threads thread(s), sampling ${sample:-default}, load $(cut -d' ' -f1-3 /proc/loadavg)): $dir"
-	python3 "$here/check.py" --app "$app" --mode "$mode" --dir "$dir" --results "$results"
+	FOLD="$FOLD" python3 "$here/check.py" --app "$app" --mode "$mode" --dir "$dir" --results "$results"
 	local rc=$?
 	nrun=$((nrun + 1))
 	[ $rc = 0 ] || nfail=$((nfail + 1))
