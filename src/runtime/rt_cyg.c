@@ -443,7 +443,11 @@ cold_before(cyg_tls *c, uint64_t pre, uint64_t tick, uint64_t gap)
  * cost (the lookup, two fences, a warm read) lies after the timestamp, in
  * the hook's measured part after it. Returns the exit's timestamp. */
 #define RETURN_FLOOR_NS 10
-static uint64_t return_warm_ticks, return_floor_ticks; /* from calibrate() */
+/* A read longer than this was interrupted (a sample's signal, a preemption;
+ * a miss of the line and of its page walk takes well under 1 us): it moves
+ * nothing, else a handler's time inside the read would be the call's. */
+#define RETURN_MAX_NS 2000
+static uint64_t return_warm_ticks, return_floor_ticks, return_max_ticks; /* from calibrate() */
 
 /* How long reading the byte at p takes: the first clock read completes
  * before the read starts, the second waits for it. */
@@ -476,7 +480,7 @@ static uint64_t __attribute__((noinline, cold)) cold_return(cyg_tls *c, uint64_t
 	}
 	uint64_t d = code_read_ticks(site);
 	c->cold->return_reads++;
-	if (d <= return_floor_ticks || d > cold_max_ticks)
+	if (d <= return_floor_ticks || d > return_max_ticks)
 		return tick;
 	d -= return_warm_ticks;
 	c->cold->return_ticks += d;
@@ -1077,6 +1081,7 @@ static void calibrate(void)
 		return_warm_ticks = d[50];
 		return_floor_ticks =
 		    return_warm_ticks + (uint64_t)((double)RETURN_FLOOR_NS * (double)hz / 1e9);
+		return_max_ticks = (uint64_t)((double)RETURN_MAX_NS * (double)hz / 1e9);
 	}
 	for (int k = 0; k < COLD_KINDS; k++)
 		hook_after_ns[k] = best_after[k] < 0 ? 0 : best_after[k] * 1e9 / (double)hz;
