@@ -1390,6 +1390,7 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
  * ratio estimator's spread over pieces (each piece a cluster). */
 typedef struct pair_sums {
 	double dv, dt;          /* summed over pieces */
+	double dv_lo, dv_hi;    /* span_accumulate: what the points allow dv to be at least, at most */
 	double pdv, pdt;        /* the current piece's */
 	double q1, q2, q3;      /* sums of pdv^2, pdv*pdt, pdt^2 over pieces */
 	unsigned long pairs, n; /* pairs, pieces with a pair */
@@ -1420,6 +1421,231 @@ static int series_value_at(const ingest__trace *t, const ingest__thread *th, siz
 		return 0;
 	}
 	return id < 0 ? -1 : folding__sample_value(t, th, k, (uint32_t)id, v);
+}
+
+/* Counter id's value recorded at event ev itself (measured, not estimated):
+ * 0, or -1 when the event does not carry it. */
+static int event_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev, int64_t id,
+                       double *v)
+{
+	if (id < 0 || !ev->cset)
+		return -1;
+	int j = ingest__cset_find(&t->csets[ev->cset], (uint32_t)id);
+	if (j < 0)
+		return -1;
+	*v = (double)th->vals[ev->voff + (unsigned)j];
+	return 0;
+}
+
+/* Adds series s's increments between consecutive samples of one piece that
+ * lie in the same phase to ps[0..pr->nseg). Pieces whose instance got less
+ * than share_min of a CPU (share, stretched_pieces) are left out. */
+static void pair_accumulate(analyze_ctx *c, const series_work *s, const int64_t *ids, const pwlr__result *pr,
+                            const grouped *g, const align_info *ai, const double *share, double share_min,
+                            pair_sums *ps)
+{
+	memset(ps, 0, pr->nseg * sizeof *ps);
+	for (size_t i = 0; i < g->npieces; i++) {
+		const instances__instance *in = &g->pieces[i];
+		if (!in->used || in->t1 <= in->t0 || (share && share[i] < share_min))
+			continue;
+		const ingest__trace *t = c->tr[in->proc];
+		const ingest__thread *th = &t->threads[in->thread];
+		int64_t id = s->skind == FOLD__SER_COUNTER ? ids[in->proc] : -1;
+		double span = (double)(in->t1 - in->t0), v0 = 0, v1;
+		int have0 = 0;
+		for (size_t j = in->sb; j < in->se; j++) {
+			if (series_value_at(t, th, j, s, id, &v1)) {
+				have0 = 0;
+				continue;
+			}
+			if (have0 && th->smp[j].tick > th->smp[j - 1].tick) {
+				size_t p0 = pwlr__segment(
+				    pr, aligned_x(ai, in->id,
+				                  ((double)th->smp[j - 1].tick - (double)in->t0) / span));
+				size_t p1 = pwlr__segment(
+				    pr,
+				    aligned_x(ai, in->id, ((double)th->smp[j].tick - (double)in->t0) / span));
+				if (p0 == p1 && v1 >= v0) {
+					double dt =
+					    (double)(th->smp[j].tick - th->smp[j - 1].tick) * t->ns_per_tick;
+					ps[p0].pdv += v1 - v0;
+					ps[p0].pdt += dt;
+					ps[p0].dv += v1 - v0;
+					ps[p0].dt += dt;
+					ps[p0].pairs++;
+				}
+			}
+			v0 = v1;
+			have0 = 1;
+		}
+		pair_close_piece(ps, pr->nseg);
+	}
+}
+
+/* Adds each whole instance's own increment of series s (r's series k) over
+ * each phase to ps[0..pr->nseg): its value and wall time at the phase's two
+ * bounds, between its own consecutive points (its enter and exit values,
+ * which the events carry, its samples, and a waited sample's value at its
+ * timer's deadline too, where nothing ran since), in the aligned instance
+ * coordinate the bounds are in. At a bound between a phase of the mask
+ * `target` and one outside it, the part of the points' gap on the other
+ * side runs at that phase's rate (the fit places the switch there; linear
+ * interpolation across it would give the target half the other phase's
+ * rate over the gap); elsewhere the value is linear between the points.
+ * Either way it lies between the two points' values, which the counter,
+ * only rising, allows (dv_lo, dv_hi). A pair there counts an instance.
+ * Instances without measured enter and exit values, pieces of instances
+ * and instances that got less than share_min of a CPU are left out. */
+static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k, unsigned long target,
+                           const series_work *s, const int64_t *ids, const pwlr__result *pr, const grouped *g,
+                           const align_info *ai, const double *share, double share_min, pair_sums *ps)
+{
+	memset(ps, 0, pr->nseg * sizeof *ps);
+	size_t cap = 0;
+	double *pu = NULL, *pt = NULL, *pv = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < g->npieces && !rc; i++) {
+		const instances__instance *in = &g->pieces[i];
+		if (!in->used || in->t1 <= in->t0 || (share && share[i] < share_min))
+			continue;
+		const ingest__trace *t = c->tr[in->proc];
+		const ingest__thread *th = &t->threads[in->thread];
+		int64_t id = s->skind == FOLD__SER_COUNTER ? ids[in->proc] : -1;
+		const ingest__event *en = &th->ev[in->ev_enter], *ex = &th->ev[in->ev_exit];
+		double v0, v1;
+		if (en->tick != in->t0 || ex->tick != in->t1 || event_value(t, th, en, id, &v0) ||
+		    event_value(t, th, ex, id, &v1) || v1 < v0)
+			continue;
+		size_t need = 2 * (in->se - in->sb) + 2, n = 0;
+		if (need > cap) {
+			double *a = realloc(pu, need * sizeof *a),
+			       *b = a ? realloc(pt, need * sizeof *b) : NULL,
+			       *d = b ? realloc(pv, need * sizeof *d) : NULL;
+			pu = a ? a : pu;
+			pt = b ? b : pt;
+			pv = d ? d : pv;
+			if (!d) {
+				rc = -ENOMEM;
+				break;
+			}
+			cap = need;
+		}
+		double span = (double)(in->t1 - in->t0), last = v0;
+		pu[n] = aligned_x(ai, in->id, 0);
+		pt[n] = 0;
+		pv[n++] = v0;
+		for (size_t j = in->sb; j < in->se; j++) {
+			double v;
+			if (series_value_at(t, th, j, s, id, &v) || v < last || v > v1)
+				continue;
+			double tj = (double)(th->smp[j].tick - in->t0);
+			if (th->waited_ns && th->waited_ns[j] && t->ns_per_tick > 0) {
+				double tw = tj - (double)th->waited_ns[j] / t->ns_per_tick;
+				if (tw > pt[n - 1]) {
+					pu[n] = aligned_x(ai, in->id, tw / span);
+					pt[n] = tw;
+					pv[n++] = v;
+				}
+			}
+			if (tj > pt[n - 1] && tj < span) {
+				pu[n] = aligned_x(ai, in->id, tj / span);
+				pt[n] = tj;
+				pv[n++] = v;
+				last = v;
+			}
+		}
+		pu[n] = aligned_x(ai, in->id, 1);
+		pt[n] = span;
+		pv[n++] = v1;
+		/* the value and time at u, linear between the points around it;
+		 * the counter only rises, so at u it is at least the point's before
+		 * and at most the point's after */
+		double ta = 0, va = v0, va_lo = v0, va_hi = v0;
+		size_t j = 0;
+		for (size_t p = 0; p < pr->nseg; p++) {
+			double ub = pr->bounds[p + 1], tb, vb, vb_lo, vb_hi;
+			while (j + 1 < n && pu[j + 1] < ub)
+				j++;
+			if (j + 1 >= n || p + 1 == pr->nseg) {
+				tb = pt[n - 1];
+				vb = vb_lo = vb_hi = pv[n - 1];
+			} else {
+				double f = pu[j + 1] > pu[j] ? (ub - pu[j]) / (pu[j + 1] - pu[j]) : 1;
+				f = f < 0 ? 0 : f > 1 ? 1 : f;
+				tb = pt[j] + f * (pt[j + 1] - pt[j]);
+				vb = pv[j] + f * (pv[j + 1] - pv[j]);
+				int left = p < 8 * sizeof target && (target >> p & 1);
+				int right = p + 1 < 8 * sizeof target && (target >> (p + 1) & 1);
+				const fold_phase_result *side = left && !right   ? &r->phases[p + 1]
+				                                : right && !left ? &r->phases[p]
+				                                                 : NULL;
+				if (side && k < side->nrates && isfinite(side->rates[k])) {
+					double per_tick = side->rates[k] * 1e-9 * t->ns_per_tick;
+					vb = right ? pv[j] + per_tick * (tb - pt[j])
+					           : pv[j + 1] - per_tick * (pt[j + 1] - tb);
+					vb = fmin(fmax(vb, pv[j]), pv[j + 1]);
+				}
+				vb_lo = f > 0 ? pv[j] : vb;
+				vb_hi = f < 1 ? pv[j + 1] : vb;
+			}
+			if (tb > ta) {
+				double dt = (tb - ta) * t->ns_per_tick;
+				ps[p].pdv += vb - va;
+				ps[p].pdt += dt;
+				ps[p].dv += vb - va;
+				ps[p].dt += dt;
+				ps[p].dv_lo += fmax(0, vb_lo - va_hi);
+				ps[p].dv_hi += vb_hi - va_lo;
+				ps[p].pairs++;
+			}
+			ta = tb;
+			va = vb;
+			va_lo = vb_lo;
+			va_hi = vb_hi;
+		}
+		pair_close_piece(ps, pr->nseg);
+	}
+	free(pu);
+	free(pt);
+	free(pv);
+	return rc;
+}
+
+/* Phase p's rate of series k from its pair sums q (events or CPU time over
+ * wall time) and, with the pieces as clusters, the ratio's 90% interval;
+ * NaN (no data) with fewer than FOLD__MIN_SAMPLE_PAIRS pairs. */
+static void pair_rate(fold_region_result *r, size_t k, const series_work *s, size_t p, const pair_sums *q)
+{
+	fold_phase_result *ph = &r->phases[p];
+	if (k >= ph->nrates)
+		return;
+	double unit = s->skind == FOLD__SER_COUNTER ? 1e9 : 1.0;
+	double max = series_max(s->skind, r->series[k].name);
+	double rate = NAN, lo = NAN, hi = NAN;
+	if (q->pairs >= FOLD__MIN_SAMPLE_PAIRS && q->dt > 0) {
+		double R = q->dv / q->dt;
+		rate = R * unit;
+		if (q->n >= 2) {
+			double ss = q->q1 - 2 * R * q->q2 + R * R * q->q3;
+			double se = sqrt(fmax(ss, 0) * (double)q->n / (double)(q->n - 1)) / q->dt;
+			lo = clamp_rate((R - 1.645 * se) * unit, max);
+			hi = clamp_rate((R + 1.645 * se) * unit, max);
+		}
+		rate = clamp_rate(rate, max);
+	}
+	/* span_accumulate's bounds: the interval holds what the points allow */
+	if (isfinite(rate) && q->dv_hi > 0) {
+		double blo = clamp_rate(q->dv_lo / q->dt * unit, max),
+		       bhi = clamp_rate(q->dv_hi / q->dt * unit, max);
+		lo = isfinite(lo) ? fmin(lo, blo) : blo;
+		hi = isfinite(hi) ? fmax(hi, bhi) : bhi;
+	}
+	ph->rates[k] = rate;
+	if (k < ph->nrate_ci) {
+		ph->rate_lo[k] = lo;
+		ph->rate_hi[k] = hi;
+	}
 }
 
 /* Series k's curve as the steps of its phase rates (and their intervals)
@@ -1552,71 +1778,10 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
 		const char *name = r->series[k].name; /* sw[k].name moved there */
 		if (!name || (s->skind == FOLD__SER_COUNTER && !counter_ids(c, name, ids)))
 			continue;
-		memset(ps, 0, pr->nseg * sizeof *ps);
-		for (size_t i = 0; i < g->npieces; i++) {
-			const instances__instance *in = &g->pieces[i];
-			if (!in->used || in->t1 <= in->t0 || (share && share[i] < share_min))
-				continue;
-			const ingest__trace *t = c->tr[in->proc];
-			const ingest__thread *th = &t->threads[in->thread];
-			int64_t id = s->skind == FOLD__SER_COUNTER ? ids[in->proc] : -1;
-			double span = (double)(in->t1 - in->t0), v0 = 0, v1;
-			int have0 = 0;
-			for (size_t j = in->sb; j < in->se; j++) {
-				if (series_value_at(t, th, j, s, id, &v1)) {
-					have0 = 0;
-					continue;
-				}
-				if (have0 && th->smp[j].tick > th->smp[j - 1].tick) {
-					size_t p0 = pwlr__segment(
-					    pr,
-					    aligned_x(ai, in->id,
-					              ((double)th->smp[j - 1].tick - (double)in->t0) / span));
-					size_t p1 = pwlr__segment(
-					    pr, aligned_x(ai, in->id,
-					                  ((double)th->smp[j].tick - (double)in->t0) / span));
-					if (p0 == p1 && v1 >= v0) {
-						ps[p0].pdv += v1 - v0;
-						ps[p0].pdt +=
-						    (double)(th->smp[j].tick - th->smp[j - 1].tick) *
-						    t->ns_per_tick;
-						ps[p0].dv += v1 - v0;
-						ps[p0].dt += (double)(th->smp[j].tick - th->smp[j - 1].tick) *
-						             t->ns_per_tick;
-						ps[p0].pairs++;
-					}
-				}
-				v0 = v1;
-				have0 = 1;
-			}
-			pair_close_piece(ps, pr->nseg);
-		}
-		double unit = s->skind == FOLD__SER_COUNTER ? 1e9 : 1.0;
-		double max = series_max(s->skind, r->series[k].name);
-		for (size_t p = 0; p < r->nphases; p++) {
-			fold_phase_result *ph = &r->phases[p];
-			if (ph->gradual || k >= ph->nrates)
-				continue;
-			const pair_sums *q = &ps[p];
-			double rate = NAN, lo = NAN, hi = NAN;
-			if (q->pairs >= FOLD__MIN_SAMPLE_PAIRS && q->dt > 0) {
-				double R = q->dv / q->dt;
-				rate = R * unit;
-				if (q->n >= 2) {
-					double ss = q->q1 - 2 * R * q->q2 + R * R * q->q3;
-					double se =
-					    sqrt(fmax(ss, 0) * (double)q->n / (double)(q->n - 1)) / q->dt;
-					lo = clamp_rate((R - 1.645 * se) * unit, max);
-					hi = clamp_rate((R + 1.645 * se) * unit, max);
-				}
-				rate = clamp_rate(rate, max);
-			}
-			ph->rates[k] = rate;
-			if (k < ph->nrate_ci) {
-				ph->rate_lo[k] = lo;
-				ph->rate_hi[k] = hi;
-			}
-		}
+		pair_accumulate(c, s, ids, pr, g, ai, share, share_min, ps);
+		for (size_t p = 0; p < r->nphases; p++)
+			if (!r->phases[p].gradual)
+				pair_rate(r, k, s, p, &ps[p]);
 		step_curve(r, k, pr);
 		util_buf_printf(&which, "%s%s", which.len ? ", " : "", name);
 	}
@@ -1625,6 +1790,80 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
 	               "%s: boundary values estimated; phase rates from consecutive samples of one instance "
 	               "(at least %d per phase)",
 	               which.oom ? "?" : which.data, FOLD__MIN_SAMPLE_PAIRS))
+		rc = -ENOMEM;
+	util_buf_free(&which);
+	free(ids);
+	free(ps);
+	free(share);
+	return rc;
+}
+
+/* A series measured at enter and exit whose fitted rate over a phase is at
+ * its physical bound (0, or its maximum such as one CPU) without the
+ * instances showing it: the fit mixes instances whose points disagree (a
+ * preemption that splits one instance's work at one place and another's
+ * elsewhere), and a slope it bounds or clamps there says nothing of the
+ * rate. MPI_Waitall under load read TASK-CLOCK 0/s [0, 0] over a phase
+ * where 38 of its samples found the thread running; a synthetic region
+ * preempted near its end read 0/s where it ran 3.7% of the time. Such a
+ * phase takes its rate from what each instance measures over it (its
+ * counter and wall time at the phase's bounds, between its own points,
+ * span_accumulate), with the instances as clusters for the 90% interval;
+ * the curve there is that rate and its band that interval. A phase
+ * fewer than FOLD__MIN_SAMPLE_PAIRS instances measure keeps the fit's. */
+static int stage_bound_rates(analyze_ctx *c, fold_region_result *r, const series_work *sw, size_t nsw,
+                             const pwlr__result *pr, const grouped *g, const align_info *ai)
+{
+	int64_t *ids = NULL;
+	pair_sums *ps = NULL;
+	double *share = NULL, share_min = 0;
+	util_buf which;
+	util_buf_init(&which);
+	int rc = 0, started = 0;
+	for (size_t k = 0; k < nsw && k < r->nseries && !rc; k++) {
+		const series_work *s = &sw[k];
+		if (s->skind != FOLD__SER_COUNTER || 2 * s->f.nexact < s->f.ninst)
+			continue;
+		double max = series_max(s->skind, r->series[k].name);
+		unsigned long at_bound = 0;
+		for (size_t p = 0; p < r->nphases && p < 8 * sizeof at_bound; p++) {
+			const fold_phase_result *ph = &r->phases[p];
+			if (!ph->gradual && k < ph->nrates && isfinite(ph->rates[k]) &&
+			    (ph->rates[k] <= 0 || ph->rates[k] >= max))
+				at_bound |= 1ul << p;
+		}
+		const char *name = r->series[k].name;
+		if (!at_bound || !name)
+			continue;
+		if (!started) {
+			started = 1;
+			ids = malloc((c->ntr + 1) * sizeof *ids);
+			ps = malloc(pr->nseg * sizeof *ps);
+			if (!ids || !ps || (rc = stretched_pieces(c, g, &share, &share_min))) {
+				rc = rc ? rc : -ENOMEM;
+				break;
+			}
+		}
+		if (!counter_ids(c, name, ids))
+			continue;
+		if ((rc = span_accumulate(c, r, k, at_bound, s, ids, pr, g, ai, share, share_min, ps)))
+			break;
+		unsigned long redone = 0;
+		for (size_t p = 0; p < r->nphases && p < 8 * sizeof at_bound; p++) {
+			if (!(at_bound >> p & 1) || ps[p].pairs < FOLD__MIN_SAMPLE_PAIRS || !(ps[p].dt > 0))
+				continue;
+			pair_rate(r, k, s, p, &ps[p]);
+			redone |= 1ul << p;
+			util_buf_printf(&which, "%s%s phase %zu", which.len ? ", " : "", name, p + 1);
+		}
+		if (redone)
+			withheld_steps(r, k, redone, pr);
+	}
+	if (!rc && which.len &&
+	    fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "rates.at_bound_from_instances",
+	               "%s: the fit's rate sat at its physical bound; rate from each instance's own values "
+	               "at the phase's bounds",
+	               which.oom ? "?" : which.data))
 		rc = -ENOMEM;
 	util_buf_free(&which);
 	free(ids);
@@ -1934,6 +2173,7 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	    (rc = stage_build_phases(c, r, sw, nsw, &pr, pw, &gr, &ai)) ||
 	    (rc = stage_uncertainty(c, r, sw, nsw, ps, nps, &po, &pr, pw, A)) ||
 	    (rc = stage_sampled_rates(c, r, sw, nsw, &pr, &gr, &ai)) ||
+	    (rc = stage_bound_rates(c, r, sw, nsw, &pr, &gr, &ai)) ||
 	    (rc = stage_sparse_steps(r, sw, nsw, &pr, r->groups[r->selected_group].cpu_share)) ||
 	    (rc = models__apply(c->models, r)) ||
 	    (rc = attribution__region(c->attrib, c->tr, gr.pieces, gr.npieces, r)))

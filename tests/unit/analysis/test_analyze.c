@@ -1494,6 +1494,74 @@ static void test_deferred_samples_mark_the_wait(void **state)
 	fold_analysis_free(a);
 }
 
+/* A region preempted near the end of its work (MPI_Waitall under load): the
+ * folded points of the phase after the preemption's start mix instances
+ * whose counters are flat there with the few that still run, and the fit's
+ * slope over it sat at 0 ("TASK-CLOCK 0/s [0, 0]" over a phase where the
+ * thread ran 4% of the time). The phase's rate comes from each instance's
+ * own values at its bounds instead, and its interval holds what the points
+ * allow. */
+static void test_rate_at_bound_from_the_instances(void **state)
+{
+	(void)state;
+	for (unsigned seed = 0; seed < 3; seed++) {
+		synth_config c;
+		synth_config_init(&c);
+		c.instances = 400;
+		c.nphases = 1;
+		c.bounds[1] = 1;
+		c.cpu[0] = 1.0;
+		c.counters[0].rate[0] = 1e9;
+		double active = 3.6e6, at = 0.957;
+		c.groups[0] = (synth_group){active, 1, 1};
+		c.preempt = 1.0;
+		c.preempt_fixed = 1;
+		c.preempt_mean_ns = 4e6;
+		c.preempt_at = at;
+		c.noise = 0.05;
+		c.period_ns = 1e6;
+		c.sample_jitter = 0.5;
+		c.sample_cost_ns = 12e3;
+		c.sample_handler_ns = 6e3;
+		c.sample_lag_ns = 1e3;
+		c.sample_after_ns = 1e3;
+		c.sample_delivery_recorded = 1;
+		c.sample_deferred = 1;
+		c.cpu_clock_counter = 1;
+		c.seed = 88 + seed;
+		fold_analysis *a = fold_synth(&c, 0);
+		const fold_region_result *r = region(a, "iteration");
+		assert_true(r->folded);
+		const fold_phase_result *last = &r->phases[r->nphases - 1];
+		size_t k = 0;
+		while (k < last->nrates && strcmp(last->rate_names[k], "perf::TASK-CLOCK"))
+			k++;
+		assert_true(k < last->nrates && k < last->nrate_ci);
+		/* what the program ran in the last phase, per instance of the
+		 * folded (compensated) duration: all its work after the phase's
+		 * start */
+		double d = r->folded_mean_duration_ns, start = last->start;
+		double before = fmin(start * d, at * active);
+		double truth = (active - before) / ((1 - start) * d) * 1e9;
+		double rate = last->rates[k], lo = last->rate_lo[k], hi = last->rate_hi[k];
+		int redone = 0;
+		for (size_t i = 0; i < r->nfit_params; i++)
+			redone |= !strcmp(r->fit_params[i].key, "rates.at_bound_from_instances");
+		print_message(
+		    "seed %u: last phase [%.3f, 1] TASK-CLOCK %.4g/s [%.4g, %.4g], truth %.4g/s%s\n", seed,
+		    start, rate, lo, hi, truth, redone ? " (from the instances)" : "");
+		assert_true(start > 0.4 && start < at * active / d + 0.02);
+		assert_true(rate > 0);
+		assert_true(lo <= rate && rate <= hi);
+		assert_true(lo <= truth && truth <= hi);
+		assert_true(hi < 0.3e9);
+		/* the gap around the phase's start runs at the phase before's
+		 * rate up to it, not half of it (linear: 8.1e7 against 4.1e7) */
+		assert_true(fabs(rate / truth - 1) < 0.15);
+		fold_analysis_free(a);
+	}
+}
+
 static void test_measured_delivery_places_samples(void **state)
 {
 	(void)state;
@@ -2557,6 +2625,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_measured_delivery_places_samples, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_deferred_samples_mark_the_wait, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rate_at_bound_from_the_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_onset_before_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
