@@ -59,6 +59,18 @@ unsigned long long fold_tsc_n_tWAXPY, fold_tsc_n_tDOT, fold_tsc_n_tMATVEC, fold_
 unsigned long long fold_tsc_call_tWAXPY, fold_tsc_call_tDOT, fold_tsc_call_tMATVEC;
 unsigned long long fold_tsc_call_n_tWAXPY, fold_tsc_call_n_tDOT, fold_tsc_call_n_tMATVEC;
 
+/* NAME.RANK.txt in the working directory, opened for writing (rank 0
+ * outside MPI); NULL when it cannot be */
+static FILE *rank_file(const char *name)
+{
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (!rank)
+		rank = getenv("PMI_RANK");
+	char path[64];
+	snprintf(path, sizeof path, "%s.%d.txt", name, rank ? atoi(rank) : 0);
+	return fopen(path, "w");
+}
+
 static unsigned long long call_log[1 << 16][3];
 static unsigned call_log_n;
 void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1)
@@ -73,12 +85,7 @@ static void __attribute__((destructor)) call_log_write(void)
 {
 	if (!call_log_n)
 		return;
-	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-	if (!rank)
-		rank = getenv("PMI_RANK");
-	char path[64];
-	snprintf(path, sizeof path, "fold_calls.%d.txt", rank ? atoi(rank) : 0);
-	FILE *f = fopen(path, "w");
+	FILE *f = rank_file("fold_calls");
 	if (!f)
 		return;
 	for (unsigned i = 0; i < call_log_n; i++)
@@ -113,12 +120,7 @@ static void __attribute__((destructor)) tsc_write(void)
 	if (s <= 0 || !ticks)
 		return;
 	double hz = (double)ticks / s;
-	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-	if (!rank)
-		rank = getenv("PMI_RANK");
-	char path[64];
-	snprintf(path, sizeof path, "fold_tsc.%d.txt", rank ? atoi(rank) : 0);
-	FILE *f = fopen(path, "w");
+	FILE *f = rank_file("fold_tsc");
 	if (!f)
 		return;
 	fprintf(f, "tsc_hz %.1f\n", hz);

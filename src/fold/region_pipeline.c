@@ -1396,6 +1396,16 @@ typedef struct pair_sums {
 	unsigned long pairs, n; /* pairs, pieces with a pair */
 } pair_sums;
 
+/* One increment dv over wall time dt of the current piece. */
+static void pair_add(pair_sums *q, double dv, double dt)
+{
+	q->pdv += dv;
+	q->pdt += dt;
+	q->dv += dv;
+	q->dt += dt;
+	q->pairs++;
+}
+
 static void pair_close_piece(pair_sums *ps, size_t nseg)
 {
 	for (size_t p = 0; p < nseg; p++) {
@@ -1466,15 +1476,10 @@ static void pair_accumulate(analyze_ctx *c, const series_work *s, const int64_t 
 				size_t p1 = pwlr__segment(
 				    pr,
 				    aligned_x(ai, in->id, ((double)th->smp[j].tick - (double)in->t0) / span));
-				if (p0 == p1 && v1 >= v0) {
-					double dt =
-					    (double)(th->smp[j].tick - th->smp[j - 1].tick) * t->ns_per_tick;
-					ps[p0].pdv += v1 - v0;
-					ps[p0].pdt += dt;
-					ps[p0].dv += v1 - v0;
-					ps[p0].dt += dt;
-					ps[p0].pairs++;
-				}
+				if (p0 == p1 && v1 >= v0)
+					pair_add(&ps[p0], v1 - v0,
+					         (double)(th->smp[j].tick - th->smp[j - 1].tick) *
+					             t->ns_per_tick);
 			}
 			v0 = v1;
 			have0 = 1;
@@ -1590,14 +1595,9 @@ static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k
 				vb_hi = f < 1 ? pv[j + 1] : vb;
 			}
 			if (tb > ta) {
-				double dt = (tb - ta) * t->ns_per_tick;
-				ps[p].pdv += vb - va;
-				ps[p].pdt += dt;
-				ps[p].dv += vb - va;
-				ps[p].dt += dt;
+				pair_add(&ps[p], vb - va, (tb - ta) * t->ns_per_tick);
 				ps[p].dv_lo += fmax(0, vb_lo - va_hi);
 				ps[p].dv_hi += vb_hi - va_lo;
-				ps[p].pairs++;
 			}
 			ta = tb;
 			va = vb;
