@@ -463,8 +463,8 @@ def check_timers(run, doc, d):
         # VM stop, a preemption, or a signal there (a sample of fold's own,
         # recorded in the caller, whose cost fold reports apart); judged
         # without those calls' stops when they alone make it fail. They
-        # come more often than a random stop of the VM would (about 4 in
-        # 1200 calls of a 64^3 run), and not all of them have a sample:
+        # come more often than a random stop of the VM would (1 to 4 in
+        # 1200 calls of a 64^3 run), with fold's sampling off too:
         # docs/validation.md, "The cold return, and the reference's own reads"
         if stop and stop[0][0] and not ok and err < 0 and tol > 0:
             n_stop, stop_ns = stop[0]
