@@ -30,16 +30,23 @@ static int value_at(const ingest__trace *t, const ingest__thread *th, size_t k, 
 	return folding__sample_value(t, th, k, id, v);
 }
 
+int folding__event_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                         uint32_t id, double *v)
+{
+	if (!ev->cset)
+		return -1;
+	int j = ingest__cset_find(&t->csets[ev->cset], id);
+	if (j < 0)
+		return -1;
+	*v = (double)th->vals[ev->voff + (unsigned)j];
+	return 0;
+}
+
 int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
                             uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v)
 {
-	if (!cpu && ev->cset) {
-		int j = ingest__cset_find(&t->csets[ev->cset], id);
-		if (j >= 0) {
-			*v = (double)th->vals[ev->voff + (unsigned)j];
-			return 0;
-		}
-	}
+	if (!cpu && folding__event_value(t, th, ev, id, v) == 0)
+		return 0;
 	/* Not measured at the boundary: estimate it from the instance's own
 	 * samples only. A neighbour's samples are never interpolated across the
 	 * boundary (a neighbour's page faults would leak into the instance);

@@ -71,6 +71,11 @@ void folding__folded_free(folding__folded *f);
 /* Value of counter id at sample k of thread th, or -1 when absent. */
 int folding__sample_value(const ingest__trace *t, const ingest__thread *th, size_t k, uint32_t id, double *v);
 
+/* Value of counter id recorded at event ev itself (measured, not
+ * estimated), or -1 when the event does not carry it. */
+int folding__event_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
+                         uint32_t id, double *v);
+
 /* Counter value at an instance boundary (ev = its enter or exit event,
  * [sb, se) its samples). Exact when the event carries the counter; else
  * estimated from the instance's own samples (see the invariants). Returns 0

@@ -1433,20 +1433,6 @@ static int series_value_at(const ingest__trace *t, const ingest__thread *th, siz
 	return id < 0 ? -1 : folding__sample_value(t, th, k, (uint32_t)id, v);
 }
 
-/* Counter id's value recorded at event ev itself (measured, not estimated):
- * 0, or -1 when the event does not carry it. */
-static int event_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev, int64_t id,
-                       double *v)
-{
-	if (id < 0 || !ev->cset)
-		return -1;
-	int j = ingest__cset_find(&t->csets[ev->cset], (uint32_t)id);
-	if (j < 0)
-		return -1;
-	*v = (double)th->vals[ev->voff + (unsigned)j];
-	return 0;
-}
-
 /* Adds series s's increments between consecutive samples of one piece that
  * lie in the same phase to ps[0..pr->nseg). Pieces whose instance got less
  * than share_min of a CPU (share, stretched_pieces) are left out. */
@@ -1519,8 +1505,9 @@ static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k
 		int64_t id = s->skind == FOLD__SER_COUNTER ? ids[in->proc] : -1;
 		const ingest__event *en = &th->ev[in->ev_enter], *ex = &th->ev[in->ev_exit];
 		double v0, v1;
-		if (en->tick != in->t0 || ex->tick != in->t1 || event_value(t, th, en, id, &v0) ||
-		    event_value(t, th, ex, id, &v1) || v1 < v0)
+		if (id < 0 || en->tick != in->t0 || ex->tick != in->t1 ||
+		    folding__event_value(t, th, en, (uint32_t)id, &v0) ||
+		    folding__event_value(t, th, ex, (uint32_t)id, &v1) || v1 < v0)
 			continue;
 		size_t need = 2 * (in->se - in->sb) + 2, n = 0;
 		if (need > cap) {
