@@ -36,6 +36,17 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+for app in $apps; do
+	case $app in miniFE | miniMD | XSBench | CloverLeaf_ref) ;;
+	*) echo "run.sh: --apps: unknown app '$app' (expected some of: miniFE miniMD XSBench CloverLeaf_ref)" >&2; exit 2 ;;
+	esac
+done
+for m in $modes; do
+	case $m in default | step | cyg | mpi2 | omp2 | perf | exact) ;;
+	*) echo "run.sh: --modes: unknown mode '$m' (expected some of: default step cyg mpi2 omp2 perf exact)" >&2; exit 2 ;;
+	esac
+done
+
 if [ -z "${FOLD_PROXY_APPS:-}" ]; then
 	echo "SKIP: FOLD_PROXY_APPS is not set; it names a directory holding the proxy apps' sources" \
 	     "(miniFE miniMD XSBench CloverLeaf_ref; how to get them: bench/validation/README.md)"
