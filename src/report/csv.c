@@ -224,7 +224,8 @@ static void profile_table(util_buf *b, const fold_analysis *a)
 	 * (empty when not throttled or no sample holds the function) is the
 	 * whole run's inclusive time from the samples */
 	util_buf_puts(b, "region,kind,calls,inclusive_ns,exclusive_ns,min_ns,mean_ns,max_ns,threads,"
-	                 "throttled,estimated_inclusive_ns,estimated_from_samples\r\n");
+	                 "throttled,estimated_inclusive_ns,estimated_from_samples,hooks_ns,"
+	                 "nested_overhead_ns\r\n");
 	for (size_t i = 0; i < a->nprofile; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		str(b, e->name);
@@ -245,6 +246,10 @@ static void profile_table(util_buf *b, const fold_analysis *a)
 		} else {
 			util_buf_puts(b, ",");
 		}
+		sep(b);
+		num(b, e->hooks_ns);
+		sep(b);
+		num(b, e->nested_overhead_ns);
 		eol(b);
 	}
 }

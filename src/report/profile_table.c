@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "names.h"
+#include "profile_cost.h"
 #include "report.h"
 #include "report_text.h"
 #include "run_end.h"
@@ -30,6 +31,16 @@ static void put_ns_mark(FILE *o, double ns, char mark)
 static void put_ns(FILE *o, double ns)
 {
 	put_ns_mark(o, ns, ' ');
+}
+
+/* fold's cost in a row's calls (profile_cost.h), blank where there is none. */
+static void put_cost(FILE *o, const fold_profile_entry *p)
+{
+	double c = report_profile_cost_ns(p);
+	if (c > 0)
+		put_ns(o, c);
+	else
+		fprintf(o, " %11s", "-");
 }
 
 /* Under the table: what the marks of throttled rows mean. */
@@ -74,6 +85,34 @@ static int sampled_only(const fold_analysis *a, FILE *out, unsigned width)
 	return rc ? rc : ferror(out) ? -EIO : 0;
 }
 
+/* Under a table of calls that held fold's cost: what it is, or that the
+ * width left its column out (shown: 0), wrapped to the width. */
+static int cost_note(FILE *out, unsigned width, int shown)
+{
+	util_buf b;
+	util_buf_init(&b);
+	term t = {&b, width < 60 ? 60 : width, 0, 0};
+	if (shown)
+		term_wrapped(&t,
+		             "fold cost: fold's own measured work inside the calls (their hooks, "
+		             "nested calls' hooks, trace writing), taken out of the times. A timer "
+		             "the program keeps right around the calls holds inclusive + fold cost, "
+		             "and the calls' entries before their hooks (10-60 ns per call after a "
+		             "kernel that evicted the caches).",
+		             2);
+	else
+		term_wrapped(&t,
+		             "fold's own measured work inside the calls is taken out of the times; "
+		             "74 columns or more (COLUMNS) show it per row as \"fold cost\".",
+		             2);
+	term_newline(&t);
+	int rc = b.oom ? -ENOMEM : 0;
+	if (!rc && b.len && fwrite(b.data, 1, b.len, out) != b.len)
+		rc = -EIO;
+	util_buf_free(&b);
+	return rc;
+}
+
 /* A cut or crashed run is said first, as in the summary. */
 static int run_end_line(const fold_analysis *a, FILE *out, unsigned width)
 {
@@ -99,10 +138,16 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 		return rc;
 	if (!a->nprofile)
 		return sampled_only(a, out, width);
-	/* The numbers take 46 columns; the name the rest (at least 16). */
-	unsigned name_cols = width > 46 + 16 ? width - 46 : 16;
-	fprintf(out, "%-*s %9s %11s %11s %11s\n", (int)name_cols, "region", "calls", "inclusive", "exclusive",
-	        "mean/call");
+	/* The numbers take 46 columns, 58 with fold's cost, which a narrower
+	 * width leaves out; the name the rest (at least 16). */
+	int has_cost = report_profile_has_cost(a);
+	int cost = has_cost && width >= 58 + 16;
+	unsigned num_cols = cost ? 58 : 46;
+	unsigned name_cols = width > num_cols + 16 ? width - num_cols : 16;
+	fprintf(out, "%-*s %9s %11s", (int)name_cols, "region", "calls", "inclusive");
+	if (cost)
+		fprintf(out, " %11s", "fold cost");
+	fprintf(out, " %11s %11s\n", "exclusive", "mean/call");
 	util_buf name;
 	util_buf_init(&name);
 	for (size_t i = 0; i < a->nprofile; i++) {
@@ -125,17 +170,23 @@ int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
 				put_ns_mark(out, p->est_inclusive_ns, '~');
 			else
 				put_ns_mark(out, p->inclusive_ns, '>');
+			if (cost)
+				put_cost(out, p);
 			put_ns_mark(out, p->exclusive_ns, '>');
 		} else {
 			fprintf(out, "%*s %9lu", (int)(name_cols - cols), "", p->calls);
 			put_ns(out, p->inclusive_ns);
+			if (cost)
+				put_cost(out, p);
 			put_ns(out, p->exclusive_ns);
 		}
 		put_ns(out, p->mean_ns);
 		fputc('\n', out);
 	}
 	throttled_notes(a, out);
-	rc = name.oom ? -ENOMEM : ferror(out) ? -EIO : 0;
+	rc = has_cost ? cost_note(out, width, cost) : 0;
+	if (!rc)
+		rc = name.oom ? -ENOMEM : ferror(out) ? -EIO : 0;
 	util_buf_free(&name);
 	return rc;
 }
