@@ -784,11 +784,13 @@ void report_html_region(html_ctx *h, size_t ri)
 	                fold_region_kind_label(r->kind),
 	                r->folded ? "<span class=\"pill ok\">folded</span>"
 	                          : "<span class=\"pill no\">not folded</span>");
-	util_buf_printf(
-	    h->b,
-	    "<p class=\"sub\">%lu instances (%lu folded) &middot; total %s &middot; mean %s &middot; "
-	    "%lu samples (%lu folded)",
-	    r->instances, r->instances_used, tot, mean, r->samples, r->samples_folded);
+	/* a region that was not folded has usable instances and samples in
+	 * them, none folded */
+	util_buf_printf(h->b,
+	                "<p class=\"sub\">%lu instances (%lu %s) &middot; total %s &middot; mean %s &middot; "
+	                "%lu samples (%lu %s)",
+	                r->instances, r->instances_used, r->folded ? "folded" : "usable", tot, mean,
+	                r->samples, r->samples_folded, r->folded ? "folded" : "in them");
 	if (r->fit_method) {
 		util_buf_puts(h->b, " &middot; fit ");
 		report_html_text(h, r->fit_method);

@@ -109,6 +109,18 @@ mpi)
 		--expect "Imbalance" --expect "computation (outside MPI)" --expect "rank 1" --expect "application" \
 		>chromium.txt 2>&1 || { rc=$?; cat chromium.txt; [ $rc -eq 77 ] || fail "the HTML report: see above"; }
 	grep -q '<td class="slowest"><b>rank 1</b></td>' mpi.html || fail "the report does not name rank 1 slowest"
+	# a region that was not folded does not say its instances were folded
+	"$PYTHON" - mpi.html <<'PY' || fail "the HTML report: see above"
+import re, sys
+html = open(sys.argv[1]).read()
+sections = re.findall(r'<section class="region".*?</h2>\s*<p class="sub">([^<]*)', html, re.S)
+heads = re.findall(r'<section class="region".*?</h2>', html, re.S)
+bad = [sub for head, sub in zip(heads, sections) if "not folded" in head and re.search(r"\([1-9][0-9]* folded\)", sub)]
+if not sections or bad:
+    sys.exit("not-folded regions whose line says folded: %r (of %d regions)" % (bad[:3], len(sections)))
+if not any("not folded" in h for h in heads):
+    sys.exit("no region that was not folded to check")
+PY
 	;;
 openmp)
 	# examples/openmp_stencil: a balanced parallel for, then a region whose
