@@ -31,6 +31,7 @@
 #include "folding.h"
 #include "grouping.h"
 #include "kriging.h"
+#include "phase_split.h"
 #include "pwlr.h"
 #include "uncertainty.h"
 
@@ -1474,18 +1475,40 @@ static void pair_accumulate(analyze_ctx *c, const series_work *s, const int64_t 
 	}
 }
 
+/* One instance's increments of series k over each phase, from its points
+ * (pu: aligned position, pt: ticks since its enter, pv: value; n of them),
+ * added to ps as one piece's (phase_split.h): the phases outside the mask
+ * `target` run at their fitted rates, the target phases share the rest. */
+static void span_gaps(const fold_region_result *r, size_t k, unsigned long target, const pwlr__result *pr,
+                      const double *pu, const double *pt, const double *pv, size_t n, double ns_per_tick,
+                      pair_sums *ps)
+{
+	double known[FOLD_PWLR_MAX_SEGMENTS] = {0};
+	phase_split__share sh[FOLD_PWLR_MAX_SEGMENTS];
+	size_t nseg = pr->nseg < FOLD_PWLR_MAX_SEGMENTS ? pr->nseg : FOLD_PWLR_MAX_SEGMENTS;
+	for (size_t p = 0; p < nseg; p++) {
+		int outside = p >= 8 * sizeof target || !(target >> p & 1);
+		known[p] = outside && k < r->phases[p].nrates && isfinite(r->phases[p].rates[k])
+		               ? r->phases[p].rates[k] * 1e-9 * ns_per_tick
+		               : NAN;
+	}
+	phase_split__instance(pr->bounds, nseg, known, pu, pt, pv, n, sh);
+	for (size_t p = 0; p < nseg; p++) {
+		if (!(sh[p].dt > 0))
+			continue;
+		pair_add(&ps[p], sh[p].dv, sh[p].dt * ns_per_tick);
+		ps[p].dv_lo += sh[p].lo;
+		ps[p].dv_hi += sh[p].hi;
+	}
+}
+
 /* Adds each whole instance's own increment of series s (r's series k) over
  * each phase to ps[0..pr->nseg): its value and wall time at the phase's two
  * bounds, between its own consecutive points (its enter and exit values,
  * which the events carry, its samples, and a waited sample's value at its
  * timer's deadline too, where nothing ran since), in the aligned instance
- * coordinate the bounds are in. At a bound between a phase of the mask
- * `target` and one outside it, the part of the points' gap on the other
- * side runs at that phase's rate (the fit places the switch there; linear
- * interpolation across it would give the target half the other phase's
- * rate over the gap); elsewhere the value is linear between the points.
- * Either way it lies between the two points' values, which the counter,
- * only rising, allows (dv_lo, dv_hi). A pair there counts an instance.
+ * coordinate the bounds are in; each gap between them divided among the
+ * phases it overlaps (span_gaps). A pair there counts an instance.
  * Instances without measured enter and exit values, pieces of instances
  * and instances that got less than share_min of a CPU are left out. */
 static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k, unsigned long target,
@@ -1550,47 +1573,7 @@ static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k
 		pu[n] = aligned_x(ai, in->id, 1);
 		pt[n] = span;
 		pv[n++] = v1;
-		/* the value and time at u, linear between the points around it;
-		 * the counter only rises, so at u it is at least the point's before
-		 * and at most the point's after */
-		double ta = 0, va = v0, va_lo = v0, va_hi = v0;
-		size_t j = 0;
-		for (size_t p = 0; p < pr->nseg; p++) {
-			double ub = pr->bounds[p + 1], tb, vb, vb_lo, vb_hi;
-			while (j + 1 < n && pu[j + 1] < ub)
-				j++;
-			if (j + 1 >= n || p + 1 == pr->nseg) {
-				tb = pt[n - 1];
-				vb = vb_lo = vb_hi = pv[n - 1];
-			} else {
-				double f = pu[j + 1] > pu[j] ? (ub - pu[j]) / (pu[j + 1] - pu[j]) : 1;
-				f = f < 0 ? 0 : f > 1 ? 1 : f;
-				tb = pt[j] + f * (pt[j + 1] - pt[j]);
-				vb = pv[j] + f * (pv[j + 1] - pv[j]);
-				int left = p < 8 * sizeof target && (target >> p & 1);
-				int right = p + 1 < 8 * sizeof target && (target >> (p + 1) & 1);
-				const fold_phase_result *side = left && !right   ? &r->phases[p + 1]
-				                                : right && !left ? &r->phases[p]
-				                                                 : NULL;
-				if (side && k < side->nrates && isfinite(side->rates[k])) {
-					double per_tick = side->rates[k] * 1e-9 * t->ns_per_tick;
-					vb = right ? pv[j] + per_tick * (tb - pt[j])
-					           : pv[j + 1] - per_tick * (pt[j + 1] - tb);
-					vb = fmin(fmax(vb, pv[j]), pv[j + 1]);
-				}
-				vb_lo = f > 0 ? pv[j] : vb;
-				vb_hi = f < 1 ? pv[j + 1] : vb;
-			}
-			if (tb > ta) {
-				pair_add(&ps[p], vb - va, (tb - ta) * t->ns_per_tick);
-				ps[p].dv_lo += fmax(0, vb_lo - va_hi);
-				ps[p].dv_hi += vb_hi - va_lo;
-			}
-			ta = tb;
-			va = vb;
-			va_lo = vb_lo;
-			va_hi = vb_hi;
-		}
+		span_gaps(r, k, target, pr, pu, pt, pv, n, t->ns_per_tick, ps);
 		pair_close_piece(ps, pr->nseg);
 	}
 	free(pu);

@@ -1,0 +1,55 @@
+/* phase_split.c: one instance's increments of a counter over the phases of
+ * a folded region, from its own points. See phase_split.h for the
+ * invariants; region_pipeline.c (stage_bound_rates) uses it for the phases
+ * whose fitted rate sat at its physical bound. */
+#include "phase_split.h"
+
+#include <math.h>
+
+/* The phase holding x: the last whose start is at or before it. */
+static size_t phase_of(const double *bounds, size_t nseg, double x)
+{
+	size_t p = 0;
+	while (p + 1 < nseg && x >= bounds[p + 1])
+		p++;
+	return p;
+}
+
+void phase_split__instance(const double *bounds, size_t nseg, const double *known, const double *pu,
+                           const double *pt, const double *pv, size_t n, phase_split__share *out)
+{
+	for (size_t p = 0; p < nseg; p++)
+		out[p] = (phase_split__share){0, 0, 0, 0};
+	for (size_t j = 0; j + 1 < n; j++) {
+		double u0 = pu[j], u1 = pu[j + 1], gt = pt[j + 1] - pt[j], gv = pv[j + 1] - pv[j];
+		if (!(gt > 0) || !(gv >= 0))
+			continue;
+		size_t pa = phase_of(bounds, nseg, u0), pb = u1 > u0 ? phase_of(bounds, nseg, u1) : pa;
+		/* what the phases with a known rate would take of the increment,
+		 * and the time of the others */
+		double want = 0, open = 0;
+		for (size_t p = pa; p <= pb; p++) {
+			double a = fmax(bounds[p], u0), b = fmin(bounds[p + 1], u1);
+			double t = u1 > u0 ? fmax(0, b - a) / (u1 - u0) * gt : gt;
+			if (isfinite(known[p]))
+				want += fmax(0, known[p]) * t;
+			else
+				open += t;
+		}
+		/* more than the increment: the known phases share it in proportion
+		 * to what they would take; none left open: they take all of it */
+		double scale = want > gv || (!(open > 0) && want > 0) ? gv / want : 1;
+		double rest = fmax(0, gv - want * scale);
+		for (size_t p = pa; p <= pb; p++) {
+			double a = fmax(bounds[p], u0), b = fmin(bounds[p + 1], u1);
+			double t = u1 > u0 ? fmax(0, b - a) / (u1 - u0) * gt : gt;
+			if (!(t > 0))
+				continue;
+			out[p].dv += isfinite(known[p]) ? fmax(0, known[p]) * t * scale : rest * t / open;
+			out[p].dt += t;
+			out[p].hi += gv;
+			if (pa == pb)
+				out[p].lo += gv;
+		}
+	}
+}
