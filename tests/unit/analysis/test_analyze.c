@@ -1562,6 +1562,59 @@ static void test_rate_at_bound_from_the_instances(void **state)
 	}
 }
 
+/* A starved region (every instance preempted once, 5 ms on 4 ms of work:
+ * about half its time on a CPU): the instances' points disagree wherever
+ * the scheduler paused them, and the fit's slopes over the phases' interiors
+ * weighed the instances that ran there. app::work read 1.19e9 and 3.8e8/s,
+ * which sum over the phases to 5.7e8/s where the instances did 3.55e8/s,
+ * and the first above the code's own 1e9 when it runs. Its phase rates now
+ * come from the instances' own values over each phase, all of them: the
+ * table accounts for what the instances did. */
+static void test_starved_rates_from_the_instances(void **state)
+{
+	(void)state;
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		synth_config c;
+		synth_config_init(&c);
+		c.instances = 300;
+		c.bounds[1] = 0.6;
+		c.cpu[1] = 1.0;
+		c.groups[0] = (synth_group){4e6, 1, 1};
+		c.period_ns = 1e6;
+		c.preempt = 1.0;
+		c.preempt_mean_ns = 5e6;
+		c.cputime_sampling = 1;
+		c.seed = seed;
+		fold_analysis *a = fold_synth(&c, 0);
+		const fold_region_result *r = region(a, "iteration");
+		assert_true(r->folded);
+		assert_true(r->groups[r->selected_group].cpu_share < 0.6);
+		const fold_series *s = series_of(r, "app::work");
+		assert_non_null(s);
+		double sum = 0;
+		int redone = 0;
+		for (size_t i = 0; i < r->nfit_params; i++)
+			redone |= !strcmp(r->fit_params[i].key, "rates.from_instances");
+		for (size_t p = 0; p < r->nphases; p++) {
+			const fold_phase_result *ph = &r->phases[p];
+			size_t k = 0;
+			while (k < ph->nrates && strcmp(ph->rate_names[k], "app::work"))
+				k++;
+			assert_true(k < ph->nrates && k < ph->nrate_ci);
+			print_message("seed %u: [%.3f, %.3f] app::work %.4g/s [%.4g, %.4g]\n", seed,
+			              ph->start, ph->end, ph->rates[k], ph->rate_lo[k], ph->rate_hi[k]);
+			assert_true(ph->rate_lo[k] <= ph->rates[k] && ph->rates[k] <= ph->rate_hi[k]);
+			assert_true(ph->rates[k] <= 1.02e9);
+			sum += ph->rates[k] * (ph->end - ph->start);
+		}
+		print_message("seed %u: phases sum to %.4g/s, the instances did %.4g/s%s\n", seed, sum,
+		              s->mean_rate, redone ? " (rates from the instances)" : "");
+		assert_true(redone);
+		assert_true(fabs(sum / s->mean_rate - 1) < 0.03);
+		fold_analysis_free(a);
+	}
+}
+
 static void test_measured_delivery_places_samples(void **state)
 {
 	(void)state;
@@ -2626,6 +2679,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_measured_delivery_places_samples, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_deferred_samples_mark_the_wait, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rate_at_bound_from_the_instances, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_starved_rates_from_the_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_onset_before_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
