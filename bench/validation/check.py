@@ -639,6 +639,19 @@ def check_region(run, doc, r, region_total_all):
             eps = 1e-9 * abs(v)
             if v < iv[0] - eps or v > iv[1] + eps:
                 consist.append("%s: phase %d rate %.4g outside its interval [%.4g, %.4g]" % (n, k, v, iv[0], iv[1]))
+    # A gradual phase's rate is its ramp's mean: between the rates it starts
+    # and ends with (a ramp "0.48 -> 0.92" under a mean of 0.46 was the next
+    # phase's rate given as its end).
+    for k, p in enumerate(phases):
+        if not p.get("gradual"):
+            continue
+        for n, v in (p.get("rates") or {}).items():
+            a, b = (p.get("rate_from") or {}).get(n), (p.get("rate_to") or {}).get(n)
+            if not all(isinstance(x, (int, float)) for x in (v, a, b)):
+                continue
+            eps = 1e-6 * max(abs(a), abs(b), abs(v)) + 1e-12
+            if v < min(a, b) - eps or v > max(a, b) + eps:
+                consist.append("%s: gradual phase %d rate %.4g outside its ramp %.4g -> %.4g" % (n, k, v, a, b))
     for s in r.get("series") or []:
         c = s.get("curve") or {}
         xs, vs = c.get("x") or [], c.get("value") or []

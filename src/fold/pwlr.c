@@ -1308,6 +1308,18 @@ double pwlr__cum(const pwlr__result *r, size_t i, double x)
 	return v;
 }
 
+double pwlr__segment_rate(const pwlr__result *r, size_t i, size_t g, double x)
+{
+	if (g >= r->nseg)
+		g = r->nseg - 1;
+	double a = r->bounds[g], b = r->bounds[g + 1];
+	x = x < a ? a : x > b ? b : x;
+	double v = r->slope[i * r->nseg + g];
+	if (r->gradual[g] && r->curv)
+		v += r->curv[i * r->nseg + g] * (2 * x - a - b);
+	return v > 0 ? v : 0;
+}
+
 double pwlr__rate(const pwlr__result *r, size_t i, double x)
 {
 	size_t g = pwlr__segment(r, x < 0 ? 0 : x > 1 ? 1 : x);

@@ -117,6 +117,10 @@ double pwlr__cum(const pwlr__result *r, size_t i, double x);
 /* Fitted rate (d cum / dx, relative to the mean) of series i at x: the
  * segment's slope, varying linearly inside a gradual segment; >= 0. */
 double pwlr__rate(const pwlr__result *r, size_t i, double x);
+/* Series i's rate on segment g's own line at x, clamped into the segment:
+ * at a bound, pwlr__rate gives the next segment's rate, this the rate the
+ * segment ends (or starts) with. */
+double pwlr__segment_rate(const pwlr__result *r, size_t i, size_t g, double x);
 /* Rates of r (a fit of points aligned on a boundary) from `from` (the
  * unaligned fit): warping an instance rescales its slopes by its own
  * factor, which biases the pooled slope, so each phase of r takes the rate

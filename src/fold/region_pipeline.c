@@ -1350,11 +1350,15 @@ static int stage_build_phases(analyze_ctx *c, fold_region_result *r, const serie
 				return -ENOMEM;
 			if (ph->gradual) {
 				int in = pw[k] < pr->nseries;
+				/* the phase's own line at its ends: at its end pwlr__rate
+				 * would give the next phase's rate (a ramp 0.48 -> 0.44
+				 * read "0.48 -> 0.92", the rate after it) */
 				ph->rate_from[ph->nrates] =
-				    in ? pwlr__rate(pr, pw[k], ph->start) * sw[k].rscale
+				    in ? pwlr__segment_rate(pr, pw[k], p, ph->start) * sw[k].rscale
 				       : ph->rates[ph->nrates];
-				ph->rate_to[ph->nrates] = in ? pwlr__rate(pr, pw[k], ph->end) * sw[k].rscale
-				                             : ph->rates[ph->nrates];
+				ph->rate_to[ph->nrates] =
+				    in ? pwlr__segment_rate(pr, pw[k], p, ph->end) * sw[k].rscale
+				       : ph->rates[ph->nrates];
 				ph->rate_from[ph->nrates] = clamp_rate(ph->rate_from[ph->nrates], max);
 				ph->rate_to[ph->nrates] = clamp_rate(ph->rate_to[ph->nrates], max);
 				ph->nrange = ph->nrates + 1;

@@ -1562,6 +1562,48 @@ static void test_rate_at_bound_from_the_instances(void **state)
 	}
 }
 
+/* A ramp (2e8 -> 6e8/s over the first half) followed by a steady phase at
+ * 1e8/s: the gradual phase's end rate is its own line's at its end, not the
+ * next phase's ("4e8/s, gradual 2e8 -> 1e8" was a mean outside its own
+ * ramp; a loaded miniMD burst read "0.46 CPUs (gradual: 0.48 -> 0.92)"). */
+static void test_gradual_phase_ends_on_its_own_line(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 1000;
+	c.nphases = 9;
+	for (int p = 0; p <= 8; p++)
+		c.bounds[p] = p / 16.0;
+	c.bounds[9] = 1;
+	for (int p = 0; p < 8; p++) {
+		c.counters[0].rate[p] = 2e8 + 4e8 * (p + 0.5) / 8;
+		c.cpu[p] = 1;
+	}
+	c.counters[0].rate[8] = 1e8;
+	c.cpu[8] = 1;
+	c.noise = 0.02;
+	c.seed = 5;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_true(r->nphases >= 2);
+	const fold_phase_result *ramp = &r->phases[0];
+	size_t k = 0;
+	while (k < ramp->nrates && strcmp(ramp->rate_names[k], "app::work"))
+		k++;
+	assert_true(ramp->gradual && k < ramp->nrange);
+	print_message("[%.3f, %.3f] app::work %.4g/s, gradual %.4g -> %.4g; next [%.3f, %.3f] %.4g/s\n",
+	              ramp->start, ramp->end, ramp->rates[k], ramp->rate_from[k], ramp->rate_to[k],
+	              r->phases[1].start, r->phases[1].end, rate_of(&r->phases[1], "app::work"));
+	assert_true(fabs(ramp->end - 0.5) < 0.01);
+	assert_true(fabs(ramp->rate_from[k] / 2e8 - 1) < 0.05);
+	assert_true(fabs(ramp->rate_to[k] / 6e8 - 1) < 0.05);
+	assert_true(ramp->rates[k] >= fmin(ramp->rate_from[k], ramp->rate_to[k]) &&
+	            ramp->rates[k] <= fmax(ramp->rate_from[k], ramp->rate_to[k]));
+	fold_analysis_free(a);
+}
+
 /* A starved region (every instance preempted once, 5 ms on 4 ms of work:
  * about half its time on a CPU): the instances' points disagree wherever
  * the scheduler paused them, and the fit's slopes over the phases' interiors
@@ -2680,6 +2722,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_deferred_samples_mark_the_wait, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rate_at_bound_from_the_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_starved_rates_from_the_instances, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gradual_phase_ends_on_its_own_line, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_onset_before_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
