@@ -859,6 +859,17 @@ static int merge_gradual(const sser *S, size_t ns, pwlr__result *r)
 			double a = r->bounds[j], b = r->bounds[e + 1], len = b - a, c, pl;
 			size_t n;
 			double chord = (kn[e + 1] - kn[j]) / len;
+			if (!S[k].detect) {
+				/* a series that places no boundary: its segments' rates
+				 * are each instance's rise over them (instance_cums), the
+				 * group's their mean, not the fitted line's chord (a rare
+				 * counter's ramp read 3058/s where its instances held
+				 * 2500, and its phases summed to 13% above its total) */
+				double rise = 0;
+				for (size_t t = j; t <= e; t++)
+					rise += r->slope[k * K + t] * (r->bounds[t + 1] - r->bounds[t]);
+				chord = rise / len;
+			}
 			quad_fit(&S[k], r, k, a, b, kn[j], kn[e + 1], &c, &pl, &n);
 			/* Rates at both ends stay >= 0: |c| len <= chord. */
 			if (fabs(c) * len > chord)

@@ -1582,6 +1582,13 @@ static void test_gradual_phase_ends_on_its_own_line(void **state)
 	}
 	c.counters[0].rate[8] = 1e8;
 	c.cpu[8] = 1;
+	/* a counter of a few events per instance, whose curve is its phase
+	 * rates' steps: a ramp where the phase is gradual */
+	c.ncounters = 2;
+	c.counters[1] = (synth_counter){"app::rare", TRACE_COUNTER_APP, {0}, 0};
+	for (int p = 0; p < 8; p++)
+		c.counters[1].rate[p] = 4000 - 3000 * (p + 0.5) / 8;
+	c.counters[1].rate[8] = 1000;
 	c.noise = 0.02;
 	c.seed = 5;
 	fold_analysis *a = fold_synth(&c, 0);
@@ -1601,6 +1608,39 @@ static void test_gradual_phase_ends_on_its_own_line(void **state)
 	assert_true(fabs(ramp->rate_to[k] / 6e8 - 1) < 0.05);
 	assert_true(ramp->rates[k] >= fmin(ramp->rate_from[k], ramp->rate_to[k]) &&
 	            ramp->rates[k] <= fmax(ramp->rate_from[k], ramp->rate_to[k]));
+	/* the steps curve of the rare counter follows the table's ramp, its
+	 * band around it (it was the fit's mean and envelope there) */
+	const fold_series *rare = series_of(r, "app::rare");
+	assert_non_null(rare);
+	size_t q = (size_t)(rare - r->series);
+	assert_true(q < ramp->nrange);
+	int steps = 0;
+	for (size_t i = 0; i < r->nfit_params; i++)
+		steps |= !strcmp(r->fit_params[i].key, "curve.steps") &&
+		         strstr(r->fit_params[i].value, "app::rare");
+	assert_true(steps);
+	double from = ramp->rate_from[q], to = ramp->rate_to[q];
+	print_message("app::rare: %.4g/s, gradual %.4g -> %.4g\n", ramp->rates[q], from, to);
+	size_t seen = 0;
+	for (size_t i = 0; i < rare->fit.n; i++) {
+		double x = rare->fit.x[i];
+		if (x >= ramp->end)
+			continue;
+		double want = from + (to - from) * (x - ramp->start) / (ramp->end - ramp->start);
+		assert_true(fabs(rare->fit.value[i] - want) <= 1e-6 * fabs(want) + 1e-9);
+		if (rare->fit.lo && isfinite(rare->fit.lo[i]))
+			assert_true(rare->fit.lo[i] <= rare->fit.value[i] &&
+			            rare->fit.value[i] <= rare->fit.hi[i]);
+		seen++;
+	}
+	assert_true(seen > 10);
+	/* its phases hold what its instances counted, no more (the ramp's
+	 * rate from the fitted line's chord summed to 13% above) */
+	double sum = 0;
+	for (size_t p = 0; p < r->nphases; p++)
+		sum += rate_of(&r->phases[p], "app::rare") * (r->phases[p].end - r->phases[p].start);
+	print_message("app::rare: phases sum to %.4g/s, its instances %.4g/s\n", sum, rare->mean_rate);
+	assert_true(fabs(sum / rare->mean_rate - 1) < 0.02);
 	fold_analysis_free(a);
 }
 
