@@ -1924,20 +1924,24 @@ static int stage_bound_rates(analyze_ctx *c, fold_region_result *r, const series
 			util_buf *b = at_bound >> p & 1 ? &which : &apart;
 			util_buf_printf(b, "%s%s phase %zu", b->len ? ", " : "", name, p + 1);
 		}
+		/* the whole curve from the table: the fit's cumulative and its
+		 * shape elsewhere would no longer integrate to the phases' rates
+		 * (a starved miniMD step's cumulative read 45% at a switch its
+		 * steps and its points put at 66%) */
 		if (redone)
-			withheld_steps(r, k, redone, pr);
+			step_curve(r, k, pr);
 	}
 	fit_params fp = {&r->fit_params, &r->nfit_params};
 	if (!rc && which.len &&
 	    fit__param(&fp, "rates.at_bound_from_instances",
 	               "%s: the fit's rate sat at its physical bound; rate from each instance's own values "
-	               "at the phase's bounds",
+	               "at the phase's bounds; the series' curve is the phase rates' steps",
 	               which.oom ? "?" : which.data))
 		rc = -ENOMEM;
 	if (!rc && apart.len &&
 	    fit__param(&fp, "rates.from_instances",
 	               "%s: the fit's rate lay outside what the instances' own values over the phase allow; "
-	               "rate from those values",
+	               "rate from those values; the series' curve is the phase rates' steps",
 	               apart.oom ? "?" : apart.data))
 		rc = -ENOMEM;
 	util_buf_free(&which);
