@@ -705,6 +705,11 @@ def check_region(run, doc, r, region_total_all):
             "%s: %s" % (tag, "; ".join(consist[:6]) + (" (+%d more)" % (len(consist) - 6) if len(consist) > 6 else "")
                         if consist else "cpu_time/TASK-CLOCK and curves agree with the phase table"))
     ns = [p["samples"] for p in phases]
+    # the samples a region says it folded are the ones its phases hold
+    # (instances whose samples' cost took all their time fold none)
+    if phases and sum(ns) != r.get("samples_folded", sum(ns)):
+        run.out("FAIL", "silent-discard", "%s: its phases hold %d samples, it says %d were folded" % (
+            tag, sum(ns), r["samples_folded"]))
     run.out("FAIL" if thin else "PASS", "evidence",
             "%s: %d phases, samples per phase %s%s" % (tag, len(phases), ns[:12],
                                                        "; rates on < %d samples: %s" % (MIN_PHASE_SAMPLES, "; ".join(thin[:4])) if thin else ""))
