@@ -87,6 +87,28 @@ static double nearest(const pwlr__result *f, double x)
 	return best;
 }
 
+/* The boundary of replicate f that stands for pr's boundary j: the one of
+ * f nearest to it among those whose own nearest boundary of pr is j; NAN
+ * when the replicate found none there (every boundary of f near it is
+ * nearer another of pr's). nearest() lets one boundary of f stand for
+ * two of pr's: replicates that found only MPI_Allgather's boundary at 0.40
+ * gave its boundaries at 0.135 and 0.27 the interval [0.39, 0.41] too,
+ * which does not hold them, and they stayed as located. */
+static double matched(const pwlr__result *f, const pwlr__result *pr, size_t j)
+{
+	double x = pr->bounds[j], best = NAN;
+	for (size_t i = 1; i < f->nseg; i++) {
+		double b = f->bounds[i];
+		size_t q = 1;
+		for (size_t t = 2; t < pr->nseg; t++)
+			if (fabs(pr->bounds[t] - b) < fabs(pr->bounds[q] - b))
+				q = t;
+		if (q == j && (isnan(best) || fabs(b - x) < fabs(best - x)))
+			best = b;
+	}
+	return best;
+}
+
 /* Mean relative slope of series k of f over phase p's interior of pr. */
 static double interior_slope(const pwlr__result *f, size_t k, const pwlr__result *pr, size_t p)
 {
@@ -352,6 +374,7 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 		m = m < 30 ? (nu < 30 ? nu : 30) : m;
 	}
 	double scale = sqrt((double)m / (double)nu);
+	unsigned found[FOLD_PWLR_MAX_SEGMENTS + 1] = {0}; /* replicates that found boundary j (matched) */
 	for (unsigned b = 0; b < replicates; b++) {
 		memset(mult, 0, (nid + 1) * sizeof *mult);
 		for (uint32_t i = 0; i < m; i++)
@@ -365,9 +388,11 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 		}
 		if (r > 0)
 			continue;
-		for (size_t j = 1; j < K; j++)
+		for (size_t j = 1; j < K; j++) {
 			bv[(size_t)got * (K + 1) + j] =
 			    pr->bounds[j] + scale * (nearest(&f, pr->bounds[j]) - pr->bounds[j]);
+			found[j] += !isnan(matched(&f, pr, j));
+		}
 		for (size_t k = 0; k < nps; k++)
 			for (size_t p = 0; p < K; p++) {
 				double main = interior_slope(pr, k, pr, p);
@@ -387,6 +412,17 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 		for (unsigned b = 0; b < got; b++)
 			tmp[b] = bv[(size_t)b * (K + 1) + j];
 		interval(tmp, got, &u->blo[j], &u->bhi[j]);
+		/* a boundary fewer than half the replicates found near it (their
+		 * nearest stands for another): not located, it may be anywhere
+		 * between its neighbours too; and an interval holds its boundary */
+		if (got && 2 * found[j] < got && !isnan(u->blo[j])) {
+			u->blo[j] = fmin(u->blo[j], pr->bounds[j - 1]);
+			u->bhi[j] = fmax(u->bhi[j], pr->bounds[j + 1]);
+		}
+		if (!isnan(u->blo[j])) {
+			u->blo[j] = fmin(u->blo[j], pr->bounds[j]);
+			u->bhi[j] = fmax(u->bhi[j], pr->bounds[j]);
+		}
 	}
 	for (size_t k = 0; k < nps; k++)
 		for (size_t p = 0; p < K; p++) {
