@@ -731,6 +731,16 @@ def check_region(run, doc, r, region_total_all):
     keys = set(r.keys()) | set(k for p in phases for k in p.keys())
     if not any("self_check" in k or "selfcheck" in k for k in keys):
         run.out("MISSING", "self-check", "%s: no per-region self-check figure in the JSON" % name)
+    else:
+        # a folded region reports its self-check figure, or says why it has
+        # none (a miniMD burst on 2 ranks folded only odd instance ids, and
+        # its odd/even halves were one empty and one whole: no figure, no
+        # reason)
+        sc = r.get("self_check") or {}
+        if phases and not sc.get("done"):
+            run.out("INFO" if sc.get("why_not") else "FAIL", "self-check",
+                    "%s: no self-check figure%s" % (tag, ": " + sc["why_not"] if sc.get("why_not") else
+                                                    ", and no reason why"))
     if not any("interval" in k or k.endswith("_ci") or k.endswith("_lo") for k in keys):
         run.out("MISSING", "uncertainty", "%s: no interval on phase boundaries or rates" % name)
 

@@ -2075,6 +2075,7 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 	}
 	fold_self_check *sc = &r->self_check;
 	sc->done = u.checked;
+	sc->why_not = u.checked ? NULL : u.check_why_not ? u.check_why_not : "not computed";
 	sc->instances_a = u.ninst_a;
 	sc->instances_b = u.ninst_b;
 	sc->phases_a = u.nseg_a;

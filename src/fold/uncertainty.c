@@ -170,10 +170,21 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 	int ok[2] = {0, 0};
 	size_t cnt[2] = {0, 0};
 	memset(h, 0, sizeof h);
+	/* The odd and the even instances by id; when the ids of the folded
+	 * instances do not alternate (a miniMD burst on 2 ranks folded only odd
+	 * ids: one half empty, no self-check), the odd and the even of them in
+	 * their order. */
+	uint32_t by_id[2] = {0, 0};
+	for (uint32_t i = 0; i < nid; i++)
+		by_id[i % 2] += present[i] != 0;
+	uint32_t small = by_id[0] < by_id[1] ? by_id[0] : by_id[1];
+	int by_order = small < 2 || 4 * small < by_id[0] + by_id[1];
 	for (int half = 0; half < 2; half++) {
-		uint32_t step = half_step(ps, nps, FOLD__HALF_POINTS), rank = 0;
+		uint32_t step = half_step(ps, nps, FOLD__HALF_POINTS), rank = 0, nth = 0;
 		for (uint32_t i = 0; i < nid; i++) {
-			mult[i] = present[i] && (i % 2) == (uint32_t)half;
+			mult[i] = !present[i] ? 0
+			          : by_order  ? (nth++ % 2) == (uint32_t)half
+			                      : (i % 2) == (uint32_t)half;
 			if (mult[i] && rank++ % step)
 				mult[i] = 0;
 			cnt[half] += mult[i];
@@ -181,6 +192,10 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 		offsets(mult, nid, offset);
 		ok[half] = cnt[half] >= 2 && refit(ps, nps, po, mult, offset, &h[half], 1) == 0;
 	}
+	if (!(ok[0] && ok[1]))
+		u->check_why_not = cnt[0] < 2 || cnt[1] < 2
+		                       ? "fewer than 4 folded instances carry samples: no two halves to fold"
+		                       : "a half of the instances could not be folded on its own";
 	if (ok[0] && ok[1]) {
 		u->checked = 1;
 		u->ninst_a = cnt[0];
@@ -338,8 +353,10 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 			u->rmid[k * K + p] = interior_slope(pr, k, pr, p);
 	uint32_t nid = 0;
 	for (size_t k = 0; k < nps; k++) {
-		if (!ps[k].inst)
+		if (!ps[k].inst) {
+			u->check_why_not = "its points carry no instance to resample";
 			return 0; /* points without instances: nothing to resample */
+		}
 		for (size_t i = 0; i < ps[k].n; i++)
 			if (ps[k].inst[i] + 1 > nid)
 				nid = ps[k].inst[i] + 1;
@@ -360,8 +377,10 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 		if (present[i])
 			ids[nu++] = i;
 	rc = 0;
-	if (nu < 4)
+	if (nu < 4) {
+		u->check_why_not = "fewer than 4 folded instances carry samples: no two halves to fold";
 		goto out;
+	}
 	uint64_t st = seed * 0x2545f4914f6cdd1dull + 0x13;
 	unsigned got = 0;
 	size_t npts = 0;

@@ -42,6 +42,7 @@ typedef struct uncertainty__result {
 	double *rmid;      /* ... and the slope of the whole fit the replicates vary around */
 	/* self-check */
 	int checked;             /* both halves fitted */
+	const char *check_why_not; /* static: why not checked */
 	size_t ninst_a, ninst_b; /* instances in each half */
 	size_t nseg_a, nseg_b;   /* their phase counts */
 	double check_boundary;   /* largest boundary disagreement, share of the instance */

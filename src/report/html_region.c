@@ -484,6 +484,10 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 		    sc->instances_a, sc->instances_b, sc->phases_a, sc->phases_b, 100 * sc->boundary,
 		    100 * sc->rate, 100 * sc->boundary_allowed, 100 * sc->rate_allowed,
 		    sc->reproducible ? "reproducible" : "not reproducible", r->bootstrap_replicates);
+	} else if (r->self_check.why_not) {
+		util_buf_puts(h->b, "<p class=\"note\">Self-check: not done: ");
+		report_html_text(h, r->self_check.why_not);
+		util_buf_puts(h->b, ". These phases' reproducibility is not measured.</p>\n");
 	}
 	util_buf_puts(h->b,
 	              "<h3>Phases</h3><table class=\"phases\"><thead><tr><th>phase</th>"

@@ -277,6 +277,8 @@ static void write_region(jw *w, const fold_region_result *r)
 	kint(w, "bootstrap_replicates", r->bootstrap_replicates);
 	kobj(w, "self_check");
 	kbool(w, "done", r->self_check.done);
+	if (!r->self_check.done && r->self_check.why_not)
+		kstr(w, "why_not", r->self_check.why_not);
 	if (r->self_check.done) {
 		kint(w, "instances_a", (long long)r->self_check.instances_a);
 		kint(w, "instances_b", (long long)r->self_check.instances_b);

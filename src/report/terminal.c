@@ -336,6 +336,12 @@ static void region_phases(term *t, const fold_region_result *r)
 		term_put(t, "  ");
 		term_wrapped(t, line, 4);
 		term_newline(t);
+	} else if (r->self_check.why_not) {
+		char line[256];
+		snprintf(line, sizeof line, "self-check: not done: %s", r->self_check.why_not);
+		term_put(t, "  ");
+		term_wrapped(t, line, 4);
+		term_newline(t);
 	}
 	if (t->width < 90) {
 		region_phases_narrow(t, r);

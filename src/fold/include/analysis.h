@@ -141,7 +141,8 @@ typedef struct fold_phase_result {
  * phase boundary are (share of the instance) and their largest relative
  * rate difference over a phase (series that place boundaries). */
 typedef struct fold_self_check {
-	int done; /* 0: not computed (too few instances) */
+	int done;            /* 0: not computed, why_not says why */
+	const char *why_not; /* a static string, NULL when done */
 	unsigned long instances_a, instances_b;
 	size_t phases_a, phases_b;
 	double boundary; /* largest boundary disagreement, share of the instance */
