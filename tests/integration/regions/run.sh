@@ -226,18 +226,25 @@ accuracy)
 	# program the scheduler preempts between them compares the machine, not
 	# fold: below 90% of a CPU the test skips with the measured share. One
 	# stall of the host inside a hook (100-300 us, invisible in that share)
-	# moves one process by more than 0.1%: three processes run, and each
-	# time's median difference over them is judged. A bias of fold's is in
-	# every process and still fails.
-	for run in 1 2 3; do
+	# moves one process by more than 0.1%: up to five processes that got
+	# the CPU are judged, and each time's median difference over them (with
+	# three, a CI run saw two of them stalled: -0.326%, -0.170%, -0.012%).
+	# A process the scheduler preempted is run again, up to 9 in all; with
+	# fewer than 3 judged the test skips. A bias of fold's is in every
+	# process and still fails.
+	judged=0 tries=0 why=
+	while [ $judged -lt 5 ] && [ $tries -lt 9 ]; do
+		tries=$((tries + 1))
+		run=$tries
 		mkdir "run$run" && cd "run$run"
 		python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_THROTTLE=off LD_PRELOAD="$LIBFOLD" \
 			"$PROGS/prog_calls" accuracy 20 >own.txt 2>err.txt || {
 			rc=$?
+			[ $rc -eq 77 ] && { why=$(cat own.txt err.txt | grep -m1 SKIP); cd ..; continue; }
 			cat err.txt >&2
-			[ $rc -eq 77 ] && exit 77
 			fail "prog_calls failed"
 		}
+		judged=$((judged + 1))
 		grep -q "own outer_phase" own.txt || fail "program printed no timings"
 		analyse "$(only_trace)"
 		while read -r own name incl excl; do
@@ -250,14 +257,19 @@ accuracy)
 		done <own.txt
 		cd ..
 	done
-	# per time: the median relative difference of the three processes
+	if [ $judged -lt 3 ]; then
+		echo "SKIP: only $judged of $tries processes got the CPU for a timer comparison (${why:-no reason})"
+		exit 77
+	fi
+	# per time: the median relative difference of the judged processes
+	mid=$(((judged + 1) / 2))
 	for key in $(awk '{ print $1 ":" $2 }' diffs.txt | sort -u); do
 		name=${key%%:*} what=${key#*:}
-		med=$(awk -v n="$name" -v w="$what" '$1 == n && $2 == w { print $3 }' diffs.txt | sort -g | sed -n 2p)
+		med=$(awk -v n="$name" -v w="$what" '$1 == n && $2 == w { print $3 }' diffs.txt | sort -g | sed -n ${mid}p)
 		all=$(awk -v n="$name" -v w="$what" '$1 == n && $2 == w { printf "%s%+.3f%%", s, 100 * $3; s = ", " }' diffs.txt)
 		echo "$name $what: fold vs the program ($all), median $med"
 		awk -v d="$med" 'BEGIN { if (d < 0) d = -d; exit !(d <= 0.001) }' ||
-			fail "$name: $what by fold and by the program a median $(awk -v d="$med" 'BEGIN { printf "%+.3f%%", 100 * d }') apart over three processes ($all), more than 0.1%"
+			fail "$name: $what by fold and by the program a median $(awk -v d="$med" 'BEGIN { printf "%+.3f%%", 100 * d }') apart over $judged processes ($all), more than 0.1%"
 	done
 	;;
 first_call)
