@@ -670,6 +670,21 @@ def check_region(run, doc, r, region_total_all):
             physical.append("series %s: curve goes to %.4g < 0" % (s["name"], min(vals)))
         if s["name"] == "cpu_time" and vals and max(vals) > CPU_SLACK:
             physical.append("series cpu_time: curve reaches %.3f s/s" % max(vals))
+        # the band a curve is drawn with holds it, and its cumulative share
+        # only rises: a curve outside its own band, or a counter that falls,
+        # contradicts itself on screen
+        lo, hi, cum = c.get("lo"), c.get("hi"), c.get("cum")
+        num = lambda x: isinstance(x, (int, float))
+        if lo and hi:
+            out = [x for x, v, a, b in zip(xs, vs, lo, hi)
+                   if num(v) and num(a) and num(b) and not (a - 1e-6 * abs(v) - 1e-12 <= v <= b + 1e-6 * abs(v) + 1e-12)]
+            if out:
+                consist.append("%s: %d of %d curve points outside their band (first at x=%.3f)" % (
+                    s["name"], len(out), len(xs), out[0]))
+        if cum:
+            drops = [x for x, a, b in zip(xs[1:], cum, cum[1:]) if num(a) and num(b) and b < a - 1e-6]
+            if drops:
+                consist.append("%s: cumulative share falls at x=%.3f" % (s["name"], drops[0]))
         # A series that places the phase boundaries is flat inside a phase:
         # its curve's mean over the phase's interior must match the table.
         # One that does not (a sparse counter, CPU time when counters are
