@@ -286,15 +286,20 @@ first_call)
 	# every process and still fails.
 	printf 'exclude function *\ninclude function first_call\n' >rules
 	diffs=
-	for run in 1 2 3; do
+	# A process the scheduler preempted is run again, up to 6 in all.
+	judged=0 tries=0 why=
+	while [ $judged -lt 3 ] && [ $tries -lt 6 ]; do
+		tries=$((tries + 1))
+		run=$tries
 		mkdir "run$run" && cd "run$run"
 		python3 "$TOOLS/cpu_share.py" --judge "a timer comparison" -- FOLD_FILTER=../rules LD_PRELOAD="$LIBFOLD" \
 			"$PROGS/prog_calls" first >own.txt 2>err.txt || {
 			rc=$?
+			[ $rc -eq 77 ] && { why=$(cat own.txt err.txt | grep -m1 SKIP); cd ..; continue; }
 			cat err.txt >&2
-			[ $rc -eq 77 ] && exit 77
 			fail "prog_calls failed"
 		}
+		judged=$((judged + 1))
 		analyse "$(only_trace)"
 		own=$(sed -n 's/^own first_call //p' own.txt)
 		[ -n "$own" ] || fail "program printed no timing"
@@ -304,7 +309,7 @@ first_call)
 		[ -n "$hooks" ] || fail "first_call: no hooks_ns in the profile"
 		d=$(awk -v o="$own" -v f="$fi" -v h="$hooks" 'BEGIN { printf "%.0f", o - f - h }')
 		echo "first_call (process $run): program $own ns, fold inclusive $fi ns + own hooks $hooks ns: $d ns apart"
-		if [ $run = 1 ]; then
+		if [ $judged = 1 ]; then
 			# the user sees that cost next to the time: `fold profile`'s
 			# "fold cost" column and profile.csv's hooks_ns
 			nested=$(grep -o '"name":"first_call",[^]]*' out.json | grep -o '"nested_overhead_ns":[-0-9.e+]*' | head -n 1 | cut -d: -f2)
@@ -324,6 +329,10 @@ first_call)
 		diffs="$diffs $d"
 		cd ..
 	done
+	if [ $judged -lt 3 ]; then
+		echo "SKIP: only $judged of $tries processes got the CPU for a timer comparison (${why:-no reason})"
+		exit 77
+	fi
 	median=$(printf '%s\n' $diffs | sort -n | sed -n 2p)
 	awk -v d="$median" 'BEGIN { exit !(d > -500 && d < 1000) }' ||
 		fail "first_call: the program's timer and fold's inclusive + hooks_ns are a median $median ns apart over three processes (${diffs# } ns), more than 0.5-1 us"
