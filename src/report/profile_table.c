@@ -85,26 +85,14 @@ static int sampled_only(const fold_analysis *a, FILE *out, unsigned width)
 	return rc ? rc : ferror(out) ? -EIO : 0;
 }
 
-/* Under a table of calls that held fold's cost: what it is, or that the
- * width left its column out (shown: 0), wrapped to the width. */
-static int cost_note(FILE *out, unsigned width, int shown)
+/* text wrapped to the width (at least 60), indented by 2 after its first
+ * line, and a newline */
+static int put_wrapped(FILE *out, unsigned width, const char *text)
 {
 	util_buf b;
 	util_buf_init(&b);
 	term t = {&b, width < 60 ? 60 : width, 0, 0};
-	if (shown)
-		term_wrapped(&t,
-		             "fold cost: fold's own measured work inside the calls (their hooks, "
-		             "nested calls' hooks, trace writing), taken out of the times. A timer "
-		             "the program keeps right around the calls holds inclusive + fold cost, "
-		             "and the calls' entries before their hooks (10-60 ns per call after a "
-		             "kernel that evicted the caches).",
-		             2);
-	else
-		term_wrapped(&t,
-		             "fold's own measured work inside the calls is taken out of the times; "
-		             "74 columns or more (COLUMNS) show it per row as \"fold cost\".",
-		             2);
+	term_wrapped(&t, text, 2);
 	term_newline(&t);
 	int rc = b.oom ? -ENOMEM : 0;
 	if (!rc && b.len && fwrite(b.data, 1, b.len, out) != b.len)
@@ -113,22 +101,27 @@ static int cost_note(FILE *out, unsigned width, int shown)
 	return rc;
 }
 
+/* Under a table of calls that held fold's cost: what it is, or that the
+ * width left its column out (shown: 0). */
+static int cost_note(FILE *out, unsigned width, int shown)
+{
+	return put_wrapped(out, width,
+	                   shown ? "fold cost: fold's own measured work inside the calls (their hooks, "
+	                           "nested calls' hooks, trace writing), taken out of the times. A timer "
+	                           "the program keeps right around the calls holds inclusive + fold cost, "
+	                           "and the calls' entries before their hooks (10-60 ns per call after a "
+	                           "kernel that evicted the caches)."
+	                         : "fold's own measured work inside the calls is taken out of the times; "
+	                           "74 columns or more (COLUMNS) show it per row as \"fold cost\".");
+}
+
 /* A cut or crashed run is said first, as in the summary. */
 static int run_end_line(const fold_analysis *a, FILE *out, unsigned width)
 {
 	char end[512];
 	if (!report_run_end_text(a, end, sizeof end))
 		return 0;
-	util_buf b;
-	util_buf_init(&b);
-	term t = {&b, width < 60 ? 60 : width, 0, 0};
-	term_wrapped(&t, end, 2);
-	term_newline(&t);
-	int rc = b.oom ? -ENOMEM : 0;
-	if (!rc && b.len && fwrite(b.data, 1, b.len, out) != b.len)
-		rc = -EIO;
-	util_buf_free(&b);
-	return rc;
+	return put_wrapped(out, width, end);
 }
 
 int report_profile_table(const fold_analysis *a, FILE *out, unsigned width)
