@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,7 +151,8 @@ void folding__folded_free(folding__folded *f)
 }
 
 static int fold_instances(ingest__trace *const *tr, const instances__instance *inst, size_t ninst,
-                          const folding__spec *spec, int cpu, folding__folded *out, double *irate);
+                          const folding__spec *spec, int cpu, folding__folded *out, double *irate,
+                          double *idur);
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -162,22 +164,43 @@ int folding__fold_series(ingest__trace *const *tr, const instances__instance *in
                          const folding__spec *spec, folding__folded *out)
 {
 	memset(out, 0, sizeof *out);
+	out->median_rel_se = out->mean_rel_se = NAN;
 	int cpu = spec->kind == FOLD__SER_CPU;
-	double *irate = malloc((ninst + 1) * sizeof *irate);
-	if (!irate)
+	double *irate = malloc((ninst + 1) * sizeof *irate), *idur = malloc((ninst + 1) * sizeof *idur);
+	if (!irate || !idur) {
+		free(irate);
+		free(idur);
 		return -ENOMEM;
-	int rc = fold_instances(tr, inst, ninst, spec, cpu, out, irate);
-	if (rc == 0 && out->ninst) {
-		qsort(irate, out->ninst, sizeof *irate, cmp_double);
-		size_t m = out->ninst;
-		out->median_rate = m % 2 ? irate[m / 2] : 0.5 * (irate[m / 2 - 1] + irate[m / 2]);
+	}
+	int rc = fold_instances(tr, inst, ninst, spec, cpu, out, irate, idur);
+	size_t m = out->ninst;
+	if (rc == 0 && m) {
+		/* the ratio's spread, instances as clusters (before irate is sorted) */
+		double R = out->sum_dur_ns > 0 ? out->sum_total / out->sum_dur_ns : 0, ss = 0;
+		for (size_t i = 0; i < m; i++) {
+			double e = (irate[i] - R) * idur[i];
+			ss += e * e;
+		}
+		if (m >= 2 && R > 0)
+			out->mean_rel_se = sqrt(ss * (double)m / (double)(m - 1)) / out->sum_dur_ns / R;
+		qsort(irate, m, sizeof *irate, cmp_double);
+		double med = m % 2 ? irate[m / 2] : 0.5 * (irate[m / 2 - 1] + irate[m / 2]);
+		out->median_rate = med;
+		for (size_t i = 0; i < m; i++)
+			idur[i] = fabs(irate[i] - med);
+		qsort(idur, m, sizeof *idur, cmp_double);
+		double mad = m % 2 ? idur[m / 2] : 0.5 * (idur[m / 2 - 1] + idur[m / 2]);
+		if (m >= 2 && med > 0)
+			out->median_rel_se = 1.2533 * 1.4826 * mad / sqrt((double)m) / med;
 	}
 	free(irate);
+	free(idur);
 	return rc;
 }
 
 static int fold_instances(ingest__trace *const *tr, const instances__instance *inst, size_t ninst,
-                          const folding__spec *spec, int cpu, folding__folded *out, double *irate)
+                          const folding__spec *spec, int cpu, folding__folded *out, double *irate,
+                          double *idur)
 {
 	for (size_t i = 0; i < ninst; i++) {
 		const instances__instance *in = &inst[i];
@@ -189,6 +212,7 @@ static int fold_instances(ingest__trace *const *tr, const instances__instance *i
 		if (spec->kind == FOLD__SER_WALL) {
 			if (!in->cont) {
 				irate[out->ninst] = 1.0;
+				idur[out->ninst] = in->dur_ns;
 				out->ninst++;
 				out->sum_total += in->dur_ns;
 				out->sum_dur_ns += in->dur_ns;
@@ -229,6 +253,7 @@ static int fold_instances(ingest__trace *const *tr, const instances__instance *i
 		double total = v1 - v0;
 		if (!in->cont) { /* a further piece of an instance adds points only */
 			irate[out->ninst] = in->dur_ns > 0 && v1 > v0 ? (v1 - v0) / in->dur_ns : 0;
+			idur[out->ninst] = in->dur_ns;
 			out->ninst++;
 			out->sum_dur_ns += in->dur_ns;
 			if (!cpu && exact_at(t, &th->ev[in->ev_enter], id) &&

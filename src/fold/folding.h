@@ -58,6 +58,10 @@ typedef struct folding__folded {
 	size_t nzero;       /* ... with no event (contribute no point) */
 	double median_rate; /* median over those instances of total / duration (per ns): the
 	                       typical instance's rate, which stretched instances do not lower */
+	/* relative standard errors over the instances of median_rate (1.2533
+	 * robust sigma / sqrt(n)) and of sum_total / sum_dur_ns (the ratio's,
+	 * instances as clusters); NAN with fewer than 2 instances */
+	double median_rel_se, mean_rel_se;
 } folding__folded;
 
 /* Folds one series over the instances (pieces, see instances__instance_pieces)

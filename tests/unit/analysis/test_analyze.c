@@ -1562,6 +1562,42 @@ static void test_rate_at_bound_from_the_instances(void **state)
 	}
 }
 
+/* One phase: the bootstrap over instances varies each instance's shape,
+ * whose slope over the whole instance is 1 in every replicate, so the rate
+ * had an interval of zero width ("page faults 508/s [508, 508]" resting
+ * mostly on 2 of 197 instances). The scale's own spread over the instances
+ * is in the interval now, which holds the truth. */
+static void test_one_phase_rate_has_an_interval(void **state)
+{
+	(void)state;
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		synth_config c;
+		synth_config_init(&c);
+		c.instances = 200;
+		c.nphases = 1;
+		c.bounds[1] = 1;
+		c.cpu[0] = 1;
+		c.counters[0].rate[0] = 1e9;
+		c.noise = 0.3;
+		c.seed = seed;
+		fold_analysis *a = fold_synth(&c, 0);
+		const fold_region_result *r = region(a, "iteration");
+		assert_true(r->folded);
+		assert_int_equal(r->nphases, 1);
+		const fold_phase_result *ph = &r->phases[0];
+		size_t k = 0;
+		while (k < ph->nrates && strcmp(ph->rate_names[k], "app::work"))
+			k++;
+		assert_true(k < ph->nrates && k < ph->nrate_ci);
+		double v = ph->rates[k], lo = ph->rate_lo[k], hi = ph->rate_hi[k];
+		print_message("seed %u: app::work %.4g/s [%.4g, %.4g], truth 1e9\n", seed, v, lo, hi);
+		assert_true(lo <= v && v <= hi);
+		assert_true(hi - lo > 0.01 * v);
+		assert_true(lo <= 1e9 && 1e9 <= hi);
+		fold_analysis_free(a);
+	}
+}
+
 /* A ramp (2e8 -> 6e8/s over the first half) followed by a steady phase at
  * 1e8/s: the gradual phase's end rate is its own line's at its end, not the
  * next phase's ("4e8/s, gradual 2e8 -> 1e8" was a mean outside its own
@@ -2763,6 +2799,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rate_at_bound_from_the_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_starved_rates_from_the_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gradual_phase_ends_on_its_own_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_one_phase_rate_has_an_interval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_onset_before_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_intervals_and_self_check, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variable_phase_length_warned, setup, teardown),
