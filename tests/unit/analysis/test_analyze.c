@@ -51,6 +51,15 @@ static const fold_region_result *region(const fold_analysis *a, const char *name
 	return NULL;
 }
 
+/* The index of rate name in phase p (p->nrates when it has none). */
+static size_t rate_index(const fold_phase_result *p, const char *name)
+{
+	size_t k = 0;
+	while (k < p->nrates && strcmp(p->rate_names[k], name))
+		k++;
+	return k;
+}
+
 static double rate_of(const fold_phase_result *p, const char *name)
 {
 	for (size_t k = 0; k < p->nrates; k++)
@@ -1533,9 +1542,7 @@ static void test_rate_at_bound_from_the_instances(void **state)
 		const fold_region_result *r = region(a, "iteration");
 		assert_true(r->folded);
 		const fold_phase_result *last = &r->phases[r->nphases - 1];
-		size_t k = 0;
-		while (k < last->nrates && strcmp(last->rate_names[k], "perf::TASK-CLOCK"))
-			k++;
+		size_t k = rate_index(last, "perf::TASK-CLOCK");
 		assert_true(k < last->nrates && k < last->nrate_ci);
 		/* what the program ran in the last phase, per instance of the
 		 * folded (compensated) duration: all its work after the phase's
@@ -1585,9 +1592,7 @@ static void test_one_phase_rate_has_an_interval(void **state)
 		assert_true(r->folded);
 		assert_int_equal(r->nphases, 1);
 		const fold_phase_result *ph = &r->phases[0];
-		size_t k = 0;
-		while (k < ph->nrates && strcmp(ph->rate_names[k], "app::work"))
-			k++;
+		size_t k = rate_index(ph, "app::work");
 		assert_true(k < ph->nrates && k < ph->nrate_ci);
 		double v = ph->rates[k], lo = ph->rate_lo[k], hi = ph->rate_hi[k];
 		print_message("seed %u: app::work %.4g/s [%.4g, %.4g], truth 1e9\n", seed, v, lo, hi);
@@ -1632,9 +1637,7 @@ static void test_gradual_phase_ends_on_its_own_line(void **state)
 	assert_true(r->folded);
 	assert_true(r->nphases >= 2);
 	const fold_phase_result *ramp = &r->phases[0];
-	size_t k = 0;
-	while (k < ramp->nrates && strcmp(ramp->rate_names[k], "app::work"))
-		k++;
+	size_t k = rate_index(ramp, "app::work");
 	assert_true(ramp->gradual && k < ramp->nrange);
 	print_message("[%.3f, %.3f] app::work %.4g/s, gradual %.4g -> %.4g; next [%.3f, %.3f] %.4g/s\n",
 	              ramp->start, ramp->end, ramp->rates[k], ramp->rate_from[k], ramp->rate_to[k],
@@ -1715,9 +1718,7 @@ static void test_starved_rates_from_the_instances(void **state)
 			redone |= !strcmp(r->fit_params[i].key, "rates.from_instances");
 		for (size_t p = 0; p < r->nphases; p++) {
 			const fold_phase_result *ph = &r->phases[p];
-			size_t k = 0;
-			while (k < ph->nrates && strcmp(ph->rate_names[k], "app::work"))
-				k++;
+			size_t k = rate_index(ph, "app::work");
 			assert_true(k < ph->nrates && k < ph->nrate_ci);
 			print_message("seed %u: [%.3f, %.3f] app::work %.4g/s [%.4g, %.4g]\n", seed,
 			              ph->start, ph->end, ph->rates[k], ph->rate_lo[k], ph->rate_hi[k]);
