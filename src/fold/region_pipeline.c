@@ -1891,6 +1891,10 @@ static int stage_bound_rates(analyze_ctx *c, fold_region_result *r, const series
 			else
 				fitted |= 1ul << p;
 		}
+		/* only a starved group's fitted rates are compared with the
+		 * instances' (below): elsewhere the work would change nothing */
+		if (!starved)
+			fitted = 0;
 		if (!at_bound && !fitted)
 			continue;
 		if (!started) {
