@@ -71,14 +71,33 @@ static FILE *rank_file(const char *name)
 	return fopen(path, "w");
 }
 
-static unsigned long long call_log[1 << 16][3];
+/* FOLD_CALL's empty functions, one per timer: not inlined, not
+ * instrumented (this file is built without -finstrument-functions), each
+ * alone on its page, so that only its timer's calls bring its code and its
+ * page translation back */
+#define COLD_PROBE(t)                                                                                        \
+	__attribute__((noinline, aligned(4096),                                                              \
+	               section(".text.fold_cold_probe_" #t))) void fold_cold_probe_##t(void)                 \
+	{                                                                                                    \
+		__asm__ volatile("");                                                                        \
+	}
+COLD_PROBE(tWAXPY)
+COLD_PROBE(tDOT)
+COLD_PROBE(tMATVEC)
+COLD_PROBE(tMATVECDOT)
+
+static unsigned long long call_log[1 << 16][5];
 static unsigned call_log_n;
-void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1)
+void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1, unsigned long long cold,
+                   unsigned long long warm)
 {
 	if (call_log_n < (1u << 16)) {
-		call_log[call_log_n][0] = t[1];
-		call_log[call_log_n][1] = c0;
-		call_log[call_log_n++][2] = c1;
+		unsigned long long *l = call_log[call_log_n++];
+		l[0] = t[1];
+		l[1] = c0;
+		l[2] = c1;
+		l[3] = cold;
+		l[4] = warm;
 	}
 }
 static void __attribute__((destructor)) call_log_write(void)
@@ -89,7 +108,8 @@ static void __attribute__((destructor)) call_log_write(void)
 	if (!f)
 		return;
 	for (unsigned i = 0; i < call_log_n; i++)
-		fprintf(f, "%c %llu %llu\n", (char)call_log[i][0], call_log[i][1], call_log[i][2]);
+		fprintf(f, "%c %llu %llu %llu %llu\n", (char)call_log[i][0], call_log[i][1], call_log[i][2],
+		        call_log[i][3], call_log[i][4]);
 	fclose(f);
 }
 

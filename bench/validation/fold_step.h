@@ -19,7 +19,10 @@ extern "C" {
 #endif
 void fold_step_enter(void);
 void fold_step_exit(void);
-void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1);
+void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1, unsigned long long cold,
+                   unsigned long long warm);
+void fold_cold_probe_tWAXPY(void), fold_cold_probe_tDOT(void), fold_cold_probe_tMATVEC(void),
+    fold_cold_probe_tMATVECDOT(void);
 
 /* fenced: a plain TSC read may run ahead of the instructions before it */
 #if defined(__x86_64__) || defined(__i386__)
@@ -33,15 +36,39 @@ void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1);
 	fold_tsc_##t += FOLD_TSC() - fold_tsc_t0;                                                            \
 	fold_tsc_n_##t++;                                                                                    \
 	TOCK(t)
-/* FOLD_CALL(t, statement): one timed call of timer t, the TSC right around it */
+/* FOLD_CALL(t, statement): one timed call of timer t, the TSC right around
+ * it. Built with FOLD_COLD_PROBE (run.sh, FOLD_VALIDATION_COLD_PROBE=1), right
+ * before it, as the floor of what a clock inside a function can see of its
+ * call, the same TSC around two calls of an empty function that nothing
+ * instruments and only timer t's calls call (fold_cold_probe_t): the first
+ * finds its code and page as the kernel's own code is found, last run at
+ * the timer's previous call (cold), the second warm. What the first takes
+ * over the second is what the timed call's own entry may take over a warm
+ * one, before any hook inside the callee runs. Off by default: the probes
+ * run between the calls, inside the app's TICK/TOCK. */
+#ifdef FOLD_COLD_PROBE
+#define FOLD_COLD_PROBE_(t)                                                                                  \
+	do {                                                                                                 \
+		unsigned long long fold_p0_ = FOLD_TSC();                                                    \
+		fold_cold_probe_##t();                                                                       \
+		unsigned long long fold_p1_ = FOLD_TSC();                                                    \
+		fold_cold_probe_##t();                                                                       \
+		fold_pc_ = fold_p1_ - fold_p0_;                                                              \
+		fold_pw_ = FOLD_TSC() - fold_p1_;                                                            \
+	} while (0)
+#else
+#define FOLD_COLD_PROBE_(t) (void)0
+#endif
 #define FOLD_CALL(t, ...)                                                                                    \
 	do {                                                                                                 \
+		unsigned long long fold_pc_ = 0, fold_pw_ = 0;                                               \
+		FOLD_COLD_PROBE_(t);                                                                         \
 		unsigned long long fold_c0_ = FOLD_TSC();                                                    \
 		__VA_ARGS__                                                                                  \
 		unsigned long long fold_c1_ = FOLD_TSC();                                                    \
 		fold_tsc_call_##t += fold_c1_ - fold_c0_;                                                    \
 		fold_tsc_call_n_##t++;                                                                       \
-		fold_call_log(#t, fold_c0_, fold_c1_);                                                       \
+		fold_call_log(#t, fold_c0_, fold_c1_, fold_pc_, fold_pw_);                                   \
 	} while (0);
 /* FOLD_PRELOOP_START()/END(): cg_solve's time from its total timer's start
  * to its loop */

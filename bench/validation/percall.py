@@ -8,7 +8,9 @@ and the way into the hook) and after the exit's last one (the end of the
 hook and the return), each holding the TSC pair's own cost too (tsc_pair
 in fold_tsc.0.txt). Prints medians, p10/p90 and sums per kernel (W:
 WAXPY, D: DOT, M: MATVEC), the first call (the runtime's decisions, which
-fold measures) left out. FOLD: the fold binary (default $FOLD, else
+fold measures) left out; with run.sh's FOLD_VALIDATION_COLD_PROBE=1 also
+what an empty function right before each call took cold over warm (the
+floor of what a hook inside a function can see). FOLD: the fold binary (default $FOLD, else
 build/src/cli/fold). check.py uses outside() to tell a stop of the
 program outside every clock (a VM stop, a preemption, a signal) from fold's
 error.
@@ -67,12 +69,16 @@ def outside(d, fold=None):
     ticks = [e[0] for e in fn]
     res, seen = {}, set()
     for line in open(log):
-        tag, c0, c1 = line.split()
-        c0, c1 = int(c0), int(c1)
+        w = line.split()
+        tag, c0, c1 = w[0], int(w[1]), int(w[2])
+        # the empty function FOLD_CALL times right before the call, cold then
+        # warm (fold_step.h, FOLD_COLD_PROBE); 0 0 when not built in, absent
+        # from logs of older runs
+        probe = (int(w[3]) - int(w[4])) * 1e9 / hz if len(w) >= 5 and w[3:5] != ["0", "0"] else None
         evs = fn[bisect.bisect_left(ticks, c0):bisect.bisect_right(ticks, c1)]
         if len(evs) < 2 or evs[0][1] != "enter" or evs[-1][1] != "exit":
             continue
-        r = res.setdefault(tag, {"before": [], "after": [], "ref_ns": 0.0})
+        r = res.setdefault(tag, {"before": [], "after": [], "cold_entry": [], "ref_ns": 0.0})
         r["ref_ns"] += (c1 - c0) * 1e9 / hz
         if tag not in seen:
             seen.add(tag)
@@ -80,7 +86,21 @@ def outside(d, fold=None):
         en, ex = evs[0], evs[-1]
         r["before"].append((en[0] - c0 - en[4]) * 1e9 / hz)
         r["after"].append((c1 - ex[0] - ex[3]) * 1e9 / hz)
+        if probe is not None:
+            r["cold_entry"].append(probe)
     return res
+
+
+def cold_entry(r):
+    """(calls, ns): what the empty function before each call (but the first)
+    took cold over warm, summed, leaving out the calls whose probe or
+    whose time outside the clocks held a stop; (0, 0.0) without probes"""
+    n, ns = 0, 0.0
+    for b, a, p in zip(r["before"], r["after"], r["cold_entry"]):
+        if b <= STOP_NS and a <= STOP_NS and abs(p) <= STOP_NS:
+            n += 1
+            ns += p
+    return n, max(0.0, ns)
 
 
 def stops(r):
@@ -115,6 +135,12 @@ def main():
             print("  %-6s median %5.0f ns, p10 %5.0f, p90 %5.0f, max %8.0f; sum %.4f%% of the calls (%.4f%% without "
                   "those over %d us)" % (k, statistics.median(v), q(v, .1), q(v, .9), max(v), 100 * sum(v) / r["ref_ns"],
                                          100 * sum(x for x in v if x < STOP_NS) / r["ref_ns"], STOP_NS // 1000))
+        v = r["cold_entry"]
+        if v:
+            cn, cns = cold_entry(r)
+            print("  an empty function right before, cold over warm: median %5.0f ns, p10 %5.0f, p90 %5.0f; sum %.4f%% "
+                  "of the calls (%d calls without stops)" % (statistics.median(v), q(v, .1), q(v, .9),
+                                                            100 * cns / r["ref_ns"], cn))
         ns, sns = stops(r)
         if ns:
             print("  %d call(s) held a stop of over %d us outside the clocks: %.1f us in all" % (ns, STOP_NS // 1000,

@@ -13,6 +13,8 @@
 #   checkout, or a bare git directory (also DIR/APP/repo). See README.md.
 #   FOLD_BUILD: fold's build directory (default: ../../build from here);
 #   FOLD and FOLDRUN override the two programs.
+#   FOLD_VALIDATION_COLD_PROBE=1: miniFE's timed calls also time an empty
+#   function before each call, cold and warm (fold_step.h; percall.py).
 #   --fast: miniMD only, modes step and cyg, smallest sizes (the ctest subset).
 #   Modes: default (plain build, foldrun with its defaults), step (the
 #   time-step region, 1 ms sampling), cyg (-finstrument-functions with a
@@ -174,6 +176,9 @@ build_miniFE() {
 		# exit hooks still ran inside the timed interval, a cold hash probe
 		# each after a streaming kernel, which no trace can show
 		flags="$flags -finstrument-functions -finstrument-functions-exclude-function-list=mytimer -include $here/fold_step.h"
+		# the floor of what a hook inside a function can see of its call
+		# (fold_step.h, FOLD_COLD_PROBE; percall.py shows it)
+		[ "${FOLD_VALIDATION_COLD_PROBE:-0}" = 1 ] && flags="$flags -DFOLD_COLD_PROBE"
 		libs=$work/fold_step.o
 	fi
 	make -j2 CXX=mpicxx CC=mpicc CFLAGS="$flags" LIBS="$libs" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
