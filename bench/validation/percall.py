@@ -10,8 +10,8 @@ in fold_tsc.0.txt). Prints medians, p10/p90 and sums per kernel (W:
 WAXPY, D: DOT, M: MATVEC), the first call (the runtime's decisions, which
 fold measures) left out; with run.sh's FOLD_VALIDATION_COLD_PROBE=1 also
 what an empty function right before each call took cold over warm (the
-floor of what a hook inside a function can see). FOLD: the fold binary (default $FOLD, else
-build/src/cli/fold). check.py uses outside() to tell a stop of the
+floor of what a hook inside a function can see). FOLD: the fold binary
+(default $FOLD, else build/src/cli/fold). check.py uses outside() to tell a stop of the
 program outside every clock (a VM stop, a preemption, a signal) from fold's
 error.
 What the figures mean: docs/validation.md, "What a compiler hook cannot
