@@ -789,12 +789,22 @@ void report_html_region(html_ctx *h, size_t ri)
 	                r->folded ? "<span class=\"pill ok\">folded</span>"
 	                          : "<span class=\"pill no\">not folded</span>");
 	/* a region that was not folded has usable instances and samples in
-	 * them, none folded */
-	util_buf_printf(h->b,
-	                "<p class=\"sub\">%lu instances (%lu %s) &middot; total %s &middot; mean %s &middot; "
-	                "%lu samples (%lu %s)",
-	                r->instances, r->instances_used, r->folded ? "folded" : "usable", tot, mean,
-	                r->samples, r->samples_folded, r->folded ? "folded" : "in them");
+	 * them, none folded; the folded instances' own mean where it is not
+	 * the region's (one group of several), which the phases' durations
+	 * add up to */
+	char their[64] = "";
+	double fm = r->folded_mean_duration_ns;
+	if (r->folded && fm > 0 && fabs(fm - r->mean_duration_ns) > 0.05 * r->mean_duration_ns) {
+		char m[32];
+		report_fmt_ns(m, sizeof m, fm);
+		snprintf(their, sizeof their, ", their mean %s", m);
+	}
+	util_buf_printf(
+	    h->b,
+	    "<p class=\"sub\">%lu instances (%lu %s%s) &middot; total %s &middot; mean %s &middot; "
+	    "%lu samples (%lu %s)",
+	    r->instances, r->instances_used, r->folded ? "folded" : "usable", their, tot, mean, r->samples,
+	    r->samples_folded, r->folded ? "folded" : "in them");
 	if (r->fit_method) {
 		util_buf_puts(h->b, " &middot; fit ");
 		report_html_text(h, r->fit_method);

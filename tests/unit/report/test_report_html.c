@@ -306,6 +306,34 @@ static void test_source_excerpt(void **state)
 	unlink(src);
 }
 
+/* A region whose folded group is one of several: the header gives the
+ * folded instances' own mean, which the phases add up to, next to the
+ * region's; not when the two agree. */
+static void test_folded_group_mean_in_the_header(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	assert_true(r->folded);
+	r->mean_duration_ns = 1.10e6;
+	r->folded_mean_duration_ns = 2.20e6;
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	char want[96];
+	snprintf(want, sizeof want, "(%lu folded, their mean 2.20 ms) &middot;", r->instances_used);
+	assert_non_null(strstr(html, want));
+	assert_non_null(strstr(html, "mean 1.10 ms &middot;"));
+	free(html);
+	r->folded_mean_duration_ns = 1.11e6;
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	html = slurp(path, &len);
+	assert_null(strstr(html, "their mean"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +346,7 @@ int main(void)
 	    cmocka_unit_test(test_empty_analysis_still_renders),
 	    cmocka_unit_test(test_durations_over_decades_on_log_scale),
 	    cmocka_unit_test(test_source_excerpt),
+	    cmocka_unit_test(test_folded_group_mean_in_the_header),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
