@@ -548,9 +548,12 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 	util_buf_puts(h->b, "</tbody></table>\n");
 }
 
-/* Position of duration v in [mn, mx] on the histogram's axis, in [0, 1]. */
+/* Position of duration v in [mn, mx] on the histogram's axis, in [0, 1];
+ * at most mn (a duration of 0 on a log axis too): 0. */
 static double hist_pos(double v, double mn, double mx, int logx)
 {
+	if (!(v > mn))
+		return 0;
 	double p = logx ? log10(v / mn) / log10(mx / mn) : (v - mn) / (mx - mn);
 	return p < 0 ? 0 : p > 0.999999 ? 0.999999 : p;
 }
@@ -578,16 +581,24 @@ static void duration_histogram(html_ctx *h, const fold_region_result *r)
 		return;
 	enum { NBINS = 40 };
 	unsigned long used[NBINS] = {0}, excl[NBINS] = {0};
-	double mn = INFINITY, mx = 0;
+	double mn = INFINITY, mx = 0, mn_pos = INFINITY;
 	for (size_t i = 0; i < r->ninst; i++) {
-		mn = fmin(mn, r->inst[i].duration_ns);
-		mx = fmax(mx, r->inst[i].duration_ns);
+		double d = r->inst[i].duration_ns;
+		mn = fmin(mn, d);
+		mx = fmax(mx, d);
+		if (d > 0)
+			mn_pos = fmin(mn_pos, d);
 	}
+	/* Durations spanning two decades or more are binned on a log scale:
+	 * linear bins would put all but the longest in the first bin. The
+	 * decades are those of the positive durations: an instance that the
+	 * samples' cost took all of (duration 0 once compensated) goes in the
+	 * first bin rather than turning the axis linear. */
+	int logx = mn_pos < INFINITY && mx / mn_pos >= 100;
+	if (logx)
+		mn = mn_pos;
 	if (!(mx > mn))
 		mx = mn + 1;
-	/* Durations spanning two decades or more are binned on a log scale:
-	 * linear bins would put all but the longest in the first bin. */
-	int logx = mn > 0 && mx / mn >= 100;
 	unsigned long top = 0;
 	for (size_t i = 0; i < r->ninst; i++) {
 		int bin = (int)(hist_pos(r->inst[i].duration_ns, mn, mx, logx) * NBINS);

@@ -269,6 +269,30 @@ static void test_durations_over_decades_on_log_scale(void **state)
 	fold_analysis_free(a);
 }
 
+/* A duration of 0 (an instance a sample's cost took all of, once
+ * compensated) among durations over decades: still a log scale, from the
+ * shortest positive duration, the 0 counted in the first bin. */
+static void test_zero_duration_keeps_the_log_scale(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	for (size_t i = 0; i < r->ninst; i++)
+		r->inst[i].duration_ns = 1e3 * pow(10, 5.0 * (double)i / (double)(r->ninst - 1));
+	r->inst[3].duration_ns = 0;
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	assert_non_null(strstr(html, "instance duration (log scale)"));
+	assert_non_null(strstr(html, ">100 ms</text>"));
+	/* the first bin holds the 0 and the shortest positive durations */
+	const char *first = strstr(html, "<rect class=\"used\" x=\"48.5\"");
+	assert_non_null(first);
+	free(html);
+	fold_analysis_free(a);
+}
+
 /* The phases' top lines in their source: counts per line, the phases,
  * the text escaped; a file that cannot be read is said. */
 static void test_source_excerpt(void **state)
@@ -345,6 +369,7 @@ int main(void)
 	    cmocka_unit_test(test_unwritable_path_is_reported),
 	    cmocka_unit_test(test_empty_analysis_still_renders),
 	    cmocka_unit_test(test_durations_over_decades_on_log_scale),
+	    cmocka_unit_test(test_zero_duration_keeps_the_log_scale),
 	    cmocka_unit_test(test_source_excerpt),
 	    cmocka_unit_test(test_folded_group_mean_in_the_header),
 	};
