@@ -111,9 +111,9 @@ static void profile_table(html_ctx *h)
 			              "What fold measured of its own work inside the calls (their hooks, "
 			              "the nested calls' hooks, trace writing) is taken out of these times "
 			              "and shown as <b>fold's cost</b>: a timer the program keeps right "
-			              "around the calls holds inclusive + fold's cost, and the calls' "
-			              "entries, which come before their enter hooks and which no clock of "
-			              "fold's sees (10-60 ns per call after a kernel that evicted the "
+			              "around the calls holds inclusive + fold's cost, and the way into "
+			              "and out of the hooks beyond their calibrated cost, which no clock "
+			              "of fold's sees (10-60 ns per call after a kernel that evicted the "
 			              "caches).");
 		else
 			util_buf_puts(h->b, "It is subtracted from these times.");

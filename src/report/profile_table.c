@@ -109,8 +109,8 @@ static int cost_note(FILE *out, unsigned width, int shown)
 	                   shown ? "fold cost: fold's own measured work inside the calls (their hooks, "
 	                           "nested calls' hooks, trace writing), taken out of the times. A timer "
 	                           "the program keeps right around the calls holds inclusive + fold cost, "
-	                           "and the calls' entries before their hooks (10-60 ns per call after a "
-	                           "kernel that evicted the caches)."
+	                           "and the way into and out of the hooks beyond their calibrated cost "
+	                           "(10-60 ns per call after a kernel that evicted the caches)."
 	                         : "fold's own measured work inside the calls is taken out of the times; "
 	                           "74 columns or more (COLUMNS) show it per row as \"fold cost\".");
 }
