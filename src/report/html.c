@@ -205,11 +205,17 @@ static void overview_run(html_ctx *h)
 		util_buf_puts(h->b, "<td class=\"note\">");
 		/* The per-function calibration of first calls (two figures per
 		 * instrumented function) is fold's input, not a statistic a
-		 * reader scans: counted, not listed. */
-		size_t firsts = 0, shown = 0;
+		 * reader scans: counted, not listed. The runtime's measurements
+		 * of its own hooks (overhead.*: dozens of cold-hook bins) are
+		 * evidence for who asks, collapsed after the rest. */
+		size_t firsts = 0, shown = 0, own = 0;
 		for (size_t k = 0; k < p->nstats; k++) {
 			if (!strncmp(p->stats[k].key, "overhead.first_enter_", 21)) {
 				firsts++;
+				continue;
+			}
+			if (!strncmp(p->stats[k].key, "overhead.", 9)) {
+				own++;
 				continue;
 			}
 			if (shown++)
@@ -221,6 +227,24 @@ static void overview_run(html_ctx *h)
 		if (firsts)
 			util_buf_printf(h->b, "%sfirst calls measured for %zu functions", shown ? ", " : "",
 			                firsts / 2);
+		if (own) {
+			util_buf_printf(
+			    h->b, "<details><summary>the hooks' own cost, measured (%zu figures)</summary>",
+			    own);
+			size_t n = 0;
+			for (size_t k = 0; k < p->nstats; k++) {
+				const char *key = p->stats[k].key;
+				if (strncmp(key, "overhead.", 9) ||
+				    !strncmp(key, "overhead.first_enter_", 21))
+					continue;
+				if (n++)
+					util_buf_puts(h->b, ", ");
+				report_html_text(h, key);
+				util_buf_puts(h->b, " ");
+				report_html_text(h, p->stats[k].value);
+			}
+			util_buf_puts(h->b, "</details>");
+		}
 		util_buf_puts(h->b, "</td></tr>\n");
 	}
 	util_buf_puts(h->b, "</tbody></table></div></details>\n");

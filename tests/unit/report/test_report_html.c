@@ -293,6 +293,40 @@ static void test_zero_duration_keeps_the_log_scale(void **state)
 	fold_analysis_free(a);
 }
 
+/* A trace's statistics: the program's and the trace's figures in the
+ * cell, the runtime's measurements of its own hooks (overhead.*) collapsed
+ * after them and counted. */
+static void test_hook_figures_collapsed(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_process *p = &a->procs[0];
+	fold_kv *kv = realloc(p->stats, (p->nstats + 2) * sizeof *kv);
+	assert_non_null(kv);
+	p->stats = kv;
+	memset(&kv[p->nstats], 0, 2 * sizeof *kv);
+	kv[p->nstats].key = strdup("overhead.cold_exit_ticks.4");
+	kv[p->nstats].value = strdup("316900");
+	kv[p->nstats + 1].key = strdup("overhead.cold_exits.4");
+	kv[p->nstats + 1].value = strdup("595");
+	p->nstats += 2;
+	char err[256] = "";
+	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	size_t len;
+	char *html = slurp(path, &len);
+	const char *taken = strstr(html, "samples.taken 1523");
+	const char *more =
+	    strstr(html, "<details><summary>the hooks' own cost, measured (2 figures)</summary>");
+	const char *bin =
+	    strstr(html, "overhead.cold_exit_ticks.4 316900, overhead.cold_exits.4 595</details>");
+	assert_non_null(taken);
+	assert_non_null(more);
+	assert_non_null(bin);
+	assert_true(taken < more && more < bin);
+	free(html);
+	fold_analysis_free(a);
+}
+
 /* The phases' top lines in their source: counts per line, the phases,
  * the text escaped; a file that cannot be read is said. */
 static void test_source_excerpt(void **state)
@@ -370,6 +404,7 @@ int main(void)
 	    cmocka_unit_test(test_empty_analysis_still_renders),
 	    cmocka_unit_test(test_durations_over_decades_on_log_scale),
 	    cmocka_unit_test(test_zero_duration_keeps_the_log_scale),
+	    cmocka_unit_test(test_hook_figures_collapsed),
 	    cmocka_unit_test(test_source_excerpt),
 	    cmocka_unit_test(test_folded_group_mean_in_the_header),
 	};
