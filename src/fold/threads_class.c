@@ -404,10 +404,61 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 				mine.v[mine.n++] = all.v[i];
 		}
 	}
+	/* The CPU time of the samples the runtime dropped (its next sample no
+	 * longer carries it), one row of the CPU view whose "hottest line"
+	 * says why they were dropped: a pause is not the program's time to
+	 * show. */
+	char why[160] = "";
+	if (!rc && a->cpu_weighted) {
+		struct drop_reason {
+			const char *reason;
+			unsigned long n;
+		} by[8];
+		size_t nby = 0;
+		for (size_t p = 0; p < ntr; p++)
+			for (size_t k = 0; k < tr[p]->nstats; k++) {
+				const char *key = tr[p]->stats[k].key;
+				if (!key || strncmp(key, "samples.dropped_cpu_ns.", 23) ||
+				    !strcmp(key + 23, "paused"))
+					continue;
+				char nkey[96];
+				uint64_t n = 0;
+				snprintf(nkey, sizeof nkey, "samples.dropped.%s", key + 23);
+				(void)ingest__trace_stat(tr[p], nkey, &n);
+				a->dropped_cpu_ns += (double)tr[p]->stats[k].value;
+				a->dropped_cpu_samples += (unsigned long)n;
+				size_t j = 0;
+				while (j < nby && strcmp(by[j].reason, key + 23))
+					j++;
+				if (j == nby && nby < sizeof by / sizeof *by)
+					by[nby++] = (struct drop_reason){key + 23, 0};
+				if (j < nby)
+					by[j].n += (unsigned long)n;
+			}
+		for (size_t j = 0, o = 0; j < nby && o < sizeof why; j++)
+			o += (size_t)snprintf(why + o, sizeof why - o, "%s%s %lu",
+			                      j ? ", " : "dropped: ", by[j].reason, by[j].n);
+		if (a->dropped_cpu_ns > 0) {
+			if (util_grow((void **)&mine.v, &mine.cap, mine.n + 1, sizeof *mine.v))
+				rc = -ENOMEM;
+			else
+				mine.v[mine.n++] = (leaf_w){.function = FOLD_DROPPED_FUNCTION,
+				                            .module = why,
+				                            .samples = a->dropped_cpu_samples,
+				                            .cpu_ns = a->dropped_cpu_ns};
+		}
+	}
 	if (!rc)
 		rc = functions_of(&mine, a->cpu_weighted, TOP_GLOBAL, &a->hot_cpu, &a->nhot_cpu);
 	if (!rc) {
-		/* the same rows again, by samples (functions_of sorts mine in place: harmless) */
+		/* the same rows again, by samples (functions_of sorts mine in place:
+		 * harmless), without the dropped samples' row: where they were
+		 * is not known, nor whether their thread was running */
+		size_t keep = 0;
+		for (size_t i = 0; i < mine.n; i++)
+			if (mine.v[i].function != (const char *)FOLD_DROPPED_FUNCTION)
+				mine.v[keep++] = mine.v[i];
+		mine.n = keep;
 		rc = functions_of(&mine, 0, TOP_GLOBAL, &a->hot_wall, &a->nhot_wall);
 	}
 	/* Main thread first in each process. */

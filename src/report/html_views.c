@@ -200,8 +200,17 @@ void report_html_cpu_views(html_ctx *h)
 			cpu += a->threads[k].cpu_ns;
 			busy++;
 		}
-	char d[32];
+	/* and what the samples the runtime dropped measured, a row of its own */
+	cpu += a->dropped_cpu_ns;
+	char d[32], dropped[160] = "";
 	report_fmt_ns(d, sizeof d, cpu);
+	if (a->dropped_cpu_ns > 0) {
+		char x[32];
+		report_fmt_ns(x, sizeof x, a->dropped_cpu_ns);
+		snprintf(dropped, sizeof dropped,
+		         " (%s of it in %lu samples the runtime dropped, which no function is charged with)",
+		         x, a->dropped_cpu_samples);
+	}
 	util_buf_puts(h->b, "<section id=\"cpu\"><h2>Where the CPUs worked</h2>");
 	util_buf_puts(h->b, "<p><label>Threads: <select id=\"thread-select\" aria-label=\"thread\">"
 	                    "<option value=\"all\">all but idle helpers</option>");
@@ -215,8 +224,8 @@ void report_html_cpu_views(html_ctx *h)
 		util_buf_printf(
 		    h->b,
 		    "<p class=\"note\">CPU time: each sample weighted by the CPU time its thread used "
-		    "since the previous one; %s on %zu thread%s.</p>",
-		    d, busy, busy == 1 ? "" : "s");
+		    "since the previous one; %s on %zu thread%s%s.</p>",
+		    d, busy, busy == 1 ? "" : "s", dropped);
 	else
 		util_buf_puts(h->b,
 		              "<p class=\"note\">No thread measured its CPU time: functions by samples.</p>");

@@ -579,6 +579,9 @@ static void write_views(jw *w, const fold_analysis *a)
 	}
 	close_(w, ']');
 	kbool(w, "cpu_weighted", a->cpu_weighted);
+	/* the CPU time of the samples the runtime dropped: a row of hot_cpu */
+	knum(w, "dropped_cpu_ns", a->dropped_cpu_ns);
+	kint(w, "dropped_cpu_samples", (long long)a->dropped_cpu_samples);
 	write_hot(w, "hot_cpu", a->hot_cpu, a->nhot_cpu);
 	write_hot(w, "hot_wall", a->hot_wall, a->nhot_wall);
 	karr(w, "imbalance");

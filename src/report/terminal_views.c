@@ -152,6 +152,7 @@ void term_view_hot(term *t, const fold_analysis *a)
 		for (size_t i = 0; i < a->nthreads; i++)
 			if (a->threads[i].klass != FOLD_THREAD_RUNTIME_IDLE)
 				cpu += a->threads[i].cpu_ns;
+		cpu += a->dropped_cpu_ns; /* its own row, FOLD_DROPPED_FUNCTION */
 		char d[32];
 		report_fmt_ns(d, sizeof d, cpu);
 		snprintf(h, sizeof h, "Where the CPUs worked: %s of CPU time on %zu thread%s", d, busy,

@@ -257,6 +257,8 @@ typedef struct rt_thread {
 	uint64_t samples_taken;
 	uint64_t handler_ticks; /* time spent recording samples (bench figure) */
 	uint64_t dropped[FOLD_DROP_NREASONS];
+	/* the CPU time the dropped samples measured (rt_signal.c, drop_cpu) */
+	uint64_t dropped_cpu_ns[FOLD_DROP_NREASONS];
 	uint64_t unbalanced;
 
 	/* fold's alternate signal stack (rt_altstack.c), kept with the state */
@@ -502,6 +504,7 @@ typedef struct rt_process {
 	_Atomic uint64_t samples_taken;
 	_Atomic uint64_t handler_ticks;
 	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
+	_Atomic uint64_t dropped_cpu_ns[FOLD_DROP_NREASONS];
 	_Atomic uint64_t unbalanced;
 	_Atomic uint64_t region_events_lost; /* API region events no buffer took (rt_api.c) */
 	_Atomic uint64_t bytes_raw, bytes_written, chunks_written;

@@ -143,8 +143,10 @@ static void rt_atfork_child(void)
 	atomic_store(&rt__proc.samples_taken, 0);
 	atomic_store(&rt__proc.handler_ticks, 0);
 	atomic_store(&rt__proc.unbalanced, 0);
-	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
+	for (int r = 0; r < FOLD_DROP_NREASONS; r++) {
 		atomic_store(&rt__proc.dropped[r], 0);
+		atomic_store(&rt__proc.dropped_cpu_ns[r], 0);
+	}
 	atomic_store(&rt__proc.bytes_raw, 0);
 	atomic_store(&rt__proc.chunks_written, 0);
 	atomic_store(&rt__proc.chunks_lost, 0);
@@ -180,6 +182,7 @@ static void rt_atfork_child(void)
 		self->samples_taken = 0;
 		self->handler_ticks = 0;
 		memset(self->dropped, 0, sizeof self->dropped);
+		memset(self->dropped_cpu_ns, 0, sizeof self->dropped_cpu_ns);
 		self->unbalanced = 0;
 		self->napp_set = 0;
 		trace_enc_init(&self->enc, self->stacks);

@@ -251,12 +251,15 @@ static void seal_all_threads(void)
 	}
 }
 
-static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t *unbalanced)
+static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t dropped_cpu[FOLD_DROP_NREASONS],
+                              uint64_t *unbalanced)
 {
 	uint64_t taken = atomic_load(&rt__proc.samples_taken);
 	*unbalanced = atomic_load(&rt__proc.unbalanced);
-	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
+	for (int r = 0; r < FOLD_DROP_NREASONS; r++) {
 		dropped[r] = atomic_load(&rt__proc.dropped[r]);
+		dropped_cpu[r] = atomic_load(&rt__proc.dropped_cpu_ns[r]);
+	}
 	unsigned n = rt__thread_slots();
 	for (unsigned i = 0; i < n; i++) {
 		rt_thread *t = rt__thread_slot(i);
@@ -264,8 +267,10 @@ static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t *un
 			continue;
 		taken += t->samples_taken;
 		*unbalanced += t->unbalanced;
-		for (int r = 0; r < FOLD_DROP_NREASONS; r++)
+		for (int r = 0; r < FOLD_DROP_NREASONS; r++) {
 			dropped[r] += t->dropped[r];
+			dropped_cpu[r] += t->dropped_cpu_ns[r];
+		}
 	}
 	return taken;
 }
@@ -280,14 +285,19 @@ static void write_end_records(void)
 		rt__proc_info_u64("clock.tick_hz", (uint64_t)(hz + 0.5));
 	}
 	rt__proc_clock();
-	uint64_t dropped[FOLD_DROP_NREASONS], unbalanced;
-	uint64_t taken = total_samples(dropped, &unbalanced);
+	uint64_t dropped[FOLD_DROP_NREASONS], dropped_cpu[FOLD_DROP_NREASONS], unbalanced;
+	uint64_t taken = total_samples(dropped, dropped_cpu, &unbalanced);
 	rt__proc_stat("samples.taken", taken);
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
 		if (dropped[r]) {
 			char key[64];
 			snprintf(key, sizeof key, "samples.dropped.%s", rt__drop_names[r]);
 			rt__proc_stat(key, dropped[r]);
+			/* the CPU time they measured, which no recorded sample carries */
+			if (dropped_cpu[r]) {
+				snprintf(key, sizeof key, "samples.dropped_cpu_ns.%s", rt__drop_names[r]);
+				rt__proc_stat(key, dropped_cpu[r]);
+			}
 		}
 	if (unbalanced)
 		rt__proc_stat("regions.unbalanced", unbalanced);
@@ -336,8 +346,8 @@ static void summary(void)
 {
 	if (rt__proc.cfg.quiet)
 		return;
-	uint64_t dropped[FOLD_DROP_NREASONS], unbalanced, ndrop = 0;
-	uint64_t taken = total_samples(dropped, &unbalanced);
+	uint64_t dropped[FOLD_DROP_NREASONS], dropped_cpu[FOLD_DROP_NREASONS], unbalanced, ndrop = 0;
+	uint64_t taken = total_samples(dropped, dropped_cpu, &unbalanced);
 	char why[256] = "";
 	size_t o = 0;
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)

@@ -227,8 +227,10 @@ static void add_totals(rt_thread *t)
 	atomic_fetch_add(&rt__proc.samples_taken, t->samples_taken);
 	atomic_fetch_add(&rt__proc.handler_ticks, t->handler_ticks);
 	t->handler_ticks = 0;
-	for (int i = 0; i < FOLD_DROP_NREASONS; i++)
+	for (int i = 0; i < FOLD_DROP_NREASONS; i++) {
 		atomic_fetch_add(&rt__proc.dropped[i], t->dropped[i]);
+		atomic_fetch_add(&rt__proc.dropped_cpu_ns[i], t->dropped_cpu_ns[i]);
+	}
 	atomic_fetch_add(&rt__proc.unbalanced, t->unbalanced);
 	atomic_fetch_add(&rt__proc.region_events_lost, t->ndeferred_lost + t->ndeferred);
 	t->ndeferred_lost = 0;
@@ -236,6 +238,7 @@ static void add_totals(rt_thread *t)
 	t->samples_taken = 0;
 	t->sealed_samples = 0;
 	memset(t->dropped, 0, sizeof t->dropped);
+	memset(t->dropped_cpu_ns, 0, sizeof t->dropped_cpu_ns);
 	t->unbalanced = 0;
 }
 

@@ -308,6 +308,10 @@ typedef struct fold_warning {
 /* The function name of samples taken inside fold's own runtime (libfold.so:
  * region hooks, MPI and OpenMP wrappers): the measurement's cost. */
 #define FOLD_MEASUREMENT_FUNCTION "fold measurement (libfold)"
+/* The CPU view's row for the CPU time that samples the runtime dropped
+ * measured (in the loader's dlopen, a full buffer, a failed unwind): where
+ * it went is not known. */
+#define FOLD_DROPPED_FUNCTION "samples the runtime dropped"
 
 /* A function where threads ran (self: the innermost frame of a sample),
  * over the threads that are not idle runtime helpers (threads_class.c). */
@@ -438,6 +442,11 @@ typedef struct fold_analysis {
 	fold_hot_function *hot_wall;
 	size_t nhot_wall;
 	int cpu_weighted;
+	/* The CPU time measured by samples the runtime dropped (trace stats
+	 * samples.dropped_cpu_ns.*, but while paused), and how many those
+	 * were: a row FOLD_DROPPED_FUNCTION of hot_cpu, not in any thread's. */
+	double dropped_cpu_ns;
+	unsigned long dropped_cpu_samples;
 	/* Imbalance over ranks (rank x region) and over the threads of a
 	 * process (thread x OpenMP region), largest max/mean first. */
 	fold_imbalance *imbalance;

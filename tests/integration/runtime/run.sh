@@ -108,7 +108,21 @@ dlopen)
 	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_dlopen" >/dev/null || fail "program failed: $(cat err.txt)"
 	t=$(only_trace)
 	check "$t" --module libfoldplugin.so --module-unloaded libfoldplugin.so \
-		--frame-in-module libfoldplugin.so --regions plugin=1 --min-samples 50
+		--frame-in-module libfoldplugin.so --regions plugin=1 --min-samples 50 \
+		--stat "samples.dropped.in_dlopen>=30" --stat "samples.dropped_cpu_ns.in_dlopen>=40000000" \
+		--max-sample-cpu-ms 20
+	# fold gives that CPU time a row of its own, not to the next sample's
+	# function (the plugin's work, main)
+	"$FOLD_CLI" -q "$t" --json out.json 2>fold-err.txt || fail "fold failed: $(cat fold-err.txt)"
+	python3 - out.json <<'PY' || fail "the CPU view misplaces the dropped samples' CPU time"
+import json, sys
+hot = {h["function"]: h for h in json.load(open(sys.argv[1]))["hot_cpu"]}
+row = hot.get("samples the runtime dropped")
+assert row and row["cpu_ns"] >= 40e6 and row["samples"] >= 30, row
+assert "in_dlopen" in (row.get("module") or ""), row
+for f, h in hot.items():
+    assert h["cpu_ns"] <= 2e6 * max(1, h["samples"]), (f, h)
+PY
 	;;
 crash_segv)
 	s=$(FOLD_SAMPLE=time@1ms status "$PROGS/prog_crash" segv)
@@ -192,7 +206,8 @@ unbalanced)
 	check "$(only_trace)" --allow-unbalanced --marker "unbalanced: exit without enter" \
 		--marker "exit skipping inner regions" --marker "not open" --marker "thread ended inside" \
 		--marker fold_pause --marker fold_resume --stat "regions.unbalanced>=5" \
-		--stat "samples.dropped.paused>=50" --regions quiet=0 --regions after=1
+		--stat "samples.dropped.paused>=50" --regions quiet=0 --regions after=1 \
+		--stat "samples.dropped_cpu_ns.paused>=50000000" --max-sample-cpu-ms 20
 	;;
 bad_config)
 	FOLD_SAMPLE=fast FOLD_STACK_DEPTH=-3 FOLD_JITTER=2 FOLD_SIGNAL=SIGKILL FOLD_ZLIB_LEVEL=x FOLD_CLOCK=sundial \

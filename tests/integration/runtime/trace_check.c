@@ -9,6 +9,7 @@
  *   --regions NAME=N        exactly N enter/exit pairs of region NAME in total
  *   --min-samples N         at least N samples (--max-samples N: at most)
  *   --cpu-ms MIN:MAX        the samples' cpu_ns add up to MIN..MAX ms
+ *   --max-sample-cpu-ms N   no sample carries more than N ms of CPU time
  *   --delivery-share MIN:MAX  share of the sample_cost records that carry a
  *                           delivery (timer deadline to handler entry), all
  *                           of them under a second
@@ -93,7 +94,7 @@ static uint64_t counter_final[MAXSTREAMS][MAXN / 16]; /* by id < 256 */
 static int counter_in_samples[256];
 static int thread_seen[MAXSTREAMS];
 static unsigned nthreads;
-static uint64_t nsamples, samples_in_exe, samples_cpu_ns, samples_in_region;
+static uint64_t nsamples, samples_in_exe, samples_cpu_ns, samples_in_region, max_sample_cpu_ns;
 static uint64_t ncosts, ndeliveries, deliveries_over_1s;
 static uint64_t samples_outside[MAXSTREAMS];
 static uint32_t first_thread_stream = UINT32_MAX;
@@ -244,6 +245,8 @@ static void record(const trace_record *r)
 		else
 			samples_outside[s]++;
 		samples_cpu_ns += r->u.sample.cpu_ns;
+		if (r->u.sample.cpu_ns > max_sample_cpu_ns)
+			max_sample_cpu_ns = r->u.sample.cpu_ns;
 		const module *exe = exe_module();
 		int hit = 0;
 		for (unsigned i = 0; i < r->u.sample.depth; i++)
@@ -382,6 +385,10 @@ int main(int argc, char **argv)
 				FAIL("--cpu-ms expects MIN:MAX (ms)");
 			else if (got < lo || got > hi)
 				FAIL("samples carry %.1f ms of CPU time, expected %s", got, v);
+		} else if (!strcmp(a, "--max-sample-cpu-ms")) {
+			double got = (double)max_sample_cpu_ns / 1e6;
+			if (got > strtod(v, NULL))
+				FAIL("a sample carries %.1f ms of CPU time, expected at most %s", got, v);
 		} else if (!strcmp(a, "--delivery-share")) {
 			double lo, hi, got = ncosts ? (double)ndeliveries / (double)ncosts : 0;
 			if (sscanf(v, "%lf:%lf", &lo, &hi) != 2)
