@@ -1,7 +1,9 @@
 /* imbalance.c: load imbalance over ranks and over the threads of a process
  * (a->imbalance), from the exact profile.
  *
- * By rank (runs of two or more processes): first the ranks' computation
+ * By rank (runs of two or more MPI ranks, or of two or more processes
+ * when none is a rank; a launcher's helper traced with the ranks is left
+ * out): first the ranks' computation
  * outside MPI (their main thread's wall time minus its time in MPI calls,
  * the "useful" time of the POP metrics), then every region in the order of
  * the profile (largest total first), each rank's value being its threads'
@@ -14,6 +16,7 @@
  * on ties; rows without any time are left out.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,41 +73,72 @@ static int add_row(imb_list *l, const char *region, unsigned kind, int by_thread
 	return o->region ? 0 : -ENOMEM;
 }
 
-/* The slot of process p among the ranks (its rank when ranks are 0..n-1, else its index). */
-static size_t slot_of(const fold_analysis *a, size_t p, int by_rank_id)
+/* The processes compared over ranks: the MPI ranks when any process is
+ * one (a launcher's helper traced with them, Open MPI's orted, is not a
+ * rank and did none of their work), else every process. slot[p]: process
+ * p's place among them (its rank when the ranks are 0..n-1 once each,
+ * else its order), SIZE_MAX when it is not compared; who[]: the rank, or
+ * the process index, of each place. Returns their number. */
+static size_t rank_slots(const fold_analysis *a, size_t *slot, long *who)
 {
-	return by_rank_id ? (size_t)a->procs[p].rank : p;
+	int any_rank = 0;
+	for (size_t p = 0; p < a->nprocs; p++)
+		any_rank |= a->procs[p].rank >= 0;
+	size_t n = 0;
+	for (size_t p = 0; p < a->nprocs; p++)
+		slot[p] = !any_rank || a->procs[p].rank >= 0 ? n++ : SIZE_MAX;
+	/* Ranks 0..n-1 once each: places in rank order; otherwise in file order. */
+	int by_rank_id = any_rank;
+	for (size_t p = 0; p < a->nprocs && by_rank_id; p++) {
+		long r = a->procs[p].rank;
+		if (slot[p] == SIZE_MAX)
+			continue;
+		if (r < 0 || (size_t)r >= n)
+			by_rank_id = 0;
+		for (size_t q = 0; q < p && by_rank_id; q++)
+			if (slot[q] != SIZE_MAX && a->procs[q].rank == r)
+				by_rank_id = 0;
+	}
+	for (size_t p = 0; p < a->nprocs; p++) {
+		if (slot[p] == SIZE_MAX)
+			continue;
+		if (by_rank_id)
+			slot[p] = (size_t)a->procs[p].rank;
+		who[slot[p]] = by_rank_id ? a->procs[p].rank : (long)p;
+	}
+	return n;
 }
 
 static int by_rank(fold_analysis *a, imb_list *l)
 {
-	size_t n = a->nprocs;
-	if (n < 2)
+	size_t np = a->nprocs;
+	if (np < 2)
 		return 0;
-	/* Ranks 0..n-1 once each: values in rank order; otherwise in file order. */
-	int by_rank_id = 1;
-	char *seen = calloc(n, 1);
-	if (!seen)
+	size_t *slot = malloc(np * sizeof *slot);
+	long *who0 = malloc(np * sizeof *who0);
+	if (!slot || !who0) {
+		free(slot);
+		free(who0);
 		return -ENOMEM;
-	for (size_t p = 0; p < n && by_rank_id; p++) {
-		long r = a->procs[p].rank;
-		if (r < 0 || (size_t)r >= n || seen[r])
-			by_rank_id = 0;
-		else
-			seen[r] = 1;
 	}
-	free(seen);
+	size_t n = rank_slots(a, slot, who0);
+	int rc = 0;
+	if (n < 2)
+		goto out;
 	double *v = calloc(n, sizeof *v);
-	long *who = calloc(n, sizeof *who);
+	long *who = malloc(n * sizeof *who);
 	if (!v || !who) {
 		free(v);
 		free(who);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out;
 	}
+	memcpy(who, who0, n * sizeof *who);
 	int any_mpi = 0;
-	for (size_t p = 0; p < n; p++) {
-		size_t s = slot_of(a, p, by_rank_id);
-		who[s] = by_rank_id ? a->procs[p].rank : (long)p;
+	for (size_t p = 0; p < np; p++) {
+		size_t s = slot[p];
+		if (s == SIZE_MAX)
+			continue;
 		unsigned main_stream = 0;
 		int have_main = 0;
 		for (size_t k = 0; k < a->nthreads; k++)
@@ -126,7 +160,6 @@ static int by_rank(fold_analysis *a, imb_list *l)
 		if (v[s] < 0)
 			v[s] = 0;
 	}
-	int rc = 0;
 	if (any_mpi) {
 		rc = add_row(l, "computation (outside MPI)", 0, 0, 0, v, who, n);
 	} else {
@@ -136,20 +169,22 @@ static int by_rank(fold_analysis *a, imb_list *l)
 	for (size_t e = 0; e < a->nprofile && !rc && l->n < MAX_RANK_ROWS; e++) {
 		const fold_profile_entry *pe = &a->profile[e];
 		v = calloc(n, sizeof *v);
-		who = calloc(n, sizeof *who);
+		who = malloc(n * sizeof *who);
 		if (!v || !who) {
 			free(v);
 			free(who);
-			return -ENOMEM;
+			rc = -ENOMEM;
+			break;
 		}
-		for (size_t p = 0; p < n; p++)
-			who[slot_of(a, p, by_rank_id)] = by_rank_id ? a->procs[p].rank : (long)p;
+		memcpy(who, who0, n * sizeof *who);
 		for (size_t k = 0; k < pe->nper_thread; k++)
-			if (pe->per_thread[k].proc < n)
-				v[slot_of(a, pe->per_thread[k].proc, by_rank_id)] +=
-				    pe->per_thread[k].inclusive_ns;
+			if (pe->per_thread[k].proc < np && slot[pe->per_thread[k].proc] != SIZE_MAX)
+				v[slot[pe->per_thread[k].proc]] += pe->per_thread[k].inclusive_ns;
 		rc = add_row(l, pe->name ? pe->name : "?", pe->kind, 0, 0, v, who, n);
 	}
+out:
+	free(slot);
+	free(who0);
 	return rc;
 }
 

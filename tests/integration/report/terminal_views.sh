@@ -93,6 +93,10 @@ mpi)
 	if [ "$(ls single.*.trace | wc -l)" -gt 1 ]; then
 		COLUMNS=100 "$FOLD_CLI" -q single.*.trace >outs.txt 2>err.txt || fail "fold singleton: $(cat err.txt)"
 		has outs.txt "(1 MPI rank)"
+		# the orted did none of the rank's work: no imbalance over ranks
+		# (it read "MPI_Init 0 ns .. 310 ms, LB 0.33" with the orted as
+		# ranks of 0 ns)
+		! grep -q "Imbalance over ranks" outs.txt || fail "a singleton's orted is compared as a rank"
 	fi
 	# fold profile fits 80 columns with the run's region names readable (a
 	# burst loses its word "burst" first, never its call and place)
