@@ -13,7 +13,9 @@
  *    select, futex, nanosleep, condition variables...): the progress
  *    threads of MPI libraries and similar, which a wall-time sampler sees
  *    as busy as the application (and a thread other than the first
- *    that no sample caught, which did nothing a profile can show);
+ *    that no sample caught, which did nothing a profile can show); and
+ *    every thread of a process that is not an MPI rank in a run of ranks
+ *    (a launcher's daemon such as Open MPI's orted, traced with them);
  *  - application otherwise (a process' main thread always: the thread
  *    whose id is the pid, else the first to appear).
  *
@@ -348,13 +350,19 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	leaves all = {0}, mine = {0};
 	size_t *first = calloc(total + 1, sizeof *first); /* each thread's first leaf in all */
 	int rc = first ? 0 : -ENOMEM;
-	int cpu_everywhere = 1, any_busy = 0;
+	int cpu_everywhere = 1, any_busy = 0, any_rank = 0;
+	for (size_t p = 0; p < a->nprocs; p++)
+		any_rank |= a->procs[p].rank >= 0;
 	for (size_t p = 0; p < ntr && !rc; p++) {
 		const ingest__trace *t = tr[p];
 		/* The main thread (its tid is the pid) is #0; the others follow in
 		 * order of first appearance. */
 		size_t main_at = 0;
 		long pid = p < a->nprocs ? a->procs[p].pid : -1;
+		/* a process that is not an MPI rank in a run of ranks (a
+		 * launcher's daemon, Open MPI's orted, traced with them) did none
+		 * of the program's work: all its threads are helpers */
+		int helper_process = any_rank && p < a->nprocs && a->procs[p].rank < 0;
 		for (size_t i = 0; i < t->nthreads; i++)
 			if (pid > 0 && t->threads[i].os_tid == (uint64_t)pid) {
 				main_at = i;
@@ -376,7 +384,9 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 			    end > th->start_tick ? (double)(end - th->start_tick) * t->ns_per_tick : 0;
 			int omp = 0;
 			rc = thread_leaves(at, t, (unsigned)p, th, &all, ts, &omp);
-			if (omp && ts->index > 0)
+			if (helper_process)
+				ts->klass = FOLD_THREAD_RUNTIME_IDLE;
+			else if (omp && ts->index > 0)
 				ts->klass = FOLD_THREAD_OPENMP;
 			else if (ts->index > 0 && ts->wait_samples >= IDLE_SHARE * (double)ts->samples)
 				ts->klass = FOLD_THREAD_RUNTIME_IDLE;

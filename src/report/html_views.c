@@ -62,8 +62,14 @@ static void fn_cell(html_ctx *h, const char *full)
 
 static void thread_label(html_ctx *h, const fold_thread_summary *t, int mpi)
 {
-	char v[64];
-	if (mpi)
+	char v[160];
+	const fold_process *pr = t->proc < h->a->nprocs ? &h->a->procs[t->proc] : NULL;
+	const char *exe = pr && pr->exe ? strrchr(pr->exe, '/') : NULL;
+	exe = exe ? exe + 1 : pr ? pr->exe : NULL;
+	if (mpi && t->rank < 0) /* a launcher's daemon traced with the ranks */
+		snprintf(v, sizeof v, "%s (pid %ld), thread #%u", exe ? exe : "process", pr ? pr->pid : -1L,
+		         t->index);
+	else if (mpi)
 		snprintf(v, sizeof v, "rank %ld, thread #%u", t->rank, t->index);
 	else if (h->a->nprocs > 1)
 		snprintf(v, sizeof v, "process %u, thread #%u", t->proc, t->index);

@@ -183,7 +183,12 @@ static void thread_label(const fold_analysis *a, const fold_thread_summary *s, c
 	int mpi = 0;
 	for (size_t i = 0; i < a->nprocs; i++)
 		mpi |= a->procs[i].rank >= 0;
-	if (mpi)
+	const fold_process *pr = s->proc < a->nprocs ? &a->procs[s->proc] : NULL;
+	const char *exe = pr && pr->exe ? strrchr(pr->exe, '/') : NULL;
+	exe = exe ? exe + 1 : pr ? pr->exe : NULL;
+	if (mpi && s->rank < 0) /* a launcher's daemon traced with the ranks */
+		snprintf(out, n, "%s %ld #%u", exe ? exe : "pid", pr ? pr->pid : -1L, s->index);
+	else if (mpi)
 		snprintf(out, n, "rank %ld #%u", s->rank, s->index);
 	else if (a->nprocs > 1)
 		snprintf(out, n, "proc %u #%u", s->proc, s->index);
