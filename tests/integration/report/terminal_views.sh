@@ -99,7 +99,7 @@ mpi)
 		! grep -q "Imbalance over ranks" outs.txt || fail "a singleton's orted is compared as a rank"
 		# nor is it the program's threads: helpers, named by their program
 		! grep -q "rank -1" outs.txt || fail "the orted's threads are listed as 'rank -1'"
-		has outs.txt "idle helper threads"
+		has outs.txt "helper threads"
 	fi
 	# fold profile fits 80 columns with the run's region names readable (a
 	# burst loses its word "burst" first, never its call and place)
