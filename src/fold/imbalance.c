@@ -87,18 +87,20 @@ static size_t rank_slots(const fold_analysis *a, size_t *slot, long *who)
 	size_t n = 0;
 	for (size_t p = 0; p < a->nprocs; p++)
 		slot[p] = !any_rank || a->procs[p].rank >= 0 ? n++ : SIZE_MAX;
-	/* Ranks 0..n-1 once each: places in rank order; otherwise in file order. */
-	int by_rank_id = any_rank;
+	/* Ranks 0..n-1 once each: places in rank order; otherwise in file
+	 * order (also when the array to tell is not to be had). */
+	char *seen = any_rank ? calloc(n ? n : 1, 1) : NULL;
+	int by_rank_id = seen != NULL;
 	for (size_t p = 0; p < a->nprocs && by_rank_id; p++) {
 		long r = a->procs[p].rank;
 		if (slot[p] == SIZE_MAX)
 			continue;
-		if (r < 0 || (size_t)r >= n)
+		if (r < 0 || (size_t)r >= n || seen[r])
 			by_rank_id = 0;
-		for (size_t q = 0; q < p && by_rank_id; q++)
-			if (slot[q] != SIZE_MAX && a->procs[q].rank == r)
-				by_rank_id = 0;
+		else
+			seen[r] = 1;
 	}
+	free(seen);
 	for (size_t p = 0; p < a->nprocs; p++) {
 		if (slot[p] == SIZE_MAX)
 			continue;

@@ -33,6 +33,9 @@
 #include "threads_class.h"
 
 #define IDLE_SHARE 0.9
+
+/* the dropped samples' row (one object, so the row is found by its address) */
+static const char dropped_function[] = FOLD_DROPPED_FUNCTION;
 #define TOP_PER_THREAD 8
 #define TOP_GLOBAL 40
 
@@ -452,7 +455,7 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 			if (util_grow((void **)&mine.v, &mine.cap, mine.n + 1, sizeof *mine.v))
 				rc = -ENOMEM;
 			else
-				mine.v[mine.n++] = (leaf_w){.function = FOLD_DROPPED_FUNCTION,
+				mine.v[mine.n++] = (leaf_w){.function = dropped_function,
 				                            .module = why,
 				                            .samples = a->dropped_cpu_samples,
 				                            .cpu_ns = a->dropped_cpu_ns};
@@ -466,7 +469,7 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 		 * is not known, nor whether their thread was running */
 		size_t keep = 0;
 		for (size_t i = 0; i < mine.n; i++)
-			if (mine.v[i].function != (const char *)FOLD_DROPPED_FUNCTION)
+			if (mine.v[i].function != dropped_function)
 				mine.v[keep++] = mine.v[i];
 		mine.n = keep;
 		rc = functions_of(&mine, 0, TOP_GLOBAL, &a->hot_wall, &a->nhot_wall);
