@@ -202,8 +202,30 @@ static int measurement_entry(const char *fn)
 	return 0;
 }
 
+/* Is fn the PLT stub of one of those entry points ("__cyg_profile_func_enter@plt")?
+ * A sample there is on its way into the hook: fold's work too. */
+static int measurement_stub(const char *fn)
+{
+	size_t n = fn ? strlen(fn) : 0;
+	if (n <= 4 || strcmp(fn + n - 4, "@plt"))
+		return 0;
+	char name[64];
+	if (n - 4 >= sizeof name)
+		return 0;
+	memcpy(name, fn, n - 4);
+	name[n - 4] = 0;
+	return measurement_entry(name);
+}
+
 static unsigned measurement_start(attribution__ctx *a, unsigned proc, const uint64_t *fr, unsigned depth)
 {
+	if (depth) { /* the leaf in a hook's PLT stub, in the program's module */
+		const symtab_result *res = NULL;
+		int rc = symbols__lookup(a->st, proc, fr[0], 0, &res);
+		if (res && rc != -ENOENT && res->nframes &&
+		    measurement_stub(res->frames[res->nframes - 1].function))
+			return 0;
+	}
 	for (unsigned d = depth; d-- > 0;) { /* the outermost entry point */
 		const symtab_result *res = NULL;
 		int rc = symbols__lookup(a->st, proc, fr[d], d > 0, &res);

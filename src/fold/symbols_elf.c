@@ -145,6 +145,82 @@ int symbols__elf_facts(const char *path, sym_elf_facts *f)
 	return 0;
 }
 
+/* The end of section index shndx, for a size-0 symbol in it (hand-written
+ * assembly): it runs to the next symbol, but not past its section (glibc's
+ * _init, size 0 in .init, would otherwise take the .plt after it); 0 when
+ * not a real section. */
+static uint64_t section_end(Elf *elf, unsigned shndx)
+{
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return 0;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
+/* x86-64 PLT stubs as functions "NAME@plt" (as perf and objdump name them):
+ * the i-th relocation of .rela.plt is the stub at .plt.sec + 16 i when the
+ * object has a .plt.sec (IBT), else .plt + 16 (i + 1) (after the PLT's
+ * header). A sample in a stub is in the call to NAME, not in the function
+ * whose symbol happens to come before .plt. Relocations other than jump
+ * slots (an IFUNC's IRELATIVE) keep their place, unnamed. */
+static int add_plt_stubs(sym_image *img, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	GElf_Shdr rela = {0}, plt = {0}, plt_sec = {0};
+	Elf_Scn *rela_scn = NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!name || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA) {
+			rela = sh;
+			rela_scn = scn;
+		} else if (!strcmp(name, ".plt"))
+			plt = sh;
+		else if (!strcmp(name, ".plt.sec"))
+			plt_sec = sh;
+	}
+	if (!rela_scn || !rela.sh_entsize || (!plt.sh_size && !plt_sec.sh_size))
+		return 0;
+	Elf_Scn *dynsym_scn = elf_getscn(elf, rela.sh_link);
+	GElf_Shdr dynsym;
+	Elf_Data *rd = elf_getdata(rela_scn, NULL), *sd = dynsym_scn ? elf_getdata(dynsym_scn, NULL) : NULL;
+	if (!rd || !sd || !gelf_getshdr(dynsym_scn, &dynsym))
+		return 0;
+	uint64_t base = plt_sec.sh_size ? plt_sec.sh_addr : plt.sh_addr + 16;
+	uint64_t end = plt_sec.sh_size ? plt_sec.sh_addr + plt_sec.sh_size : plt.sh_addr + plt.sh_size;
+	size_t n = rela.sh_size / rela.sh_entsize;
+	for (size_t i = 0; i < n && base + 16 * (i + 1) <= end; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *name = elf_strptr(elf, dynsym.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		char buf[512];
+		int len = snprintf(buf, sizeof buf, "%.*s@plt", (int)strcspn(name, "@"), name);
+		if (len <= 0 || (size_t)len >= sizeof buf)
+			continue;
+		const char *interned = symbols__intern(&img->strings, buf, (size_t)len);
+		if (!interned)
+			return -ENOMEM;
+		sym_func fn = {.lo = base + 16 * i, .hi = base + 16 * (i + 1), .name = interned, .rank = 0};
+		int rc = SYM_PUSH(img->funcs, img->nfuncs, img->funcs_cap, fn);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int symbols__elf_add_functions(sym_image *img, const char *path)
 {
 	int fd;
@@ -180,8 +256,13 @@ int symbols__elf_add_functions(sym_image *img, const char *path)
 				break;
 			}
 			int bind = GELF_ST_BIND(sym.st_info);
+			uint64_t hi = sym.st_value + sym.st_size;
+			if (!sym.st_size) {
+				uint64_t e = section_end(elf, sym.st_shndx);
+				hi = e > sym.st_value ? e : hi;
+			}
 			sym_func fn = {.lo = sym.st_value,
-			               .hi = sym.st_value + sym.st_size,
+			               .hi = hi,
 			               .name = interned,
 			               .rank = (uint8_t)((bind == STB_GLOBAL ? 4
 			                                  : bind == STB_WEAK ? 2
@@ -190,6 +271,8 @@ int symbols__elf_add_functions(sym_image *img, const char *path)
 			rc = SYM_PUSH(img->funcs, img->nfuncs, img->funcs_cap, fn);
 		}
 	}
+	if (rc == 0)
+		rc = add_plt_stubs(img, elf);
 	elf_close(fd, elf);
 	return rc;
 }
