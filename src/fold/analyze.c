@@ -24,6 +24,7 @@
 #include "analyze_ctx.h"
 #include "fit.h"
 #include "programs.h"
+#include "own_cost.h"
 #include "threads_class.h"
 
 void fold_options_init(fold_options *opt)
@@ -224,6 +225,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	if ((rc = threads__classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = imbalance__compute(c.a)))
 		goto fail_nomem;
+	own_cost__warn(&c);
 	analyze__progress(&c, 1.0, "done");
 	*out = c.a;
 	c.a = NULL;

@@ -28,6 +28,8 @@
  *                   read); prints "ret elf TICK" and "ret jit TICK" per
  *                   call, the fenced TSC right after its return
  *   longjmp         deep() left by longjmp 5 times, then normal calls
+ *   hooked N        skipped() N times in a row (FOLD_FILTER leaves it out:
+ *                   its hooks still run, most of the loop's time)
  *   throttled N     busy() (2 us of work) N times, timed as a whole by the
  *                   program: prints "own busy total_ns calls"
  *   first           the first call of first_call() (200 us of work),
@@ -299,6 +301,9 @@ NOINST int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			outer(i);
 		tiny();
+	} else if (!strcmp(mode, "hooked")) {
+		for (int i = 0; i < n; i++)
+			skipped(i);
 	} else if (!strcmp(mode, "recursive")) {
 		printf("fib %ld even %d\n", fib(n), is_even(n));
 	} else if (!strcmp(mode, "filter")) {

@@ -134,6 +134,28 @@ filter)
 	"$FOLD_CLI" dump "$t" | grep -q "throttle region=.* calls=100000" || fail "no THROTTLE record for hot"
 	grep -q "hot was throttled" out.json || fail "fold does not report the throttled function"
 	;;
+own_cost)
+	# A filtered function's hooks still run: called in a loop, they are
+	# most of the program's time, and fold says so, with the compiler option
+	# that keeps the function out (own_cost.c)
+	printf 'exclude function skipped\n' >rules
+	FOLD_SAMPLE=time@1ms FOLD_FILTER=rules preload "$PROGS/prog_calls" hooked 60000000
+	t=$(only_trace)
+	"$FOLD_CLI" -q "$t" >summary.txt 2>&1 || fail "fold failed: $(cat summary.txt)"
+	tr -d '\n' <summary.txt | tr -s ' ' >flat.txt
+	grep -q "fold's own work (its hooks, their PLT stubs, the trace writing) took [0-9]*% of the" flat.txt ||
+		fail "no warning about fold's own work: $(cat summary.txt)"
+	grep -q "most called from skipped" flat.txt || fail "the warning does not name skipped: $(cat summary.txt)"
+	grep -q "finstrument-functions-exclude-function-list" flat.txt || fail "no compile-time remedy: $(cat summary.txt)"
+	# the samples in the hooks' PLT stubs are that work too, not "_init"
+	# (a size-0 symbol before .plt) nor a function of their own
+	! grep -Eq "_init|@plt" summary.txt || fail "PLT stub samples named apart: $(cat summary.txt)"
+	# and a run that keeps the hooks few says nothing of it
+	preload "$PROGS/prog_calls" counts 100
+	t=$(ls -t *.trace | head -n 1)
+	"$FOLD_CLI" -q "$t" >summary2.txt 2>&1 || fail "fold failed: $(cat summary2.txt)"
+	! grep -q "fold's own work" summary2.txt || fail "a warning about fold's own work in a light run"
+	;;
 throttled_estimate)
 	# A throttled function's row is marked and its total estimated from the
 	# samples whose stack holds it (issue 13): busy() takes 2 us, 100000
