@@ -174,8 +174,14 @@ build_miniFE() {
 		# the app's own timer (mytimer, in the TICK/TOCK the kernels are
 		# compared with) without hooks: filtered at run time, its enter and
 		# exit hooks still ran inside the timed interval, a cold hash probe
-		# each after a streaming kernel, which no trace can show
-		flags="$flags -finstrument-functions -finstrument-functions-exclude-function-list=mytimer -include $here/fold_step.h"
+		# each after a streaming kernel, which no trace can show. And the
+		# C++ library's headers out of the instrumentation, as fold's
+		# warning about its own cost tells a user to (docs/regions.md,
+		# "Filtering"): their inlined code made fold's hooks 75% of the
+		# run's CPU time, and its filtered hooks around the kernels slowed
+		# the way into and out of theirs (docs/validation.md, "Short leaves")
+		flags="$flags -finstrument-functions -finstrument-functions-exclude-function-list=mytimer"
+		flags="$flags -finstrument-functions-exclude-file-list=/usr/include -include $here/fold_step.h"
 		# the floor of what a hook inside a function can see of its call
 		# (fold_step.h, FOLD_COLD_PROBE; percall.py shows it)
 		[ "${FOLD_VALIDATION_COLD_PROBE:-0}" = 1 ] && flags="$flags -DFOLD_COLD_PROBE"
