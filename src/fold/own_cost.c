@@ -11,7 +11,8 @@
  * program's code and instrumented with it), the warning names the compiler
  * option that keeps them out.
  *
- * Invariants: reads a->hot_cpu and a->bottom_up only; at most one warning.
+ * Invariants: reads a->threads, a->hot_cpu and a->bottom_up only; at most
+ * one warning.
  */
 #include <stdio.h>
 #include <string.h>
