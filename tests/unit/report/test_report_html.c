@@ -42,15 +42,32 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
-static char *render(size_t points, size_t *len)
+/* The report of a, as written to path (a failure to write fails the test). */
+static char *written(const fold_analysis *a, size_t *len)
 {
-	fold_analysis *a = report_fixture_new(points);
 	char err[256] = "";
 	int rc = report_html_write(a, path, err, sizeof err);
 	if (rc)
 		fail_msg("report_html_write: %s", err);
-	fold_analysis_free(a);
 	return slurp(path, len);
+}
+
+static char *render(size_t points, size_t *len)
+{
+	fold_analysis *a = report_fixture_new(points);
+	char *html = written(a, len);
+	fold_analysis_free(a);
+	return html;
+}
+
+/* A fixture whose durations span five decades (1 us to 100 ms). */
+static fold_analysis *fixture_over_decades(void)
+{
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	for (size_t i = 0; i < r->ninst; i++)
+		r->inst[i].duration_ns = 1e3 * pow(10, 5.0 * (double)i / (double)(r->ninst - 1));
+	return a;
 }
 
 static int setup(void **state)
@@ -253,14 +270,9 @@ static void test_empty_analysis_still_renders(void **state)
 static void test_durations_over_decades_on_log_scale(void **state)
 {
 	(void)state;
-	fold_analysis *a = report_fixture_new(50);
-	fold_region_result *r = &a->regions[0];
-	for (size_t i = 0; i < r->ninst; i++)
-		r->inst[i].duration_ns = 1e3 * pow(10, 5.0 * (double)i / (double)(r->ninst - 1));
-	char err[256] = "";
-	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	fold_analysis *a = fixture_over_decades();
 	size_t len;
-	char *html = slurp(path, &len);
+	char *html = written(a, &len);
 	assert_non_null(strstr(html, "instance duration (log scale)"));
 	assert_non_null(strstr(html, ">1.00 us</text>"));
 	assert_non_null(strstr(html, ">100 ms</text>"));
@@ -275,15 +287,10 @@ static void test_durations_over_decades_on_log_scale(void **state)
 static void test_zero_duration_keeps_the_log_scale(void **state)
 {
 	(void)state;
-	fold_analysis *a = report_fixture_new(50);
-	fold_region_result *r = &a->regions[0];
-	for (size_t i = 0; i < r->ninst; i++)
-		r->inst[i].duration_ns = 1e3 * pow(10, 5.0 * (double)i / (double)(r->ninst - 1));
-	r->inst[3].duration_ns = 0;
-	char err[256] = "";
-	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
+	fold_analysis *a = fixture_over_decades();
+	a->regions[0].inst[3].duration_ns = 0;
 	size_t len;
-	char *html = slurp(path, &len);
+	char *html = written(a, &len);
 	assert_non_null(strstr(html, "instance duration (log scale)"));
 	assert_non_null(strstr(html, ">100 ms</text>"));
 	/* the first bin holds the 0 and the shortest positive durations */
@@ -310,10 +317,8 @@ static void test_hook_figures_collapsed(void **state)
 	kv[p->nstats + 1].key = strdup("overhead.cold_exits.4");
 	kv[p->nstats + 1].value = strdup("595");
 	p->nstats += 2;
-	char err[256] = "";
-	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
 	size_t len;
-	char *html = slurp(path, &len);
+	char *html = written(a, &len);
 	const char *taken = strstr(html, "samples.taken 1523");
 	const char *more =
 	    strstr(html, "<details><summary>the hooks' own cost, measured (2 figures)</summary>");
@@ -375,18 +380,15 @@ static void test_folded_group_mean_in_the_header(void **state)
 	assert_true(r->folded);
 	r->mean_duration_ns = 1.10e6;
 	r->folded_mean_duration_ns = 2.20e6;
-	char err[256] = "";
-	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
 	size_t len;
-	char *html = slurp(path, &len);
+	char *html = written(a, &len);
 	char want[96];
 	snprintf(want, sizeof want, "(%lu folded, their mean 2.20 ms) &middot;", r->instances_used);
 	assert_non_null(strstr(html, want));
 	assert_non_null(strstr(html, "mean 1.10 ms &middot;"));
 	free(html);
 	r->folded_mean_duration_ns = 1.11e6;
-	assert_int_equal(report_html_write(a, path, err, sizeof err), 0);
-	html = slurp(path, &len);
+	html = written(a, &len);
 	assert_null(strstr(html, "their mean"));
 	free(html);
 	fold_analysis_free(a);
