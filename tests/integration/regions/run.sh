@@ -156,6 +156,21 @@ own_cost)
 	"$FOLD_CLI" -q "$t" >summary2.txt 2>&1 || fail "fold failed: $(cat summary2.txt)"
 	! grep -q "fold's own work" summary2.txt || fail "a warning about fold's own work in a light run"
 	;;
+own_cost_stl)
+	# the C++ library's inlined code calls the hooks from system headers:
+	# fold names the compiler option that keeps them out
+	printf 'exclude function *\n' >rules
+	FOLD_SAMPLE=time@1ms FOLD_FILTER=rules preload "$PROGS/prog_stl" 3000000 >/dev/null
+	t=$(only_trace)
+	"$FOLD_CLI" -q "$t" >summary.txt 2>&1 || fail "fold failed: $(cat summary.txt)"
+	tr -d '\n' <summary.txt | tr -s ' ' >flat.txt
+	grep -q "fold's own work (its hooks, their PLT stubs, the trace writing) took [0-9]*% of the" flat.txt ||
+		fail "no warning about fold's own work: $(cat summary.txt)"
+	grep -q "of them in the hooks of functions from system headers" flat.txt ||
+		fail "the warning does not say the hooks come from system headers: $(cat summary.txt)"
+	grep -q "finstrument-functions-exclude-file-list=/usr/include" flat.txt ||
+		fail "no compile-time remedy for the library's headers: $(cat summary.txt)"
+	;;
 throttled_estimate)
 	# A throttled function's row is marked and its total estimated from the
 	# samples whose stack holds it (issue 13): busy() takes 2 us, 100000
