@@ -224,7 +224,17 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 	report_fmt_si(a, sizeof a, s->mean_rate);
 	util_buf_printf(h->b, " &middot; mean %s", a);
 	if (!s->derived) {
-		report_fmt_si(b, sizeof b, s->total_per_instance);
+		/* time per instance as a duration: cpu_time and wall_time add up
+		 * ns, a CPU-clock counter counts ns of CPU (its rate in CPUs, as
+		 * the phase table gives it) */
+		char cpus[32];
+		int clock = report_cpu_rate(s->name, s->mean_rate, cpus, sizeof cpus);
+		if (clock)
+			util_buf_printf(h->b, " (%s)", cpus);
+		if (clock || !strcmp(s->unit, "s/s"))
+			report_fmt_ns(b, sizeof b, s->total_per_instance);
+		else
+			report_fmt_si(b, sizeof b, s->total_per_instance);
 		util_buf_printf(h->b, " &middot; %s per instance &middot; fit error %.3f", b, s->fit_error);
 	}
 	util_buf_puts(h->b, "</span>");

@@ -394,6 +394,36 @@ static void test_folded_group_mean_in_the_header(void **state)
 	fold_analysis_free(a);
 }
 
+/* A series of time (cpu_time, wall_time: ns per instance, s/s) or of a
+ * CPU-clock counter (ns of CPU) gives its time per instance as a duration,
+ * and the counter's rate also in CPUs, as the phase table does: XSBench's
+ * 1.65 us calls read "1.65 k per instance". */
+static void test_time_per_instance_as_a_duration(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	fold_series *clk = &r->series[0], *wall = &r->series[2];
+	assert_string_equal(clk->name, "perf::TASK-CLOCK");
+	clk->total_per_instance = 60.3e3;
+	clk->mean_rate = 0.999e9;
+	free(wall->name);
+	free(wall->unit);
+	wall->name = strdup("wall_time");
+	wall->unit = strdup("s/s");
+	wall->total_per_instance = 1651;
+	wall->mean_rate = 1;
+	size_t len;
+	char *html = written(a, &len);
+	assert_non_null(strstr(html, "mean 999 M (1.00 CPUs) &middot; 60.3 us per instance"));
+	assert_non_null(strstr(html, "mean 1.00 &middot; 1.65 us per instance"));
+	assert_null(strstr(html, "1.65 k per instance"));
+	/* any other counter keeps its events */
+	assert_non_null(strstr(html, "42.0 M per instance"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +439,7 @@ int main(void)
 	    cmocka_unit_test(test_hook_figures_collapsed),
 	    cmocka_unit_test(test_source_excerpt),
 	    cmocka_unit_test(test_folded_group_mean_in_the_header),
+	    cmocka_unit_test(test_time_per_instance_as_a_duration),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
