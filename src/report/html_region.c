@@ -765,12 +765,14 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 	double all = 0;
 	for (size_t i = 0; i < r->ngroups; i++)
 		all += r->groups[i].total_ns;
-	util_buf_puts(h->b,
-	              "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
-	              "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
-	              "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
-	              "<th class=\"n\">min</th><th class=\"n\">max</th><th class=\"n\">time</th>"
-	              "<th class=\"n\">samples</th><th class=\"n\">on CPU</th></tr></thead><tbody>\n");
+	util_buf_puts(
+	    h->b, "<h3>Instance groups</h3><table class=\"groups\"><thead><tr><th>group</th>"
+	          "<th class=\"n\">instances</th><th class=\"n\">used</th><th class=\"n\">outliers</th>"
+	          "<th class=\"n\">other excluded</th><th class=\"n\">median</th><th class=\"n\">MAD</th>"
+	          "<th class=\"n\" title=\"of the used instances without a sample, when they are most of "
+	          "them: a sampled instance's duration is an estimate, its samples' cost taken out\">min</th>"
+	          "<th class=\"n\">max</th><th class=\"n\">time</th>"
+	          "<th class=\"n\">samples</th><th class=\"n\">on CPU</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const fold_group *g = &r->groups[i];
 		report_fmt_ns(a, sizeof a, g->median_duration_ns);
