@@ -277,6 +277,11 @@ static void test_durations_over_decades_on_log_scale(void **state)
 	assert_non_null(strstr(html, ">1.00 us</text>"));
 	assert_non_null(strstr(html, ">100 ms</text>"));
 	assert_non_null(strstr(html, "<details class=\"fitparams\"><summary class=\"note\">fit parameters"));
+	/* the variation across threads on the same scale, its ticks at the decades */
+	const char *var = strstr(html, "instance duration: range and mean (log scale)");
+	assert_non_null(var);
+	const char *tick = strstr(var, ">10.0 us</text>"), *end = strstr(var, "</figure>");
+	assert_true(tick && end && tick < end);
 	free(html);
 	fold_analysis_free(a);
 }
