@@ -71,6 +71,14 @@ static void test_openmp_regions_named(void **state)
 	assert_string_equal(shorten("main._omp_fn.0", 40), "parallel region 0 in main");
 	const char *a = shorten("ForceLJ::compute(Atom&, Neighbor&, Comm&, int) [clone ._omp_fn.3]", 50);
 	assert_string_equal(a, "parallel region 3 in ForceLJ::compute(…)");
+	/* a Fortran module procedure by its own name when the module's does
+	 * not fit; a C++ method keeps its class */
+	assert_string_equal(shorten("advec_cell_kernel_module::advec_cell_kernel._omp_fn.0", 48),
+	                    "parallel region 0 in advec_cell_kernel");
+	assert_string_equal(shorten("pdv_kernel_module::pdv_kernel._omp_fn.1", 60),
+	                    "parallel region 1 in pdv_kernel_module::pdv_kernel");
+	a = shorten("LongNamespace::VeryLongClassName::compute(int) [clone ._omp_fn.2]", 40);
+	assert_non_null(strstr(a, "::compute(…)"));
 	/* five regions of one function stay five names, even when narrow */
 	char seen[5][64];
 	for (int i = 0; i < 5; i++) {
