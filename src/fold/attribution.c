@@ -37,6 +37,7 @@ typedef struct stk_info {
 	unsigned nlog;
 	lframe *log;               /* outermost first */
 	const symtab_result *leaf; /* symbolisation of the interrupted PC (may be NULL) */
+	const char *outer;         /* the leaf's out-of-line function (no_symbols_name), or NULL */
 } stk_info;
 
 typedef struct proc_cache {
@@ -52,6 +53,8 @@ struct attribution__ctx {
 	size_t ntr;
 	char **owned; /* fallback names */
 	size_t nowned, cap_owned;
+	char **nosym; /* "M (no symbols)" names (see no_symbols_name), one per module */
+	size_t nnosym, cap_nosym;
 };
 
 static const char *own(attribution__ctx *a, char *s)
@@ -118,6 +121,9 @@ void attribution__free(attribution__ctx *a)
 	for (size_t i = 0; i < a->nowned; i++)
 		free(a->owned[i]);
 	free(a->owned);
+	for (size_t i = 0; i < a->nnosym; i++)
+		free(a->nosym[i]);
+	free(a->nosym);
 	symbols__free(a->st);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
@@ -247,6 +253,32 @@ static unsigned measurement_start(attribution__ctx *a, unsigned proc, const uint
 	return cut;
 }
 
+/* A function in a module without symbols ("[libgomp.so.1+0x1f6a7]", see
+ * symbols.c) as the module ("libgomp (no symbols)"): its addresses are
+ * one place for a reader, not hundreds, in the phases' top lines, the
+ * timeline and the call tree as in the hot views (threads_class.c). Other
+ * names are returned as they are. */
+static const char *no_symbols_name(attribution__ctx *a, const char *fn)
+{
+	size_t n = fn ? strlen(fn) : 0;
+	const char *plus = n > 4 && fn[0] == '[' && fn[n - 1] == ']' ? strstr(fn, "+0x") : NULL;
+	if (!plus)
+		return fn;
+	const char *so = strstr(fn, ".so"); /* "libgomp.so.1" -> "libgomp" */
+	const char *end = so && so < plus ? so : plus;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%.*s (no symbols)", (int)(end - fn - 1), fn + 1);
+	for (size_t i = 0; i < a->nnosym; i++)
+		if (!strcmp(a->nosym[i], buf))
+			return a->nosym[i];
+	char *d = strdup(buf);
+	if (!d || util_grow((void **)&a->nosym, &a->cap_nosym, a->nnosym + 1, sizeof *a->nosym)) {
+		free(d);
+		return fn;
+	}
+	return a->nosym[a->nnosym++] = d;
+}
+
 /* Symbolises stack id of proc into logical frames; caller holds the lock.
  * fold's own work (measurement_start: a hook, the first call's decision,
  * the trace writing) is one leaf frame, FOLD_MEASUREMENT_FUNCTION. */
@@ -293,6 +325,16 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 			break;
 		}
 		for (unsigned k = res->nframes; k-- > 0;) {
+			const char *fn = no_symbols_name(a, res->frames[k].function);
+			if (fn != res->frames[k].function) {
+				/* consecutive frames in one such module: one frame */
+				if (n && log[n - 1].function == fn)
+					continue;
+				if (util_grow((void **)&log, &cap, n + 1, sizeof *log))
+					break;
+				log[n++] = (lframe){fn, NULL, 0};
+				continue;
+			}
 			if (util_grow((void **)&log, &cap, n + 1, sizeof *log))
 				break;
 			log[n++] =
@@ -301,6 +343,8 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 	}
 	si->log = log;
 	si->nlog = (unsigned)n;
+	if (si->leaf && si->leaf->nframes)
+		si->outer = no_symbols_name(a, si->leaf->frames[si->leaf->nframes - 1].function);
 	return si;
 }
 
@@ -360,8 +404,7 @@ static const lframe *tl_frame(const hit *h, unsigned d)
  * into two functions is two places in the program, not one. */
 static const char *outer_function(const stk_info *si)
 {
-	const symtab_result *r = si->leaf;
-	return r && r->nframes ? r->frames[r->nframes - 1].function : NULL;
+	return si->outer;
 }
 
 static int cmp_outer(const stk_info *a, const stk_info *b)

@@ -117,6 +117,19 @@ static const char *drop_namespaces(const char *s)
 	return ns >= 2 ? seps[ns - 2] + 2 : s;
 }
 
+/* fn shortened to room columns into a; when that cuts its front and proc
+ * (a module procedure's own name, see below) fits whole, proc. */
+static void omp_name(const char *fn, const char *proc, unsigned room, char *a, size_t an)
+{
+	report_short_name(fn, room, a, an);
+	if (strncmp(a, "\xe2\x80\xa6", 3) || !proc)
+		return;
+	char b[1024];
+	report_short_name(proc + 1, room, b, sizeof b);
+	if (strncmp(b, "\xe2\x80\xa6", 3))
+		snprintf(a, an, "%s", b);
+}
+
 void report_short_name(const char *full, unsigned maxcols, char *out, size_t outn)
 {
 	if (!outn)
@@ -159,22 +172,18 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 		char head[48];
 		int hn = snprintf(head, sizeof head, "parallel region %ld in ", num);
 		unsigned room = maxcols > (unsigned)hn + 8 ? maxcols - (unsigned)hn : 8;
-		report_short_name(fn, room, a, sizeof a);
 		/* A Fortran module procedure ("advec_cell_kernel_module::
 		 * advec_cell_kernel": no parameter list, unlike C++) by its own
 		 * name when the module's does not fit: "parallel region 0 in
 		 * advec_cell_kernel", not "omp 0 …_cell_kernel_module::advec_cell_kernel". */
 		const char *proc = strchr(fn, '(') ? NULL : strrchr(fn, ':');
-		if (!strncmp(a, "\xe2\x80\xa6", 3) && proc && proc > fn && proc[-1] == ':' && proc[1]) {
-			char b2[1024];
-			report_short_name(proc + 1, room, b2, sizeof b2);
-			if (strncmp(b2, "\xe2\x80\xa6", 3))
-				snprintf(a, sizeof a, "%s", b2);
-		}
+		if (!(proc && proc > fn && proc[-1] == ':' && proc[1]))
+			proc = NULL;
+		omp_name(fn, proc, room, a, sizeof a);
 		if (!strncmp(a, "\xe2\x80\xa6", 3) && maxcols >= 12) {
 			/* No room for the words: "omp 3 Integrate::run(…)". */
 			hn = snprintf(head, sizeof head, "omp %ld ", num);
-			report_short_name(fn, maxcols - (unsigned)hn, a, sizeof a);
+			omp_name(fn, proc, maxcols - (unsigned)hn, a, sizeof a);
 		}
 		snprintf(out, outn, "%s%s", head, a);
 		return;

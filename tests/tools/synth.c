@@ -194,6 +194,11 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 	if (c->cpu_clock_counter)
 		TRACE_PUT(rc, w, 0, trace_enc_counter_def, c->ncounters + 1, TRACE_COUNTER_SOFTWARE,
 		          "perf::TASK-CLOCK");
+	if (c->stack_module) {
+		const trace_segment seg = {0x400000, 0x10000, 5};
+		TRACE_PUT(rc, w, 0, trace_enc_module_load, 1, (uint64_t)t0, 0, NULL, 0, c->stack_module, &seg,
+		          1);
+	}
 	TRACE_PUT(rc, w, 0, trace_enc_region_def, 1, TRACE_REGION_API, 0,
 	          c->region_name ? c->region_name : "iteration");
 	if (c->inner_call_ns > 0)

@@ -69,6 +69,10 @@ typedef struct synth_config {
 	int rotate_sets;         /* odd threads carry only the first counter */
 	int stacks;              /* record a 3-frame stack whose leaf depends on the phase */
 	const char *region_name;
+	/* With stacks: the module their addresses (0x400000-0x40ffff) lie in
+	 * (NULL: none); a path that cannot be read makes a module without
+	 * symbols, whose addresses read "[name+0x...]" */
+	const char *stack_module;
 	/* The sample's own cost in the program (0: none): every sample stops the
 	 * program for sample_cost_ns (kernel delivery, then the handler, as a
 	 * real sampler does); the trace records only the handler's part

@@ -2815,6 +2815,34 @@ static void test_group_extremes_from_unsampled_instances(void **state)
 	fold_analysis_free(a);
 }
 
+/* Samples in a module without symbols: each address reads
+ * "[libnosym.so.1+0x...]", and the hot views took them as one place,
+ * "libnosym (no symbols)", while the phases' top lines listed it once per
+ * address (CloverLeaf's 14 us OpenMP region: 15%, 15%, 12% libgomp) and
+ * the timeline and the call tree had a frame per address. All of them now
+ * read one name, the module's consecutive frames one frame. */
+static void test_module_without_symbols_is_one_place(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.stack_module = "/nonexistent/libnosym.so.1";
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded && r->nphases >= 1);
+	for (size_t p = 0; p < r->nphases; p++) {
+		assert_int_equal(r->phases[p].ntop, 1);
+		assert_string_equal(r->phases[p].top[0].function, "libnosym (no symbols)");
+		assert_true(fabs(r->phases[p].top[0].share - 1) < 1e-9);
+	}
+	for (size_t l = 0; l < r->ntimeline; l++)
+		for (size_t k = 0; k < r->timeline[l].nspans; k++)
+			assert_string_equal(r->timeline[l].spans[k].function, "libnosym (no symbols)");
+	assert_true(a->nhot_cpu >= 1);
+	assert_string_equal(a->hot_cpu[0].function, "libnosym (no symbols)");
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2831,6 +2859,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_module_without_symbols_is_one_place, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_group_extremes_from_unsampled_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_measured_delivery_places_samples, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_deferred_samples_mark_the_wait, setup, teardown),
