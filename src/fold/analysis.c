@@ -49,6 +49,7 @@ static void free_region(fold_region_result *r)
 {
 	free(r->name);
 	free(r->reason);
+	free(r->reason_common);
 	free(r->groups);
 	for (size_t i = 0; i < r->nseries; i++) {
 		fold_series *s = &r->series[i];

@@ -293,6 +293,8 @@ static int mark_throttled_region(const fold_analysis *a, fold_region_result *r)
 				return -ENOMEM;
 			free(r->reason);
 			r->reason = why;
+			free(r->reason_common);
+			r->reason_common = NULL;
 		}
 		return 0;
 	}

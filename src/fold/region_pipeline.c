@@ -709,7 +709,21 @@ static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
 		    "%lu sample(s) inside the usable instances of group %u, at least %u needed to fold%s",
 		    g->sfold, r->selected_group, opt->min_samples,
 		    *other ? other : "; sample more often (FOLD_SAMPLE=time@1ms) or run more iterations");
-	return r->reason ? 1 : -ENOMEM;
+	if (!r->reason)
+		return -ENOMEM;
+	if (!*other) {
+		r->reason_count = few_inst ? g->used : g->sfold;
+		r->reason_common =
+		    few_inst ? util_asprintf("fewer than %u usable instances; run more iterations or lower "
+		                             "--min-instances",
+		                             opt->min_instances)
+		             : util_asprintf("fewer than %u samples inside the usable instances; sample more "
+		                             "often (FOLD_SAMPLE=time@1ms) or run more iterations",
+		                             opt->min_samples);
+		if (!r->reason_common)
+			return -ENOMEM;
+	}
+	return 1;
 }
 
 /* --- stage 2: fold series --- */

@@ -115,6 +115,15 @@ static void run_summary(term *t, const fold_analysis *a)
 	}
 }
 
+/* What a region that was not folded is listed under: its reason without
+ * the count when regions share it, else its own. */
+static const char *not_folded_key(const fold_region_result *r)
+{
+	if (r->reason_common)
+		return r->reason_common;
+	return r->reason ? r->reason : "not selected";
+}
+
 /* Regions by time: the numbers first, the name in the room left (shortened
  * by names.c, never cut mid-word at 80 columns for common names); why a
  * region was not folded is said once per reason below the table. */
@@ -173,25 +182,32 @@ static void region_table(term *t, const fold_analysis *a)
 	}
 	if (!unfolded)
 		return;
-	/* Each reason once, with the regions it holds for. */
+	/* Each reason once, with the regions it holds for; regions that miss
+	 * the same count of instances or samples once, each with its count. */
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
-		const char *why = r->reason ? r->reason : "not selected";
 		if (r->folded)
 			continue;
+		const char *why = not_folded_key(r);
 		int seen = 0;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = !a->regions[k].folded &&
-			       !strcmp(a->regions[k].reason ? a->regions[k].reason : "not selected", why);
+			seen = !a->regions[k].folded && !strcmp(not_folded_key(&a->regions[k]), why);
 		if (seen)
 			continue;
 		util_buf l;
 		util_buf_init(&l);
-		util_buf_printf(&l, "not folded (%s):", why);
-		for (size_t k = i, c = 0; k < a->nregions; k++)
-			if (!a->regions[k].folded &&
-			    !strcmp(a->regions[k].reason ? a->regions[k].reason : "not selected", why))
-				util_buf_printf(&l, "%s %zu", c++ ? "," : "", k + 1);
+		if (r->reason_common)
+			util_buf_printf(&l, "not folded (%s; each region's count in brackets):", why);
+		else
+			util_buf_printf(&l, "not folded (%s):", why);
+		for (size_t k = i, c = 0; k < a->nregions; k++) {
+			const fold_region_result *o = &a->regions[k];
+			if (o->folded || strcmp(not_folded_key(o), why))
+				continue;
+			util_buf_printf(&l, "%s %zu", c++ ? "," : "", k + 1);
+			if (o->reason_common) /* a no-break space: a region and its count on one line */
+				util_buf_printf(&l, "\xc2\xa0(%lu)", o->reason_count);
+		}
 		term_sgr(t, "2");
 		term_put(t, "     ");
 		term_wrapped(t, l.oom ? "not folded" : l.data, 7);

@@ -218,6 +218,12 @@ typedef struct fold_region_result {
 	unsigned long est_samples;
 	int folded; /* 0: too few instances/samples; reason says why */
 	char *reason;
+	/* reason without its count (reason_count: the usable instances or the
+	 * samples in them), shared by the regions that miss the same, so that
+	 * they can be listed once with their counts; NULL when reason is the
+	 * region's own (another group folds, throttled...) */
+	char *reason_common;
+	unsigned long reason_count;
 	unsigned selected_group; /* the group that was folded */
 	fold_group *groups;
 	size_t ngroups;

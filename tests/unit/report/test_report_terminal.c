@@ -150,6 +150,38 @@ static void test_color_only_when_asked(void **state)
 	free(text);
 }
 
+/* Regions that miss the same count of instances or samples are listed
+ * once, each with its count (CloverLeaf's terminal gave 17 lines, one per
+ * distinct count); a reason of the region's own keeps its line. */
+static void test_shared_not_folded_reason_once(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(200);
+	static const char *const common =
+	    "fewer than 20 samples inside the usable instances; sample more often";
+	for (size_t i = 1; i < 3; i++) {
+		fold_region_result *r = &a->regions[i];
+		r->folded = 0;
+		free(r->reason);
+		r->reason = strdup(i == 1 ? "7 sample(s) in group 0" : "3 sample(s) in group 1");
+		r->reason_common = strdup(common);
+		r->reason_count = i == 1 ? 7 : 3;
+	}
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(report_terminal(a, f, 200, 0), 0);
+	fclose(f);
+	const char *line = strstr(text, "not folded (fewer than 20 samples");
+	assert_non_null(line);
+	assert_null(strstr(line + 1, "not folded (fewer than 20 samples"));
+	assert_non_null(strstr(line, "count in brackets): 2\xc2\xa0(7), 3\xc2\xa0(3)"));
+	assert_null(strstr(text, "sample(s) in group"));
+	free(text);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +189,7 @@ int main(void)
 	    cmocka_unit_test(test_shows_regions_phases_and_warnings),
 	    cmocka_unit_test(test_color_only_when_asked),
 	    cmocka_unit_test(test_many_ranks_summarised),
+	    cmocka_unit_test(test_shared_not_folded_reason_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
