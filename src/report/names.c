@@ -45,6 +45,12 @@ static long omp_fn(const char *s, size_t *base_len)
 	const char *m = strstr(s, "._omp_fn.");
 	if (!m)
 		return -1;
+	/* a burst named by its caller ("burst after MPI_Sendrecv in
+	 * Comm::communicate (from Integrate::run [clone ._omp_fn.0]:105)") is
+	 * not the outlined function */
+	const char *from = strstr(s, " (from ");
+	if (from && from < m)
+		return -1;
 	long num = 0;
 	for (const char *p = m + 9; *p >= '0' && *p <= '9'; p++)
 		num = num * 10 + (*p - '0');
@@ -117,6 +123,57 @@ static const char *drop_namespaces(const char *s)
 	return ns >= 2 ? seps[ns - 2] + 2 : s;
 }
 
+/* A burst's name "X (from CALLER:LINE)" with CALLER shorter into out:
+ * level 1 without an OpenMP outlined function's suffix ("f._omp_fn.2",
+ * "f [clone ._omp_fn.2]" -> "f"), level 2 also without its qualifiers
+ * ("Integrate::run" -> "run"), level 3 also the function that made the
+ * call. Returns 0 when there is no such part or nothing changed. */
+static int burst_caller(const char *full, int level, char *out, size_t outn)
+{
+	const char *from = strstr(full, " (from ");
+	if (!from)
+		return 0;
+	const char *c = from + 7, *colon = strrchr(c, ':'), *close = strrchr(c, ')');
+	if (!colon || !close || colon > close)
+		colon = close;
+	if (!colon)
+		return 0;
+	size_t n = (size_t)(colon - c);
+	char caller[512];
+	snprintf(caller, sizeof caller, "%.*s", (int)(n < sizeof caller ? n : sizeof caller - 1), c);
+	char *sfx = strstr(caller, " [clone ._omp_fn.");
+	if (!sfx)
+		sfx = strstr(caller, "._omp_fn.");
+	if (sfx)
+		*sfx = 0;
+	const char *name = caller;
+	if (level >= 2)
+		for (const char *p = caller; *p; p++)
+			if (p[0] == ':' && p[1] == ':')
+				name = p + 2;
+	/* level 3: the function that made the call without its qualifiers too
+	 * ("MPI_Sendrecv in Comm::communicate" -> "... in communicate") */
+	const char *in = level >= 3 ? strstr(full, " in ") : NULL;
+	size_t head = (size_t)(from - full);
+	const char *fn = in && in < from ? in + 4 : NULL;
+	if (fn)
+		for (const char *p = fn; p < from; p++)
+			if (p[0] == ':' && p[1] == ':')
+				fn = p + 2;
+	if (fn && fn == in + 4)
+		fn = NULL;
+	char tmp[1024]; /* full may be out */
+	if (fn)
+		snprintf(tmp, sizeof tmp, "%.*s%.*s (from %s%s", (int)(in + 4 - full), full, (int)(from - fn),
+		         fn, name, colon);
+	else if (!sfx && name == caller)
+		return 0;
+	else
+		snprintf(tmp, sizeof tmp, "%.*s (from %s%s", (int)head, full, name, colon);
+	snprintf(out, outn, "%s", tmp);
+	return 1;
+}
+
 /* fn shortened to room columns into a; when that cuts its front and proc
  * (a module procedure's own name, see below) fits whole, proc. */
 static void omp_name(const char *fn, const char *proc, unsigned room, char *a, size_t an)
@@ -157,10 +214,17 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 	}
 	/* a burst: "burst after MPI_Allreduce in main:26" loses its first word
 	 * first, so the call and the place stay */
+	char burst[1024];
 	if (!strncmp(full, "burst after ", 12) && report_term_width(full) > maxcols) {
 		full += 6;
 		if (report_term_width(full) > maxcols)
 			full += 6;
+		/* then its caller ("(from Integrate::run [clone ._omp_fn.0]:105)"):
+		 * without the outlined function's suffix, the line is in its
+		 * source function's; then without its class or namespaces */
+		for (int level = 1; level <= 3 && report_term_width(full) > maxcols; level++)
+			if (burst_caller(full, level, burst, sizeof burst))
+				full = burst;
 	}
 	size_t base;
 	long num = omp_fn(full, &base);

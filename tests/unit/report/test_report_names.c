@@ -91,6 +91,23 @@ static void test_openmp_regions_named(void **state)
 	}
 }
 
+/* A burst named by its caller, an OpenMP outlined function, is a burst,
+ * not a parallel region; narrow, its caller loses the outlined suffix,
+ * then the qualifiers go, the call and the lines stay. */
+static void test_burst_from_an_outlined_function(void **state)
+{
+	(void)state;
+	const char *full = "burst after MPI_Sendrecv in Comm::communicate (from Integrate::run [clone "
+	                   "._omp_fn.0]:105)";
+	assert_string_equal(shorten(full, 120), full);
+	assert_string_equal(shorten(full, 60), "MPI_Sendrecv in Comm::communicate (from Integrate::run:105)");
+	assert_string_equal(shorten(full, 48), "MPI_Sendrecv in Comm::communicate (from run:105)");
+	assert_string_equal(shorten(full, 44), "MPI_Sendrecv in communicate (from run:105)");
+	assert_string_equal(
+	    shorten("burst after MPI_Allreduce in Thermo::energy (from main._omp_fn.1:467)", 48),
+	    "MPI_Allreduce in Thermo::energy (from main:467)");
+}
+
 static void test_templates_and_namespaces(void **state)
 {
 	(void)state;
@@ -107,10 +124,13 @@ static void test_templates_and_namespaces(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fits_unchanged),           cmocka_unit_test(test_library_without_symbols),
+	    cmocka_unit_test(test_fits_unchanged),
+	    cmocka_unit_test(test_library_without_symbols),
 	    cmocka_unit_test(test_burst_names),
-	    cmocka_unit_test(test_clone_suffix_kept),        cmocka_unit_test(test_openmp_regions_named),
+	    cmocka_unit_test(test_clone_suffix_kept),
+	    cmocka_unit_test(test_openmp_regions_named),
 	    cmocka_unit_test(test_templates_and_namespaces),
+	    cmocka_unit_test(test_burst_from_an_outlined_function),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
