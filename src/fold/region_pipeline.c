@@ -359,17 +359,24 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping
 		if (can_fold[k] > can_fold[sel] ||
 		    (can_fold[k] == can_fold[sel] && gs[k].total > gs[sel].total))
 			sel = k;
+	/* When no group can fold, the region is not folded whichever is
+	 * chosen: nothing to say about CPU shares. */
+	if (ng < 2 || !can_fold[sel])
+		return sel;
 	double best = -1;
 	for (size_t k = 0; k < ng; k++)
-		if (can_fold[k] == can_fold[sel] && r->groups[k].cpu_share > best)
+		if (can_fold[k] && r->groups[k].cpu_share > best)
 			best = r->groups[k].cpu_share;
-	if (ng < 2 || !(best > 0))
+	/* Only a group whose CPU share was measured low is displaced, and only
+	 * by one whose share was measured high (an unknown share proves
+	 * nothing: CloverLeaf's burst read "60% ... against nan% in group 2"). */
+	double own = r->groups[sel].cpu_share;
+	if (!(best > 0) || isnan(own) || own >= FOLD__MIN_RELATIVE_UTILISATION * best)
 		return sel;
 	size_t pick = SIZE_MAX;
 	for (size_t k = 0; k < ng; k++) {
 		double util = r->groups[k].cpu_share;
-		if (can_fold[k] == can_fold[sel] &&
-		    (isnan(util) || util >= FOLD__MIN_RELATIVE_UTILISATION * best))
+		if (can_fold[k] && !isnan(util) && util >= FOLD__MIN_RELATIVE_UTILISATION * best)
 			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
 				pick = k;
 	}

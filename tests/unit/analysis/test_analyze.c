@@ -2843,6 +2843,31 @@ static void test_module_without_symbols_is_one_place(void **state)
 	fold_analysis_free(a);
 }
 
+/* When no group has the samples to fold, the region is not folded
+ * whichever group is chosen: no group is said to be folded instead of
+ * the stretched one. CloverLeaf's burst of 20 instances and one sample
+ * read "group 3 ... spend 60% of it on the CPU against nan% in group 2
+ * ..., which is folded"; nothing was. */
+static void test_no_cpu_share_choice_when_nothing_folds(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 400;
+	c.preempt = 0.7;
+	c.preempt_mean_ns = 2e6;
+	c.preempt_fixed = 1;
+	c.noise = 0.02;
+	fold_analysis *a = fold_synth(&c, 1000000);
+	const fold_region_result *r = region(a, "iteration");
+	assert_int_equal(r->ngroups, 2);
+	assert_false(r->folded);
+	assert_false(warned_about(a, "stretched by preemption"));
+	/* the reason names the group with the time */
+	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 3e6 - 1) < 0.05);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2859,6 +2884,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_cpu_share_choice_when_nothing_folds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_module_without_symbols_is_one_place, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_group_extremes_from_unsampled_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_measured_delivery_places_samples, setup, teardown),
