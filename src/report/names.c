@@ -195,7 +195,9 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 	if (!full)
 		full = "[unknown]";
 	/* glibc's internal aliases: "__GI___poll", "__libc_recv" are poll, recv. */
-	if (!strncmp(full, "__GI___", 7))
+	if (!strncmp(full, "__GI___libc_", 12) && full[12]) /* __libc_write: write */
+		full += 12;
+	else if (!strncmp(full, "__GI___", 7))
 		full += 7;
 	else if (!strncmp(full, "__GI_", 5))
 		full += 5;

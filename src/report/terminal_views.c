@@ -303,14 +303,14 @@ void term_view_threads(term *t, const fold_analysis *a)
 				top = s->top[0].function;
 			}
 		}
-		char line[512];
+		char line[512], topname[128];
+		report_short_name(top ? top : "-", 40, topname, sizeof topname);
 		if (smp)
 			snprintf(line, sizeof line,
 			         "+ %zu idle helper thread%s (MPI progress or runtime): %lu samples, %.0f%% "
 			         "in kernel "
 			         "waits (mostly %s); left out of the lists above.",
-			         idle, idle == 1 ? "" : "s", smp, 100.0 * (double)wt / (double)smp,
-			         top ? top : "-");
+			         idle, idle == 1 ? "" : "s", smp, 100.0 * (double)wt / (double)smp, topname);
 		else
 			snprintf(
 			    line, sizeof line,
