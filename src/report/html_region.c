@@ -443,8 +443,15 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 
 static void attribution(html_ctx *h, const fold_attribution *t)
 {
-	util_buf_printf(h->b, "<span class=\"attr\"><b>%.0f%%</b> <code>", 100 * t->share);
-	report_html_text(h, t->function);
+	/* named as in the other views (an OpenMP outlined function as its
+	 * parallel region, a glibc alias as its public name); wide enough
+	 * that nothing else changes, the raw name on hover */
+	char nm[1024];
+	report_short_name(t->function, 200, nm, sizeof nm);
+	util_buf_printf(h->b, "<span class=\"attr\"><b>%.0f%%</b> <code title=\"", 100 * t->share);
+	report_html_text(h, t->function ? t->function : "");
+	util_buf_puts(h->b, "\">");
+	report_html_text(h, nm);
 	util_buf_puts(h->b, "</code> ");
 	report_html_loc(h, t->file, t->line);
 	if (t->ninline > 1) {

@@ -429,6 +429,27 @@ static void test_time_per_instance_as_a_duration(void **state)
 	fold_analysis_free(a);
 }
 
+/* A phase's top line in an OpenMP outlined function is named as the other
+ * views name it, the raw name on hover (CloverLeaf's read
+ * "calc_dt_kernel_module::calc_dt_kernel._omp_fn.0" next to a CPU view
+ * saying "parallel region 0 in ..."). */
+static void test_top_lines_named_as_elsewhere(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_phase_result *p = &a->regions[0].phases[0];
+	assert_true(p->ntop > 0);
+	free(p->top[0].function);
+	p->top[0].function = strdup("calc_dt_kernel_module::calc_dt_kernel._omp_fn.0");
+	size_t len;
+	char *html = written(a, &len);
+	assert_non_null(strstr(html,
+	                       "<code title=\"calc_dt_kernel_module::calc_dt_kernel._omp_fn.0\">parallel "
+	                       "region 0 in calc_dt_kernel_module::calc_dt_kernel</code>"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +466,7 @@ int main(void)
 	    cmocka_unit_test(test_source_excerpt),
 	    cmocka_unit_test(test_folded_group_mean_in_the_header),
 	    cmocka_unit_test(test_time_per_instance_as_a_duration),
+	    cmocka_unit_test(test_top_lines_named_as_elsewhere),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
