@@ -325,8 +325,12 @@ static void overview_ranking(html_ctx *h)
 		snprintf(buf, sizeof buf, "%zu", i + 1);
 		util_buf_puts(h->b, "<tr>");
 		report_html_num_cell(h, (double)i + 1, buf);
-		util_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
+		char nm[1024]; /* named as elsewhere (see html_region.c), the raw name on hover */
+		report_short_name(r->name, 200, nm, sizeof nm);
+		util_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\" title=\"", i);
 		report_html_text(h, r->name);
+		util_buf_puts(h->b, "\">");
+		report_html_text(h, nm);
 		util_buf_printf(h->b, "</a></td><td>%s</td>", fold_region_kind_label(r->kind));
 		double shown = r->total_ns;
 		if (r->throttled && r->est_samples) {

@@ -823,10 +823,15 @@ void report_html_region(html_ctx *h, size_t ri)
 	char tot[32], mean[32];
 	report_fmt_ns(tot, sizeof tot, r->total_ns);
 	report_fmt_ns(mean, sizeof mean, r->mean_duration_ns);
-	util_buf_printf(
-	    h->b, "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\">", ri,
-	    ri);
+	char nm[1024]; /* an OpenMP outlined function as its parallel region, the raw name on hover */
+	report_short_name(r->name, 200, nm, sizeof nm);
+	util_buf_printf(h->b,
+	                "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\" "
+	                "title=\"",
+	                ri, ri);
 	report_html_text(h, r->name);
+	util_buf_puts(h->b, "\">");
+	report_html_text(h, nm);
 	util_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
 	                fold_region_kind_label(r->kind),
 	                r->folded ? "<span class=\"pill ok\">folded</span>"
