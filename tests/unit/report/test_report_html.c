@@ -429,8 +429,8 @@ static void test_time_per_instance_as_a_duration(void **state)
 	fold_analysis_free(a);
 }
 
-/* A phase's top line in an OpenMP outlined function is named as the other
- * views name it, the raw name on hover (CloverLeaf's read
+/* A phase's top line and a region in an OpenMP outlined function are
+ * named as the other views name them, the raw name on hover (CloverLeaf's read
  * "calc_dt_kernel_module::calc_dt_kernel._omp_fn.0" next to a CPU view
  * saying "parallel region 0 in ..."). */
 static void test_top_lines_named_as_elsewhere(void **state)
@@ -441,11 +441,19 @@ static void test_top_lines_named_as_elsewhere(void **state)
 	assert_true(p->ntop > 0);
 	free(p->top[0].function);
 	p->top[0].function = strdup("calc_dt_kernel_module::calc_dt_kernel._omp_fn.0");
+	free(a->regions[0].name);
+	a->regions[0].name = strdup("pdv_kernel_module::pdv_kernel._omp_fn.1");
 	size_t len;
 	char *html = written(a, &len);
 	assert_non_null(strstr(html,
 	                       "<code title=\"calc_dt_kernel_module::calc_dt_kernel._omp_fn.0\">parallel "
 	                       "region 0 in calc_dt_kernel_module::calc_dt_kernel</code>"));
+	/* the region too, in its heading and in the regions table */
+	const char *want = "title=\"pdv_kernel_module::pdv_kernel._omp_fn.1\">parallel region 1 in "
+	                   "pdv_kernel_module::pdv_kernel</";
+	const char *first = strstr(html, want);
+	assert_non_null(first);
+	assert_non_null(strstr(first + 1, want));
 	free(html);
 	fold_analysis_free(a);
 }
