@@ -258,13 +258,32 @@ def app_timers(app, mode, d):
     return t
 
 
-def main_thread_rows(rows, value, rank_key="rank", thread_key="thread", rank=0):
-    """Rows of rank RANK (0 also takes a non-MPI run's -1) on its busiest
-    thread for this measure: the thread that ran the code the app timed (an
-    MPI library's helper threads may come first in stream order)."""
+def main_threads(doc):
+    """{rank: thread} of the thread that called MPI_Init on each rank: the
+    program's main thread, an OpenMP team's master, which runs the code
+    the apps' own timers time (miniMD times its kernels under `omp
+    master`)."""
+    out = {}
+    for p in doc.get("profile", []):
+        if p["name"] == "MPI_Init":
+            for t in p.get("per_thread", []):
+                out.setdefault(t["rank"], t["thread"])
+    return out
+
+
+def main_thread_rows(rows, value, rank_key="rank", thread_key="thread", rank=0, doc=None):
+    """Rows of rank RANK (0 also takes a non-MPI run's -1) on the thread
+    that ran the code the app timed: its main thread (main_threads) when
+    it has rows, else its busiest thread for this measure (an MPI
+    library's helper threads may come first in stream order). The busiest
+    alone took miniMD's OpenMP worker, whose Neighbor::build waits longer
+    in its barriers than the master the app's timer runs on (+4%)."""
     r0 = [r for r in rows if r[rank_key] == rank or (rank == 0 and r[rank_key] == -1)]
     if not r0:
         return []
+    main = main_threads(doc).get(rank) if doc else None
+    if main is not None and any(r[thread_key] == main for r in r0):
+        return [r for r in r0 if r[thread_key] == main]
     per = {}
     for r in r0:
         per[r[thread_key]] = per.get(r[thread_key], 0) + value(r)
@@ -283,17 +302,17 @@ def profile_rows(doc, pat):
 def thread_rows(doc, pat, rank):
     out = []
     for p in profile_rows(doc, pat):
-        out += main_thread_rows(p["per_thread"], lambda x: x["inclusive_ns"], rank=rank)
+        out += main_thread_rows(p["per_thread"], lambda x: x["inclusive_ns"], rank=rank, doc=doc)
     return out
 
 
 def step_span(doc, rank):
-    """(lo, hi, thread) of RANK's timestep instances on its busiest thread."""
+    """(lo, hi, thread) of RANK's timestep instances on its main thread (main_thread_rows)."""
     steps = [r for r in doc["regions"] if r["name"] == "timestep"]
     if not steps:
         return None
     st = [{"start": i[0], "dur": i[1], "thread": i[2], "rank": i[3]} for i in steps[0]["instance_list"]]
-    st = main_thread_rows(st, lambda x: x["dur"], rank=rank)
+    st = main_thread_rows(st, lambda x: x["dur"], rank=rank, doc=doc)
     if not st:
         return None
     return min(x["start"] for x in st), max(x["start"] + x["dur"] for x in st), st[0]["thread"]
@@ -321,13 +340,13 @@ def instances_outside(doc, pat, rank, keep):
 
 
 def busiest_rank(doc):
-    """The rank whose busiest thread spent the most time in timestep
+    """The rank whose main thread (main_thread_rows) spent the most time in timestep
     instances (0 without ranks or steps)."""
     rows = [t for p in doc["profile"] if p["name"] == "timestep" for t in p["per_thread"]]
     ranks = sorted({t["rank"] for t in rows if t["rank"] >= 0})
     if not ranks:
         return 0
-    tot = {r: sum(x["inclusive_ns"] for x in main_thread_rows(rows, lambda x: x["inclusive_ns"], rank=r))
+    tot = {r: sum(x["inclusive_ns"] for x in main_thread_rows(rows, lambda x: x["inclusive_ns"], rank=r, doc=doc))
            for r in ranks}
     return max(ranks, key=lambda r: tot[r])
 
@@ -335,7 +354,7 @@ def busiest_rank(doc):
 def fold_time(doc, sel, rank=0):
     """Seconds of fold's exact profile that measure what selector SEL
     selects, and a note (or None and why not). All from rank RANK's
-    busiest thread:
+    main thread (main_thread_rows):
       ("region"|"profile", GLOB): inclusive time of the matching rows,
         with fold's measurement nested inside them (nested_overhead_ns)
         added back, as in every selector below;

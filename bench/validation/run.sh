@@ -224,9 +224,13 @@ build_CloverLeaf_ref() {
 # Problem sizes: small (whole suite in minutes on 2 cores), enough time
 # steps to fold. run_APP RUNDIR LAUNCH... runs the app in RUNDIR.
 size() { if [ $fast = 1 ]; then echo "$1"; else echo "$2"; fi; }
+# run_APP DIR COMMAND...: one run of APP in DIR; $threads (the caller's,
+# bash's dynamic scope) is its OpenMP threads, given on the command line
+# too where the app takes it there (OMP_NUM_THREADS is set only in the
+# command's environment, not here)
 run_miniMD() {
 	local dir=$1; shift
-	(cd "$dir" && cp "$app_dir/in.lj.miniMD" . && "$@" -i in.lj.miniMD -s "$(size 12 16)" -n "$(size 100 200)" -t "${OMP_NUM_THREADS:-1}" >app.out 2>&1)
+	(cd "$dir" && cp "$app_dir/in.lj.miniMD" . && "$@" -i in.lj.miniMD -s "$(size 12 16)" -n "$(size 100 200)" -t "${threads:-1}" >app.out 2>&1)
 }
 run_miniFE() {
 	local dir=$1; shift
@@ -242,7 +246,7 @@ run_XSBench() {
 	local dir=$1; shift
 	# XSBench's checksum is valid only at its default sizes and it exits 1
 	# on an "INVALID CHECKSUM": a completed run is one that printed its results
-	(cd "$dir" && "$@" -s small -m history -p "$(size 5000 20000)" -t "${OMP_NUM_THREADS:-1}" >app.out 2>&1)
+	(cd "$dir" && "$@" -s small -m history -p "$(size 5000 20000)" -t "${threads:-1}" >app.out 2>&1)
 	grep -q '^Verification checksum' "$dir/app.out"
 }
 run_CloverLeaf_ref() {
