@@ -15,6 +15,7 @@
 #include "names.h"
 
 #include <math.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +188,32 @@ static void omp_name(const char *fn, const char *proc, unsigned room, char *a, s
 		snprintf(a, an, "%s", b);
 }
 
+/* The name after a demangled template function's return type ("void
+ * ForceLJ::compute<0, 1>(…)" -> "ForceLJ::compute<0, 1>(…)"): the first
+ * word, when a space outside brackets follows it and a qualified or
+ * template name with a parameter list comes after; s itself otherwise
+ * ("operator new(…)", "(anonymous namespace)::f", "fold measurement (libfold)"). */
+static const char *after_return_type(const char *s)
+{
+	int depth = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '<' || *p == '(' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ')' || *p == ']') && depth)
+			depth--;
+		else if (*p == ' ' && !depth) {
+			const char *rest = p + 1;
+			size_t n = (size_t)(p - s);
+			if (n == 0 || (n >= 8 && !strncmp(p - 8, "operator", 8)) || !strchr(rest, '(') ||
+			    !(strstr(rest, "::") || strchr(rest, '<')) ||
+			    !(isalpha((unsigned char)*rest) || *rest == '_'))
+				return s;
+			return rest;
+		}
+	}
+	return s;
+}
+
 void report_short_name(const char *full, unsigned maxcols, char *out, size_t outn)
 {
 	if (!outn)
@@ -263,6 +290,15 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 	unsigned sw = report_term_width(suffix);
 	/* 1: parameters as (…) */
 	collapse(full, cut, '(', ')', 1, a, sizeof a);
+	/* 1b: a template function's return type ("void ForceLJ::compute<0, 1>(…)"):
+	 * it tells nothing apart, its template arguments do */
+	if (report_term_width(a) + sw > maxcols) {
+		const char *rest = after_return_type(a);
+		if (rest != a) {
+			snprintf(b, sizeof b, "%s", rest);
+			snprintf(a, sizeof a, "%s", b);
+		}
+	}
 	/* 2: template arguments as <…> (not in "operator<" names: those have no matching '>') */
 	if (report_term_width(a) + sw > maxcols) {
 		collapse(a, strlen(a), '<', '>', 1, b, sizeof b);

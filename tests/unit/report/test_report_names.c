@@ -116,6 +116,14 @@ static void test_templates_and_namespaces(void **state)
 	            "int, int> >::operator()(miniFE::CSRMatrix<double, int, int>&)",
 	            40);
 	assert_non_null(strstr(a, "matvec_std<…>::operator()(…)"));
+	/* a return type goes before template arguments: two instantiations
+	 * stay two names (miniMD's compute_halfneigh_threaded<0, 1> and <1, 1>) */
+	assert_string_equal(
+	    shorten("void ForceLJ::compute_halfneigh_threaded<0, 1>(Atom&, Neighbor&, int)", 48),
+	    "ForceLJ::compute_halfneigh_threaded<0, 1>(…)");
+	assert_non_null(strstr(shorten("fold measurement (libfold)", 20), "surement (libfold)"));
+	assert_non_null(
+	    strstr(shorten("operator new(unsigned long, std::nothrow_t const&)", 20), "operator new"));
 	/* glibc's internal aliases read as their public names */
 	assert_string_equal(shorten("__GI___poll", 30), "poll");
 	assert_string_equal(shorten("__libc_recv", 30), "recv");
