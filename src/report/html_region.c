@@ -521,6 +521,14 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 		util_buf_printf(h->b, "</td><td class=\"n\">%s</td><td class=\"n\">%lu</td><td>", d,
 		                p->samples);
 		for (size_t i = 0; i < p->nrates; i++) {
+			/* wall time is folded only when nothing else could be (see
+			 * region_pipeline.c): its rate is 1 by definition */
+			if (!strcmp(p->rate_names[i], "wall_time")) {
+				util_buf_puts(h->b,
+				              "<span class=\"attr note\">no counter measured inside its "
+				              "instances: wall time only</span>");
+				continue;
+			}
 			int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
 			int nodata = isnan(p->rates[i]); /* the samples do not cover it */
 			if (nodata)

@@ -266,6 +266,12 @@ static void top_line(term *t, const fold_attribution *at)
 static void rate(term *t, const fold_region_result *r, const fold_phase_result *p, size_t i, unsigned width)
 {
 	char v[64];
+	/* wall time is folded only when nothing else could be: its rate is 1
+	 * by definition, the absence of any counter inside is the news */
+	if (!strcmp(p->rate_names[i], "wall_time")) {
+		term_cell(t, "no counter inside", width, 0);
+		return;
+	}
 	int cpus = report_cpu_rate(p->rate_names[i], p->rates[i], v, sizeof v);
 	if (!cpus)
 		report_fmt_si(v, sizeof v, p->rates[i]);

@@ -458,6 +458,28 @@ static void test_top_lines_named_as_elsewhere(void **state)
 	fold_analysis_free(a);
 }
 
+/* The same in the report's phase table. */
+static void test_wall_time_only_said(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_phase_result *p = &a->regions[0].phases[0];
+	free(p->rate_names[0]);
+	p->rate_names[0] = strdup("wall_time");
+	p->rates[0] = 1;
+	for (size_t i = 1; i < p->nrates; i++) /* the only series */
+		free(p->rate_names[i]);
+	p->nrates = 1;
+	p->nrange = 0;
+	p->nrate_ci = 0;
+	size_t len;
+	char *html = written(a, &len);
+	assert_non_null(strstr(html, "no counter measured inside its instances: wall time only"));
+	assert_null(strstr(html, "<code>wall_time</code>"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_folded_group_mean_in_the_header),
 	    cmocka_unit_test(test_time_per_instance_as_a_duration),
 	    cmocka_unit_test(test_top_lines_named_as_elsewhere),
+	    cmocka_unit_test(test_wall_time_only_said),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

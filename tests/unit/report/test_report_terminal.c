@@ -182,6 +182,35 @@ static void test_shared_not_folded_reason_once(void **state)
 	fold_analysis_free(a);
 }
 
+/* A region where nothing but wall time could be folded (no counter read
+ * at its boundaries, fewer than two samples per instance): its phase says
+ * so, not "wall_time 1.00 s/s", a rate of 1 by definition. */
+static void test_wall_time_only_said(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(200);
+	fold_phase_result *p = &a->regions[0].phases[0];
+	assert_true(p->nrates >= 1);
+	free(p->rate_names[0]);
+	p->rate_names[0] = strdup("wall_time");
+	p->rates[0] = 1;
+	for (size_t i = 1; i < p->nrates; i++) /* the only series */
+		free(p->rate_names[i]);
+	p->nrates = 1;
+	p->nrange = 0;
+	p->nrate_ci = 0;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(report_terminal(a, f, 100, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "no counter inside"));
+	assert_null(strstr(text, "wall_time"));
+	free(text);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +219,7 @@ int main(void)
 	    cmocka_unit_test(test_color_only_when_asked),
 	    cmocka_unit_test(test_many_ranks_summarised),
 	    cmocka_unit_test(test_shared_not_folded_reason_once),
+	    cmocka_unit_test(test_wall_time_only_said),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
