@@ -54,7 +54,8 @@ static inline void put_bytes(cursor *c, const void *s, size_t n)
 		c->overflow = 1;
 		return;
 	}
-	memcpy(c->p, s, n);
+	if (n) /* s may be NULL then (a module without a build-id) */
+		memcpy(c->p, s, n);
 	c->p += n;
 }
 
