@@ -309,6 +309,17 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 		snprintf(b, sizeof b, "%s", drop_namespaces(a));
 		snprintf(a, sizeof a, "%s", b);
 	}
+	/* 3b: a function object's call operator by its class ("matvec_std<…>::
+	 * operator()(…)" -> "matvec_std<…>()"): the front cut would leave
+	 * "……>::operator()(…)", which names nothing */
+	if (report_term_width(a) + sw > maxcols) {
+		char *op = strstr(a, "::operator()(");
+		if (op && op > a) {
+			snprintf(op, sizeof a - (size_t)(op - a), "()");
+			snprintf(b, sizeof b, "%s", drop_namespaces(a));
+			snprintf(a, sizeof a, "%s", b);
+		}
+	}
 	unsigned aw = report_term_width(a);
 	if (aw + sw <= maxcols) {
 		snprintf(out, outn, "%s%s", a, suffix);

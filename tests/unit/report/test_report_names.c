@@ -116,6 +116,12 @@ static void test_templates_and_namespaces(void **state)
 	            "int, int> >::operator()(miniFE::CSRMatrix<double, int, int>&)",
 	            40);
 	assert_non_null(strstr(a, "matvec_std<…>::operator()(…)"));
+	/* narrower, the function object by its class, not "……>::operator()(…)" */
+	assert_string_equal(
+	    shorten("miniFE::matvec_std<miniFE::CSRMatrix<double, int, int>, miniFE::Vector<double, "
+	            "int, int> >::operator()(miniFE::CSRMatrix<double, int, int>&)",
+	            18),
+	    "matvec_std<…>()");
 	/* a return type goes before template arguments: two instantiations
 	 * stay two names (miniMD's compute_halfneigh_threaded<0, 1> and <1, 1>) */
 	assert_string_equal(
