@@ -86,10 +86,10 @@ COLD_PROBE(tDOT)
 COLD_PROBE(tMATVEC)
 COLD_PROBE(tMATVECDOT)
 
-static unsigned long long call_log[1 << 16][5];
+static unsigned long long call_log[1 << 16][6]; /* timer, c0, c1, cold, warm, source line */
 static unsigned call_log_n;
 void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1, unsigned long long cold,
-                   unsigned long long warm)
+                   unsigned long long warm, int line)
 {
 	if (call_log_n < (1u << 16)) {
 		unsigned long long *l = call_log[call_log_n++];
@@ -98,6 +98,7 @@ void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1, 
 		l[2] = c1;
 		l[3] = cold;
 		l[4] = warm;
+		l[5] = (unsigned long long)line;
 	}
 }
 static void __attribute__((destructor)) call_log_write(void)
@@ -108,8 +109,8 @@ static void __attribute__((destructor)) call_log_write(void)
 	if (!f)
 		return;
 	for (unsigned i = 0; i < call_log_n; i++)
-		fprintf(f, "%c %llu %llu %llu %llu\n", (char)call_log[i][0], call_log[i][1], call_log[i][2],
-		        call_log[i][3], call_log[i][4]);
+		fprintf(f, "%c %llu %llu %llu %llu %llu\n", (char)call_log[i][0], call_log[i][1],
+		        call_log[i][2], call_log[i][3], call_log[i][4], call_log[i][5]);
 	fclose(f);
 }
 

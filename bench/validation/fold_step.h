@@ -20,7 +20,7 @@ extern "C" {
 void fold_step_enter(void);
 void fold_step_exit(void);
 void fold_call_log(const char *t, unsigned long long c0, unsigned long long c1, unsigned long long cold,
-                   unsigned long long warm);
+                   unsigned long long warm, int line);
 void fold_cold_probe_tWAXPY(void), fold_cold_probe_tDOT(void), fold_cold_probe_tMATVEC(void),
     fold_cold_probe_tMATVECDOT(void);
 
@@ -68,7 +68,7 @@ void fold_cold_probe_tWAXPY(void), fold_cold_probe_tDOT(void), fold_cold_probe_t
 		unsigned long long fold_c1_ = FOLD_TSC();                                                    \
 		fold_tsc_call_##t += fold_c1_ - fold_c0_;                                                    \
 		fold_tsc_call_n_##t++;                                                                       \
-		fold_call_log(#t, fold_c0_, fold_c1_, fold_pc_, fold_pw_);                                   \
+		fold_call_log(#t, fold_c0_, fold_c1_, fold_pc_, fold_pw_, __LINE__);                         \
 	} while (0);
 /* FOLD_PRELOOP_START()/END(): cg_solve's time from its total timer's start
  * to its loop */

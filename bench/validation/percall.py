@@ -7,7 +7,8 @@ rank 0's trace: before the enter's first measured clock (the call's entry
 and the way into the hook) and after the exit's last one (the end of the
 hook and the return), each holding the TSC pair's own cost too (tsc_pair
 in fold_tsc.0.txt). Prints medians, p10/p90 and sums per kernel (W:
-WAXPY, D: DOT, M: MATVEC), the first call (the runtime's decisions, which
+WAXPY, D: DOT, M: MATVEC), and per call site when a kernel has several
+(its line in cg_solve), the first call (the runtime's decisions, which
 fold measures) left out; with run.sh's FOLD_VALIDATION_COLD_PROBE=1 also
 what an empty function right before each call took cold over warm (the
 floor of what a hook inside a function can see). FOLD: the fold binary
@@ -78,7 +79,7 @@ def outside(d, fold=None):
         evs = fn[bisect.bisect_left(ticks, c0):bisect.bisect_right(ticks, c1)]
         if len(evs) < 2 or evs[0][1] != "enter" or evs[-1][1] != "exit":
             continue
-        r = res.setdefault(tag, {"before": [], "after": [], "cold_entry": [], "ref_ns": 0.0})
+        r = res.setdefault(tag, {"before": [], "after": [], "cold_entry": [], "ref_ns": 0.0, "site": []})
         r["ref_ns"] += (c1 - c0) * 1e9 / hz
         if tag not in seen:
             seen.add(tag)
@@ -86,6 +87,9 @@ def outside(d, fold=None):
         en, ex = evs[0], evs[-1]
         r["before"].append((en[0] - c0 - en[4]) * 1e9 / hz)
         r["after"].append((c1 - ex[0] - ex[3]) * 1e9 / hz)
+        # the call's source line in cg_solve (6th column; absent from logs
+        # of older runs)
+        r["site"].append(int(w[5]) if len(w) >= 6 else None)
         if probe is not None:
             r["cold_entry"].append(probe)
     return res
@@ -135,6 +139,19 @@ def main():
             print("  %-6s median %5.0f ns, p10 %5.0f, p90 %5.0f, max %8.0f; sum %.4f%% of the calls (%.4f%% without "
                   "those over %d us)" % (k, statistics.median(v), q(v, .1), q(v, .9), max(v), 100 * sum(v) / r["ref_ns"],
                                          100 * sum(x for x in v if x < STOP_NS) / r["ref_ns"], STOP_NS // 1000))
+        sites = sorted({x for x in r["site"] if x is not None})
+        if len(sites) > 1:
+            # per call site: what came before the call differs (DOT's call
+            # right after MATVEC waits longer on its way in than the one
+            # after WAXPY, docs/validation.md "Stop 26")
+            for line in sites:
+                b = [x for x, s in zip(r["before"], r["site"]) if s == line]
+                a = [x for x, s in zip(r["after"], r["site"]) if s == line]
+                c = [x for x, s in zip(r["cold_entry"], r["site"]) if s == line]
+                print("  call at line %d: %d calls, before median %5.0f ns, p90 %5.0f; after median %5.0f ns, "
+                      "p90 %5.0f%s" % (line, len(b), statistics.median(b), q(b, .9), statistics.median(a), q(a, .9),
+                                       "; empty function cold over warm median %.0f ns, p90 %.0f"
+                                       % (statistics.median(c), q(c, .9)) if c else ""))
         v = r["cold_entry"]
         if v:
             cn, cns = cold_entry(r)
