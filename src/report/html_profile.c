@@ -161,8 +161,11 @@ static void profile_table(html_ctx *h)
 			double c = report_profile_cost_ns(e);
 			char v[32];
 			report_fmt_ns(v, sizeof v, c);
-			if (c > 0)
-				snprintf(buf, sizeof buf, "%s (%.1f%%)", v, 100 * c / (e->inclusive_ns + c));
+			double pc = 100 * c / (e->inclusive_ns + c);
+			if (c > 0 && pc < 0.001)
+				snprintf(buf, sizeof buf, "%s (<0.001%%)", v);
+			else if (c > 0) /* two digits below 1%: 0.021%, not "0.0%" */
+				snprintf(buf, sizeof buf, pc < 1 ? "%s (%.2g%%)" : "%s (%.1f%%)", v, pc);
 			else
 				snprintf(buf, sizeof buf, "-");
 			report_html_num_cell(h, c, buf);

@@ -480,6 +480,24 @@ static void test_wall_time_only_said(void **state)
 	fold_analysis_free(a);
 }
 
+/* fold's cost in a row's calls as a share of their time: two digits
+ * below 1% ("0.021%", not "0.0%", which read as none). */
+static void test_cost_share_two_digits(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_profile_entry *e = &a->profile[0];
+	e->inclusive_ns = 8.26e9;
+	e->hooks_ns = 1.77e6;
+	a->profile[1].hooks_ns = 10; /* 10 ns in 3.1 s: below what two digits show */
+	size_t len;
+	char *html = written(a, &len);
+	assert_non_null(strstr(html, ">1.77 ms (0.021%)<"));
+	assert_non_null(strstr(html, "(&lt;0.001%)"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +516,7 @@ int main(void)
 	    cmocka_unit_test(test_time_per_instance_as_a_duration),
 	    cmocka_unit_test(test_top_lines_named_as_elsewhere),
 	    cmocka_unit_test(test_wall_time_only_said),
+	    cmocka_unit_test(test_cost_share_two_digits),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
