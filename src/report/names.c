@@ -336,6 +336,13 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 		uint32_t cp;
 		p += report_utf8_next(p, &cp);
 	}
+	/* a cut inside a qualifier moves on to the next name: "…waxpby<…>(…)",
+	 * not "…iFE::waxpby<…>(…)" */
+	if (p > a && p[-1] != ':') {
+		const char *q = strstr(p, "::"), *br = strpbrk(p, "<(");
+		if (q && (!br || q < br) && q[2])
+			p = q + 2;
+	}
 	snprintf(out, outn, "\xe2\x80\xa6%s%s", p, suffix);
 }
 

@@ -116,6 +116,11 @@ static void test_templates_and_namespaces(void **state)
 	            "int, int> >::operator()(miniFE::CSRMatrix<double, int, int>&)",
 	            40);
 	assert_non_null(strstr(a, "matvec_std<…>::operator()(…)"));
+	/* a front cut inside a qualifier moves on to the next name */
+	assert_string_equal(shorten("void miniFE::waxpby<miniFE::Vector<double, int, int> >(double, "
+	                            "miniFE::Vector<double, int, int> const&)",
+	                            18),
+	                    "…waxpby<…>(…)");
 	/* narrower, the function object by its class, not "……>::operator()(…)" */
 	assert_string_equal(
 	    shorten("miniFE::matvec_std<miniFE::CSRMatrix<double, int, int>, miniFE::Vector<double, "
