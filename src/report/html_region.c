@@ -818,7 +818,9 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 		                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.0f%%</td>"
 		                "<td class=\"n\">%lu</td><td class=\"n\">%s</td></tr>\n",
 		                g->id,
-		                g->id == r->selected_group ? " <span class=\"pill ok\">folded</span>" : "",
+		                g->id != r->selected_group ? ""
+		                : r->folded                ? " <span class=\"pill ok\">folded</span>"
+		                            : " <span class=\"pill\">chosen, not folded</span>",
 		                g->instances, g->used, g->excluded_outliers, g->excluded_other, a, b, c, d,
 		                all > 0 ? 100 * g->total_ns / all : 0, g->samples, cpu);
 	}

@@ -498,6 +498,35 @@ static void test_cost_share_two_digits(void **state)
 	fold_analysis_free(a);
 }
 
+/* The groups table marks the chosen group "folded" only when the region
+ * was: miniMD's OpenMP region of 2 instances read "0 folded" under "not
+ * folded". */
+static void test_chosen_group_of_an_unfolded_region(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_region_result *r = &a->regions[0];
+	assert_true(r->ngroups > 0 && r->folded);
+	size_t len;
+	char *html = written(a, &len);
+	const char *t = strstr(html, "<h3>Instance groups</h3>");
+	assert_non_null(t);
+	assert_non_null(strstr(t, "<span class=\"pill ok\">folded</span>"));
+	free(html);
+	r->folded = 0;
+	r->reason = strdup("2 instance(s) usable in group 0, at least 3 needed to fold");
+	html = written(a, &len);
+	t = strstr(html, "<h3>Instance groups</h3>");
+	assert_non_null(t);
+	const char *end = strstr(t, "</table>");
+	const char *pill = strstr(t, "chosen, not folded");
+	assert_true(pill && pill < end);
+	const char *ok = strstr(t, "pill ok\">folded");
+	assert_true(!ok || ok > end);
+	free(html);
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_top_lines_named_as_elsewhere),
 	    cmocka_unit_test(test_wall_time_only_said),
 	    cmocka_unit_test(test_cost_share_two_digits),
+	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
