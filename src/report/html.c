@@ -28,6 +28,25 @@ void report_html_text(html_ctx *h, const char *s)
 	report_esc_html(h->b, s);
 }
 
+void report_html_fn(html_ctx *h, const char *full)
+{
+	if (!full) {
+		util_buf_puts(h->b, "-");
+		return;
+	}
+	char nm[1024];
+	report_short_name(full, 200, nm, sizeof nm);
+	if (!strcmp(nm, full)) {
+		report_esc_html(h->b, full);
+		return;
+	}
+	util_buf_puts(h->b, "<span title=\"");
+	report_esc_html(h->b, full);
+	util_buf_puts(h->b, "\">");
+	report_esc_html(h->b, nm);
+	util_buf_puts(h->b, "</span>");
+}
+
 void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp)
 {
 	if (!s)
@@ -325,12 +344,8 @@ static void overview_ranking(html_ctx *h)
 		snprintf(buf, sizeof buf, "%zu", i + 1);
 		util_buf_puts(h->b, "<tr>");
 		report_html_num_cell(h, (double)i + 1, buf);
-		char nm[1024]; /* named as elsewhere (see html_region.c), the raw name on hover */
-		report_short_name(r->name, 200, nm, sizeof nm);
-		util_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\" title=\"", i);
-		report_html_text(h, r->name);
-		util_buf_puts(h->b, "\">");
-		report_html_text(h, nm);
+		util_buf_printf(h->b, "<td class=\"fn\"><a href=\"#region-%zu\">", i);
+		report_html_fn(h, r->name);
 		util_buf_printf(h->b, "</a></td><td>%s</td>", fold_region_kind_label(r->kind));
 		double shown = r->total_ns;
 		if (r->throttled && r->est_samples) {

@@ -45,6 +45,10 @@ extern const char report_html_source_css[];
 
 /* Shared helpers (html.c). */
 void report_html_text(html_ctx *h, const char *s);                     /* escaped text, "-" for NULL */
+/* A function's name as every view names it (names.h at a width that only
+ * renames: an OpenMP outlined function as its parallel region, a glibc
+ * alias as its public name), the raw name on hover when they differ. */
+void report_html_fn(html_ctx *h, const char *full);
 void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp); /* cut at maxcp code points with "…" */
 void report_html_loc(html_ctx *h, const char *file,
                      unsigned line); /* "file:line", basename shown, full in title */

@@ -51,7 +51,7 @@ static void profile_thread_table(html_ctx *h)
 		for (size_t k = 0; k < e->nper_thread && shown < REPORT_PROFILE_THREAD_ROWS; k++, shown++) {
 			const fold_profile_thread *t = &e->per_thread[k];
 			util_buf_puts(h->b, "<tr><td class=\"fn\">");
-			report_html_text(h, e->name);
+			report_html_fn(h, e->name);
 			util_buf_puts(h->b, "</td>");
 			if (t->rank >= 0)
 				snprintf(buf, sizeof buf, "%ld", t->rank);
@@ -138,7 +138,7 @@ static void profile_table(html_ctx *h)
 		const fold_profile_entry *e = &a->profile[i];
 		util_buf_puts(h->b, e->throttled ? "<tr class=\"throttled\"><td class=\"fn\">"
 		                                 : "<tr><td class=\"fn\">");
-		report_html_text(h, e->name);
+		report_html_fn(h, e->name);
 		if (e->throttled)
 			util_buf_puts(
 			    h->b, " <span class=\"badge\" title=\"calls after the throttling were not "
@@ -206,9 +206,9 @@ static void callpair_table(html_ctx *h)
 	for (size_t i = 0; i < a->ncallpairs; i++) {
 		const fold_callpair *c = &a->callpairs[i];
 		util_buf_puts(h->b, "<tr><td class=\"fn\">");
-		report_html_text(h, c->caller);
+		report_html_fn(h, c->caller);
 		util_buf_puts(h->b, "</td><td class=\"fn\">");
-		report_html_text(h, c->callee);
+		report_html_fn(h, c->callee);
 		util_buf_puts(h->b, "</td>");
 		snprintf(buf, sizeof buf, "%lu", c->calls);
 		report_html_num_cell(h, (double)c->calls, buf);
@@ -272,7 +272,7 @@ static void flat_table(html_ctx *h, unsigned long total)
 	          "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < n && i < 500; i++) {
 		util_buf_puts(h->b, "<tr><td class=\"fn\">");
-		report_html_text(h, fl[i].function);
+		report_html_fn(h, fl[i].function);
 		util_buf_puts(h->b, "</td><td>");
 		report_html_loc(h, fl[i].file, fl[i].line);
 		util_buf_puts(h->b, "</td>");
@@ -318,10 +318,10 @@ static void line_table(html_ctx *h)
 		util_buf_puts(h->b, "<tr><td>");
 		report_html_loc(h, l->file, l->line);
 		util_buf_puts(h->b, "</td><td class=\"fn\">");
-		report_html_text(h, l->function);
+		report_html_fn(h, l->function);
 		util_buf_puts(h->b, "</td><td class=\"fn\">");
 		/* the out-of-line function the line was inlined into, if any */
-		report_html_text(h, l->ninline > 1 ? l->inline_chain[l->ninline - 1].function : "");
+		report_html_fn(h, l->ninline > 1 ? l->inline_chain[l->ninline - 1].function : "");
 		util_buf_puts(h->b, "</td>");
 		snprintf(buf, sizeof buf, "%lu", l->samples);
 		report_html_num_cell(h, (double)l->samples, buf);
@@ -375,7 +375,7 @@ static void tree_render(html_ctx *h, const tree_node *t, size_t first, unsigned 
 		util_buf_printf(h->b,
 		                "<span class=\"tv\">%.1f%%</span><span class=\"tv self\">%.1f%%</span><code>",
 		                100 * share, grand ? 100.0 * (double)x->self / (double)grand : 0);
-		report_html_text(h, x->function);
+		report_html_fn(h, x->function);
 		util_buf_puts(h->b, "</code> ");
 		if (x->file)
 			report_html_loc(h, x->file, x->line);

@@ -443,15 +443,8 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 
 static void attribution(html_ctx *h, const fold_attribution *t)
 {
-	/* named as in the other views (an OpenMP outlined function as its
-	 * parallel region, a glibc alias as its public name); wide enough
-	 * that nothing else changes, the raw name on hover */
-	char nm[1024];
-	report_short_name(t->function, 200, nm, sizeof nm);
-	util_buf_printf(h->b, "<span class=\"attr\"><b>%.0f%%</b> <code title=\"", 100 * t->share);
-	report_html_text(h, t->function ? t->function : "");
-	util_buf_puts(h->b, "\">");
-	report_html_text(h, nm);
+	util_buf_printf(h->b, "<span class=\"attr\"><b>%.0f%%</b> <code>", 100 * t->share);
+	report_html_fn(h, t->function);
 	util_buf_puts(h->b, "</code> ");
 	report_html_loc(h, t->file, t->line);
 	if (t->ninline > 1) {
@@ -833,15 +826,10 @@ void report_html_region(html_ctx *h, size_t ri)
 	char tot[32], mean[32];
 	report_fmt_ns(tot, sizeof tot, r->total_ns);
 	report_fmt_ns(mean, sizeof mean, r->mean_duration_ns);
-	char nm[1024]; /* an OpenMP outlined function as its parallel region, the raw name on hover */
-	report_short_name(r->name, 200, nm, sizeof nm);
-	util_buf_printf(h->b,
-	                "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\" "
-	                "title=\"",
-	                ri, ri);
-	report_html_text(h, r->name);
-	util_buf_puts(h->b, "\">");
-	report_html_text(h, nm);
+	util_buf_printf(
+	    h->b, "<section class=\"region\" id=\"region-%zu\" data-r=\"%zu\"><h2><span class=\"mono\">", ri,
+	    ri);
+	report_html_fn(h, r->name);
 	util_buf_printf(h->b, "</span><span class=\"pill\">%s</span>%s</h2>\n",
 	                fold_region_kind_label(r->kind),
 	                r->folded ? "<span class=\"pill ok\">folded</span>"

@@ -445,9 +445,15 @@ static void test_top_lines_named_as_elsewhere(void **state)
 	a->regions[0].name = strdup("pdv_kernel_module::pdv_kernel._omp_fn.1");
 	size_t len;
 	char *html = written(a, &len);
-	assert_non_null(strstr(html,
-	                       "<code title=\"calc_dt_kernel_module::calc_dt_kernel._omp_fn.0\">parallel "
-	                       "region 0 in calc_dt_kernel_module::calc_dt_kernel</code>"));
+	assert_non_null(
+	    strstr(html, "<code><span title=\"calc_dt_kernel_module::calc_dt_kernel._omp_fn.0\">parallel "
+	                 "region 0 in calc_dt_kernel_module::calc_dt_kernel</span></code>"));
+	/* the exact profile and the sampled views name them so too */
+	free(a->profile[0].name);
+	a->profile[0].name = strdup("main._omp_fn.3");
+	free(html);
+	html = written(a, &len);
+	assert_non_null(strstr(html, "<span title=\"main._omp_fn.3\">parallel region 3 in main</span>"));
 	/* the region too, in its heading and in the regions table */
 	const char *want = "title=\"pdv_kernel_module::pdv_kernel._omp_fn.1\">parallel region 1 in "
 	                   "pdv_kernel_module::pdv_kernel</";
