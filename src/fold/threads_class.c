@@ -145,39 +145,15 @@ static int cmp_leaf(const void *p, const void *q)
 typedef struct leaves {
 	leaf_w *v;
 	size_t n, cap;
-	char **names; /* "M (no symbols)" names, owned */
-	size_t nnames, cap_names;
 } leaves;
-
-/* "[libgomp.so.1+0x1f6a7]" -> "libgomp (no symbols)": the addresses
- * of a module without symbols are one place for a reader, not hundreds. */
-static const char *no_symbols_name(leaves *l, const char *fn)
-{
-	size_t n = fn ? strlen(fn) : 0;
-	const char *plus = n > 4 && fn[0] == '[' && fn[n - 1] == ']' ? strstr(fn, "+0x") : NULL;
-	if (!plus)
-		return fn;
-	/* "libgomp.so.1" -> "libgomp": the version says nothing here. */
-	const char *so = strstr(fn, ".so");
-	const char *end = so && so < plus ? so : plus;
-	char buf[512];
-	snprintf(buf, sizeof buf, "%.*s (no symbols)", (int)(end - fn - 1), fn + 1);
-	for (size_t i = 0; i < l->nnames; i++)
-		if (!strcmp(l->names[i], buf))
-			return l->names[i];
-	char *d = strdup(buf);
-	if (!d || util_grow((void **)&l->names, &l->cap_names, l->nnames + 1, sizeof *l->names)) {
-		free(d);
-		return fn;
-	}
-	return l->names[l->nnames++] = d;
-}
 
 static int leaves_add(leaves *l, const attribution__frame *f, const char *module, double cpu, double off)
 {
 	if (util_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
 		return -ENOMEM;
-	const char *fn = no_symbols_name(l, f->function);
+	/* a module without symbols is one function already ("libgomp (no
+	 * symbols)", attribution.c) */
+	const char *fn = f->function;
 	/* a sample inside libfold.so (a region hook, the MPI or OpenMP
 	 * wrappers) is the measurement's own time, not the program's code */
 	const char *base = module ? strrchr(module, '/') : NULL;
@@ -477,9 +453,6 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	/* Main thread first in each process. */
 	qsort(a->threads, a->nthreads, sizeof *a->threads, cmp_thread);
 	free(first);
-	for (size_t i = 0; i < all.nnames; i++)
-		free(all.names[i]);
-	free(all.names);
 	free(all.v);
 	free(mine.v);
 	return rc;
