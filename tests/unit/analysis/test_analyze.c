@@ -624,6 +624,18 @@ static void test_recursive_region_innermost_instance(void **state)
 	fold_analysis_free(a);
 }
 
+/* 400 instances of 1 ms; a regular competitor preempts 70% of them for
+ * exactly 2 ms. */
+static void stretched_by_a_competitor(synth_config *c)
+{
+	synth_config_init(c);
+	c->instances = 400;
+	c->preempt = 0.7;
+	c->preempt_mean_ns = 2e6;
+	c->preempt_fixed = 1;
+	c->noise = 0.02;
+}
+
 /* A regular competitor preempts 70% of the instances for exactly 2 ms: the
  * stretched instances (3 ms) are a mode of their own with most of the time.
  * Their low CPU utilisation gives them away: the unstretched group is
@@ -632,12 +644,7 @@ static void test_stretched_group_not_folded_by_default(void **state)
 {
 	(void)state;
 	synth_config c;
-	synth_config_init(&c);
-	c.instances = 400;
-	c.preempt = 0.7;
-	c.preempt_mean_ns = 2e6;
-	c.preempt_fixed = 1;
-	c.noise = 0.02;
+	stretched_by_a_competitor(&c);
 	fold_analysis *a = fold_synth(&c, 0);
 	const fold_region_result *r = region(a, "iteration");
 	assert_int_equal(r->ngroups, 2);
@@ -2852,12 +2859,7 @@ static void test_no_cpu_share_choice_when_nothing_folds(void **state)
 {
 	(void)state;
 	synth_config c;
-	synth_config_init(&c);
-	c.instances = 400;
-	c.preempt = 0.7;
-	c.preempt_mean_ns = 2e6;
-	c.preempt_fixed = 1;
-	c.noise = 0.02;
+	stretched_by_a_competitor(&c);
 	fold_analysis *a = fold_synth(&c, 1000000);
 	const fold_region_result *r = region(a, "iteration");
 	assert_int_equal(r->ngroups, 2);

@@ -610,3 +610,17 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 	fill_threads(a);
 	return a;
 }
+
+void report_fixture_wall_time_only(fold_phase_result *p)
+{
+	if (!p->nrates)
+		abort();
+	free(p->rate_names[0]);
+	p->rate_names[0] = xstrdup("wall_time");
+	p->rates[0] = 1;
+	for (size_t i = 1; i < p->nrates; i++)
+		free(p->rate_names[i]);
+	p->nrates = 1;
+	p->nrange = 0;
+	p->nrate_ci = 0;
+}

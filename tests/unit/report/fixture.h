@@ -33,4 +33,8 @@
  * value to check downsampling). */
 fold_analysis *report_fixture_new(size_t points_per_series);
 
+/* Makes phase p's only rate wall time (1 s/s), as a region where no counter
+ * and no CPU time could be folded has it. */
+void report_fixture_wall_time_only(fold_phase_result *p);
+
 #endif

@@ -469,15 +469,7 @@ static void test_wall_time_only_said(void **state)
 {
 	(void)state;
 	fold_analysis *a = report_fixture_new(50);
-	fold_phase_result *p = &a->regions[0].phases[0];
-	free(p->rate_names[0]);
-	p->rate_names[0] = strdup("wall_time");
-	p->rates[0] = 1;
-	for (size_t i = 1; i < p->nrates; i++) /* the only series */
-		free(p->rate_names[i]);
-	p->nrates = 1;
-	p->nrange = 0;
-	p->nrate_ci = 0;
+	report_fixture_wall_time_only(&a->regions[0].phases[0]);
 	size_t len;
 	char *html = written(a, &len);
 	assert_non_null(strstr(html, "no counter measured inside its instances: wall time only"));
