@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#define SPLIT_SLACK 0.10 /* see phase_split__instance */
+
 /* The phase holding x: the last whose start is at or before it. */
 static size_t phase_of(const double *bounds, size_t nseg, double x)
 {
@@ -15,8 +17,9 @@ static size_t phase_of(const double *bounds, size_t nseg, double x)
 	return p;
 }
 
-void phase_split__instance(const double *bounds, size_t nseg, const double *known, const double *pu,
-                           const double *pt, const double *pv, size_t n, phase_split__share *out)
+void phase_split__instance(const double *bounds, size_t nseg, const double *known, double max_rate,
+                           const double *pu, const double *pt, const double *pv, size_t n,
+                           phase_split__share *out)
 {
 	for (size_t p = 0; p < nseg; p++)
 		out[p] = (phase_split__share){0, 0, 0, 0};
@@ -47,9 +50,21 @@ void phase_split__instance(const double *bounds, size_t nseg, const double *know
 				continue;
 			out[p].dv += isfinite(known[p]) ? fmax(0, known[p]) * t * scale : rest * t / open;
 			out[p].dt += t;
-			out[p].hi += gv;
-			if (pa == pb)
+			if (pa == pb) { /* wholly inside the phase: all of it */
 				out[p].lo += gv;
+				out[p].hi += gv;
+				continue;
+			}
+			/* A gap the phase shares: at most all of it, or what the
+			 * phase's time holds at the series' largest rate; at least what
+			 * the rest of the gap cannot hold at that rate. Where the bounds
+			 * lie in this instance and the values' own corrections (the
+			 * samples' cost taken out of a CPU clock) are not exact:
+			 * SPLIT_SLACK of the gap's increment both ways, so a phase at 4%
+			 * of a CPU next to one at 100% is not bounded by 1% errors in
+			 * the other's share. */
+			out[p].hi += fmin(gv, t * max_rate + SPLIT_SLACK * gv);
+			out[p].lo += fmax(0, gv - (gt - t) * max_rate - SPLIT_SLACK * gv);
 		}
 	}
 }

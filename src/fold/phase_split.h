@@ -11,7 +11,12 @@
  * Invariants: every phase's increment is >= 0; the phases' increments sum
  * to the instance's (exit minus enter, when the points rise); each lies
  * between what the points allow, at least the gaps wholly inside the phase
- * (lo), at most every gap that overlaps it (hi).
+ * (lo), at most every gap that overlaps it (hi); for a series with a
+ * largest rate (a CPU clock: one CPU), also at least what the rest of a
+ * shared gap cannot hold at that rate and at most what the phase's time
+ * can, within a slack of 10% of the gap (a busy region's CPU clock over a
+ * phase between two enter/exit values without a sample inside read
+ * [0.12, 1] CPUs without it).
  */
 #ifndef FOLD_PHASE_SPLIT_H
 #define FOLD_PHASE_SPLIT_H
@@ -28,8 +33,10 @@ typedef struct phase_split__share {
 /* Divides the n points (pu: position, rising; pt: time, rising; pv: value)
  * over the nseg phases between bounds[0..nseg] (bounds[0] = 0, bounds[nseg]
  * = 1). known[p]: phase p's rate in value per unit of pt, NaN where it is
- * the one to estimate (or unknown). out[0..nseg) is overwritten. */
-void phase_split__instance(const double *bounds, size_t nseg, const double *known, const double *pu,
-                           const double *pt, const double *pv, size_t n, phase_split__share *out);
+ * the one to estimate (or unknown); max_rate: the series' largest rate in
+ * the same unit (INFINITY: none). out[0..nseg) is overwritten. */
+void phase_split__instance(const double *bounds, size_t nseg, const double *known, double max_rate,
+                           const double *pu, const double *pt, const double *pv, size_t n,
+                           phase_split__share *out);
 
 #endif

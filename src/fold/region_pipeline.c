@@ -1558,7 +1558,7 @@ static void pair_accumulate(analyze_ctx *c, const series_work *s, const int64_t 
  * `target` run at their fitted rates, the target phases share the rest. */
 static void span_gaps(const fold_region_result *r, size_t k, unsigned long target, const pwlr__result *pr,
                       const double *pu, const double *pt, const double *pv, size_t n, double ns_per_tick,
-                      pair_sums *ps)
+                      double max_per_ns, pair_sums *ps)
 {
 	double known[FOLD_PWLR_MAX_SEGMENTS] = {0};
 	phase_split__share sh[FOLD_PWLR_MAX_SEGMENTS];
@@ -1569,7 +1569,7 @@ static void span_gaps(const fold_region_result *r, size_t k, unsigned long targe
 		               ? r->phases[p].rates[k] * 1e-9 * ns_per_tick
 		               : NAN;
 	}
-	phase_split__instance(pr->bounds, nseg, known, pu, pt, pv, n, sh);
+	phase_split__instance(pr->bounds, nseg, known, max_per_ns * ns_per_tick, pu, pt, pv, n, sh);
 	for (size_t p = 0; p < nseg; p++) {
 		if (!(sh[p].dt > 0))
 			continue;
@@ -1593,6 +1593,9 @@ static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k
                            const align_info *ai, const double *share, double share_min, pair_sums *ps)
 {
 	memset(ps, 0, pr->nseg * sizeof *ps);
+	/* the counter's largest rate per ns (a CPU clock: one CPU), which
+	 * bounds what a phase can hold of a gap it shares (phase_split.h) */
+	const double max_per_ns = series_max(s->skind, r->series[k].name) / 1e9;
 	size_t cap = 0;
 	double *pu = NULL, *pt = NULL, *pv = NULL;
 	int rc = 0;
@@ -1650,7 +1653,7 @@ static int span_accumulate(analyze_ctx *c, const fold_region_result *r, size_t k
 		pu[n] = aligned_x(ai, in->id, 1);
 		pt[n] = span;
 		pv[n++] = v1;
-		span_gaps(r, k, target, pr, pu, pt, pv, n, t->ns_per_tick, ps);
+		span_gaps(r, k, target, pr, pu, pt, pv, n, t->ns_per_tick, max_per_ns, ps);
 		pair_close_piece(ps, pr->nseg);
 	}
 	free(pu);

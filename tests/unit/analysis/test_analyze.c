@@ -2870,6 +2870,38 @@ static void test_no_cpu_share_choice_when_nothing_folds(void **state)
 	fold_analysis_free(a);
 }
 
+/* A busy region (one CPU throughout) sampled less than once per instance:
+ * its CPU clock's rate in each phase comes from the instances' own values
+ * at enter and exit, and the interval's lower end from what one CPU in the
+ * other phase leaves of each shared gap, less a 10% slack (the demo's
+ * first phase read 1.00 CPUs [0.12, 1.00]; the phase here read [0.15, 1]). */
+static void test_busy_cpu_clock_interval_is_tight(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.instances = 300;
+	c.groups[0].duration_ns = 5e6;
+	c.cpu[0] = c.cpu[1] = 1.0;
+	c.cpu_clock_counter = 1;
+	c.period_ns = 10e6;
+	c.noise = 0.02;
+	c.seed = 5;
+	fold_analysis *a = fold_synth(&c, 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	for (size_t p = 0; p < r->nphases; p++) {
+		const fold_phase_result *ph = &r->phases[p];
+		size_t k = rate_index(ph, "perf::TASK-CLOCK");
+		assert_true(k < ph->nrates && k < ph->nrate_ci);
+		print_message("phase %zu [%.3f, %.3f]: TASK-CLOCK %.4g [%.4g, %.4g]\n", p + 1, ph->start,
+		              ph->end, ph->rates[k], ph->rate_lo[k], ph->rate_hi[k]);
+		assert_true(fabs(ph->rates[k] / 1e9 - 1) < 0.02);
+		assert_true(ph->rate_lo[k] > 0.75e9);
+	}
+	fold_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2886,6 +2918,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stretched_group_not_folded_by_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sample_cost_compensated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_busy_cpu_clock_interval_is_tight, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_cpu_share_choice_when_nothing_folds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_module_without_symbols_is_one_place, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_group_extremes_from_unsampled_instances, setup, teardown),
