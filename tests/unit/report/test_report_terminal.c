@@ -13,14 +13,21 @@
 #include "report.h"
 #include "report_text.h"
 
-static char *summary(unsigned width, int color, size_t *len)
+/* The terminal summary of a at width columns, as text (len: its length). */
+static char *rendered(const fold_analysis *a, unsigned width, int color, size_t *len)
 {
-	fold_analysis *a = report_fixture_new(200);
 	char *data = NULL;
 	FILE *f = open_memstream(&data, len);
 	assert_non_null(f);
 	assert_int_equal(report_terminal(a, f, width, color), 0);
 	fclose(f);
+	return data;
+}
+
+static char *summary(unsigned width, int color, size_t *len)
+{
+	fold_analysis *a = report_fixture_new(200);
+	char *data = rendered(a, width, color, len);
 	fold_analysis_free(a);
 	return data;
 }
@@ -114,12 +121,8 @@ static void test_many_ranks_summarised(void **state)
 		t->wall_ns = 1e9;
 		t->cpu_ns = r == 5 ? 0.25e9 : r == 9 ? 1e9 : 0.5e9;
 	}
-	char *data = NULL;
 	size_t len;
-	FILE *f = open_memstream(&data, &len);
-	assert_non_null(f);
-	assert_int_equal(report_terminal(a, f, 80, 0), 0);
-	fclose(f);
+	char *data = rendered(a, 80, 0, &len);
 	if (!strstr(data, "... 4 more application and OpenMP threads") ||
 	    !strstr(data, "least 25% (rank 5)") || !strstr(data, "most 100% (rank 9)"))
 		fail_msg("no busy summary of the ranks:\n%s", data);
@@ -167,12 +170,8 @@ static void test_shared_not_folded_reason_once(void **state)
 		r->reason_common = strdup(common);
 		r->reason_count = i == 1 ? 7 : 3;
 	}
-	char *text = NULL;
 	size_t len;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	assert_int_equal(report_terminal(a, f, 200, 0), 0);
-	fclose(f);
+	char *text = rendered(a, 200, 0, &len);
 	const char *line = strstr(text, "not folded (fewer than 20 samples");
 	assert_non_null(line);
 	assert_null(strstr(line + 1, "not folded (fewer than 20 samples"));
@@ -190,12 +189,8 @@ static void test_wall_time_only_said(void **state)
 	(void)state;
 	fold_analysis *a = report_fixture_new(200);
 	report_fixture_wall_time_only(&a->regions[0].phases[0]);
-	char *text = NULL;
 	size_t len;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	assert_int_equal(report_terminal(a, f, 100, 0), 0);
-	fclose(f);
+	char *text = rendered(a, 100, 0, &len);
 	assert_non_null(strstr(text, "no counter inside"));
 	assert_null(strstr(text, "wall_time"));
 	free(text);
