@@ -51,7 +51,8 @@ void grouping__opts_init(grouping__opts *o);
 
 typedef struct grouping__stat {
 	unsigned long n, used, outliers, isolated;
-	double median, mad, min, max; /* of durations, ns (median: the centre, see above) */
+	double median, min, max;      /* of durations, ns (median: the centre, see above) */
+	double mad;                   /* median |duration - centre| of the used ones, ns */
 	double total;                 /* summed duration of the used instances */
 	double mean;                  /* their mean duration */
 } grouping__stat;

@@ -59,6 +59,9 @@ static void test_two_groups_and_outliers(void **state)
 	assert_int_equal(st[1].used, 50);
 	assert_int_equal(st[2].used, 2);
 	assert_true(fabs(st[2].median - 2.05e7) < 1e6);
+	/* the MAD a user reads: half the distance of two instances, not the
+	 * outlier test's scaled and floored spread */
+	assert_true(fabs(st[2].mad - 5e5) < 1e3);
 	assert_true(fabs(st[0].median - 1e6) < 2e4);
 	assert_true(fabs(st[1].median - 3e6) < 6e4);
 }
@@ -94,10 +97,12 @@ static void test_identical_durations(void **state)
 	size_t ng;
 	grouping__opts o;
 	grouping__opts_init(&o);
-	assert_int_equal(grouping__durations(d, 10, &o, g, why, &ng, NULL), 0);
+	grouping__stat st[16];
+	assert_int_equal(grouping__durations(d, 10, &o, g, why, &ng, st), 0);
 	assert_int_equal(ng, 1);
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(why[i], 0);
+	assert_true(st[0].mad == 0); /* no spread, whatever floor the outlier test uses */
 }
 
 /* Exponential variate from the deterministic pseudo-noise. */
