@@ -52,6 +52,10 @@ print("samples in the instance's first 3.5%%: %d of %d (%.1f due)" % (head, len(
 if head < 0.035 * len(xs) / 3:
     errors.append("the instance's first 3.5%% holds %d of %d samples: they sit late" % (head, len(xs)))
 if errors:
+    # what fold found, for a failure that does not come back on its own
+    for p in phases:
+        print("  phase [%.4f, %.4f] %s %s/s, %d samples%s" % (p["start"], p["end"], pf, p["rates"].get(pf),
+                                                            p["samples"], " (gradual)" if p.get("gradual") else ""))
     print("FAIL: " + "; ".join(errors))
     sys.exit(1)
 print("PASS")
