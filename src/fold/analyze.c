@@ -46,25 +46,40 @@ void analyze__warn_scope(size_t queue_place)
 	warn_scope = queue_place;
 }
 
-void analyze__warn(analyze_ctx *c, const char *fmt, ...)
+static void warn_v(analyze_ctx *c, const char *name, const char *fmt, va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
 	char *s = util_vasprintf(fmt, ap);
-	va_end(ap);
 	if (!s)
 		return;
+	const char *at = name && *name ? strstr(s, name) : NULL;
 	pthread_mutex_lock(&c->warn_lock);
 	fold_analysis *a = c->a;
 	if (util_grow((void **)&a->warnings, &c->cap_warn, a->nwarnings + 1, sizeof *a->warnings) == 0 &&
 	    util_grow((void **)&c->warn_order, &c->cap_warn_order, a->nwarnings + 1, sizeof *c->warn_order) ==
 	        0) {
 		c->warn_order[a->nwarnings] = warn_scope;
-		a->warnings[a->nwarnings++].what = s;
+		a->warnings[a->nwarnings++] =
+		    (fold_warning){s, at ? (size_t)(at - s) : 0, at ? strlen(name) : 0};
 	} else {
 		free(s);
 	}
 	pthread_mutex_unlock(&c->warn_lock);
+}
+
+void analyze__warn(analyze_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn_v(c, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void analyze__warn_about(analyze_ctx *c, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn_v(c, name, fmt, ap);
+	va_end(ap);
 }
 
 /* Stable: by queue place, then the order they were said in. */

@@ -55,6 +55,10 @@ typedef struct analyze_ctx {
 /* Appends a formatted warning to the analysis (thread-safe; dropped when
  * memory runs out, as a warning must not fail the analysis). */
 void analyze__warn(analyze_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a warning about the region or function name, which fmt
+ * prints whole (the first place it appears is the one marked). */
+void analyze__warn_about(analyze_ctx *c, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The calling thread's warnings are about the region at this place of the
  * work queue from now on (0: none). The pool's warnings are put in queue
  * order afterwards (analyze__warn_sort), so the output does not depend on

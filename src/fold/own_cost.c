@@ -93,10 +93,10 @@ void own_cost__warn(analyze_ctx *c)
 		         "runs its hooks: keep it out of the instrumentation at compile time "
 		         "(-finstrument-functions-exclude-function-list)",
 		         top);
-	analyze__warn(c,
-	              "fold's own work (its hooks, their PLT stubs, the trace writing) took %.0f%% of the %s "
-	              "of the program's threads (%lu samples): the program took about %.1fx the time it "
-	              "would without that work%s",
-	              100 * share, a->cpu_weighted ? "CPU time" : "samples", own_samples, 1 / (1 - share),
-	              where);
+	analyze__warn_about(
+	    c, strstr(where, "most called from") ? top : NULL,
+	    "fold's own work (its hooks, their PLT stubs, the trace writing) took %.0f%% of the %s "
+	    "of the program's threads (%lu samples): the program took about %.1fx the time it "
+	    "would without that work%s",
+	    100 * share, a->cpu_weighted ? "CPU time" : "samples", own_samples, 1 / (1 - share), where);
 }

@@ -231,8 +231,8 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 	for (size_t g = 0; g < c->nreg; g++) {
 		const instances__region_acc *A = &c->acc[g];
 		if (A->unclosed || A->stray_exit)
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, c->reg[g].name,
 			    "region %s: unbalanced enter/exit (%lu entered but never exited, %lu exits "
 			    "without enter); "
 			    "those calls are left out of its instances",
@@ -244,8 +244,8 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			const char *name = "?";
 			if (th->region < c->nmap[i] && c->map[i][th->region] != UINT32_MAX)
 				name = c->reg[c->map[i][th->region]].name;
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, name,
 			    "function %s was throttled at %.3f s after %llu calls (mean %llu ns): later "
 			    "calls are not "
 			    "recorded",

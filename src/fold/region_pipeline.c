@@ -330,14 +330,15 @@ static void say_unfoldable_time(analyze_ctx *c, const fold_region_result *r, con
 	const char *what = "run longer or sample more often (FOLD_SAMPLE)";
 	if (gs[most].used < c->opt->min_instances)
 		what = "a one-off, not a repetition; its time is in the exact profile";
-	analyze__warn(c,
-	              "region %s: group %zu (median %.3g ms) holds the most time (%.0f%% of the region's) "
-	              "but has only %lu sample(s) in %lu instance(s), too few to fold (%u samples and %u "
-	              "instances needed): %s; group %zu (%.0f%%) is folded (--group %zu folds the other "
-	              "anyway)",
-	              r->name, most, gs[most].median / 1e6, 100 * gs[most].total / all,
-	              r->groups[most].samples, gs[most].used, c->opt->min_samples, c->opt->min_instances,
-	              what, sel, 100 * gs[sel].total / all, most);
+	analyze__warn_about(
+	    c, r->name,
+	    "region %s: group %zu (median %.3g ms) holds the most time (%.0f%% of the region's) "
+	    "but has only %lu sample(s) in %lu instance(s), too few to fold (%u samples and %u "
+	    "instances needed): %s; group %zu (%.0f%%) is folded (--group %zu folds the other "
+	    "anyway)",
+	    r->name, most, gs[most].median / 1e6, 100 * gs[most].total / all, r->groups[most].samples,
+	    gs[most].used, c->opt->min_samples, c->opt->min_instances, what, sel, 100 * gs[sel].total / all,
+	    most);
 }
 
 /* The group folded by default: the one with the largest total time among
@@ -388,8 +389,8 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping
 	    (double)gs[pick].used < FOLD__MIN_PICK_SHARE * (double)gs[sel].used)
 		pick = sel;
 	if (pick != SIZE_MAX && pick != sel) {
-		analyze__warn(
-		    c,
+		analyze__warn_about(
+		    c, r->name,
 		    "region %s: group %zu (median %.3g ms) has the most time but its instances spend %.0f%% "
 		    "of it "
 		    "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
@@ -582,8 +583,9 @@ static int group_durations(analyze_ctx *c, instances__region_acc *A, fold_region
 		if ((size_t)want < ng)
 			*sel = (size_t)want;
 		else
-			analyze__warn(
-			    c, "region %s: group %d requested but it has %zu group(s); folding group %zu",
+			analyze__warn_about(
+			    c, r->name,
+			    "region %s: group %d requested but it has %zu group(s); folding group %zu",
 			    r->name, want, ng, *sel);
 	}
 	r->selected_group = (unsigned)*sel;
@@ -625,10 +627,11 @@ static int stage_group(analyze_ctx *c, instances__region_acc *A, fold_region_res
 	r->folded_mean_duration_ns = out->used ? used_ns / (double)out->used : 0;
 	r->samples_folded = out->sfold;
 	if (outl)
-		analyze__warn(c,
-		              "region %s: %lu instance(s) of the folded group excluded as duration outliers "
-		              "(outside median +- %.1f MAD, or isolated durations)",
-		              r->name, outl, outlier_k);
+		analyze__warn_about(
+		    c, r->name,
+		    "region %s: %lu instance(s) of the folded group excluded as duration outliers "
+		    "(outside median +- %.1f MAD, or isolated durations)",
+		    r->name, outl, outlier_k);
 	rc = 0;
 out:
 	free(grp);
@@ -668,15 +671,15 @@ static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const in
 		while (low < m && u[low] < FOLD__STARVED_SHARE * med)
 			low++;
 		if (med < FOLD__LOW_CPU_SHARE)
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, r->name,
 			    "region %s: the folded instances ran on a CPU for only %.0f%% of their time "
 			    "(median): they waited (I/O, locks, messages) or were preempted; phases with "
 			    "low cpu_time may be waits rather than code",
 			    r->name, 100 * med);
 		else if (10 * low > m && 2 * nmeasured >= m)
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, r->name,
 			    "region %s: %.0f%% of the folded instances got less than %.0f%% of the typical "
 			    "instance's CPU share (%.0f%%): preempted or waiting; their samples fold where "
 			    "they were paused (are other busy threads or processes sharing these cores?)",
@@ -1206,9 +1209,9 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			    (rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc ? rc : -ENOMEM;
 		} else if (rc > 0) {
-			analyze__warn(c,
-			              "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
-			              r->name, o->name);
+			analyze__warn_about(
+			    c, r->name, "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
+			    r->name, o->name);
 			if ((rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
 		}
@@ -1226,8 +1229,8 @@ static int stage_fit_curves(analyze_ctx *c, fold_region_result *r, series_work *
 			snprintf(key, sizeof key, "curve.shape_withheld.%s", o->name);
 			if (fit__param(&params, key, "phase(s) %s", list))
 				return -ENOMEM;
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, r->name,
 			    "region %s, %s: in phase(s) %s the folded points of different instances "
 			    "contradict each other (their fitted mean falls where it should rise): "
 			    "the curve shows the phase's mean rate there, not a shape",
@@ -1368,15 +1371,15 @@ static void warn_thin_phases(analyze_ctx *c, const fold_region_result *r)
 		for (size_t k = 0; k < ph->nrates; k++)
 			shown += !isnan(ph->rates[k]);
 		if (shown)
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, r->name,
 			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
 			    "those of the counters read at enter and exit, across it in %lu instances "
 			    "sampled on either side",
 			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
 		else
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, r->name,
 			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
 			    "its rates (none shown)",
 			    r->name, p + 1, ph->start, ph->end, ph->samples);
@@ -2164,14 +2167,15 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 	 * does not contradict them; a half lacking one of them does, through
 	 * the boundary figure. */
 	if (sc->done && !sc->reproducible)
-		analyze__warn(c,
-		              "region %s: self-check failed: its two halves of instances folded on their own "
-		              "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
-		              "rates %.0f%% apart; a %s %.1f%% apart where their sampling noise allows "
-		              "%.1f%%: these phases are not reproducible",
-		              r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary,
-		              100 * sc->rate, u.check_worst_rate ? "rate" : "boundary", 100 * u.check_worst,
-		              100 * u.check_worst_allowed);
+		analyze__warn_about(
+		    c, r->name,
+		    "region %s: self-check failed: its two halves of instances folded on their own "
+		    "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
+		    "rates %.0f%% apart; a %s %.1f%% apart where their sampling noise allows "
+		    "%.1f%%: these phases are not reproducible",
+		    r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary, 100 * sc->rate,
+		    u.check_worst_rate ? "rate" : "boundary", 100 * u.check_worst,
+		    100 * u.check_worst_allowed);
 	/* A boundary that moves between the shorter and the longer instances
 	 * by more than the halves' own disagreement (and 1% of the instance):
 	 * a phase whose length varies. */
@@ -2179,8 +2183,8 @@ static int stage_uncertainty(analyze_ctx *c, fold_region_result *r, const series
 		double shift = fabs(u.dur_long - u.dur_short);
 		sc->duration_shift = u.dur_long - u.dur_short;
 		if (shift > 0.01 && (!sc->done || shift > 2 * sc->boundary))
-			analyze__warn(
-			    c,
+			analyze__warn_about(
+			    c, r->name,
 			    "region %s: the phase boundary at %.3f moves with the instance's duration "
 			    "(%.3f in the shorter half of the instances, %.3f in the longer): a phase's "
 			    "length varies from instance to instance, so phase shares and durations are "
@@ -2301,8 +2305,8 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 	         r->instances_used ? (double)r->samples_folded / (double)r->instances_used : 0, &few)))
 		goto out;
 	if (few)
-		analyze__warn(
-		    c,
+		analyze__warn_about(
+		    c, r->name,
 		    "region %s: one phase shown: the series that could place phase boundaries are not "
 		    "read at enter and exit%s, and its instances carry %.1f samples each, too few to "
 		    "estimate them (%d needed); rates come from consecutive samples. Sample more often "
@@ -2314,8 +2318,8 @@ int analyze__region(analyze_ctx *c, size_t g, fold_region_result *r)
 		    r->instances_used ? (double)r->samples_folded / (double)r->instances_used : 0,
 		    FOLDING__EXTRAPOLATE_MIN);
 	if (ai.done) {
-		analyze__warn(
-		    c,
+		analyze__warn_about(
+		    c, r->name,
 		    "region %s: a phase's length varies from instance to instance: each instance's "
 		    "phase boundary was aligned to %.3f (%zu instances) before the phases were fitted",
 		    r->name, ai.at, ai.aligned);

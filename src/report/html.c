@@ -30,12 +30,17 @@ void report_html_text(html_ctx *h, const char *s)
 
 void report_html_fn(html_ctx *h, const char *full)
 {
+	report_html_fn_cols(h, full, 200);
+}
+
+void report_html_fn_cols(html_ctx *h, const char *full, unsigned maxcols)
+{
 	if (!full) {
 		util_buf_puts(h->b, "-");
 		return;
 	}
 	char nm[1024];
-	report_short_name(full, 200, nm, sizeof nm);
+	report_short_name(full, maxcols, nm, sizeof nm);
 	if (!strcmp(nm, full)) {
 		report_esc_html(h->b, full);
 		return;

@@ -49,6 +49,8 @@ void report_html_text(html_ctx *h, const char *s);                     /* escape
  * renames: an OpenMP outlined function as its parallel region, a glibc
  * alias as its public name), the raw name on hover when they differ. */
 void report_html_fn(html_ctx *h, const char *full);
+/* The same in at most maxcols columns (a name inside a sentence). */
+void report_html_fn_cols(html_ctx *h, const char *full, unsigned maxcols);
 void report_html_text_max(html_ctx *h, const char *s, unsigned maxcp); /* cut at maxcp code points with "…" */
 void report_html_loc(html_ctx *h, const char *file,
                      unsigned line); /* "file:line", basename shown, full in title */

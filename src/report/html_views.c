@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "html.h"
@@ -316,6 +317,28 @@ void report_html_imbalance(html_ctx *h)
 	util_buf_puts(h->b, "</tbody></table></div></section>\n");
 }
 
+/* A warning, the region or function it is about named as in the other
+ * views (its full name on hover); from byte from of its text on. */
+static void warning_text(html_ctx *h, const fold_warning *w, size_t from)
+{
+	size_t len = strlen(w->what);
+	if (!w->name_len || w->name_at < from || w->name_at + w->name_len > len) {
+		report_html_text(h, w->what + from);
+		return;
+	}
+	char *name = strndup(w->what + w->name_at, w->name_len);
+	char *head = strndup(w->what + from, w->name_at - from);
+	if (!name || !head) {
+		report_html_text(h, w->what + from);
+	} else {
+		report_html_text(h, head);
+		report_html_fn_cols(h, name, 40);
+		report_html_text(h, w->what + w->name_at + w->name_len);
+	}
+	free(name);
+	free(head);
+}
+
 void report_html_warnings(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
@@ -337,18 +360,18 @@ void report_html_warnings(html_ctx *h)
 			n += report_warn_alike(a->warnings[k].what, w);
 		util_buf_puts(h->b, "<div class=\"warn\">");
 		if (n == 1) {
-			report_html_text(h, w);
+			warning_text(h, &a->warnings[i], 0);
 			util_buf_puts(h->b, "</div>\n");
 			continue;
 		}
 		/* Each kind once, the count in front, every message in a collapsed list. */
 		util_buf_printf(h->b, "<details class=\"warns\"><summary>%zu&times; ", n);
-		report_html_text(h, w + report_warn_subject(w) + (report_warn_subject(w) ? 2 : 0));
+		warning_text(h, &a->warnings[i], report_warn_subject(w) + (report_warn_subject(w) ? 2 : 0));
 		util_buf_puts(h->b, "</summary><ul>");
 		for (size_t k = i; k < a->nwarnings; k++)
 			if (report_warn_alike(a->warnings[k].what, w)) {
 				util_buf_puts(h->b, "<li>");
-				report_html_text(h, a->warnings[k].what);
+				warning_text(h, &a->warnings[k], 0);
 				util_buf_puts(h->b, "</li>");
 			}
 		util_buf_puts(h->b, "</ul></details></div>\n");

@@ -418,6 +418,9 @@ static void region_phases(term *t, const fold_region_result *r)
 	}
 }
 
+/* Columns of a region's or function's name inside a warning. */
+#define WARN_NAME_COLS 40
+
 /* Warnings grouped: each kind once, whole (wrapped, never cut), with how
  * many times it was said and of what. */
 static void warnings(term *t, const fold_analysis *a)
@@ -445,21 +448,29 @@ static void warnings(term *t, const fold_analysis *a)
 		term_sgr(t, "0");
 		if (n > 1)
 			term_putf(t, "%zux ", n);
-		term_wrapped(t, w, 4);
+		util_buf d, m, od;
+		util_buf_init(&d);
+		report_warn_text(&a->warnings[i], WARN_NAME_COLS, &d);
+		term_wrapped(t, d.oom || !d.data ? w : d.data, 4);
 		term_newline(t);
-		if (n < 2)
+		if (n < 2) {
+			util_buf_free(&d);
 			continue;
-		util_buf m;
+		}
 		util_buf_init(&m);
+		util_buf_init(&od);
 		/* The others: their subject when it differs from the first's, else what they say. */
 		util_buf_puts(&m, "also:");
-		size_t wl = report_warn_subject(w);
+		const char *dw = d.oom || !d.data ? w : d.data;
+		size_t wl = report_warn_subject(dw);
 		for (size_t k = i + 1, c = 0; k < a->nwarnings; k++) {
-			const char *o = a->warnings[k].what;
-			size_t sl = report_warn_subject(o);
-			if (!report_warn_alike(o, w))
+			if (!report_warn_alike(a->warnings[k].what, w))
 				continue;
-			if (sl && (sl != wl || strncmp(o, w, sl)))
+			od.len = 0;
+			report_warn_text(&a->warnings[k], WARN_NAME_COLS, &od);
+			const char *o = od.oom || !od.data ? a->warnings[k].what : od.data;
+			size_t sl = report_warn_subject(o);
+			if (sl && (sl != wl || strncmp(o, dw, sl)))
 				util_buf_printf(&m, "%s %.*s", c++ ? ";" : "", (int)sl, o);
 			else
 				util_buf_printf(&m, "%s %s", c++ ? ";" : "", o + sl + (sl ? 2 : 0));
@@ -468,6 +479,8 @@ static void warnings(term *t, const fold_analysis *a)
 		term_wrapped(t, m.oom ? "(out of memory)" : m.data, 6);
 		term_newline(t);
 		util_buf_free(&m);
+		util_buf_free(&od);
+		util_buf_free(&d);
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
 		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {

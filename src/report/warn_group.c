@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "names.h"
+
 /* The part of a warning before its first ": " (a trace, a region), or 0. */
 size_t report_warn_subject(const char *w)
 {
@@ -34,4 +36,20 @@ int report_warn_alike(const char *x, const char *y)
 		x++;
 		y++;
 	}
+}
+
+void report_warn_text(const fold_warning *w, unsigned maxcols, util_buf *out)
+{
+	size_t len = strlen(w->what);
+	if (!w->name_len || w->name_at + w->name_len > len) {
+		util_buf_puts(out, w->what);
+		return;
+	}
+	char name[4096], shortn[1024];
+	size_t n = w->name_len < sizeof name - 1 ? w->name_len : sizeof name - 1;
+	memcpy(name, w->what + w->name_at, n);
+	name[n] = 0;
+	report_short_name(name, maxcols, shortn, sizeof shortn);
+	util_buf_printf(out, "%.*s%s%s", (int)w->name_at, w->what, shortn,
+	                w->what + w->name_at + w->name_len);
 }

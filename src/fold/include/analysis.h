@@ -309,6 +309,10 @@ typedef struct fold_cct_node {
 
 typedef struct fold_warning {
 	char *what;
+	/* The region or function the warning is about, as its full name
+	 * appears in what from byte name_at on (name_len bytes; 0: none), so
+	 * that a writer can show it as it names it elsewhere. */
+	size_t name_at, name_len;
 } fold_warning;
 
 /* The function name of samples taken inside fold's own runtime (libfold.so:

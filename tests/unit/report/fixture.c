@@ -599,13 +599,18 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 	a->total_samples = 0;
 	for (size_t i = 0; i < a->ncct; i++)
 		a->total_samples += a->cct[i].self_samples;
-	a->nwarnings = 3;
-	a->warnings = xcalloc(3, sizeof(fold_warning));
+	a->nwarnings = 4;
+	a->warnings = xcalloc(4, sizeof(fold_warning));
 	a->warnings[0].what =
 	    xstrdup("region " FIXTURE_REGION_FLUX ": phase 2 has only 9 samples (want >= 20)");
 	a->warnings[1].what =
 	    xstrdup("15 samples dropped (12 unwind_failed, 3 in_runtime) " FIXTURE_ESCAPE_SEQ);
 	a->warnings[2].what = xstrdup("function " FIXTURE_FUNC_OPERATOR " throttled after 100000 calls");
+	/* about a region: the analysis marks where its full name is */
+	a->warnings[3].what = xstrdup("region " FIXTURE_FUNC_WARNED
+	                              ": 2 instance(s) of the folded group excluded as duration outliers");
+	a->warnings[3].name_at = strlen("region ");
+	a->warnings[3].name_len = strlen(FIXTURE_FUNC_WARNED);
 	a->sample_config = xstrdup("time@10ms jitter 10%");
 	fill_threads(a);
 	return a;

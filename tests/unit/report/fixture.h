@@ -28,6 +28,10 @@
 #define FIXTURE_FUNC_OMP "Integrate::run(Atom&, Force*, Neighbor&, Comm&, Thermo&, Timer&) [clone ._omp_fn.3]"
 #define FIXTURE_FUNC_NOSYMS "libgomp (no symbols)"
 #define FIXTURE_FUNC_WAIT "epoll_wait"
+/* A function that only a warning names, in full as the analysis says it. */
+#define FIXTURE_FUNC_WARNED                                                                                  \
+	"void miniFE::waxpby<miniFE::Vector<double, int, int> >(miniFE::Vector<double, int, "                \
+	"int>::ScalarType, miniFE::Vector<double, int, int> const&)"
 
 /* points_per_series: folded samples per counter (the tests use a large
  * value to check downsampling). */
