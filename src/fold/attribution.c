@@ -585,6 +585,52 @@ static const char *majority(const hit *h, size_t a, size_t b, unsigned d, size_t
 	return best;
 }
 
+/* Whether si holds a frame of function fn; its outermost depth in *at. */
+static int holds_function(const stk_info *si, const char *fn, unsigned *at)
+{
+	for (unsigned d = 0; d < si->nlog; d++)
+		if (same_str(si->log[d].function, fn)) {
+			*at = d;
+			return 1;
+		}
+	return 0;
+}
+
+/* A region that no frame is named after (an API region, a burst) is
+ * aligned at the outermost function that at least 97% of its samples hold:
+ * the code all its instances run in, below whatever roots their threads
+ * have. An API region entered inside a parallel region had its timeline
+ * start at "clone3" and "_start", the roots of the workers and of the main
+ * thread, one or the other from bin to bin; it now starts below the
+ * outlined function. On one thread that function is the root, as before.
+ * Samples without it keep their root (base 0). */
+static void align_at_common_frame(hit *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h[i].base = 0;
+	/* the candidates: a few samples' frames, outermost first (they lie on
+	 * one chain when the 97% hold them, so any sample that holds it finds it) */
+	const size_t probes[] = {0, n / 2, n - 1};
+	for (size_t q = 0; q < sizeof probes / sizeof probes[0]; q++) {
+		const stk_info *si = h[probes[q]].si;
+		for (unsigned d = 0; d < si->nlog; d++) {
+			const char *fn = si->log[d].function;
+			if (!fn)
+				continue;
+			size_t lack = 0, most = (size_t)(0.03 * (double)n);
+			unsigned at;
+			for (size_t i = 0; i < n && lack <= most; i++)
+				lack += !holds_function(h[i].si, fn, &at);
+			if (lack > most)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				if (holds_function(h[i].si, fn, &at))
+					h[i].base = at;
+			return;
+		}
+	}
+}
+
 static int timeline(hit *h, size_t n, fold_region_result *r)
 {
 	if (n < 10)
@@ -608,8 +654,7 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 				break;
 			}
 	if ((double)own < 0.9 * (double)n)
-		for (size_t i = 0; i < n; i++)
-			h[i].base = 0;
+		align_at_common_frame(h, n);
 	/* Common outer frames: extend while >= 97% of samples agree, and stop
 	 * below a frame named like the region (a function region's own frame). */
 	unsigned prefix = 0;

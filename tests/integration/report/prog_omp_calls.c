@@ -1,9 +1,11 @@
 /* prog_omp_calls.c: one OpenMP parallel region per step in which every
  * thread calls first_part() then second_part(), each a dependent chain of
- * divisions of the same length. Folded, the region's routine timeline must
- * start at the region's own code (first_part, then second_part), on the
- * main thread and the workers alike, not at the threads' roots.
+ * divisions of the same length, inside an API region "work" of its own.
+ * Folded, both regions' routine timelines must start at the region's own
+ * code (first_part, then second_part), on the main thread and the workers
+ * alike, not at the threads' roots.
  * Argument: steps (default 60). */
+#include <fold.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,12 +27,15 @@ int main(int argc, char **argv)
 {
 	int steps = argc > 1 ? atoi(argv[1]) : 60;
 	double total = 0;
+	uint32_t work = fold_region("work");
 	for (int s = 0; s < steps; s++) {
 		double sum = 0;
 #pragma omp parallel reduction(+ : sum)
 		{
+			fold_enter(work);
 			double y = first_part(1.0 + s, 1500000);
 			sum += second_part(y, 1500000);
+			fold_exit(work);
 		}
 		total += sum;
 	}
