@@ -8,7 +8,9 @@
 #   openmp: examples/openmp_stencil on 2 threads: outlined regions named
 #          "parallel region N in main", the worker classed, the thread
 #          doing twice the work named slowest; a parallel region's routine
-#          timeline starting at its own code (prog_omp_calls).
+#          timeline starting at its own code (prog_omp_calls), an API
+#          region's inside it too, and an API region's at its own calls
+#          when one callee holds 98% of its time.
 #   mpi:   2 ranks with a planted 3x compute imbalance: the imbalance table
 #          names rank 1 as the slowest, with a load balance (mean/max) well
 #          below 1.
@@ -178,6 +180,20 @@ for name in ("main._omp_fn.0", "work"):
     if not top or top[0] != "first_part" or top[-1] != "second_part" or set(top) != {"first_part", "second_part"}:
         sys.exit("timeline of region %s is %r, expected first_part then second_part" % (name, top))' \
 		calls.json || fail "OpenMP timeline"
+	# a callee holding 98% of an API region is not where its timeline starts
+	"$PYTHON" "$CPU_SHARE" --min-share 0.3 --judge "a timeline under a dominant callee" -- \
+		FOLD_SAMPLE=time@1ms "$FOLDRUN" -q -o serial.trace "$PROGS/prog_omp_calls" 60 serial >/dev/null || exit $?
+	"$FOLD_CLI" -q serial.trace --json serial.json 2>err.txt || fail "fold --json: $(cat err.txt)"
+	"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["regions"] if r["name"] == "serial"]
+if not r or not r[0]["folded"]:
+    sys.exit("region serial was not folded: %r" % [(x["name"], x["reason"]) for x in d["regions"]])
+tl = r[0]["timeline"]
+top = [s["function"] for s in tl[0]["spans"]] if tl else []
+if not top or top[-1] != "both_parts" or "second_part" in top:
+    sys.exit("timeline of region serial starts at %r, expected first_part then both_parts" % top)' \
+		serial.json || fail "timeline under a dominant callee"
 	;;
 *)
 	fail "unknown case"
