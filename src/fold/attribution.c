@@ -279,9 +279,22 @@ static const char *no_symbols_name(attribution__ctx *a, const char *fn)
 	return a->nosym[a->nnosym++] = d;
 }
 
+/* Is fn one of the runtime's MPI wrappers (C or Fortran)? The program
+ * called it by that name: the frame stays, PMPI below it. */
+static int mpi_wrapper(const char *fn)
+{
+	return fn && (!strncmp(fn, "MPI_", 4) || !strncmp(fn, "mpi_", 4) || !strncmp(fn, "PMPI_", 5));
+}
+
 /* Symbolises stack id of proc into logical frames; caller holds the lock.
- * fold's own work (measurement_start: a hook, the first call's decision,
- * the trace writing) is one leaf frame, FOLD_MEASUREMENT_FUNCTION. */
+ * The runtime's other frames between the program's are left out: its
+ * thread and OpenMP trampolines ("trampoline", "omp_trampoline") and the
+ * wrappers it interposes on a library's functions (GOMP_parallel over
+ * libgomp's GOMP_parallel, a wait over libc's) are not calls the program
+ * made; the call tree and the timelines showed them between a thread's
+ * start and its function. fold's own work (measurement_start: a hook,
+ * the first call's decision, the trace writing) is one leaf frame,
+ * FOLD_MEASUREMENT_FUNCTION. */
 static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 {
 	if (proc >= a->ntr || !id || id >= a->pc[proc].n)
@@ -324,6 +337,8 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 				log[n++] = (lframe){FOLD_MEASUREMENT_FUNCTION, NULL, 0};
 			break;
 		}
+		if (d > 0 && in_libfold(res->module) && !mpi_wrapper(res->frames[res->nframes - 1].function))
+			continue; /* fold's interposition, not the program's call */
 		for (unsigned k = res->nframes; k-- > 0;) {
 			const char *fn = no_symbols_name(a, res->frames[k].function);
 			if (fn != res->frames[k].function) {

@@ -178,7 +178,14 @@ for name in ("main._omp_fn.0", "work"):
     top = [s["function"] for s in tl[0]["spans"]] if tl else []
     # first_part then second_part (a busy machine may flip a slice in between); never the threads roots
     if not top or top[0] != "first_part" or top[-1] != "second_part" or set(top) != {"first_part", "second_part"}:
-        sys.exit("timeline of region %s is %r, expected first_part then second_part" % (name, top))' \
+        sys.exit("timeline of region %s is %r, expected first_part then second_part" % (name, top))
+# fold'"'"'s own trampolines and wrappers are not the program'"'"'s calls
+ct = d["call_tree"]
+own = sorted({n["function"] for n in ct if n["function"] in ("trampoline", "omp_trampoline")} |
+             {"GOMP_parallel twice" for n in ct if n["function"] == "GOMP_parallel" and
+              n["parent"] >= 0 and ct[n["parent"]]["function"] == "GOMP_parallel"})
+if own:
+    sys.exit("the call tree shows fold'"'"'s own frames: %s" % own)' \
 		calls.json || fail "OpenMP timeline"
 	# a callee holding 98% of an API region is not where its timeline starts
 	"$PYTHON" "$CPU_SHARE" --min-share 0.3 --judge "a timeline under a dominant callee" -- \
