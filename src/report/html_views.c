@@ -68,8 +68,8 @@ static void thread_label(html_ctx *h, const fold_thread_summary *t, int mpi)
 	const char *exe = pr && pr->exe ? strrchr(pr->exe, '/') : NULL;
 	exe = exe ? exe + 1 : pr ? pr->exe : NULL;
 	if (mpi && t->rank < 0) /* a launcher's daemon traced with the ranks */
-		snprintf(v, sizeof v, "%s (pid %ld), thread #%u", exe ? exe : "process", pr ? pr->pid : -1L,
-		         t->index);
+		snprintf(v, sizeof v, "%s (pid %ld%s), thread #%u", exe ? exe : "process", pr ? pr->pid : -1L,
+		         pr && pr->exec_replaced ? ", before its exec" : "", t->index);
 	else if (mpi)
 		snprintf(v, sizeof v, "rank %ld, thread #%u", t->rank, t->index);
 	else if (h->a->nprocs > 1)

@@ -163,6 +163,7 @@ static void write_process(jw *w, const fold_process *p)
 	kstr(w, "end", p->end == FOLD_END_SIGNAL ? "signal" : p->end == FOLD_END_CUT ? "cut" : "normal");
 	if (p->end == FOLD_END_SIGNAL)
 		kint(w, "end_signal", p->end_signal);
+	kbool(w, "exec_replaced", p->exec_replaced);
 	kv_object(w, "info", p->info, p->ninfo);
 	kobj(w, "stats");
 	for (size_t i = 0; i < p->nstats; i++) {

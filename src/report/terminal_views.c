@@ -187,7 +187,8 @@ static void thread_label(const fold_analysis *a, const fold_thread_summary *s, c
 	const char *exe = pr && pr->exe ? strrchr(pr->exe, '/') : NULL;
 	exe = exe ? exe + 1 : pr ? pr->exe : NULL;
 	if (mpi && s->rank < 0) /* a launcher's daemon traced with the ranks */
-		snprintf(out, n, "%s %ld #%u", exe ? exe : "pid", pr ? pr->pid : -1L, s->index);
+		snprintf(out, n, "%s %ld%s #%u", exe ? exe : "pid", pr ? pr->pid : -1L,
+		         pr && pr->exec_replaced ? " pre-exec" : "", s->index);
 	else if (mpi)
 		snprintf(out, n, "rank %ld #%u", s->rank, s->index);
 	else if (a->nprocs > 1)

@@ -49,6 +49,10 @@ typedef struct fold_process {
 	 * final flush) or FOLD_END_SIGNAL (the crash path recorded end_signal). */
 	int end;
 	int end_signal;
+	/* 1 when this image ended in an exec: another of the traces is the same
+	 * host and pid at the next exec generation (an MPI singleton's fork of
+	 * the program before it became orted, a shell before its command). */
+	int exec_replaced;
 } fold_process;
 
 enum { FOLD_END_NORMAL = 0, FOLD_END_CUT = 1, FOLD_END_SIGNAL = 2 };

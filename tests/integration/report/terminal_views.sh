@@ -102,6 +102,21 @@ mpi)
 		# nor is it the program's threads: helpers, named by their program
 		! grep -q "rank -1" outs.txt || fail "the orted's threads are listed as 'rank -1'"
 		has outs.txt "helper threads"
+		# the program's fork that became the orted: the same pid as the
+		# orted, and said to be the image before its exec
+		"$FOLD_CLI" -q single.*.trace --json single.json 2>err.txt || fail "fold --json singleton: $(cat err.txt)"
+		"$PYTHON" -c 'import json, os, sys
+ps = json.load(open(sys.argv[1]))["processes"]
+pre = [p for p in ps if p["exec_replaced"]]
+orted = [p for p in ps if os.path.basename(p["exe"] or "") == "orted"]
+if not orted:
+    sys.exit("no orted among %r" % [(p["exe"], p["pid"]) for p in ps])
+if len(pre) != 1 or pre[0]["pid"] != orted[0]["pid"] or orted[0]["exec_replaced"]:
+    sys.exit("the image before the orted exec: %r" % [(p["exe"], p["pid"], p["exec_replaced"]) for p in ps])' \
+			single.json || fail "the fork before its exec is not told apart"
+		"$FOLD_CLI" -q single.*.trace -o single.html 2>err.txt || fail "fold -o singleton: $(cat err.txt)"
+		grep -q "prog_mpi_imbalance (pid [0-9]*, before its exec), thread #0" single.html ||
+			fail "the report does not say which image was before its exec"
 	fi
 	# fold profile fits 80 columns with the run's region names readable (a
 	# burst loses its word "burst" first, never its call and place)
