@@ -310,6 +310,14 @@ static stk_info *resolve_stack(attribution__ctx *a, unsigned proc, uint32_t id)
 	lframe *log = malloc(cap * sizeof *log);
 	if (!log)
 		return si;
+	/* a stack the runtime did not unwind past its leaf: a root that says so */
+	if (depth > 1 && fr[depth - 1] >= TRACE_FRAME_NOT_UNWOUND_LOADER &&
+	    fr[depth - 1] <= TRACE_FRAME_NOT_UNWOUND_FAILED) {
+		log[n++] = (lframe){fr[depth - 1] == TRACE_FRAME_NOT_UNWOUND_LOADER ? FOLD_NOT_UNWOUND_LOADER
+		                                                                    : FOLD_NOT_UNWOUND_FAILED,
+		                    NULL, 0};
+		depth--;
+	}
 	unsigned cut = measurement_start(a, proc, fr, depth);
 	for (unsigned d = depth; d-- > 0;) { /* outermost physical frame first */
 		const symtab_result *res = NULL;

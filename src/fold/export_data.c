@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "ingest.h"
 #include "programs.h"
 #include "region_suggest.h"
@@ -391,6 +392,13 @@ unsigned fold_export_stack(const fold_export *c, size_t proc, uint32_t stack, co
 int fold_export_frames(fold_export *c, size_t proc, uint64_t addr, int is_return,
                        const fold_export_frame **frames, unsigned *n)
 {
+	static const fold_export_frame not_unwound[2] = {{FOLD_NOT_UNWOUND_LOADER, NULL, 0},
+	                                                 {FOLD_NOT_UNWOUND_FAILED, NULL, 0}};
+	if (addr >= TRACE_FRAME_NOT_UNWOUND_LOADER && addr <= TRACE_FRAME_NOT_UNWOUND_FAILED) {
+		*frames = &not_unwound[addr - TRACE_FRAME_NOT_UNWOUND_LOADER];
+		*n = 1;
+		return 0;
+	}
 	const symtab_result *r = NULL;
 	int rc = symbols__lookup(c->sym, (unsigned)proc, addr, is_return, &r);
 	if (!r) {

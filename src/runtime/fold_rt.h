@@ -193,6 +193,10 @@ enum rt_drop_reason {
 };
 extern const char *const rt__drop_names[FOLD_DROP_NREASONS];
 
+/* Why a sample has its leaf only (stat samples.leaf_only.NAME). */
+enum { FOLD_LEAF_ONLY_LOADER = 0, FOLD_LEAF_ONLY_UNWIND, FOLD_LEAF_ONLY_NREASONS };
+extern const char *const rt__leaf_only_names[FOLD_LEAF_ONLY_NREASONS];
+
 #define FOLD_REGION_STACK 64
 #define FOLD_DEFERRED 16
 
@@ -259,6 +263,10 @@ typedef struct rt_thread {
 	uint64_t dropped[FOLD_DROP_NREASONS];
 	/* the CPU time the dropped samples measured (rt_signal.c, drop_cpu) */
 	uint64_t dropped_cpu_ns[FOLD_DROP_NREASONS];
+	/* samples recorded with their leaf only (rt_signal.c): inside the
+	 * dynamic loader, where unwinding could deadlock, and where the
+	 * unwinder failed */
+	uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
 	uint64_t unbalanced;
 
 	/* fold's alternate signal stack (rt_altstack.c), kept with the state */
@@ -505,6 +513,7 @@ typedef struct rt_process {
 	_Atomic uint64_t handler_ticks;
 	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
 	_Atomic uint64_t dropped_cpu_ns[FOLD_DROP_NREASONS];
+	_Atomic uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
 	_Atomic uint64_t unbalanced;
 	_Atomic uint64_t region_events_lost; /* API region events no buffer took (rt_api.c) */
 	_Atomic uint64_t bytes_raw, bytes_written, chunks_written;

@@ -147,6 +147,8 @@ static void rt_atfork_child(void)
 		atomic_store(&rt__proc.dropped[r], 0);
 		atomic_store(&rt__proc.dropped_cpu_ns[r], 0);
 	}
+	for (int r = 0; r < FOLD_LEAF_ONLY_NREASONS; r++)
+		atomic_store(&rt__proc.leaf_only[r], 0);
 	atomic_store(&rt__proc.bytes_raw, 0);
 	atomic_store(&rt__proc.chunks_written, 0);
 	atomic_store(&rt__proc.chunks_lost, 0);
@@ -183,6 +185,7 @@ static void rt_atfork_child(void)
 		self->handler_ticks = 0;
 		memset(self->dropped, 0, sizeof self->dropped);
 		memset(self->dropped_cpu_ns, 0, sizeof self->dropped_cpu_ns);
+		memset(self->leaf_only, 0, sizeof self->leaf_only);
 		self->unbalanced = 0;
 		self->napp_set = 0;
 		trace_enc_init(&self->enc, self->stacks);

@@ -252,8 +252,10 @@ static void seal_all_threads(void)
 }
 
 static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t dropped_cpu[FOLD_DROP_NREASONS],
-                              uint64_t *unbalanced)
+                              uint64_t *unbalanced, uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS])
 {
+	for (int r = 0; r < FOLD_LEAF_ONLY_NREASONS; r++)
+		leaf_only[r] = atomic_load(&rt__proc.leaf_only[r]);
 	uint64_t taken = atomic_load(&rt__proc.samples_taken);
 	*unbalanced = atomic_load(&rt__proc.unbalanced);
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++) {
@@ -271,6 +273,8 @@ static uint64_t total_samples(uint64_t dropped[FOLD_DROP_NREASONS], uint64_t dro
 			dropped[r] += t->dropped[r];
 			dropped_cpu[r] += t->dropped_cpu_ns[r];
 		}
+		for (int r = 0; r < FOLD_LEAF_ONLY_NREASONS; r++)
+			leaf_only[r] += t->leaf_only[r];
 	}
 	return taken;
 }
@@ -286,8 +290,15 @@ static void write_end_records(void)
 	}
 	rt__proc_clock();
 	uint64_t dropped[FOLD_DROP_NREASONS], dropped_cpu[FOLD_DROP_NREASONS], unbalanced;
-	uint64_t taken = total_samples(dropped, dropped_cpu, &unbalanced);
+	uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
+	uint64_t taken = total_samples(dropped, dropped_cpu, &unbalanced, leaf_only);
 	rt__proc_stat("samples.taken", taken);
+	for (int r = 0; r < FOLD_LEAF_ONLY_NREASONS; r++)
+		if (leaf_only[r]) {
+			char key[64];
+			snprintf(key, sizeof key, "samples.leaf_only.%s", rt__leaf_only_names[r]);
+			rt__proc_stat(key, leaf_only[r]);
+		}
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)
 		if (dropped[r]) {
 			char key[64];
@@ -347,7 +358,8 @@ static void summary(void)
 	if (rt__proc.cfg.quiet)
 		return;
 	uint64_t dropped[FOLD_DROP_NREASONS], dropped_cpu[FOLD_DROP_NREASONS], unbalanced, ndrop = 0;
-	uint64_t taken = total_samples(dropped, dropped_cpu, &unbalanced);
+	uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
+	uint64_t taken = total_samples(dropped, dropped_cpu, &unbalanced, leaf_only);
 	char why[256] = "";
 	size_t o = 0;
 	for (int r = 0; r < FOLD_DROP_NREASONS; r++)

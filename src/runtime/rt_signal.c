@@ -23,11 +23,14 @@
  *  3. errno is saved on entry and restored on every exit path.
  *  4. Re-entrancy guard: t->busy > 0 means the thread was interrupted inside
  *     the runtime (an API call, a hook, a flush): the sample is dropped and
- *     counted (in_runtime). t->in_dlopen likewise (in_dlopen): the loader's
- *     state is inconsistent while it maps objects, and inside
- *     dl_iterate_phdr (wrapped in rt_modules.c) the thread holds the loader
- *     lock that the unwinder takes after its own lock, so unwinding there
- *     could deadlock against another thread's sample.
+ *     counted (in_runtime). Inside the loader (t->in_dlopen) nothing is
+ *     unwound: the loader's state is inconsistent while it maps objects,
+ *     and inside dl_iterate_phdr (wrapped in rt_modules.c) the thread holds
+ *     the loader lock that the unwinder takes after its own lock, so
+ *     unwinding there could deadlock against another thread's sample. The
+ *     sample keeps its leaf, the interrupted pc, with the frame
+ *     TRACE_FRAME_NOT_UNWOUND_LOADER after it (counted: leaf_only), and no
+ *     flush runs; without a pc it is dropped (in_dlopen).
  *  5. The handler raises t->busy itself while it records, and records
  *     nothing when the process is stopped (exit, exec, fork) or paused.
  *  6. Counter values come from one read(2) of the thread's perf group fd (no
@@ -154,23 +157,41 @@ uint64_t rt__next_period(rt_thread *t)
 	return (uint64_t)((double)p * f);
 }
 
+/* The interrupted program counter, 0 when unknown. */
+static uint64_t interrupted_pc(void *ucv)
+{
+	uint64_t pc = 0;
+#if defined(__x86_64__)
+	if (ucv)
+		pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+#else
+	(void)ucv;
+#endif
+	return pc;
+}
+
+/* The leaf alone, then a frame that says why (TRACE_FRAME_NOT_UNWOUND_*),
+ * so that the analysis does not take the leaf for a thread's root. */
+static unsigned leaf_only(uint64_t pc, uint64_t why, uint64_t *frames, unsigned max)
+{
+	if (!pc || !max)
+		return 0;
+	frames[0] = pc;
+	if (max < 2)
+		return 1;
+	frames[1] = why;
+	return 2;
+}
+
 static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 {
 	if (!max)
 		return 0;
 	void *raw[TRACE_MAX_DEPTH + 8];
-	uint64_t pc = 0;
-#if defined(__x86_64__)
-	if (ucv)
-		pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
-#endif
+	uint64_t pc = interrupted_pc(ucv);
 	int n = rt__unwind_backtrace(raw, (int)(max + 8));
-	if (n <= 0) {
-		if (!pc)
-			return 0;
-		frames[0] = pc;
-		return 1;
-	}
+	if (n <= 0)
+		return leaf_only(pc, TRACE_FRAME_NOT_UNWOUND_FAILED, frames, max);
 	/* Drop our own frames and the signal trampoline: start at the
 	 * interrupted pc. */
 	int start = -1;
@@ -179,12 +200,8 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 			start = i;
 			break;
 		}
-	if (start < 0) {
-		if (!pc)
-			return 0;
-		frames[0] = pc;
-		return 1;
-	}
+	if (start < 0)
+		return leaf_only(pc, TRACE_FRAME_NOT_UNWOUND_FAILED, frames, max);
 	unsigned d = 0;
 	for (int i = start; i < n && d < max; i++)
 		frames[d++] = (uint64_t)raw[i];
@@ -243,7 +260,11 @@ void rt__sample(rt_thread *t, void *uc)
 		t->dropped[FOLD_DROP_IN_RUNTIME]++;
 		return;
 	}
-	if (t->in_dlopen) {
+	/* Inside the dynamic loader: no unwinding (invariant 4), the leaf only,
+	 * which is where the time went (a plugin's constructor, the loader's
+	 * relocations: 30 ms in every Open MPI MPI_Init). */
+	int in_loader = t->in_dlopen != 0;
+	if (in_loader && !(interrupted_pc(uc) && rt__proc.cfg.stack_depth)) {
 		t->dropped[FOLD_DROP_IN_DLOPEN]++;
 		t->busy = 1;
 		atomic_signal_fence(memory_order_seq_cst);
@@ -293,7 +314,12 @@ void rt__sample(rt_thread *t, void *uc)
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	rt__read_counters(t, ctr);
 	uint64_t frames[TRACE_MAX_DEPTH];
-	unsigned depth = unwind(uc, frames, rt__proc.cfg.stack_depth);
+	unsigned depth = in_loader ? leaf_only(interrupted_pc(uc), TRACE_FRAME_NOT_UNWOUND_LOADER, frames,
+	                                       rt__proc.cfg.stack_depth)
+	                           : unwind(uc, frames, rt__proc.cfg.stack_depth);
+	if (depth == 2 && frames[1] <= TRACE_FRAME_NOT_UNWOUND_FAILED)
+		t->leaf_only[frames[1] == TRACE_FRAME_NOT_UNWOUND_LOADER ? FOLD_LEAF_ONLY_LOADER
+		                                                         : FOLD_LEAF_ONLY_UNWIND]++;
 	if (!depth && rt__proc.cfg.stack_depth) {
 		t->dropped[FOLD_DROP_UNWIND_FAILED]++;
 		drop_cpu(t, FOLD_DROP_UNWIND_FAILED, 0);
@@ -315,8 +341,10 @@ void rt__sample(rt_thread *t, void *uc)
 		}
 	}
 	t->samples_taken++;
-	/* A due flush writes trace data here: part of this sample's cost. */
-	rt__flush_due(t, tick);
+	/* A due flush writes trace data here: part of this sample's cost (not
+	 * inside the loader, which holds its lock: the next sample flushes). */
+	if (!in_loader)
+		rt__flush_due(t, tick);
 	record_cost(t, stamp_ns);
 	t->handler_ticks += rt__tick() - tick;
 out:

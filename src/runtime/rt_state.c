@@ -16,6 +16,8 @@ const char *const rt__drop_names[FOLD_DROP_NREASONS] = {
     "in_runtime", "in_dlopen", "buffer_full", "unwind_failed", "paused", "stopped", "signal_blocked",
 };
 
+const char *const rt__leaf_only_names[FOLD_LEAF_ONLY_NREASONS] = {"in_dlopen", "unwind_failed"};
+
 void *rt__real(const char *name)
 {
 	void *p = dlsym(RTLD_NEXT, name);

@@ -231,6 +231,8 @@ static void add_totals(rt_thread *t)
 		atomic_fetch_add(&rt__proc.dropped[i], t->dropped[i]);
 		atomic_fetch_add(&rt__proc.dropped_cpu_ns[i], t->dropped_cpu_ns[i]);
 	}
+	for (int i = 0; i < FOLD_LEAF_ONLY_NREASONS; i++)
+		atomic_fetch_add(&rt__proc.leaf_only[i], t->leaf_only[i]);
 	atomic_fetch_add(&rt__proc.unbalanced, t->unbalanced);
 	atomic_fetch_add(&rt__proc.region_events_lost, t->ndeferred_lost + t->ndeferred);
 	t->ndeferred_lost = 0;
@@ -239,6 +241,7 @@ static void add_totals(rt_thread *t)
 	t->sealed_samples = 0;
 	memset(t->dropped, 0, sizeof t->dropped);
 	memset(t->dropped_cpu_ns, 0, sizeof t->dropped_cpu_ns);
+	memset(t->leaf_only, 0, sizeof t->leaf_only);
 	t->unbalanced = 0;
 }
 

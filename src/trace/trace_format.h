@@ -25,7 +25,7 @@
 #define TRACE_FILE_MAGIC "FOLDTRC1" /* 8 bytes, no terminator written */
 #define TRACE_FILE_HEADER_SIZE 16
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 5
+#define TRACE_VERSION_MINOR 6
 /* "Not measured": an optional field a record does not carry. */
 #define TRACE_UNKNOWN UINT64_MAX
 
@@ -42,6 +42,12 @@
 #define TRACE_MAX_COUNTERS 32
 /* Deepest call stack recorded. */
 #define TRACE_MAX_DEPTH 256
+/* A stack's outermost frame that no code address can be (format 1.6): the
+ * runtime did not unwind past the frames before it, because the sample
+ * fell inside the dynamic loader (dlopen, dl_iterate_phdr), where unwinding
+ * could deadlock, or because the unwinder stopped there. */
+#define TRACE_FRAME_NOT_UNWOUND_LOADER 1u
+#define TRACE_FRAME_NOT_UNWOUND_FAILED 2u
 
 /* Record kinds. Field grammar after the kind byte; "v" = unsigned LEB128
  * varint, "z" = zigzag signed varint, "s" = varint length + bytes (no NUL). */

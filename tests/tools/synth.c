@@ -354,6 +354,11 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				uint64_t frames[3] = {0x402000, 0x401000, 0x400500};
 				if (inside)
 					frames[0] = synth_phase_address(phase_at(c, &I[i], ts));
+				unsigned nframes = c->stacks ? 3 : 0;
+				if (c->stacks && c->stack_not_unwound) {
+					frames[1] = c->stack_not_unwound;
+					nframes = 2;
+				}
 				/* CPU: the rest of the previous sample's cost, then this
 				 * one's delivery and the handler up to its read */
 				double lag = cost > 0 ? fmin(c->sample_lag_ns, hand) : 0;
@@ -370,8 +375,8 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				cpu_carry = ck - dk - lag - rd;
 				v64[nctr] = (uint64_t)llround(fmax(cpu_prog + steal + dk + lag + rd, 0));
 				TRACE_PUT(rc, w, stream, trace_enc_sample,
-				          (uint64_t)llround(ts + steal + dk + lag), frames, c->stacks ? 3 : 0,
-				          cpu, v64);
+				          (uint64_t)llround(ts + steal + dk + lag), frames, nframes, cpu,
+				          v64);
 				if (!rc && cost > 0)
 					TRACE_PUT(rc, w, stream, trace_enc_sample_cost,
 					          (uint64_t)llround(hand), (uint64_t)llround(lag),

@@ -73,6 +73,9 @@ typedef struct synth_config {
 	 * (NULL: none); a path that cannot be read makes a module without
 	 * symbols, whose addresses read "[name+0x...]" */
 	const char *stack_module;
+	/* With stacks: nonzero records the leaf alone, then this frame
+	 * (TRACE_FRAME_NOT_UNWOUND_*), as the runtime does where it cannot unwind */
+	unsigned stack_not_unwound;
 	/* The sample's own cost in the program (0: none): every sample stops the
 	 * program for sample_cost_ns (kernel delivery, then the handler, as a
 	 * real sampler does); the trace records only the handler's part

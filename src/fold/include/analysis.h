@@ -322,8 +322,15 @@ typedef struct fold_warning {
 /* The function name of samples taken inside fold's own runtime (libfold.so:
  * region hooks, MPI and OpenMP wrappers): the measurement's cost. */
 #define FOLD_MEASUREMENT_FUNCTION "fold measurement (libfold)"
+/* The outermost frame of a sample the runtime did not unwind past its leaf
+ * (trace frames TRACE_FRAME_NOT_UNWOUND_*): inside the dynamic loader,
+ * where unwinding could deadlock, or where the unwinder stopped. Such a
+ * sample's leaf is known, its callers are not: the call trees show it
+ * under this root, not as a root of its own. */
+#define FOLD_NOT_UNWOUND_LOADER "[not unwound: inside the dynamic loader]"
+#define FOLD_NOT_UNWOUND_FAILED "[not unwound: the unwinder stopped]"
 /* The CPU view's row for the CPU time that samples the runtime dropped
- * measured (in the loader's dlopen, a full buffer, a failed unwind): where
+ * measured (a full buffer, a failed unwind, paused): where
  * it went is not known. */
 #define FOLD_DROPPED_FUNCTION "samples the runtime dropped"
 

@@ -1,6 +1,6 @@
 /* plugin.c: libfoldplugin.so, loaded by prog_dlopen with dlopen(). Its
  * constructor works 60 ms of CPU time inside dlopen, where the runtime
- * drops its samples (in_dlopen) but keeps their CPU time apart. */
+ * does not unwind and records each sample's leaf only (leaf_only). */
 #include <time.h>
 
 __attribute__((noinline)) double plugin_work(double ms);

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "json_check.h"
 #include "synth.h"
+#include "trace_format.h"
 #include "trace_writer.h"
 
 static char trace[128], json[128];
@@ -2850,6 +2851,34 @@ static void test_module_without_symbols_is_one_place(void **state)
 	fold_analysis_free(a);
 }
 
+/* A sample the runtime did not unwind past its leaf (inside the loader,
+ * or where the unwinder stopped) ends in a frame that says so. Its leaf
+ * is where the time went; its callers are unknown: the call tree puts it
+ * under a root that says so, where it read as a root of its own (a thread
+ * that started in the leaf), and the top lines name the leaf. */
+static void test_stack_not_unwound_is_under_its_own_root(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.stack_not_unwound = TRACE_FRAME_NOT_UNWOUND_FAILED;
+	fold_analysis *a = fold_synth(&c, 0);
+	size_t roots = 0;
+	for (size_t i = 0; i < a->ncct; i++)
+		if (a->cct[i].parent == SIZE_MAX) {
+			roots++;
+			assert_string_equal(a->cct[i].function, FOLD_NOT_UNWOUND_FAILED);
+			assert_true(a->cct[i].first_child != SIZE_MAX);
+		}
+	assert_int_equal(roots, 1);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded && r->nphases >= 1 && r->phases[0].ntop >= 1);
+	for (size_t p = 0; p < r->nphases; p++)
+		for (size_t k = 0; k < r->phases[p].ntop; k++)
+			assert_string_not_equal(r->phases[p].top[k].function, FOLD_NOT_UNWOUND_FAILED);
+	fold_analysis_free(a);
+}
+
 /* When no group has the samples to fold, the region is not folded
  * whichever group is chosen: no group is said to be folded instead of
  * the stretched one. CloverLeaf's burst of 20 instances and one sample
@@ -2921,6 +2950,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_busy_cpu_clock_interval_is_tight, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_cpu_share_choice_when_nothing_folds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_module_without_symbols_is_one_place, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stack_not_unwound_is_under_its_own_root, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_group_extremes_from_unsampled_instances, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_measured_delivery_places_samples, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_deferred_samples_mark_the_wait, setup, teardown),
