@@ -364,9 +364,12 @@ void report_html_warnings(html_ctx *h)
 			util_buf_puts(h->b, "</div>\n");
 			continue;
 		}
-		/* Each kind once, the count in front, every message in a collapsed list. */
-		util_buf_printf(h->b, "<details class=\"warns\"><summary>%zu&times; ", n);
-		warning_text(h, &a->warnings[i], report_warn_subject(w) + (report_warn_subject(w) ? 2 : 0));
+		/* Each kind once: the first whole, how many more say the same of
+		 * other subjects (a count in front, "2x 18 instance(s) ...", read
+		 * as a product), every message in a collapsed list. */
+		util_buf_puts(h->b, "<details class=\"warns\"><summary>");
+		warning_text(h, &a->warnings[i], 0);
+		util_buf_printf(h->b, " <span class=\"unit\">(and %zu more like it)</span>", n - 1);
 		util_buf_puts(h->b, "</summary><ul>");
 		for (size_t k = i; k < a->nwarnings; k++)
 			if (report_warn_alike(a->warnings[k].what, w)) {

@@ -501,6 +501,31 @@ static void test_cost_share_two_digits(void **state)
 	fold_analysis_free(a);
 }
 
+/* Warnings of one kind about two regions: the first whole, then how many
+ * more, never "2x 18 instance(s)", which reads as a product. */
+static void test_warnings_of_a_kind_say_how_many_more(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_warning *w = realloc(a->warnings, (a->nwarnings + 1) * sizeof *w);
+	assert_non_null(w);
+	a->warnings = w;
+	w[a->nwarnings++] = (fold_warning){
+	    strdup("region compute_flux: 5 instance(s) of the folded group excluded as duration outliers"),
+	    strlen("region "), strlen("compute_flux")};
+	size_t len;
+	char *html = written(a, &len);
+	const char *g = strstr(html, "<details class=\"warns\"><summary>region ");
+	assert_non_null(g);
+	const char *end = strstr(g, "</summary>");
+	const char *first = strstr(g, ": 2 instance(s) of the folded group");
+	const char *more = strstr(g, "(and 1 more like it)");
+	assert_true(first && more && first < more && more < end);
+	assert_null(strstr(html, "&times; 2 instance(s)"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 /* The groups table marks the chosen group "folded" only when the region
  * was: miniMD's OpenMP region of 2 instances read "0 folded" under "not
  * folded". */
@@ -550,6 +575,7 @@ int main(void)
 	    cmocka_unit_test(test_wall_time_only_said),
 	    cmocka_unit_test(test_cost_share_two_digits),
 	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
+	    cmocka_unit_test(test_warnings_of_a_kind_say_how_many_more),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
