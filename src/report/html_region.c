@@ -398,9 +398,11 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 		return;
 	double row = 20;
 	frame f = make_frame(1240, 12 + row * (double)r->ntimeline + 30, 58, 16, 8, 30);
-	util_buf_puts(h->b, "<figure class=\"wide timeline\"><figcaption>Routine timeline "
-	                    "<span class=\"unit\">innermost routine below the region, by stack depth</span>"
-	                    "</figcaption>\n");
+	util_buf_puts(h->b,
+	              "<figure class=\"wide timeline\"><figcaption>Routine timeline "
+	              "<span class=\"unit\">innermost routine below the region, by stack depth; blank where "
+	              "the routine above runs its own code</span>"
+	              "</figcaption>\n");
 	open_chart(h, &f, 1, -1, "routine timeline");
 	for (size_t lv = 0; lv < r->ntimeline; lv++)
 		util_buf_printf(h->b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">depth %u</text>",
@@ -426,9 +428,14 @@ static void timeline_chart(html_ctx *h, const fold_region_result *r)
 			util_buf_printf(h->b, "\n%.3f to %.3f</title></rect>", sp->start, sp->end);
 			unsigned fit = (unsigned)((w - 6) / 6.4);
 			if (fit >= 4 && sp->function) {
+				/* named as the other views name it in that room (the full
+				 * name in the title): a demangled signature cut at its start
+				 * read "miniFE::TypeTraits<mini…" for dot() */
+				char nm[512];
+				report_short_name(sp->function, fit, nm, sizeof nm);
 				util_buf_printf(h->b, "<text class=\"spl\" x=\"%.1f\" y=\"%.1f\">", x0 + 3,
 				                y + row / 2 + 3);
-				report_html_text_max(h, sp->function, fit);
+				report_html_text_max(h, nm, fit);
 				util_buf_puts(h->b, "</text>");
 			}
 		}

@@ -501,6 +501,27 @@ static void test_cost_share_two_digits(void **state)
 	fold_analysis_free(a);
 }
 
+/* A timeline span's label names the routine as the other views do in the
+ * room it has, not its demangled signature cut at the start ("void
+ * miniFE::waxpby<miniFE::Vec..."); the title keeps the full name. */
+static void test_timeline_labels_are_short_names(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_timeline_span *sp = &a->regions[0].timeline[0].spans[0];
+	free(sp->function);
+	sp->function = strdup(FIXTURE_FUNC_WARNED);
+	size_t len;
+	char *html = written(a, &len);
+	assert_non_null(strstr(html, "<text class=\"spl\""));
+	assert_null(strstr(html, "\">void miniFE::waxpby&lt;miniFE::Vec"));
+	assert_non_null(strstr(html, "\">miniFE::waxpby&lt;\xe2\x80\xa6&gt;(\xe2\x80\xa6)</text>"));
+	assert_non_null(
+	    strstr(html, "<title>void miniFE::waxpby&lt;miniFE::Vector&lt;double, int, int&gt; "));
+	free(html);
+	fold_analysis_free(a);
+}
+
 /* Warnings of one kind about two regions: the first whole, then how many
  * more, never "2x 18 instance(s)", which reads as a product. */
 static void test_warnings_of_a_kind_say_how_many_more(void **state)
@@ -576,6 +597,7 @@ int main(void)
 	    cmocka_unit_test(test_cost_share_two_digits),
 	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
 	    cmocka_unit_test(test_warnings_of_a_kind_say_how_many_more),
+	    cmocka_unit_test(test_timeline_labels_are_short_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
