@@ -700,6 +700,16 @@ static int cmp_row(const void *a, const void *b)
 	return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
+/* The thread of stream id stream (of rank, -1 for none) as the threads
+ * table numbers it (#0 the main thread); the stream id when unknown. */
+static unsigned thread_number(const fold_analysis *a, long rank, unsigned stream)
+{
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->threads[i].stream == stream && a->threads[i].rank == rank)
+			return a->threads[i].index;
+	return stream;
+}
+
 /* Mean and range of instance durations per (rank, thread). */
 static void variation_chart(html_ctx *h, const fold_region_result *r)
 {
@@ -757,14 +767,17 @@ static void variation_chart(html_ctx *h, const fold_region_result *r)
 		double xm = f.l + hist_pos(t->sum / (double)t->n, mn, mx, logx) * f.pw;
 		char mean[32];
 		report_fmt_ns(mean, sizeof mean, t->sum / (double)t->n);
+		/* threads numbered as the threads table numbers them ("rank 0,
+		 * thread #1"), not by their stream ids ("rank 0 t4") */
+		unsigned num = thread_number(h->a, t->rank, t->thread);
 		if (t->rank >= 0)
 			util_buf_printf(h->b,
-			                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %ld t%u</text>",
-			                f.l - 6, y + 3.5, t->rank, t->thread);
+			                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %ld #%u</text>",
+			                f.l - 6, y + 3.5, t->rank, num);
 		else
 			util_buf_printf(h->b,
-			                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">thread %u</text>",
-			                f.l - 6, y + 3.5, t->thread);
+			                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">thread #%u</text>",
+			                f.l - 6, y + 3.5, num);
 		util_buf_printf(
 		    h->b,
 		    "<g><title>%lu instances (%lu excluded), mean %s</title><line class=\"rng\" "

@@ -178,7 +178,7 @@ static void test_everything_a_user_looks_for(void **state)
 	    "branch&lt;mispredict&gt;",
 	    "Instance durations",
 	    "Variation across threads",
-	    "rank 1 t2",
+	    "rank 1 #1", /* numbered as in the threads table */
 	    "Instance groups",
 	    "Exact region profile",
 	    "id=\"profile-threads\"",
@@ -522,6 +522,23 @@ static void test_timeline_labels_are_short_names(void **state)
 	fold_analysis_free(a);
 }
 
+/* The variation chart numbers threads as the threads table does (#0 the
+ * main thread), not by their stream ids ("rank 0 t1"). */
+static void test_variation_rows_number_threads_as_the_table(void **state)
+{
+	(void)state;
+	size_t len;
+	char *html = render(50, &len);
+	const char *v = strstr(html, "Variation across threads and ranks");
+	assert_non_null(v);
+	const char *end = strstr(v, "</figure>");
+	const char *r0 = strstr(v, "text-anchor=\"end\">rank 0 #0</text>");
+	const char *r1 = strstr(v, "text-anchor=\"end\">rank 1 #1</text>");
+	assert_true(r0 && r0 < end && r1 && r1 < end);
+	assert_null(strstr(html, "rank 0 t1"));
+	free(html);
+}
+
 /* Warnings of one kind about two regions: the first whole, then how many
  * more, never "2x 18 instance(s)", which reads as a product. */
 static void test_warnings_of_a_kind_say_how_many_more(void **state)
@@ -598,6 +615,7 @@ int main(void)
 	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
 	    cmocka_unit_test(test_warnings_of_a_kind_say_how_many_more),
 	    cmocka_unit_test(test_timeline_labels_are_short_names),
+	    cmocka_unit_test(test_variation_rows_number_threads_as_the_table),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
