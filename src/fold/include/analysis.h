@@ -329,6 +329,10 @@ typedef struct fold_warning {
  * under this root, not as a root of its own. */
 #define FOLD_NOT_UNWOUND_LOADER "[not unwound: inside the dynamic loader]"
 #define FOLD_NOT_UNWOUND_FAILED "[not unwound: the unwinder stopped]"
+/* The CPU view's row for the CPU time that samples in a kernel wait measured
+ * when their thread was mostly off the CPU: it ran before the wait began,
+ * in code no sample caught running, not in the wait (threads_class.c). */
+#define FOLD_BEFORE_WAIT_FUNCTION "[not sampled: before a wait]"
 /* The CPU view's row for the CPU time that samples the runtime dropped
  * measured (a full buffer, a failed unwind, paused): where
  * it went is not known. */

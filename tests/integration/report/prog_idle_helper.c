@@ -2,12 +2,18 @@
  * only waits in poll(), as an MPI library's progress thread does. Under a
  * wall-time sampler the helper takes as many samples as the main thread;
  * fold must class it idle and keep it out of "where the CPUs worked".
- * Argument: iterations of the compute loop (default 40). */
+ * With a second argument "bursty", the main thread instead computes about
+ * 1 ms (divide_chain) and sleeps 3 ms, each iteration: a sample in the
+ * sleep carries the CPU time since the previous sample, which the
+ * computation used, not the sleep.
+ * Arguments: iterations of the compute loop (default 40), [bursty]. */
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static atomic_int done;
 
@@ -42,7 +48,13 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, progress, NULL))
 		return 1;
 	double s = 0;
+	int bursty = argc > 2 && !strcmp(argv[2], "bursty");
 	for (int i = 0; i < iters; i++) {
+		if (bursty) {
+			s += divide_chain(250000 + i);
+			nanosleep(&(struct timespec){0, 3000000}, NULL);
+			continue;
+		}
 		s += divide_chain(3000000 + i);
 		s += multiply_chain(1000000 + i);
 	}

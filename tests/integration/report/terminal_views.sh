@@ -70,6 +70,26 @@ plain)
 	fits outp.txt 80
 	has outp.txt "No region was recorded"
 	has outp.txt "divide_chain"
+	# 1 ms of work, 3 ms of sleep: a sample in the sleep carries the CPU
+	# time the work used since the previous sample; the sleep is not where
+	# the CPU worked (it read 30-50% of the thread's CPU time)
+	"$PYTHON" "$CPU_SHARE" --min-share 0.1 --judge "CPU before waits" -- FOLD_SAMPLE=time@1ms \
+		"$FOLDRUN" -q -o bursty.trace "$PROGS/prog_idle_helper" 300 bursty >/dev/null || exit $?
+	"$FOLD_CLI" -q bursty.trace --json bursty.json 2>err.txt || fail "fold --json: $(cat err.txt)"
+	"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+hot = {h["function"]: h for h in d["hot_cpu"]}
+total = sum(h["cpu_ns"] for h in d["hot_cpu"])
+sleep = sum(h["cpu_ns"] for f, h in hot.items() if "nanosleep" in f)
+before = hot.get("[not sampled: before a wait]", {}).get("cpu_ns", 0)
+work = hot.get("divide_chain", {}).get("cpu_ns", 0)
+print("CPU: divide_chain %.1f ms, before a wait %.1f ms, in the sleep %.1f ms, of %.1f ms" %
+      (work / 1e6, before / 1e6, sleep / 1e6, total / 1e6))
+if not total or sleep > 0.05 * total:
+    sys.exit("the sleep holds %.0f%% of the CPU time" % (100 * sleep / max(total, 1)))
+if before <= 0 or work + before < 0.9 * total:
+    sys.exit("the work and the time before the waits hold %.0f%% of the CPU time" % (100 * (work + before) / total))' \
+		bursty.json || fail "CPU time before waits"
 	;;
 mpi)
 	command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
