@@ -412,6 +412,73 @@ static int cmp_thread(const void *p, const void *q)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* The CPU time of the samples the runtime dropped (its next sample no
+ * longer carries it), one row of the CPU view in mine whose "hottest line"
+ * (why, its text) says why they were dropped: a pause is not the program's
+ * time to show. Sums a->dropped_cpu_ns and a->dropped_cpu_samples. */
+static int dropped_row(ingest__trace *const *tr, size_t ntr, fold_analysis *a, leaves *mine, char *why,
+                       size_t whylen)
+{
+	struct drop_reason {
+		const char *reason;
+		unsigned long n;
+	} by[8];
+	size_t nby = 0;
+	for (size_t p = 0; p < ntr; p++)
+		for (size_t k = 0; k < tr[p]->nstats; k++) {
+			const char *key = tr[p]->stats[k].key;
+			if (!key || strncmp(key, "samples.dropped_cpu_ns.", 23) ||
+			    !strcmp(key + 23, "paused"))
+				continue;
+			char nkey[96];
+			uint64_t n = 0;
+			snprintf(nkey, sizeof nkey, "samples.dropped.%s", key + 23);
+			(void)ingest__trace_stat(tr[p], nkey, &n);
+			a->dropped_cpu_ns += (double)tr[p]->stats[k].value;
+			a->dropped_cpu_samples += (unsigned long)n;
+			size_t j = 0;
+			while (j < nby && strcmp(by[j].reason, key + 23))
+				j++;
+			if (j == nby && nby < sizeof by / sizeof *by)
+				by[nby++] = (struct drop_reason){key + 23, 0};
+			if (j < nby)
+				by[j].n += (unsigned long)n;
+		}
+	for (size_t j = 0, o = 0; j < nby && o < whylen; j++)
+		o += (size_t)snprintf(why + o, whylen - o, "%s%s %lu", j ? ", " : "dropped: ", by[j].reason,
+		                      by[j].n);
+	if (!(a->dropped_cpu_ns > 0))
+		return 0;
+	if (util_grow((void **)&mine->v, &mine->cap, mine->n + 1, sizeof *mine->v))
+		return -ENOMEM;
+	mine->v[mine->n++] = (leaf_w){.function = dropped_function,
+	                              .module = why,
+	                              .samples = a->dropped_cpu_samples,
+	                              .cpu_ns = a->dropped_cpu_ns};
+	return 0;
+}
+
+/* The CPU time that ran before waits, in code no sample caught: one row of
+ * the CPU view in mine, whose "hottest line" (text, its buffer) names the
+ * waits, the most frequent first. */
+static int before_waits_row(before_waits *w, leaves *mine, char *text, size_t textlen)
+{
+	for (size_t j = 1; j < w->nby; j++)
+		for (size_t k = j; k > 0 && w->by[k].n > w->by[k - 1].n; k--) {
+			__typeof__(w->by[0]) x = w->by[k];
+			w->by[k] = w->by[k - 1];
+			w->by[k - 1] = x;
+		}
+	for (size_t j = 0, o = 0; j < w->nby && o < textlen; j++)
+		o += (size_t)snprintf(text + o, textlen - o, "%s%s %lu", j ? ", " : "before: ", w->by[j].wait,
+		                      w->by[j].n);
+	if (util_grow((void **)&mine->v, &mine->cap, mine->n + 1, sizeof *mine->v))
+		return -ENOMEM;
+	mine->v[mine->n++] = (leaf_w){
+	    .function = before_wait_function, .module = text, .samples = w->samples, .cpu_ns = w->cpu_ns};
+	return 0;
+}
+
 int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a)
 {
 	size_t total = 0;
@@ -492,71 +559,11 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 				mine.v[mine.n++] = all.v[i];
 		}
 	}
-	/* The CPU time of the samples the runtime dropped (its next sample no
-	 * longer carries it), one row of the CPU view whose "hottest line"
-	 * says why they were dropped: a pause is not the program's time to
-	 * show. */
-	char why[160] = "";
-	if (!rc && a->cpu_weighted) {
-		struct drop_reason {
-			const char *reason;
-			unsigned long n;
-		} by[8];
-		size_t nby = 0;
-		for (size_t p = 0; p < ntr; p++)
-			for (size_t k = 0; k < tr[p]->nstats; k++) {
-				const char *key = tr[p]->stats[k].key;
-				if (!key || strncmp(key, "samples.dropped_cpu_ns.", 23) ||
-				    !strcmp(key + 23, "paused"))
-					continue;
-				char nkey[96];
-				uint64_t n = 0;
-				snprintf(nkey, sizeof nkey, "samples.dropped.%s", key + 23);
-				(void)ingest__trace_stat(tr[p], nkey, &n);
-				a->dropped_cpu_ns += (double)tr[p]->stats[k].value;
-				a->dropped_cpu_samples += (unsigned long)n;
-				size_t j = 0;
-				while (j < nby && strcmp(by[j].reason, key + 23))
-					j++;
-				if (j == nby && nby < sizeof by / sizeof *by)
-					by[nby++] = (struct drop_reason){key + 23, 0};
-				if (j < nby)
-					by[j].n += (unsigned long)n;
-			}
-		for (size_t j = 0, o = 0; j < nby && o < sizeof why; j++)
-			o += (size_t)snprintf(why + o, sizeof why - o, "%s%s %lu",
-			                      j ? ", " : "dropped: ", by[j].reason, by[j].n);
-		if (a->dropped_cpu_ns > 0) {
-			if (util_grow((void **)&mine.v, &mine.cap, mine.n + 1, sizeof *mine.v))
-				rc = -ENOMEM;
-			else
-				mine.v[mine.n++] = (leaf_w){.function = dropped_function,
-				                            .module = why,
-				                            .samples = a->dropped_cpu_samples,
-				                            .cpu_ns = a->dropped_cpu_ns};
-		}
-	}
-	/* The CPU time that ran before waits, in code no sample caught: one row,
-	 * whose "hottest line" names the waits */
-	char before[160] = "";
-	if (!rc && a->cpu_weighted && waits_all.cpu_ns > 0) {
-		for (size_t j = 1; j < waits_all.nby; j++) /* most frequent first */
-			for (size_t k = j; k > 0 && waits_all.by[k].n > waits_all.by[k - 1].n; k--) {
-				__typeof__(waits_all.by[0]) x = waits_all.by[k];
-				waits_all.by[k] = waits_all.by[k - 1];
-				waits_all.by[k - 1] = x;
-			}
-		for (size_t j = 0, o = 0; j < waits_all.nby && o < sizeof before; j++)
-			o += (size_t)snprintf(before + o, sizeof before - o, "%s%s %lu",
-			                      j ? ", " : "before: ", waits_all.by[j].wait, waits_all.by[j].n);
-		if (util_grow((void **)&mine.v, &mine.cap, mine.n + 1, sizeof *mine.v))
-			rc = -ENOMEM;
-		else
-			mine.v[mine.n++] = (leaf_w){.function = before_wait_function,
-			                            .module = before,
-			                            .samples = waits_all.samples,
-			                            .cpu_ns = waits_all.cpu_ns};
-	}
+	char why[160] = "", before[160] = "";
+	if (!rc && a->cpu_weighted)
+		rc = dropped_row(tr, ntr, a, &mine, why, sizeof why);
+	if (!rc && a->cpu_weighted && waits_all.cpu_ns > 0)
+		rc = before_waits_row(&waits_all, &mine, before, sizeof before);
 	if (!rc)
 		rc = functions_of(&mine, a->cpu_weighted, TOP_GLOBAL, &a->hot_cpu, &a->nhot_cpu);
 	if (!rc) {
