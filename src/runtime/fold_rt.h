@@ -263,10 +263,6 @@ typedef struct rt_thread {
 	uint64_t dropped[FOLD_DROP_NREASONS];
 	/* the CPU time the dropped samples measured (rt_signal.c, drop_cpu) */
 	uint64_t dropped_cpu_ns[FOLD_DROP_NREASONS];
-	/* samples recorded with their leaf only (rt_signal.c): inside the
-	 * dynamic loader, where unwinding could deadlock, and where the
-	 * unwinder failed */
-	uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
 	uint64_t unbalanced;
 
 	/* fold's alternate signal stack (rt_altstack.c), kept with the state */
@@ -296,6 +292,12 @@ typedef struct rt_thread {
 	/* periodic flush (rt_flush.c) */
 	uint64_t flush_tick;     /* when the current buffer got its first record since the last seal */
 	uint64_t sealed_samples; /* samples_taken at the last seal */
+
+	/* samples recorded with their leaf only (rt_signal.c): inside the
+	 * dynamic loader, where unwinding could deadlock, and where the
+	 * unwinder failed. Last: the fields before it keep the places the
+	 * hooks' cache lines were tuned with. */
+	uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
 } rt_thread;
 
 extern FOLD_TLS rt_thread *rt__tls_thread;
@@ -513,7 +515,6 @@ typedef struct rt_process {
 	_Atomic uint64_t handler_ticks;
 	_Atomic uint64_t dropped[FOLD_DROP_NREASONS];
 	_Atomic uint64_t dropped_cpu_ns[FOLD_DROP_NREASONS];
-	_Atomic uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
 	_Atomic uint64_t unbalanced;
 	_Atomic uint64_t region_events_lost; /* API region events no buffer took (rt_api.c) */
 	_Atomic uint64_t bytes_raw, bytes_written, chunks_written;
@@ -525,6 +526,7 @@ typedef struct rt_process {
 	/* sampling */
 	const rt_sample_source *source;
 	int counters_mode; /* 0 none, 1 software, 2 hardware */
+	_Atomic uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS]; /* totals from ended threads */
 } rt_process;
 
 extern rt_process rt__proc;
