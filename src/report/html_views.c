@@ -231,7 +231,8 @@ void report_html_cpu_views(html_ctx *h)
 		util_buf_printf(
 		    h->b,
 		    "<p class=\"note\">CPU time: each sample weighted by the CPU time its thread used "
-		    "since the previous one; %s on %zu thread%s%s.</p>",
+		    "since the previous one (a sample that found its thread blocked in a wait gives it to "
+		    "\"" FOLD_BEFORE_WAIT_FUNCTION "\": it ran before the wait); %s on %zu thread%s%s.</p>",
 		    d, busy, busy == 1 ? "" : "s", dropped);
 	else
 		util_buf_puts(h->b,
