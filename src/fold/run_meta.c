@@ -132,16 +132,18 @@ int analyze__fill_processes(analyze_ctx *c)
 			              "nanoseconds",
 			              t->path);
 	}
-	/* Images a later exec replaced: the same host and pid one generation on. */
+	/* Images a later exec replaced: the same host and pid one generation
+	 * on. The pids are compared first: a run of thousands of ranks has
+	 * millions of pairs, and almost none share a pid. */
 	for (size_t i = 0; i < c->ntr; i++)
 		for (size_t k = 0; k < c->ntr; k++) {
-			const char *hi = ingest__trace_info(c->tr[i], "host"),
-			           *hk = ingest__trace_info(c->tr[k], "host"),
-			           *gi = ingest__trace_info(c->tr[i], "exec.generation"),
+			const fold_process *pi = &a->procs[i], *pk = &a->procs[k];
+			if (k == i || pi->pid < 0 || pi->pid != pk->pid ||
+			    (pi->host && pk->host && strcmp(pi->host, pk->host)))
+				continue;
+			const char *gi = ingest__trace_info(c->tr[i], "exec.generation"),
 			           *gk = ingest__trace_info(c->tr[k], "exec.generation");
-			if (k != i && a->procs[i].pid >= 0 && a->procs[i].pid == a->procs[k].pid && gi &&
-			    gk && strtol(gk, NULL, 10) == strtol(gi, NULL, 10) + 1 &&
-			    (!hi || !hk || !strcmp(hi, hk)))
+			if (gi && gk && strtol(gk, NULL, 10) == strtol(gi, NULL, 10) + 1)
 				a->procs[i].exec_replaced = 1;
 		}
 	/* Sampling configuration, from the first trace that says. */
