@@ -30,7 +30,10 @@
  * (Open MPI's clock_nanosleep loop in MPI_Init read 18.6 ms, 5.6% of a
  * run's CPU; a thread computing 1 ms and sleeping 3 ms had 29% of its CPU
  * in the sleep). A wait that polls without blocking, on the CPU
- * throughout, keeps it. The wall view is not changed.
+ * throughout, keeps it. The wall view is not changed. Each thread's list
+ * has its own such row. The views' shares are of a->hot_cpu_total_ns and
+ * a->hot_samples_total (a thread's, of its cpu_ns and samples), which the
+ * rows kept need not add up to.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,7 +95,7 @@ static void before_waits_add(before_waits *b, const char *wait, double cpu, unsi
 	if (j < b->nby)
 		b->by[j].n += n;
 }
-#define TOP_PER_THREAD 8
+#define TOP_PER_THREAD 15
 #define TOP_GLOBAL 40
 
 /* The kernel waits a helper thread sits in, by their C library names
@@ -479,6 +482,29 @@ static int before_waits_row(before_waits *w, leaves *mine, char *text, size_t te
 	return 0;
 }
 
+/* Thread ts's rows (ts->top, ts->top_function) from its n leaves at v
+ * (left as they are), with a row for its CPU time before waits (w). */
+static int thread_top(fold_thread_summary *ts, const leaf_w *v, size_t n, before_waits *w)
+{
+	leaves one = {0};
+	char before[160] = "";
+	int rc = 0;
+	if (n && util_grow((void **)&one.v, &one.cap, n + 1, sizeof *one.v))
+		return -ENOMEM;
+	if (n)
+		memcpy(one.v, v, n * sizeof *v);
+	one.n = n;
+	if (ts->cpu_known && w->cpu_ns > 0)
+		rc = before_waits_row(w, &one, before, sizeof before);
+	if (!rc)
+		rc = functions_of(&one, ts->cpu_known, TOP_PER_THREAD, &ts->top, &ts->ntop);
+	for (size_t i = 0; i < ts->ntop && !rc && !ts->top_function; i++)
+		if (strcmp(ts->top[i].function, FOLD_BEFORE_WAIT_FUNCTION))
+			ts->top_function = ts->top[i].function;
+	free(one.v);
+	return rc;
+}
+
 int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr, fold_analysis *a)
 {
 	size_t total = 0;
@@ -490,7 +516,8 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	leaves all = {0}, mine = {0};
 	before_waits waits_all = {0};                     /* over the threads that are not idle helpers */
 	size_t *first = calloc(total + 1, sizeof *first); /* each thread's first leaf in all */
-	int rc = first ? 0 : -ENOMEM;
+	before_waits *thread_waits = calloc(total + 1, sizeof *thread_waits); /* each thread's */
+	int rc = first && thread_waits ? 0 : -ENOMEM;
 	int cpu_everywhere = 1, any_busy = 0, any_rank = 0;
 	for (size_t p = 0; p < a->nprocs; p++)
 		any_rank |= a->procs[p].rank >= 0;
@@ -524,8 +551,8 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 			ts->wall_ns =
 			    end > th->start_tick ? (double)(end - th->start_tick) * t->ns_per_tick : 0;
 			int omp = 0;
-			before_waits bw = {0};
-			rc = thread_leaves(at, t, (unsigned)p, th, &all, ts, &omp, &bw);
+			before_waits *bw = &thread_waits[a->nthreads - 1];
+			rc = thread_leaves(at, t, (unsigned)p, th, &all, ts, &omp, bw);
 			if (helper_process)
 				ts->klass = FOLD_THREAD_RUNTIME_IDLE;
 			else if (omp && ts->index > 0)
@@ -537,9 +564,11 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 			if (ts->klass != FOLD_THREAD_RUNTIME_IDLE && ts->samples) {
 				any_busy = 1;
 				cpu_everywhere &= ts->cpu_known;
-				for (size_t j = 0; j < bw.nby; j++)
-					before_waits_add(&waits_all, bw.by[j].wait, 0, bw.by[j].n);
-				waits_all.cpu_ns += bw.cpu_ns;
+				for (size_t j = 0; j < bw->nby; j++)
+					before_waits_add(&waits_all, bw->by[j].wait, 0, bw->by[j].n);
+				waits_all.cpu_ns += bw->cpu_ns;
+				a->hot_cpu_total_ns += ts->cpu_ns;
+				a->hot_samples_total += ts->samples;
 			}
 		}
 	}
@@ -548,8 +577,7 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	/* Per thread top functions, and the leaves of the busy threads. */
 	for (size_t k = 0; k < a->nthreads && !rc; k++) {
 		fold_thread_summary *ts = &a->threads[k];
-		leaves one = {.v = all.v + first[k], .n = first[k + 1] - first[k]};
-		rc = functions_of(&one, ts->cpu_known, TOP_PER_THREAD, &ts->top, &ts->ntop);
+		rc = thread_top(ts, all.v + first[k], first[k + 1] - first[k], &thread_waits[k]);
 		if (rc || ts->klass == FOLD_THREAD_RUNTIME_IDLE)
 			continue;
 		for (size_t i = first[k]; i < first[k + 1] && !rc; i++) {
@@ -562,6 +590,7 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	char why[160] = "", before[160] = "";
 	if (!rc && a->cpu_weighted)
 		rc = dropped_row(tr, ntr, a, &mine, why, sizeof why);
+	a->hot_cpu_total_ns += a->dropped_cpu_ns;
 	if (!rc && a->cpu_weighted && waits_all.cpu_ns > 0)
 		rc = before_waits_row(&waits_all, &mine, before, sizeof before);
 	if (!rc)
@@ -581,6 +610,7 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	/* Main thread first in each process. */
 	qsort(a->threads, a->nthreads, sizeof *a->threads, cmp_thread);
 	free(first);
+	free(thread_waits);
 	free(all.v);
 	free(mine.v);
 	return rc;

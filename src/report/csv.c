@@ -307,7 +307,7 @@ static void threads_table(util_buf *b, const fold_analysis *a)
 		if (t->cpu_known)
 			num(b, t->cpu_ns);
 		sep(b);
-		str(b, t->ntop ? t->top[0].function : NULL);
+		str(b, t->top_function);
 		eol(b);
 	}
 }

@@ -92,16 +92,12 @@ static int is_mpi(const fold_analysis *a)
 	return 0;
 }
 
-/* Rows of functions; by_cpu: CPU time and share of it, else samples, share and off-CPU share. */
+/* Rows of functions; by_cpu: CPU time and share of it, else samples, share and off-CPU share.
+ * Shares are of cpu and smp, the CPU time and samples of all the rows stand for
+ * (the lists keep their top rows only). */
 static void hot_body(html_ctx *h, const char *key, int hidden, const fold_hot_function *f, size_t n,
-                     int by_cpu, int cpu_known)
+                     int by_cpu, int cpu_known, double cpu, unsigned long smp)
 {
-	double cpu = 0;
-	unsigned long smp = 0;
-	for (size_t i = 0; i < n; i++) {
-		cpu += f[i].cpu_ns;
-		smp += f[i].samples;
-	}
 	util_buf_printf(h->b, "<tbody data-thread=\"%s\"%s>", key, hidden ? " class=\"hidden\"" : "");
 	if (!n)
 		util_buf_puts(h->b, "<tr><td colspan=\"5\" class=\"note\">No samples.</td></tr>");
@@ -149,12 +145,23 @@ static void hot_table(html_ctx *h, int by_cpu)
 		util_buf_puts(h->b, "<th class=\"n\">off CPU</th><th class=\"n\">share</th>");
 	util_buf_puts(h->b, "<th class=\"n\">samples</th><th>hottest line</th></tr></thead>\n");
 	hot_body(h, "all", 0, by_cpu ? a->hot_cpu : a->hot_wall, by_cpu ? a->nhot_cpu : a->nhot_wall, by_cpu,
-	         a->cpu_weighted);
+	         a->cpu_weighted, a->hot_cpu_total_ns, a->hot_samples_total);
 	for (size_t k = 0; k < a->nthreads; k++) {
 		char key[32];
 		snprintf(key, sizeof key, "%zu", k);
 		const fold_thread_summary *t = &a->threads[k];
-		hot_body(h, key, 1, t->top, t->ntop, by_cpu, t->cpu_known);
+		/* the wall view has no before-wait row: the wait holds its samples */
+		fold_hot_function *rows = t->top;
+		size_t nrows = t->ntop;
+		fold_hot_function wall_rows[32];
+		if (!by_cpu) {
+			nrows = 0;
+			for (size_t i = 0; i < t->ntop && nrows < sizeof wall_rows / sizeof *wall_rows; i++)
+				if (strcmp(t->top[i].function, FOLD_BEFORE_WAIT_FUNCTION))
+					wall_rows[nrows++] = t->top[i];
+			rows = wall_rows;
+		}
+		hot_body(h, key, 1, rows, nrows, by_cpu, t->cpu_known, t->cpu_ns, t->samples);
 	}
 	util_buf_puts(h->b, "</table></div>\n");
 }
@@ -188,7 +195,7 @@ static void threads_table(html_ctx *h)
 		double w = t->samples ? (double)t->wait_samples / (double)t->samples : 0;
 		snprintf(buf, sizeof buf, "%.0f%%", 100 * w);
 		report_html_num_cell(h, w, buf);
-		fn_cell(h, t->ntop ? t->top[0].function : "-");
+		fn_cell(h, t->top_function ? t->top_function : "-");
 		util_buf_puts(h->b, "</tr>\n");
 	}
 	util_buf_puts(h->b, "</tbody></table></div>\n");

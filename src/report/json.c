@@ -576,6 +576,7 @@ static void write_views(jw *w, const fold_analysis *a)
 		else
 			kstr(w, "cpu_ns", NULL);
 		write_hot(w, "top", t->top, t->ntop);
+		kstr(w, "top_function", t->top_function);
 		close_(w, '}');
 	}
 	close_(w, ']');
@@ -583,6 +584,8 @@ static void write_views(jw *w, const fold_analysis *a)
 	/* the CPU time of the samples the runtime dropped: a row of hot_cpu */
 	knum(w, "dropped_cpu_ns", a->dropped_cpu_ns);
 	kint(w, "dropped_cpu_samples", (long long)a->dropped_cpu_samples);
+	knum(w, "hot_cpu_total_ns", a->hot_cpu_total_ns);
+	kint(w, "hot_samples_total", (long long)a->hot_samples_total);
 	write_hot(w, "hot_cpu", a->hot_cpu, a->nhot_cpu);
 	write_hot(w, "hot_wall", a->hot_wall, a->nhot_wall);
 	karr(w, "imbalance");

@@ -64,25 +64,9 @@ static void class_counts(const fold_analysis *a, size_t *n, unsigned long *sampl
 /* Function rows: value column (CPU time or off-CPU share), share, samples, name, hottest line. */
 static void hot_rows(term *t, const fold_analysis *a, const fold_hot_function *h, size_t n, int cpu)
 {
-	double total_cpu = 0;
-	unsigned long total = 0;
-	for (size_t i = 0; i < a->nhot_cpu; i++) {
-		total_cpu += a->hot_cpu[i].cpu_ns;
-		total += a->hot_cpu[i].samples;
-	}
-	/* The busy threads' samples (hot lists keep their top rows only). */
-	size_t nc[3];
-	unsigned long sc[3], wc[3];
-	class_counts(a, nc, sc, wc);
-	unsigned long busy = sc[FOLD_THREAD_APP] + sc[FOLD_THREAD_OPENMP];
-	if (busy > total)
-		total = busy;
-	double cpu_all = 0;
-	for (size_t i = 0; i < a->nthreads; i++)
-		if (a->threads[i].klass != FOLD_THREAD_RUNTIME_IDLE)
-			cpu_all += a->threads[i].cpu_ns;
-	if (cpu_all > total_cpu)
-		total_cpu = cpu_all;
+	/* shares of all the busy threads' time (hot lists keep their top rows only) */
+	double total_cpu = a->hot_cpu_total_ns;
+	unsigned long total = a->hot_samples_total;
 	/* The location is kept whole: its column is as wide as the widest shown. */
 	unsigned locw = 12;
 	for (size_t i = 0; i < n && i < HOT_ROWS; i++) {
@@ -279,7 +263,7 @@ void term_view_threads(term *t, const fold_analysis *a)
 		term_cell(t, v, 7, 1);
 		term_put(t, "  ");
 		char nm[512];
-		report_short_name(s->ntop ? s->top[0].function : "-", namew, nm, sizeof nm);
+		report_short_name(s->top_function ? s->top_function : "-", namew, nm, sizeof nm);
 		term_put(t, nm);
 		term_newline(t);
 	}
@@ -299,10 +283,11 @@ void term_view_threads(term *t, const fold_analysis *a)
 				continue;
 			smp += s->samples;
 			wt += s->wait_samples;
-			if (s->ntop && s->top[0].samples > topn) {
-				topn = s->top[0].samples;
-				top = s->top[0].function;
-			}
+			for (size_t k = 0; k < s->ntop; k++)
+				if (s->top[k].function == s->top_function && s->top[k].samples > topn) {
+					topn = s->top[k].samples;
+					top = s->top_function;
+				}
 		}
 		char line[512], topname[128];
 		report_short_name(top ? top : "-", 40, topname, sizeof topname);

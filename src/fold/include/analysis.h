@@ -370,8 +370,13 @@ typedef struct fold_thread_summary {
 	double wall_ns;             /* first to last record */
 	double cpu_ns;              /* CPU time measured on it (cpu_known) */
 	int cpu_known;
-	fold_hot_function *top; /* its functions, by CPU time (by samples when !cpu_known) */
+	/* its functions, by CPU time (by samples when !cpu_known), with a row
+	 * FOLD_BEFORE_WAIT_FUNCTION for its CPU time before waits */
+	fold_hot_function *top;
 	size_t ntop;
+	/* its first function in top that is one (not FOLD_BEFORE_WAIT_FUNCTION);
+	 * points into top, NULL without one */
+	const char *top_function;
 } fold_thread_summary;
 
 /* Imbalance of one region over ranks (or over the threads of one process). */
@@ -467,6 +472,12 @@ typedef struct fold_analysis {
 	fold_hot_function *hot_wall;
 	size_t nhot_wall;
 	int cpu_weighted;
+	/* What the views' shares are of: the CPU time of the threads that are
+	 * not idle helpers and of the samples the runtime dropped, and those
+	 * threads' samples (hot_cpu and hot_wall keep their top rows only, and
+	 * a sample whose stack could not be read is in no row). */
+	double hot_cpu_total_ns;
+	unsigned long hot_samples_total;
 	/* The CPU time measured by samples the runtime dropped (trace stats
 	 * samples.dropped_cpu_ns.*, but while paused), and how many those
 	 * were: a row FOLD_DROPPED_FUNCTION of hot_cpu, not in any thread's. */

@@ -88,8 +88,37 @@ print("CPU: divide_chain %.1f ms, before a wait %.1f ms, in the sleep %.1f ms, o
 if not total or sleep > 0.05 * total:
     sys.exit("the sleep holds %.0f%% of the CPU time" % (100 * sleep / max(total, 1)))
 if before <= 0 or work + before < 0.9 * total:
-    sys.exit("the work and the time before the waits hold %.0f%% of the CPU time" % (100 * (work + before) / total))' \
+    sys.exit("the work and the time before the waits hold %.0f%% of the CPU time" % (100 * (work + before) / total))
+# the list of the main thread (the thread selector) adds up to its CPU time:
+# it has the before-wait row too, which is not its top function
+main = [t for t in d["threads"] if t["index"] == 0][0]
+rows = {h["function"]: h["cpu_ns"] for h in main["top"]}
+if "[not sampled: before a wait]" not in rows:
+    sys.exit("the main thread has no before-wait row: %s" % sorted(rows))
+if sum(rows.values()) < 0.95 * main["cpu_ns"]:
+    sys.exit("the rows of the main thread hold %.1f of its %.1f ms" % (sum(rows.values()) / 1e6, main["cpu_ns"] / 1e6))
+if main["top_function"] != "divide_chain":
+    sys.exit("the top function of the main thread is %r" % main["top_function"])' \
 		bursty.json || fail "CPU time before waits"
+	# the HTML's shares are of all the CPU time (of the thread's, in its
+	# own list), not of the rows the list keeps
+	"$FOLD_CLI" -q bursty.trace -o bursty.html 2>err.txt || fail "fold -o: $(cat err.txt)"
+	"$PYTHON" -c 'import json, re, sys
+d = json.load(open(sys.argv[1]))
+html = open(sys.argv[2]).read()
+table = html[html.index("id=\"hot-cpu\""):]
+table = table[:table.index("</table>")]
+main = [k for k, t in enumerate(d["threads"]) if t["index"] == 0][0]
+want = {"all": d["hot_cpu_total_ns"], str(main): d["threads"][main]["cpu_ns"]}
+for key, total in want.items():
+    body = re.search(r"<tbody data-thread=\"%s\"[^>]*>(.*?)</tbody>" % key, table, re.S).group(1)
+    row = re.search(r">divide_chain<.*?data-v=\"([0-9.e+-]+)\".*?data-v=\"([0-9.e+-]+)\"", body, re.S)
+    cpu, share = float(row.group(1)), float(row.group(2))
+    print("%s: divide_chain %.1f ms, shown as %.1f%% (%.1f%% of %.1f ms)" % (key, cpu / 1e6, 100 * share,
+          100 * cpu / total, total / 1e6))
+    if abs(share - cpu / total) > 0.002:
+        sys.exit("thread %s: divide_chain shown as %.1f%% of the CPU time, is %.1f%%" % (key, 100 * share,
+                 100 * cpu / total))' bursty.json bursty.html || fail "CPU shares in the HTML"
 	;;
 mpi)
 	command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
