@@ -307,8 +307,9 @@ void fold_export_thread_get(const fold_export *c, size_t proc, size_t t, fold_ex
 {
 	const ingest__thread *th = &c->tr[proc]->threads[t];
 	uint64_t end = th->end_tick > th->last_tick ? th->end_tick : th->last_tick;
-	*out =
-	    (fold_export_thread){th->stream, th->os_tid, th->name, time_ns(c, proc, end), th->nsmp + th->nev};
+	*out = (fold_export_thread){th->stream,         th->os_tid,
+	                            th->name,           time_ns(c, proc, end),
+	                            th->nsmp + th->nev, ingest__thread_number(c->tr[proc], t)};
 }
 
 static fold_export_sample sample_of(const fold_export *c, size_t p, const ingest__thread *th, size_t s)

@@ -78,6 +78,19 @@ const char *ingest__trace_info(const ingest__trace *t, const char *key)
 	return NULL;
 }
 
+unsigned ingest__thread_number(const ingest__trace *t, size_t i)
+{
+	const char *v = ingest__trace_info(t, "pid");
+	long pid = v ? strtol(v, NULL, 10) : -1;
+	size_t main_at = 0;
+	for (size_t k = 0; k < t->nthreads; k++)
+		if (pid > 0 && t->threads[k].os_tid == (uint64_t)pid) {
+			main_at = k;
+			break;
+		}
+	return i == main_at ? 0 : i < main_at ? (unsigned)i + 1 : (unsigned)i;
+}
+
 int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value)
 {
 	for (size_t i = t->nstats; i-- > 0;)

@@ -187,6 +187,10 @@ void ingest__trace_free(ingest__trace *t);
 
 const char *ingest__trace_info(const ingest__trace *t, const char *key); /* last value, or NULL */
 int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value);
+/* How the reports number thread i of t: 0 for the process' main thread
+ * (its tid is the pid in the trace info), the others from 1 in order of
+ * first appearance. */
+unsigned ingest__thread_number(const ingest__trace *t, size_t i);
 const ingest__region_def *ingest__trace_region(const ingest__trace *t, uint32_t id);
 const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_t id);
 /* Is a counter of this name the thread's CPU clock (perf::TASK-CLOCK,

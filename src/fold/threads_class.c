@@ -523,19 +523,10 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 		any_rank |= a->procs[p].rank >= 0;
 	for (size_t p = 0; p < ntr && !rc; p++) {
 		const ingest__trace *t = tr[p];
-		/* The main thread (its tid is the pid) is #0; the others follow in
-		 * order of first appearance. */
-		size_t main_at = 0;
-		long pid = p < a->nprocs ? a->procs[p].pid : -1;
 		/* a process that is not an MPI rank in a run of ranks (a
 		 * launcher's daemon, Open MPI's orted, traced with them) did none
 		 * of the program's work: all its threads are helpers */
 		int helper_process = any_rank && p < a->nprocs && a->procs[p].rank < 0;
-		for (size_t i = 0; i < t->nthreads; i++)
-			if (pid > 0 && t->threads[i].os_tid == (uint64_t)pid) {
-				main_at = i;
-				break;
-			}
 		for (size_t i = 0; i < t->nthreads && !rc; i++) {
 			const ingest__thread *th = &t->threads[i];
 			fold_thread_summary *ts = &a->threads[a->nthreads];
@@ -543,7 +534,7 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 			ts->proc = (unsigned)p;
 			ts->rank = p < a->nprocs ? a->procs[p].rank : -1;
 			ts->stream = th->stream;
-			ts->index = i == main_at ? 0 : i < main_at ? (unsigned)i + 1 : (unsigned)i;
+			ts->index = ingest__thread_number(t, i);
 			ts->name = th->name && *th->name ? strdup(th->name) : NULL;
 			ts->samples = th->nsmp;
 			ts->cpu_known = th->cpu_cum != NULL;

@@ -348,16 +348,18 @@ int export_chrome(export_ctx *c, util_buf *out, export_stats *st, char *err, siz
 			s.tid = th->os_tid ? (long)th->os_tid : (long)th->stream;
 			event_head(&s, "thread_name", "__metadata", "M", 0);
 			util_buf_puts(out, ",\"args\":{\"name\":");
-			if (th->name && *th->name) {
-				report_esc_json(out, th->name);
-			} else {
-				char tn[48];
-				snprintf(tn, sizeof tn, "thread %u", th->stream);
-				report_esc_json(out, tn);
-			}
+			/* numbered as the reports number threads (main thread #0) */
+			util_buf tn;
+			util_buf_init(&tn);
+			if (th->name && *th->name)
+				util_buf_printf(&tn, "%s (thread #%u)", th->name, th->number);
+			else
+				util_buf_printf(&tn, "thread #%u", th->number);
+			report_esc_json(out, tn.oom ? "thread" : tn.data);
+			util_buf_free(&tn);
 			util_buf_puts(out, "}}");
 			event_head(&s, "thread_sort_index", "__metadata", "M", 0);
-			util_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->stream);
+			util_buf_printf(out, ",\"args\":{\"sort_index\":%u}}", th->number);
 			items += th->nitems;
 			s.limit = c->max_size && total_items
 			              ? (size_t)((double)c->max_size * (double)items / (double)total_items)

@@ -80,6 +80,7 @@ typedef struct fold_export_thread {
 	const char *name; /* NULL or "" when unnamed */
 	double end_ns;    /* its end (or last record) on the timeline */
 	size_t nitems;    /* its samples and region events, unfiltered */
+	unsigned number;  /* as the reports number it: 0 the main thread, then by first appearance */
 } fold_export_thread;
 size_t fold_export_nthreads(const fold_export *x, size_t proc);
 void fold_export_thread_get(const fold_export *x, size_t proc, size_t t, fold_export_thread *out);

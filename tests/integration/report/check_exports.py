@@ -188,8 +188,12 @@ def chrome_check(fold, trace, exp, work):
     events, samples, begins = chrome(fold, trace, work)
     check(len(samples) == exp["total"], "chrome samples %d != %d" % (len(samples), exp["total"]))
     check(begins == 20 + 20 + 1, "chrome region begins %d, want 41" % begins)
-    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
-    check(names == {"main", "worker"}, "thread names %r" % names)
+    # named and numbered as the reports do (the main thread is #0), in that order
+    names = {e["args"]["name"]: e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    check(set(names) == {"main (thread #0)", "worker (thread #1)"}, "thread names %r" % sorted(names))
+    order = {e["tid"]: e["args"]["sort_index"] for e in events if e["ph"] == "M" and e["name"] == "thread_sort_index"}
+    check(order.get(names["main (thread #0)"]) == 0 and order.get(names["worker (thread #1)"]) == 1,
+          "thread sort order %r" % order)
     _, samples, _ = chrome(fold, trace, work, "--region", "inner")
     check(len(samples) == exp["in_inner"], "chrome --region inner: %d samples" % len(samples))
     events, samples, _ = chrome(fold, trace, work, "--from", str(exp["from"]), "--to", str(exp["to"]))
