@@ -13,7 +13,9 @@ Statuses: PASS, FAIL (an invariant any correct folding must satisfy does
 not hold), UNJUDGED (a timer check failed while other jobs took
 MAX_OTHER_CPUS or more, or, for miniFE's kernels, only because of calls
 whose entry or return held a stop of the program outside every clock of
-their hooks (percall.py): shown with its figures, not a verdict), MISSING (an output the issue asks for does not exist yet: the
+their hooks, rare and over 1 us (percall.py; the machine's own stops, as
+run.sh's stall probe measured them before the app, are quoted): shown with
+its figures, not a verdict), MISSING (an output the issue asks for does not exist yet: the
 per-region self-check, intervals), INFO (figures without a verdict).
 Every threshold is named here, with why it is what it is.
 """
@@ -494,12 +496,21 @@ def check_timers(run, doc, d):
             if abs(err2) <= tol:
                 run.out("UNJUDGED", "timer",
                         "%s: app %.4f s, fold %.4f s (%+.3f%%): %d call(s) held a stop of over %d us outside every "
-                        "clock of their hooks (%.1f us in all, percall.py), %+.3f%% without it" % (
-                            label, app_s, f, 100 * err, n_stop, percall.STOP_NS // 1000, stop_ns / 1e3, 100 * err2))
+                        "clock of their hooks (%.1f us in all, percall.py), %+.3f%% without it; the machine's own "
+                        "%s" % (label, app_s, f, 100 * err, n_stop, percall.STOP_NS // 1000, stop_ns / 1e3,
+                                100 * err2, machine_stalls(d)))
                 continue
         run.out("PASS" if ok else "FAIL", "timer",
                 "%s: app %.4f s, fold %.4f s (%+.3f%%, tolerance %s%.2f%%)" % (
                     label, app_s, f, 100 * err, "" if tol > 0 else "-", 100 * abs(tol)))
+
+
+def machine_stalls(d):
+    """what run.sh's stall probe (stalls.c) measured before the app ran"""
+    try:
+        return open(os.path.join(d, "stalls.txt")).read().split(";")[0].strip() or "stalls unknown"
+    except OSError:
+        return "stalls unknown"
 
 
 def rate(p, name):

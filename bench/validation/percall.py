@@ -24,7 +24,16 @@ import statistics
 import subprocess
 import sys
 
-STOP_NS = 5000  # outside the clocks for longer than this: the program stopped
+# Outside the clocks for longer than this: the program stopped. fold's own
+# way into and out of its hooks took at most 0.8 us in every call of the
+# runs measured (MATVEC's, after 20 MB of streaming; the rest under 0.4 us);
+# the test VM stops a program for 1-4 us some 16,000 times a second, with
+# no interrupt or steal time the guest can see (stalls.c; docs/validation.md,
+# "Stop 28"). It had been 5 us, which took only the VM's rarer long stops.
+STOP_NS = 1000
+# A stop is rare: when more than this share of a kernel's calls hold one,
+# they are a slow path of fold's, not stops, and stay in fold's error.
+MAX_STOP_SHARE = 0.01
 
 
 def default_fold():
@@ -108,12 +117,15 @@ def cold_entry(r):
 
 
 def stops(r):
-    """(calls, ns) of one kernel's calls that held a stop outside the clocks"""
+    """(calls, ns) of one kernel's calls that held a stop outside the clocks;
+    (0, 0.0) when more than MAX_STOP_SHARE of its calls did (a slow path)"""
     n, ns = 0, 0.0
     for b, a in zip(r["before"], r["after"]):
         if b > STOP_NS or a > STOP_NS:
             n += 1
             ns += b + a
+    if n > MAX_STOP_SHARE * len(r["before"]):
+        return 0, 0.0
     return n, ns
 
 

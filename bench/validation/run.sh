@@ -117,6 +117,13 @@ step_objects() {
 		mpicc -O2 -c "$here/fold_step.c" -o "$work/fold_step.o"
 }
 
+# stall_probe: how often the machine stops a program where nothing of it
+# runs (stalls.c), compiled once; run for half a second before each app.
+stall_probe() {
+	[ "$work/stalls" -nt "$here/stalls.c" ] || cc -O2 -o "$work/stalls" "$here/stalls.c" || return 1
+	"$work/stalls" 0.5
+}
+
 # Each build_APP VARIANT DIR builds into DIR and prints the executable's path.
 # VARIANT plain: the app as its authors build it (-O3 -g). instr: plus the
 # time-step region (inserted into the scratch copy by sed/perl; the edit
@@ -332,6 +339,9 @@ one() {
 	else
 		launch=("${env[@]}" "${fr[@]}")
 	fi
+	# the machine's own stops of a program (a VM's, unseen by the guest):
+	# check.py quotes them when a call's entry or return held one
+	stall_probe >"$dir/stalls.txt" 2>&1 || echo "stalls unknown" >"$dir/stalls.txt"
 	local t0=$SECONDS
 	# How much CPU the app and the machine used while it ran
 	# (cpu_share.txt): the app's timers hold the gaps between fold's hooks,
@@ -357,7 +367,7 @@ one() {
 		return
 	fi
 	[ $fast = 1 ] || "$FOLD" -q "${traces[@]}" -o "$dir/report.html" 2>/dev/null
-	log "== $app $mode ($((SECONDS - t0)) s, $np rank(s) x $threads thread(s), sampling ${sample:-default}, load $(cut -d' ' -f1-3 /proc/loadavg)): $dir"
+	log "== $app $mode ($((SECONDS - t0)) s, $np rank(s) x $threads thread(s), sampling ${sample:-default}, load $(cut -d' ' -f1-3 /proc/loadavg), $(cut -d';' -f1 "$dir/stalls.txt")): $dir"
 	FOLD="$FOLD" python3 "$here/check.py" --app "$app" --mode "$mode" --dir "$dir" --results "$results"
 	local rc=$?
 	nrun=$((nrun + 1))
