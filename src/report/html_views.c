@@ -30,11 +30,15 @@ const char report_html_views_css[] =
     ".cls.omp{background:#dbeafe;color:#1d4ed8}\n"
     "details.warns summary{cursor:pointer}\n";
 
-/* The selector: shows the tbody of the chosen thread (or all), in every table of #cpu. */
+/* The selector: shows the tbody of the chosen thread (or all), in every table of #cpu,
+ * and what the shares are of (#cpu-of: the option's data-of, else its data-all). */
 const char report_html_views_js[] =
     "(function(){var s=document.getElementById('thread-select');if(!s)return;\n"
+    "var of=document.getElementById('cpu-of');\n"
     "s.addEventListener('change',function(){document.querySelectorAll('#cpu tbody[data-thread]')"
-    ".forEach(function(tb){tb.classList.toggle('hidden',tb.getAttribute('data-thread')!==s.value);});});})();"
+    ".forEach(function(tb){tb.classList.toggle('hidden',tb.getAttribute('data-thread')!==s.value);});\n"
+    "if(of)of.textContent=s.options[s.selectedIndex].getAttribute('data-of')||of.getAttribute('data-all');});"
+    "})();"
     "\n";
 
 static const char *class_label(unsigned k)
@@ -229,19 +233,35 @@ void report_html_cpu_views(html_ctx *h)
 	util_buf_puts(h->b, "<p><label>Threads: <select id=\"thread-select\" aria-label=\"thread\">"
 	                    "<option value=\"all\">all but idle helpers</option>");
 	for (size_t k = 0; k < a->nthreads; k++) {
-		util_buf_printf(h->b, "<option value=\"%zu\">", k);
+		char of[64] = "";
+		if (a->cpu_weighted && a->threads[k].cpu_known) {
+			report_fmt_ns(of, sizeof of, a->threads[k].cpu_ns);
+			strncat(of, " on this thread", sizeof of - strlen(of) - 1);
+		}
+		util_buf_printf(h->b, "<option value=\"%zu\"", k);
+		if (*of) {
+			util_buf_puts(h->b, " data-of=\"");
+			report_html_text(h, of);
+			util_buf_puts(h->b, "\"");
+		}
+		util_buf_puts(h->b, ">");
 		thread_label(h, &a->threads[k], mpi);
 		util_buf_printf(h->b, ": %s</option>", class_label(a->threads[k].klass));
 	}
 	util_buf_puts(h->b, "</select></label></p>");
-	if (a->cpu_weighted)
-		util_buf_printf(
-		    h->b,
-		    "<p class=\"note\">CPU time: each sample weighted by the CPU time its thread used "
-		    "since the previous one (a sample that found its thread blocked in a wait gives it to "
-		    "\"" FOLD_BEFORE_WAIT_FUNCTION "\": it ran before the wait); %s on %zu thread%s%s.</p>",
-		    d, busy, busy == 1 ? "" : "s", dropped);
-	else
+	if (a->cpu_weighted) {
+		char all[384];
+		snprintf(all, sizeof all, "%s on %zu thread%s%s", d, busy, busy == 1 ? "" : "s", dropped);
+		util_buf_puts(
+		    h->b, "<p class=\"note\">CPU time: each sample weighted by the CPU time its thread used "
+		          "since the previous one (a sample that found its thread blocked in a wait gives it "
+		          "to \"" FOLD_BEFORE_WAIT_FUNCTION "\": it ran before the wait); shares of "
+		          "<span id=\"cpu-of\" data-all=\"");
+		report_html_text(h, all);
+		util_buf_puts(h->b, "\">");
+		report_html_text(h, all);
+		util_buf_puts(h->b, "</span>.</p>");
+	} else
 		util_buf_puts(h->b,
 		              "<p class=\"note\">No thread measured its CPU time: functions by samples.</p>");
 	hot_table(h, 1);

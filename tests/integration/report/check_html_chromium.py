@@ -35,8 +35,11 @@ INTERACT_JS = r"""
   if(ts&&ts.options.length>1){ts.value=ts.options[1].value;ts.dispatchEvent(new Event('change'));
    out.threadAllHidden=document.querySelector('#hot-cpu tbody[data-thread="all"]').classList.contains('hidden');
    out.threadShown=document.querySelectorAll('#hot-cpu tbody[data-thread]:not(.hidden)').length;
+   var of=document.getElementById('cpu-of');
+   out.threadOf=of?of.textContent:null;out.threadOfWant=ts.options[1].getAttribute('data-of');
    ts.value='all';ts.dispatchEvent(new Event('change'));
-   out.threadBack=!document.querySelector('#hot-cpu tbody[data-thread="all"]').classList.contains('hidden');}
+   out.threadBack=!document.querySelector('#hot-cpu tbody[data-thread="all"]').classList.contains('hidden');
+   out.threadOfBack=of?of.textContent===of.getAttribute('data-all'):null;}
   var sel=document.getElementById('region-select'),nreg=document.querySelectorAll('section.region').length;
   sel.value=String(nreg-1);sel.dispatchEvent(new Event('change'));
   out.hidden=document.querySelectorAll('section.region.hidden').length;
@@ -260,6 +263,11 @@ def judge(chromium, args, src, work, failures):
                     (res.get("threadAllHidden") is True and res.get("threadShown") == 1,
                      "thread selector did not show only the chosen thread's functions"),
                     (res.get("threadBack") is True, "thread selector did not show all threads again"),
+                    # the shares are of the chosen thread's CPU time: the note says so
+                    (not res.get("threadOfWant") or res.get("threadOf") == res.get("threadOfWant"),
+                     "the CPU note reads %r for a thread whose shares are of %r" % (res.get("threadOf"),
+                                                                                  res.get("threadOfWant"))),
+                    (res.get("threadOfBack") in (True, None), "the CPU note did not come back to all threads"),
                 ]
             failures += [msg for ok, msg in checks if not ok]
     if args.screenshot:
