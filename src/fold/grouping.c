@@ -375,7 +375,7 @@ static void mark_outliers(const double *dur, size_t n, const grouping__opts *o, 
 /* Numbers the groups by increasing median duration of their members,
  * permuting centre and scale alike. vals is scratch for n values. */
 static void renumber_groups(const double *dur, size_t n, uint32_t *group, unsigned ng, double *centre,
-                            double *scale, double *vals)
+                            double *scale, int *tail_of, double *vals)
 {
 	double med[64];
 	unsigned order[64], rank[64];
@@ -397,14 +397,17 @@ static void renumber_groups(const double *dur, size_t n, uint32_t *group, unsign
 	for (unsigned r = 0; r < ng; r++)
 		rank[order[r]] = r;
 	double c2[64], s2[64];
+	int t2[64];
 	for (unsigned g = 0; g < ng; g++) {
 		c2[rank[g]] = centre[g];
 		s2[rank[g]] = scale[g];
+		t2[rank[g]] = tail_of[g] >= 0 && (unsigned)tail_of[g] < ng ? (int)rank[tail_of[g]] : -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		group[i] = rank[group[i]];
 	memcpy(centre, c2, ng * sizeof *centre);
 	memcpy(scale, s2, ng * sizeof *scale);
+	memcpy(tail_of, t2, ng * sizeof *tail_of);
 }
 
 /* The median of |v[i] - c| over v[n] (v is reordered); 0 for n = 0. The
@@ -423,11 +426,12 @@ static double median_abs_deviation(double *v, size_t n, double c)
  * population, centre NAN, gets its members' centre) and the used
  * durations' MAD from that centre. */
 static void fill_stats(const double *dur, size_t n, const uint32_t *group, const uint8_t *why, unsigned ng,
-                       const double *centre, const double *scale, double *vals, grouping__stat *stats,
-                       unsigned maxg)
+                       const double *centre, const double *scale, const int *tail_of, double *vals,
+                       grouping__stat *stats, unsigned maxg)
 {
 	for (unsigned g = 0; g < ng; g++) {
 		grouping__stat st = {0};
+		st.tail_of = tail_of[g];
 		st.min = INFINITY;
 		st.max = -INFINITY;
 		size_t c = 0;
@@ -493,7 +497,7 @@ static unsigned outlier_band(double d, double c)
  * instance at sorted position j and clu_of[j] its cluster. */
 static void promote_populations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group,
                                 uint8_t *why, const uint32_t *clu_of, const keyed *k, double *centre,
-                                double *scale, unsigned *ng, unsigned maxg)
+                                double *scale, int *tail_of, unsigned *ng, unsigned maxg)
 {
 	enum { NSET = 9 * 64 };
 	double tset[NSET] = {0}, total = 0, texcl = 0;
@@ -525,6 +529,7 @@ static void promote_populations(const double *dur, size_t n, const grouping__opt
 		unsigned g = (*ng)++;
 		centre[g] = NAN;
 		scale[g] = 0;
+		tail_of[g] = best < 8 * 64 && best % 8 == 1 ? (int)(best / 8) : -1;
 		for (size_t i = 0; i < n; i++)
 			if (why[i] && set[i] == best) {
 				group[i] = g;
@@ -564,6 +569,7 @@ static void promote_populations(const double *dur, size_t n, const grouping__opt
 			unsigned ngr = (*ng)++;
 			centre[ngr] = NAN;
 			scale[ngr] = 0;
+			tail_of[ngr] = best < 8 * 64 && best % 8 == 1 ? (int)g : -1;
 			for (size_t i = 0; i < n; i++)
 				if (why[i] && set[i] == best && group[i] == g) {
 					group[i] = ngr;
@@ -587,13 +593,16 @@ static int settle_groups(const double *dur, size_t n, const grouping__opts *o, c
 	if (!vals)
 		return -ENOMEM;
 	double centre[64], scale[64];
+	int tail_of[64];
+	for (unsigned g = 0; g < 64; g++)
+		tail_of[g] = -1;
 	mark_outliers(dur, n, o, group, why, *ng, centre, scale, vals);
 	unsigned maxg = o->max_out_groups ? o->max_out_groups : o->max_groups;
 	if (maxg > 64)
 		maxg = 64;
-	promote_populations(dur, n, o, group, why, clu_of, k, centre, scale, ng, maxg);
-	renumber_groups(dur, n, group, *ng, centre, scale, vals);
-	fill_stats(dur, n, group, why, *ng, centre, scale, vals, stats, maxg);
+	promote_populations(dur, n, o, group, why, clu_of, k, centre, scale, tail_of, ng, maxg);
+	renumber_groups(dur, n, group, *ng, centre, scale, tail_of, vals);
+	fill_stats(dur, n, group, why, *ng, centre, scale, tail_of, vals, stats, maxg);
 	free(vals);
 	return 0;
 }

@@ -55,6 +55,10 @@ typedef struct grouping__stat {
 	double mad;                   /* median |duration - centre| of the used ones, ns */
 	double total;                 /* summed duration of the used instances */
 	double mean;                  /* their mean duration */
+	/* a population promoted from the slow tail of group tail_of (its
+	 * instances above that group's centre, within 10 times it): that
+	 * group's code, stretched; -1 for any other group */
+	int tail_of;
 } grouping__stat;
 
 /* dur[n] durations; fills group[n] (0..*ngroups-1) and why[n]

@@ -352,6 +352,15 @@ static void say_unfoldable_time(analyze_ctx *c, const fold_region_result *r, con
  * mode of its own); those instances are the scheduler's, not the code's, and
  * their median CPU utilisation gives them away. Without CPU time: the
  * largest total time. */
+/* The summed duration of the used instances of every group. */
+static double region_time(const grouping__stat *gs, size_t ng)
+{
+	double t = 0;
+	for (size_t k = 0; k < ng; k++)
+		t += gs[k].total;
+	return t > 0 ? t : 1;
+}
+
 static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping__stat *gs, size_t ng,
                            const int *can_fold)
 {
@@ -364,6 +373,25 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping
 	 * chosen: nothing to say about CPU shares. */
 	if (ng < 2 || !can_fold[sel])
 		return sel;
+	/* A group promoted from the slow tail of another (its instances above
+	 * that group's centre, within 10 times it) is that code stretched:
+	 * preempted, stopped by a VM, or slower now and then. When the group it
+	 * came from can fold and holds at least as many instances, that group
+	 * is the typical instance: its phases are the code's, where the tail's
+	 * mix instances stretched by varying amounts at varying places (a test
+	 * region whose page faults a VM slowed in 45% of its instances: the
+	 * tail held 51% of the time and its switch read 0.55 against 0.50). */
+	int parent = gs[sel].tail_of;
+	if (parent >= 0 && (size_t)parent < ng && can_fold[parent] && gs[parent].used >= gs[sel].used) {
+		analyze__warn_about(
+		    c, r->name,
+		    "region %s: group %zu (median %.3g ms, %.0f%% of the region's time) is the "
+		    "slow tail of group %d (median %.3g ms), whose instances it has stretched; "
+		    "group %d, the typical instance, is folded (--group %zu folds the tail)",
+		    r->name, sel, gs[sel].median / 1e6, 100 * gs[sel].total / region_time(gs, ng), parent,
+		    gs[parent].median / 1e6, parent, sel);
+		sel = (size_t)parent;
+	}
 	double best = -1;
 	for (size_t k = 0; k < ng; k++)
 		if (can_fold[k] && r->groups[k].cpu_share > best)
@@ -374,10 +402,13 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping
 	double own = r->groups[sel].cpu_share;
 	if (!(best > 0) || isnan(own) || own >= FOLD__MIN_RELATIVE_UTILISATION * best)
 		return sel;
+	/* ... and never by its own slow tail, which a VM's stops (the guest's
+	 * CPU clock runs on through them) give the higher share */
 	size_t pick = SIZE_MAX;
 	for (size_t k = 0; k < ng; k++) {
 		double util = r->groups[k].cpu_share;
-		if (can_fold[k] && !isnan(util) && util >= FOLD__MIN_RELATIVE_UTILISATION * best)
+		if (can_fold[k] && !isnan(util) && util >= FOLD__MIN_RELATIVE_UTILISATION * best &&
+		    gs[k].tail_of != (int)sel)
 			if (pick == SIZE_MAX || gs[k].total > gs[pick].total)
 				pick = k;
 	}
@@ -425,6 +456,7 @@ static void fill_groups(fold_region_result *r, const grouping__stat *gs, size_t 
 		G->mean_duration_ns = gs[k].mean;
 		G->min_duration_ns = gs[k].min;
 		G->max_duration_ns = gs[k].max;
+		G->tail_of = gs[k].tail_of;
 	}
 	r->ngroups = ng;
 }

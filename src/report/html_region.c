@@ -824,13 +824,17 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 			snprintf(cpu, sizeof cpu, "%.0f%%", 100 * g->cpu_share);
 		else
 			snprintf(cpu, sizeof cpu, "-");
+		char tail[80] = "";
+		if (g->tail_of >= 0)
+			snprintf(tail, sizeof tail, " <span class=\"note\">slow tail of %d</span>",
+			         g->tail_of);
 		util_buf_printf(h->b,
-		                "<tr><td>%u%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td "
+		                "<tr><td>%u%s%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td><td "
 		                "class=\"n\">%lu</td>"
 		                "<td class=\"n\">%lu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 		                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.0f%%</td>"
 		                "<td class=\"n\">%lu</td><td class=\"n\">%s</td></tr>\n",
-		                g->id,
+		                g->id, tail,
 		                g->id != r->selected_group ? ""
 		                : r->folded                ? " <span class=\"pill ok\">folded</span>"
 		                            : " <span class=\"pill\">chosen, not folded</span>",

@@ -249,6 +249,35 @@ static void write_series(jw *w, const fold_series *s)
 	close_(w, '}');
 }
 
+/* A region's instance groups (docs/json.md, regions[].groups[]). */
+static void write_groups(jw *w, const fold_region_result *r)
+{
+	karr(w, "groups");
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const fold_group *g = &r->groups[i];
+		eobj(w);
+		kint(w, "id", g->id);
+		kint(w, "instances", (long long)g->instances);
+		kint(w, "used", (long long)g->used);
+		kint(w, "excluded_outliers", (long long)g->excluded_outliers);
+		kint(w, "excluded_other", (long long)g->excluded_other);
+		knum(w, "median_duration_ns", g->median_duration_ns);
+		knum(w, "mad_duration_ns", g->mad_duration_ns);
+		knum(w, "mean_duration_ns", g->mean_duration_ns);
+		knum(w, "min_duration_ns", g->min_duration_ns);
+		knum(w, "max_duration_ns", g->max_duration_ns);
+		kint(w, "samples", (long long)g->samples);
+		knum(w, "total_ns", g->total_ns);
+		knum(w, "median_cpu_share", g->cpu_share);
+		if (g->tail_of >= 0)
+			kint(w, "tail_of", g->tail_of);
+		else
+			kstr(w, "tail_of", NULL);
+		close_(w, '}');
+	}
+	close_(w, ']');
+}
+
 static void write_region(jw *w, const fold_region_result *r)
 {
 	eobj(w);
@@ -293,26 +322,7 @@ static void write_region(jw *w, const fold_region_result *r)
 		knum(w, "duration_shift", r->self_check.duration_shift);
 	}
 	close_(w, '}');
-	karr(w, "groups");
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const fold_group *g = &r->groups[i];
-		eobj(w);
-		kint(w, "id", g->id);
-		kint(w, "instances", (long long)g->instances);
-		kint(w, "used", (long long)g->used);
-		kint(w, "excluded_outliers", (long long)g->excluded_outliers);
-		kint(w, "excluded_other", (long long)g->excluded_other);
-		knum(w, "median_duration_ns", g->median_duration_ns);
-		knum(w, "mad_duration_ns", g->mad_duration_ns);
-		knum(w, "mean_duration_ns", g->mean_duration_ns);
-		knum(w, "min_duration_ns", g->min_duration_ns);
-		knum(w, "max_duration_ns", g->max_duration_ns);
-		kint(w, "samples", (long long)g->samples);
-		knum(w, "total_ns", g->total_ns);
-		knum(w, "median_cpu_share", g->cpu_share);
-		close_(w, '}');
-	}
-	close_(w, ']');
+	write_groups(w, r);
 	karr(w, "phases");
 	for (size_t i = 0; i < r->nphases; i++) {
 		const fold_phase_result *p = &r->phases[i];

@@ -120,6 +120,12 @@ static double integral(const synth_config *c, const inst *in, unsigned k, double
 		else
 			sum += c->cpu[p] * (hi - lo); /* CPU ns */
 	}
+	if (k >= c->ncounters && c->preempt_on_cpu && in->pause_len > 0) {
+		double lo = a > in->pause_at ? a : in->pause_at;
+		double hi = b < in->pause_at + in->pause_len ? b : in->pause_at + in->pause_len;
+		if (hi > lo)
+			sum += hi - lo; /* the clock ran through the stop */
+	}
 	return sum;
 }
 

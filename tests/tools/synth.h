@@ -62,6 +62,8 @@ typedef struct synth_config {
 	double preempt_mean_ns; /* mean length of a preemption (exponential); nothing counts meanwhile */
 	int preempt_fixed;      /* 1: every preemption lasts exactly preempt_mean_ns (a regular competitor) */
 	double preempt_at;      /* > 0: it starts at this share of the active time (else anywhere) */
+	int preempt_on_cpu;     /* 1: the thread's CPU clock runs on through it (a VM's stop, which the
+	                           guest does not see); the counters still do not count */
 	double outliers;        /* share of instances stalled */
 	double outlier_factor;  /* their duration multiplier (same events) */
 	int boundary_counters;  /* record counters at enter/exit (default 1) */

@@ -177,6 +177,7 @@ typedef struct fold_group {
 	unsigned long samples; /* samples inside its used instances */
 	double total_ns;       /* summed duration of its used instances */
 	double cpu_share;      /* median CPU time / duration of its used instances; NAN: unknown */
+	int tail_of;           /* the slow tail of group tail_of (its instances, stretched); -1: not one */
 } fold_group;
 
 /* The routine active along the folded instance, at one stack depth. */

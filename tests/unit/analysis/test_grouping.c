@@ -145,6 +145,9 @@ static void test_preemption_tail_is_a_group_above_the_mode(void **state)
 		assert_true(fabs(st[0].median / 5e6 - 1) < 0.01);
 		assert_true(fabs(st[0].mean / 5e6 - 1) < 0.01);
 		assert_true(st[1].median > 6e6);
+		/* the group above is the mode's slow tail, and says so */
+		assert_int_equal(st[1].tail_of, 0);
+		assert_int_equal(st[0].tail_of, -1);
 		size_t excluded = 0;
 		for (unsigned i = 0; i < N; i++) {
 			excluded += why[i] != 0;
@@ -185,6 +188,9 @@ static void test_two_modes_with_a_gap_and_a_tail(void **state)
 	assert_int_not_equal(g5, g8);
 	assert_true(fabs(st[g5].median / 5e6 - 1) < 0.01);
 	assert_true(fabs(st[g8].median / 8e6 - 1) < 0.01);
+	/* two modes are not one's tail */
+	assert_int_equal(st[g5].tail_of, -1);
+	assert_int_equal(st[g8].tail_of, -1);
 	for (unsigned i = 0; i < N; i++)
 		if (i % 10 != 0) {
 			assert_int_equal(g[i], i % 3 == 2 ? g8 : g5);

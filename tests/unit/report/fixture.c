@@ -261,6 +261,7 @@ static void fill_instances(fold_region_result *r, size_t n, double median_ns, un
 		gr->mad_duration_ns = median_ns * 0.03;
 		gr->min_duration_ns = mn;
 		gr->max_duration_ns = mx;
+		gr->tail_of = -1;
 	}
 	r->selected_group = 0;
 }
