@@ -532,6 +532,13 @@ def explained_group_choice(doc, r, k, sel, name):
         if gk["used"] < lim["min_instances"] or gk["samples"] < lim["min_samples"]:
             return "%d instances, %d samples (fold needs %d and %d), as fold says" % (
                 gk["used"], gk["samples"], lim["min_instances"], lim["min_samples"])
+    if any("is the slow tail of group %d " % sel in w for w in said):
+        # the tail of the folded group's own instances, above its centre and
+        # within 10 times it, and no more of them than the folded group has
+        if (gk.get("tail_of") == sel and gs["used"] >= gk["used"] and
+                gs["median_duration_ns"] < gk["median_duration_ns"] <= 10 * gs["median_duration_ns"]):
+            return "it is the slow tail of the folded group (%d instances, median %.3g ms, against %d, median %.3g ms), as fold says" % (
+                gk["used"], gk["median_duration_ns"] / 1e6, gs["used"], gs["median_duration_ns"] / 1e6)
     if any("on the CPU against" in w for w in said):
         uk, us = gk.get("median_cpu_share"), gs.get("median_cpu_share")
         if uk is not None and us is not None and uk < 0.9 * us:
