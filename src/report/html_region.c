@@ -551,7 +551,9 @@ static void phase_table(html_ctx *h, const fold_region_result *r)
 					report_fmt_si(a, sizeof a, p->rate_lo[i]);
 				if (!report_cpu_rate(p->rate_names[i], p->rate_hi[i], z, sizeof z))
 					report_fmt_si(z, sizeof z, p->rate_hi[i]);
-				util_buf_printf(h->b, " <small>[%s&ndash;%s]</small>", a, z);
+				/* each bound with its own prefix, apart: "[164&ndash;811 k]"
+				 * read as 164 k to 811 k around a rate of 13.1 k */
+				util_buf_printf(h->b, " <small>[%s, %s]</small>", a, z);
 			}
 			if (p->gradual && i < p->nrange) {
 				char a[32], z[32];

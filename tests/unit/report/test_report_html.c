@@ -567,6 +567,34 @@ static void test_warnings_of_a_kind_say_how_many_more(void **state)
 /* The groups table marks the chosen group "folded" only when the region
  * was: miniMD's OpenMP region of 2 instances read "0 folded" under "not
  * folded". */
+/* A rate's interval gives each bound with its own prefix, apart: a page-fault
+ * phase of 13.1 k/s with [164, 811 k] had read "[164&ndash;811 k]", as if both
+ * bounds were thousands and the interval missed its own rate. */
+static void test_rate_interval_bounds_read_apart(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_phase_result *p = &a->regions[0].phases[0];
+	free(p->rate_names[0]);
+	p->rate_names[0] = strdup("perf::PAGE-FAULTS"); /* not a CPU clock: in events */
+	assert_non_null(p->rate_names[0]);
+	p->rates[0] = 13086.7;
+	p->rate_lo = calloc(1, sizeof *p->rate_lo);
+	p->rate_hi = calloc(1, sizeof *p->rate_hi);
+	assert_non_null(p->rate_lo);
+	assert_non_null(p->rate_hi);
+	p->rate_lo[0] = 164.0;
+	p->rate_hi[0] = 811295.0;
+	p->nrate_ci = 1;
+	size_t len;
+	char *html = written(a, &len);
+	assert_non_null(strstr(html, "13.1 k"));
+	assert_non_null(strstr(html, "[164, 811 k]"));
+	assert_null(strstr(html, "164&ndash;811"));
+	free(html);
+	fold_analysis_free(a);
+}
+
 static void test_chosen_group_of_an_unfolded_region(void **state)
 {
 	(void)state;
@@ -612,6 +640,7 @@ int main(void)
 	    cmocka_unit_test(test_top_lines_named_as_elsewhere),
 	    cmocka_unit_test(test_wall_time_only_said),
 	    cmocka_unit_test(test_cost_share_two_digits),
+	    cmocka_unit_test(test_rate_interval_bounds_read_apart),
 	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
 	    cmocka_unit_test(test_warnings_of_a_kind_say_how_many_more),
 	    cmocka_unit_test(test_timeline_labels_are_short_names),
