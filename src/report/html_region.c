@@ -175,16 +175,25 @@ static void phase_bands(html_ctx *h, const fold_region_result *r, const frame *f
 	}
 }
 
-static void polyline(html_ctx *h, const char *cls, const frame *f, const double *x, const double *y, size_t n,
-                     double ymax)
+/* One polyline per run of finite values: where a curve has no data (a phase
+ * without the samples to give it a rate) nothing is drawn, not a rate of 0.
+ * Returns how many points were drawn. */
+static size_t polyline(html_ctx *h, const char *cls, const frame *f, const double *x, const double *y,
+                       size_t n, double ymax)
 {
-	util_buf_printf(h->b, "<polyline class=\"%s\" points=\"", cls);
-	for (size_t i = 0; i < n; i++) {
-		double v = isfinite(y[i]) ? y[i] : 0;
-		util_buf_printf(h->b, "%s%.1f,%.1f", i ? " " : "", fx(f, x[i]),
-		                f->t + f->ph * (1 - v / ymax));
+	size_t drawn = 0;
+	for (size_t i = 0; i < n;) {
+		if (!isfinite(y[i])) {
+			i++;
+			continue;
+		}
+		util_buf_printf(h->b, "<polyline class=\"%s\" points=\"", cls);
+		for (size_t j = i; i < n && isfinite(y[i]); i++, drawn++)
+			util_buf_printf(h->b, "%s%.1f,%.1f", i > j ? " " : "", fx(f, x[i]),
+			                f->t + f->ph * (1 - y[i] / ymax));
+		util_buf_puts(h->b, "\"/>");
 	}
-	util_buf_puts(h->b, "\"/>");
+	return drawn;
 }
 
 static void band(html_ctx *h, const frame *f, const fold_curve *c, double ymax)
@@ -271,8 +280,14 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 	}
 	if (has_cum)
 		polyline(h, "cum", &f, c->x, c->cum, c->n, 1);
-	polyline(h, "rate", &f, c->x, c->value, c->n, ymax);
+	size_t drawn = polyline(h, "rate", &f, c->x, c->value, c->n, ymax);
 	util_buf_puts(h->b, "</g>");
+	if (!drawn && c->n)
+		util_buf_printf(
+		    h->b,
+		    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no rate: "
+		    "no phase has the samples to measure it</text>",
+		    fx(&f, 0.5), f.t + 0.45 * f.ph);
 	x_axis_normalised(h, &f, "normalised time in instance");
 	util_buf_puts(h->b, "</svg>\n<div class=\"legend\"><span><i style=\"background:#2563eb\"></i>rate "
 	                    "fit (left axis)</span>");
@@ -936,7 +951,10 @@ static void json_numbers(util_buf *b, const double *v, size_t n, size_t stride_n
 	util_buf_putc(b, '[');
 	for (size_t k = 0; k < stride_n; k++) {
 		size_t i = stride_n == n ? k : (size_t)((double)k * (double)(n - 1) / (double)(stride_n - 1));
-		report_fmt_num(num, sizeof num, v[i]);
+		if (isfinite(v[i]))
+			report_fmt_num(num, sizeof num, v[i]);
+		else
+			snprintf(num, sizeof num, "null"); /* no data: the hover says so, not 0 */
 		util_buf_printf(b, "%s%s", k ? "," : "", num);
 	}
 	util_buf_putc(b, ']');

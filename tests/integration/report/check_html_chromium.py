@@ -40,6 +40,12 @@ INTERACT_JS = r"""
    ts.value='all';ts.dispatchEvent(new Event('change'));
    out.threadBack=!document.querySelector('#hot-cpu tbody[data-thread="all"]').classList.contains('hidden');
    out.threadOfBack=of?of.textContent===of.getAttribute('data-all'):null;}
+  /* every chart's hover: a curve without data (no phase has the samples
+     for its rate) says so, never a rate of NaN or of 0 */
+  out.tips=[];
+  document.querySelectorAll('svg.chart.zoomable').forEach(function(s){var b=s.getBoundingClientRect();
+   s.dispatchEvent(new MouseEvent('mousemove',{clientX:b.left+b.width*0.5,clientY:b.top+b.height/2,bubbles:true}));
+   out.tips.push([!!s.querySelector('text.nodata'),document.getElementById('tip').textContent]);});
   var sel=document.getElementById('region-select'),nreg=document.querySelectorAll('section.region').length;
   sel.value=String(nreg-1);sel.dispatchEvent(new Event('change'));
   out.hidden=document.querySelectorAll('section.region.hidden').length;
@@ -258,6 +264,11 @@ def judge(chromium, args, src, work, failures):
                 (res.get("unzoomed") is True, "double-click did not reset the zoom"),
                 (res.get("seriesShown") == 1, "counter selector did not filter the charts"),
             ]
+            for nodata, tip in res.get("tips", []):
+                if "NaN" in tip:
+                    checks.append((False, "a chart's hover reads NaN: %r" % tip))
+                if nodata and "rate no data" not in tip:
+                    checks.append((False, "a chart without a rate curve reads a rate on hover: %r" % tip))
             if "threadShown" in res:
                 checks += [
                     (res.get("threadAllHidden") is True and res.get("threadShown") == 1,

@@ -595,6 +595,45 @@ static void test_rate_interval_bounds_read_apart(void **state)
 	fold_analysis_free(a);
 }
 
+/* The figure of series si in html (its <figure> element), or NULL. */
+static char *series_figure(const char *html, size_t si)
+{
+	char open[48];
+	snprintf(open, sizeof open, "<figure class=\"series\" data-s=\"%zu\">", si);
+	const char *a = strstr(html, open), *b = a ? strstr(a, "</figure>") : NULL;
+	return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* Where a curve has no data (a phase without the samples to give it a
+ * rate) nothing is drawn: a cpu_time curve without data in any phase had
+ * been drawn as a rate of 0 under "mean 1.00" and phases saying "no data". */
+static void test_curve_without_data_is_not_drawn_as_zero(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_curve *c = &a->regions[0].series[0].fit;
+	for (size_t i = c->n / 2; i < c->n; i++)
+		c->value[i] = NAN; /* the second half: no data */
+	size_t len;
+	char *html = written(a, &len);
+	char *fig = series_figure(html, 0);
+	assert_non_null(fig);
+	assert_int_equal(count(fig, "<polyline class=\"rate\""), 1);
+	assert_null(strstr(fig, "no rate:"));
+	free(fig);
+	free(html);
+	for (size_t i = 0; i < c->n; i++)
+		c->value[i] = NAN;
+	html = written(a, &len);
+	fig = series_figure(html, 0);
+	assert_non_null(fig);
+	assert_int_equal(count(fig, "<polyline class=\"rate\""), 0);
+	assert_non_null(strstr(fig, "no rate: no phase has the samples to measure it"));
+	free(fig);
+	free(html);
+	fold_analysis_free(a);
+}
+
 static void test_chosen_group_of_an_unfolded_region(void **state)
 {
 	(void)state;
@@ -641,6 +680,7 @@ int main(void)
 	    cmocka_unit_test(test_wall_time_only_said),
 	    cmocka_unit_test(test_cost_share_two_digits),
 	    cmocka_unit_test(test_rate_interval_bounds_read_apart),
+	    cmocka_unit_test(test_curve_without_data_is_not_drawn_as_zero),
 	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
 	    cmocka_unit_test(test_warnings_of_a_kind_say_how_many_more),
 	    cmocka_unit_test(test_timeline_labels_are_short_names),
