@@ -345,14 +345,22 @@ static void model_chart(html_ctx *h, const fold_region_result *r, size_t first)
 		h->b->oom = 1;
 		return;
 	}
-	/* acc[k*n + i]: top of component k-1 at grid point i (row 0 is the zero baseline). */
+	/* acc[k*n + i]: top of component k-1 at grid point i (row 0 is the zero
+	 * baseline); NaN through the stack where a component has no data (a
+	 * phase without the samples for its rate), which is then not drawn,
+	 * rather than stacked as 0. */
 	double ymax = 0;
 	for (size_t k = 0; k < nm; k++)
 		for (size_t i = 0; i < n; i++) {
 			double v = curve_at(&r->series[members[k]].fit, grid->x[i]);
-			acc[(k + 1) * n + i] = acc[k * n + i] + (isfinite(v) && v > 0 ? v : 0);
-			ymax = fmax(ymax, acc[(k + 1) * n + i]);
+			acc[(k + 1) * n + i] = acc[k * n + i] + (isfinite(v) ? fmax(v, 0) : NAN);
+			if (isfinite(acc[(k + 1) * n + i]))
+				ymax = fmax(ymax, acc[(k + 1) * n + i]);
 		}
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(acc[nm * n + i]))
+			for (size_t k = 1; k <= nm; k++)
+				acc[k * n + i] = NAN;
 	ymax = nice_max(ymax * 1.04);
 	frame f = make_frame(1240, 240, 58, 16, 10, 32);
 	char *model = strndup(s0->name, plen);
@@ -365,19 +373,28 @@ static void model_chart(html_ctx *h, const fold_region_result *r, size_t first)
 	y_axis(h, &f, ymax, 0, 0, 1);
 	util_buf_printf(h->b, "<g class=\"zd\" clip-path=\"url(#c%u)\">", h->next_id - 1);
 	phase_bands(h, r, &f, 1);
-	for (size_t k = 0; k < nm; k++) {
-		util_buf_printf(h->b, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",
-		                report_html_color(r->series[members[k]].name));
-		for (size_t i = 0; i < n; i++)
-			util_buf_printf(h->b, "%.1f,%.1f ", fx(&f, grid->x[i]),
-			                f.t + f.ph * (1 - acc[(k + 1) * n + i] / ymax));
-		for (size_t i = n; i-- > 0;)
-			util_buf_printf(h->b, "%.1f,%.1f%s", fx(&f, grid->x[i]),
-			                f.t + f.ph * (1 - acc[k * n + i] / ymax), i ? " " : "");
-		util_buf_puts(h->b, "\"><title>");
-		report_esc_html(h->b, r->series[members[k]].name);
-		util_buf_puts(h->b, "</title></polygon>");
-	}
+	for (size_t k = 0; k < nm; k++)
+		for (size_t a = 0; a < n;) { /* one polygon per run of grid points with data */
+			if (!isfinite(acc[nm * n + a])) {
+				a++;
+				continue;
+			}
+			size_t b = a;
+			while (b < n && isfinite(acc[nm * n + b]))
+				b++;
+			util_buf_printf(h->b, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",
+			                report_html_color(r->series[members[k]].name));
+			for (size_t i = a; i < b; i++)
+				util_buf_printf(h->b, "%.1f,%.1f ", fx(&f, grid->x[i]),
+				                f.t + f.ph * (1 - acc[(k + 1) * n + i] / ymax));
+			for (size_t i = b; i-- > a;)
+				util_buf_printf(h->b, "%.1f,%.1f%s", fx(&f, grid->x[i]),
+				                f.t + f.ph * (1 - acc[k * n + i] / ymax), i > a ? " " : "");
+			util_buf_puts(h->b, "\"><title>");
+			report_esc_html(h->b, r->series[members[k]].name);
+			util_buf_puts(h->b, "</title></polygon>");
+			a = b;
+		}
 	util_buf_puts(h->b, "</g>");
 	x_axis_normalised(h, &f, "normalised time in instance");
 	util_buf_puts(h->b, "</svg><div class=\"legend\">");

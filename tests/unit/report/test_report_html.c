@@ -634,6 +634,39 @@ static void test_curve_without_data_is_not_drawn_as_zero(void **state)
 	fold_analysis_free(a);
 }
 
+/* The stacked model's figure in html, or NULL. */
+static char *model_figure(const char *html)
+{
+	const char *a = strstr(html, "<figure class=\"wide model\">"), *b = a ? strstr(a, "</figure>") : NULL;
+	return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* A model's stack where one component has no data is not drawn there: it
+ * had stacked as 0, drawing the others as the whole. Each component is one
+ * polygon per stretch with data. */
+static void test_model_stack_without_data_is_not_drawn(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	size_t len;
+	char *html = written(a, &len);
+	char *fig = model_figure(html);
+	assert_non_null(fig);
+	assert_int_equal(count(fig, "<polygon "), 3); /* cpi/base, memory, branch */
+	free(fig);
+	free(html);
+	fold_curve *c = &a->regions[0].series[5].fit; /* cpi/memory */
+	for (size_t i = c->n / 3; i < 2 * c->n / 3; i++)
+		c->value[i] = NAN;
+	html = written(a, &len);
+	fig = model_figure(html);
+	assert_non_null(fig);
+	assert_int_equal(count(fig, "<polygon "), 6); /* each component before and after the gap */
+	free(fig);
+	free(html);
+	fold_analysis_free(a);
+}
+
 static void test_chosen_group_of_an_unfolded_region(void **state)
 {
 	(void)state;
@@ -681,6 +714,7 @@ int main(void)
 	    cmocka_unit_test(test_cost_share_two_digits),
 	    cmocka_unit_test(test_rate_interval_bounds_read_apart),
 	    cmocka_unit_test(test_curve_without_data_is_not_drawn_as_zero),
+	    cmocka_unit_test(test_model_stack_without_data_is_not_drawn),
 	    cmocka_unit_test(test_chosen_group_of_an_unfolded_region),
 	    cmocka_unit_test(test_warnings_of_a_kind_say_how_many_more),
 	    cmocka_unit_test(test_timeline_labels_are_short_names),
