@@ -244,7 +244,13 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 			report_fmt_ns(b, sizeof b, s->total_per_instance);
 		else
 			report_fmt_si(b, sizeof b, s->total_per_instance);
-		util_buf_printf(h->b, " &middot; %s per instance &middot; fit error %.3f", b, s->fit_error);
+		util_buf_printf(h->b, " &middot; %s per instance", b);
+		/* a fit error of a curve with no point to draw says nothing */
+		int any = 0;
+		for (size_t i = 0; i < c->n && !any; i++)
+			any = isfinite(c->value[i]);
+		if (any)
+			util_buf_printf(h->b, " &middot; fit error %.3f", s->fit_error);
 	}
 	util_buf_puts(h->b, "</span>");
 	/* fit_kriging.c withheld the curve's shape in some phases */

@@ -629,6 +629,7 @@ static void test_curve_without_data_is_not_drawn_as_zero(void **state)
 	assert_non_null(fig);
 	assert_int_equal(count(fig, "<polyline class=\"rate\""), 0);
 	assert_non_null(strstr(fig, "no rate: no phase has the samples to measure it"));
+	assert_null(strstr(fig, "fit error")); /* of a curve not drawn: says nothing */
 	free(fig);
 	free(html);
 	fold_analysis_free(a);
