@@ -341,6 +341,15 @@ static void say_unfoldable_time(analyze_ctx *c, const fold_region_result *r, con
 	    most);
 }
 
+/* The summed duration of the used instances of every group. */
+static double region_time(const grouping__stat *gs, size_t ng)
+{
+	double t = 0;
+	for (size_t k = 0; k < ng; k++)
+		t += gs[k].total;
+	return t > 0 ? t : 1;
+}
+
 /* The group folded by default: the one with the largest total time among
  * the groups that have the instances and samples to fold (can_fold[k]; all
  * groups when none has) and whose instances run on the CPU about as much as
@@ -352,15 +361,6 @@ static void say_unfoldable_time(analyze_ctx *c, const fold_region_result *r, con
  * mode of its own); those instances are the scheduler's, not the code's, and
  * their median CPU utilisation gives them away. Without CPU time: the
  * largest total time. */
-/* The summed duration of the used instances of every group. */
-static double region_time(const grouping__stat *gs, size_t ng)
-{
-	double t = 0;
-	for (size_t k = 0; k < ng; k++)
-		t += gs[k].total;
-	return t > 0 ? t : 1;
-}
-
 static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping__stat *gs, size_t ng,
                            const int *can_fold)
 {
