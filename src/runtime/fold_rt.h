@@ -43,6 +43,10 @@
 #define FOLD_EXPORT __attribute__((visibility("default")))
 #define FOLD_TLS __thread __attribute__((tls_model("initial-exec")))
 #define FOLD_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The code between a signal and the program's handler for it (rt_signal.c,
+ * rt_altstack.c): kept in a section of its own so that samples leave its
+ * frames out, as if the kernel had called the program's handler itself. */
+#define FOLD_TRAMPOLINE __attribute__((section("fold_tramp"), noinline))
 
 /* ---------------------------------------------------------------- config */
 
@@ -469,6 +473,9 @@ void rt__altstack_stop(rt_thread *t);
 /* Calls the program's handler as the kernel would have (on the program's
  * alternate stack for SA_ONSTACK). */
 void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc);
+/* At a fold handler's entry: gives the kernel fold's whole alternate stack
+ * back at sigreturn when a program handler jumped out of a shorter one. */
+void rt__altstack_on_entry(void *uc);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void rt__wait_init(void);
 /* Blocks and drains the sampling signal in this thread (before exec). */
@@ -525,7 +532,7 @@ typedef struct rt_process {
 	_Atomic uint64_t threads_unmeasured;
 	/* sampling */
 	const rt_sample_source *source;
-	int counters_mode; /* 0 none, 1 software, 2 hardware */
+	int counters_mode;                                   /* 0 none, 1 software, 2 hardware */
 	_Atomic uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS]; /* totals from ended threads */
 } rt_process;
 

@@ -183,13 +183,27 @@ static unsigned leaf_only(uint64_t pc, uint64_t why, uint64_t *frames, unsigned 
 	return 2;
 }
 
+/* fold's trampolines (FOLD_TRAMPOLINE) and the signal return they come
+ * from: a sample taken in them belongs to the code the signal interrupted
+ * (both signals were pending at once: the sample's frame was built at the
+ * program handler's first instruction), and their frames under a program
+ * handler are not the program's. */
+extern const char __start_fold_tramp[] __attribute__((visibility("hidden")));
+extern const char __stop_fold_tramp[] __attribute__((visibility("hidden")));
+static uint64_t sig_restorer; /* the signal frames' return address, 0: unknown */
+
+static inline int in_trampoline(uint64_t pc)
+{
+	return pc >= (uint64_t)(uintptr_t)__start_fold_tramp && pc < (uint64_t)(uintptr_t)__stop_fold_tramp;
+}
+
 static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 {
 	if (!max)
 		return 0;
-	void *raw[TRACE_MAX_DEPTH + 8];
+	void *raw[TRACE_MAX_DEPTH + 16];
 	uint64_t pc = interrupted_pc(ucv);
-	int n = rt__unwind_backtrace(raw, (int)(max + 8));
+	int n = rt__unwind_backtrace(raw, (int)(max + 16));
 	if (n <= 0)
 		return leaf_only(pc, TRACE_FRAME_NOT_UNWOUND_FAILED, frames, max);
 	/* Drop our own frames and the signal trampoline: start at the
@@ -203,8 +217,15 @@ static unsigned unwind(void *ucv, uint64_t *frames, unsigned max)
 	if (start < 0)
 		return leaf_only(pc, TRACE_FRAME_NOT_UNWOUND_FAILED, frames, max);
 	unsigned d = 0;
-	for (int i = start; i < n && d < max; i++)
-		frames[d++] = (uint64_t)raw[i];
+	for (int i = start; i < n && d < max; i++) {
+		uint64_t f = (uint64_t)raw[i];
+		if (in_trampoline(f))
+			continue;
+		/* a leaf in a trampoline: the interrupted code is the leaf */
+		if (!d && i > start && f == sig_restorer && in_trampoline((uint64_t)raw[i - 1]))
+			continue;
+		frames[d++] = f;
+	}
 	return d;
 }
 
@@ -359,7 +380,7 @@ static int is_function(const struct sigaction *a)
 	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler != NULL;
 }
 
-static void chain_to_program(int sig, siginfo_t *si, void *uc)
+FOLD_TRAMPOLINE static void chain_to_program(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = app_action[sig];
 	if (!is_function(&a)) {
@@ -398,7 +419,7 @@ static int flush_before(int sig, const siginfo_t *si)
 
 static void crash_flush(int sig);
 
-static void on_program_signal(int sig, siginfo_t *si, void *uc)
+FOLD_TRAMPOLINE static void on_program_signal(int sig, siginfo_t *si, void *uc)
 {
 	rt__tls_sig_app++;
 	struct sigaction a = app_action[sig];
@@ -420,10 +441,11 @@ static void on_program_signal(int sig, siginfo_t *si, void *uc)
 	rt__tls_vmask = vmask;
 }
 
-static void rt_on_sample(int sig, siginfo_t *si, void *uc)
+FOLD_TRAMPOLINE static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	rt_thread *t = rt__tls_thread;
+	rt__altstack_on_entry(uc);
 	if (si && t &&
 	    ((si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)t) ||
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 &&
@@ -673,6 +695,10 @@ int rt__signals_init(void)
 			    "(set FOLD_SIGNAL to use another signal)",
 			    sample_signo);
 		install(sample_signo, rt_on_sample, SA_ONSTACK, 1);
+		/* glibc's sigaction reports the kernel's sa_restorer, the
+		 * return address of every signal frame it builds */
+		if (call_real_sigaction(sample_signo, NULL, &cur) == 0)
+			sig_restorer = (uint64_t)(uintptr_t)cur.sa_restorer;
 	}
 	/* With fd-driven signals, a full RT signal queue makes the kernel fall
 	 * back to SIGIO, whose default action kills: never let it. */
