@@ -323,6 +323,17 @@ uint32_t rt__next_stream(void);
 static inline int rt__enter_runtime(rt_thread *t);
 static inline void rt__leave_runtime(rt_thread *t);
 
+/* The program's asynchronous signals that arrived while this thread was
+ * inside fold (its guard up, or one of fold's locks held), kept pending
+ * and blocked until it leaves (rt_signal.c, invariant 14): bit sig-1.
+ * rt__tls_defer counts fold's locks the thread holds (rt__lock). */
+extern FOLD_TLS volatile uint64_t rt__tls_deferred;
+extern FOLD_TLS volatile unsigned rt__tls_defer;
+/* Lets the kept signals in, once the thread is out of fold. */
+void rt__deliver_deferred(void);
+/* Forgets them (a fork child, which has no pending signals). */
+void rt__deferred_after_fork(void);
+
 /* Seals t's current buffer into the flusher queue and claims a fresh one
  * (async-signal-safe). Returns 0 or -ENOSPC when no buffer is free. */
 int rt__thread_swap_buffer(rt_thread *t);
@@ -631,6 +642,38 @@ static inline void rt__leave_runtime(rt_thread *t)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy--;
+	if (FOLD_UNLIKELY(rt__tls_deferred))
+		rt__deliver_deferred();
+}
+
+/* fold's own locks: the thread defers the program's asynchronous signal
+ * handlers while it holds one (rt_signal.c, invariant 14). */
+static inline void rt__lock(pthread_mutex_t *m)
+{
+	rt__tls_defer++;
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(m);
+}
+
+static inline int rt__trylock(pthread_mutex_t *m)
+{
+	rt__tls_defer++;
+	atomic_signal_fence(memory_order_seq_cst);
+	int rc = pthread_mutex_trylock(m);
+	if (rc) {
+		atomic_signal_fence(memory_order_seq_cst);
+		rt__tls_defer--;
+	}
+	return rc;
+}
+
+static inline void rt__unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	atomic_signal_fence(memory_order_seq_cst);
+	rt__tls_defer--;
+	if (FOLD_UNLIKELY(rt__tls_deferred))
+		rt__deliver_deferred();
 }
 
 #endif

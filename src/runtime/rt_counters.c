@@ -597,7 +597,7 @@ unsigned rt__read_counters(rt_thread *t, uint64_t *values)
 uint32_t rt__app_counter_define(const char *name)
 {
 	uint32_t id = 0;
-	pthread_mutex_lock(&app_lock);
+	rt__lock(&app_lock);
 	unsigned n = atomic_load(&napp);
 	for (unsigned i = 0; i < n; i++)
 		if (!strncmp(app_names[i], name, FOLD_NAME_MAX - 1)) {
@@ -617,7 +617,7 @@ uint32_t rt__app_counter_define(const char *name)
 		rt__proc_counter_def(id, TRACE_COUNTER_APP, app_names[n]);
 	atomic_store(&napp, n + 1);
 out:
-	pthread_mutex_unlock(&app_lock);
+	rt__unlock(&app_lock);
 	return id;
 }
 

@@ -139,11 +139,11 @@ int rt__filter_parse(const char *text, const char *origin, char *msg, size_t msg
 		}
 		n++;
 	}
-	pthread_mutex_lock(&lock_);
+	rt__lock(&lock_);
 	rules_free(rules, nrules);
 	rules = out;
 	nrules = n;
-	pthread_mutex_unlock(&lock_);
+	rt__unlock(&lock_);
 	out = NULL;
 	rc = (int)n;
 out:
@@ -183,10 +183,10 @@ static int load_rule_file(const char *path)
 
 void rt__filter_init(void)
 {
-	pthread_mutex_lock(&lock_);
+	rt__lock(&lock_);
 	int done = inited;
 	inited = 1;
-	pthread_mutex_unlock(&lock_);
+	rt__unlock(&lock_);
 	if (done)
 		return;
 	const char *path = getenv("FOLD_FILTER");
@@ -386,7 +386,7 @@ static const func_sym *sym_for(module_syms *m, uint64_t addr)
 
 int rt__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *start, uint64_t *size)
 {
-	pthread_mutex_lock(&lock_);
+	rt__lock(&lock_);
 	module_syms *m = module_for(addr);
 	const func_sym *s = m ? sym_for(m, addr) : NULL;
 	if (s) {
@@ -397,7 +397,7 @@ int rt__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *star
 		if (size)
 			*size = s->size;
 	}
-	pthread_mutex_unlock(&lock_);
+	rt__unlock(&lock_);
 	return s ? 0 : -ENOENT;
 }
 
@@ -422,9 +422,9 @@ void rt__filter_preload(void)
 {
 	if (!rt__filter_active())
 		return;
-	pthread_mutex_lock(&lock_);
+	rt__lock(&lock_);
 	dl_iterate_phdr(preload_one, NULL);
-	pthread_mutex_unlock(&lock_);
+	rt__unlock(&lock_);
 }
 
 /* ---------------------------------------------------------------- source files (libdw, lazily) */
@@ -580,7 +580,7 @@ enum rt_filter_verdict rt__filter_decide(uint64_t fn)
 		}
 	}
 	enum rt_filter_verdict v = FOLD_FILTER_RECORD;
-	pthread_mutex_lock(&lock_);
+	rt__lock(&lock_);
 	const char *file = NULL;
 	int file_looked = 0;
 	for (size_t i = 0; i < nrules; i++) {
@@ -597,7 +597,7 @@ enum rt_filter_verdict rt__filter_decide(uint64_t fn)
 		if (hit)
 			v = rules[i].include ? FOLD_FILTER_RECORD : FOLD_FILTER_EXCLUDED;
 	}
-	pthread_mutex_unlock(&lock_);
+	rt__unlock(&lock_);
 	free(demangled);
 	return v;
 }

@@ -80,6 +80,8 @@ static void rt_atfork_prepare(void)
 	/* Registered (outer) locks first; our busy guard goes up only once we
 	 * own threads_lock, so a quiesce in progress, which holds it and waits
 	 * for busy threads, is never waiting for us. */
+	rt__tls_defer++; /* fold's locks from here to the parent or child handler */
+	atomic_signal_fence(memory_order_seq_cst);
 	pthread_mutex_lock(&fork_locks_lock);
 	unsigned n = atomic_load(&nfork_locks);
 	for (unsigned i = 0; i < n; i++)
@@ -113,6 +115,10 @@ static void rt_atfork_parent(void)
 		self->busy--;
 	pthread_mutex_unlock(&rt__threads_lock);
 	unlock_registered();
+	atomic_signal_fence(memory_order_seq_cst);
+	rt__tls_defer--;
+	if (rt__tls_deferred)
+		rt__deliver_deferred();
 }
 
 static void rt_atfork_child(void)
@@ -124,6 +130,8 @@ static void rt_atfork_child(void)
 	for (unsigned i = 0; i < NCORE; i++)
 		pthread_mutex_init(core_locks[i], NULL);
 	unlock_registered();
+	rt__tls_defer--;
+	rt__deferred_after_fork();
 	pid_t parent = rt__proc.pid;
 	rt__proc.pid = getpid();
 	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING) {

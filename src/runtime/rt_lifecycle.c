@@ -209,7 +209,7 @@ void rt__membarrier_all(void)
 void rt__quiesce(void)
 {
 	rt_thread *self = rt__tls_thread;
-	pthread_mutex_lock(&rt__threads_lock);
+	rt__lock(&rt__threads_lock);
 	atomic_store(&rt__proc.stop, 1);
 	rt__membarrier_all();
 	unsigned n = rt__thread_slots();
@@ -237,7 +237,7 @@ void rt__unquiesce(void)
 			rt__thread_fresh_buffer(t);
 	}
 	atomic_store(&rt__proc.stop, 0);
-	pthread_mutex_unlock(&rt__threads_lock);
+	rt__unlock(&rt__threads_lock);
 }
 
 static void seal_all_threads(void)
@@ -423,7 +423,7 @@ void rt__finish(const char *why)
 	rt__pool_drain(1);
 	rt__fd_close(&rt__proc.fd);
 	summary();
-	pthread_mutex_unlock(&rt__threads_lock);
+	rt__unlock(&rt__threads_lock);
 }
 
 /* ---------------------------------------------------------------- exec checkpoints */

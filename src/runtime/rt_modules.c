@@ -189,7 +189,7 @@ void rt__modules_scan(void)
 	scan_state s = {.first = 1};
 	dl_iterate_phdr(scan_cb, &s);
 	uint64_t tick = rt__tick();
-	pthread_mutex_lock(&mod_lock);
+	rt__lock(&mod_lock);
 	code_ranges_set(s.items, s.n);
 	for (unsigned i = 0; i < nmods; i++)
 		mods[i].seen = 0;
@@ -228,7 +228,7 @@ void rt__modules_scan(void)
 		free(mods[i].path);
 		mods[i] = mods[--nmods];
 	}
-	pthread_mutex_unlock(&mod_lock);
+	rt__unlock(&mod_lock);
 	free(s.items);
 }
 

@@ -338,7 +338,7 @@ static uint32_t region_of(enum mpi_call call)
 static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path, uint64_t caller)
 {
 	uint32_t r = 0;
-	pthread_mutex_lock(&burst_lock);
+	rt__lock(&burst_lock);
 	for (size_t i = 0; i < nbursts; i++)
 		if (bursts[i].call == call && bursts[i].site == site && bursts[i].path == path) {
 			r = bursts[i].region;
@@ -366,7 +366,7 @@ static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path, u
 	}
 	bursts[nbursts++] = (burst_key){call, site, path, r};
 out:
-	pthread_mutex_unlock(&burst_lock);
+	rt__unlock(&burst_lock);
 	return r;
 }
 

@@ -113,13 +113,13 @@ void rt__pool_reserve(unsigned want)
 {
 	if ((unsigned)atomic_load(&nfree) >= want)
 		return;
-	pthread_mutex_lock(&grow_lock);
+	rt__lock(&grow_lock);
 	int have = atomic_load(&nfree);
 	if ((unsigned)have < want) {
 		unsigned n = want - (unsigned)have;
 		grow(n < 8 ? 8 : n);
 	}
-	pthread_mutex_unlock(&grow_lock);
+	rt__unlock(&grow_lock);
 }
 
 unsigned rt__pool_count(void)

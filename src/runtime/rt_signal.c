@@ -74,12 +74,24 @@
  * 13. Fatal signals: a default we took over at start stays ours when the
  *     program sets SIG_DFL again (libgfortran's re-raise); a handler of the
  *     program's for a kernel-raised fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL)
- *     or for SIGABRT runs after the trace is flushed (crash_flush), so
- *     whatever it does next (_exit, SA_RESETHAND re-fault) loses nothing.
- *     Asynchronous fatal signals (SIGTERM, SIGINT...) go to the program's
- *     handler first: it may survive them; its exit or SIG_DFL re-raise
- *     reaches our flush. A program that recovers from a fault it handles
- *     (a GC write barrier) stops recording at the first fault.
+ *     or for SIGABRT runs after the trace is flushed (flush_before_handler,
+ *     at most once per FOLD_MIN_FLUSH_INTERVAL), so whatever it does next
+ *     (_exit, SA_RESETHAND re-fault) loses at most that; recording goes on,
+ *     and the trace says the process died of a signal only when it does
+ *     (crash_flush, from on_fatal): a handler may return or jump out (a
+ *     test framework's caught abort, a GC write barrier). Asynchronous
+ *     fatal signals (SIGTERM, SIGINT...) go to the program's handler
+ *     first: it may survive them; its exit or SIG_DFL re-raise reaches our
+ *     flush.
+ * 14. A program handler never runs inside fold: an asynchronous signal for
+ *     one that arrives while the thread is in the runtime (its guard up) or
+ *     holds one of fold's locks (rt__lock) is kept pending (re-queued with
+ *     its siginfo, blocked in the interrupted context's mask) and let in
+ *     when the thread leaves (rt__deliver_deferred): a handler that
+ *     siglongjmps out, forks or calls fold could otherwise leave a lock
+ *     held or a record half written. Faults the kernel raises on an
+ *     instruction (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS with
+ *     si_code > 0) cannot wait and run at once.
  *
  * tests/integration/runtime/prog_nomalloc.c checks invariant 1 for malloc
  * with an interposed allocator.
@@ -106,6 +118,8 @@ static int sample_signo;
 
 FOLD_TLS volatile unsigned rt__tls_sig_ours;
 FOLD_TLS volatile unsigned rt__tls_sig_app;
+FOLD_TLS volatile uint64_t rt__tls_deferred;
+FOLD_TLS volatile unsigned rt__tls_defer;
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE,  SIGILL,  SIGABRT, SIGTERM,
                                     SIGINT,  SIGHUP, SIGQUIT, SIGXCPU, SIGPIPE};
@@ -380,6 +394,85 @@ static int is_function(const struct sigaction *a)
 	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler != NULL;
 }
 
+/* ---------------------------------------------------------------- deferral */
+
+static void on_program_signal(int sig, siginfo_t *si, void *uc);
+
+/* The kernel's disposition for a program handler: our trampoline with the
+ * program's flags, and its mask without our signals. */
+static void kernel_action(const struct sigaction *act, struct sigaction *k)
+{
+	*k = *act;
+	k->sa_sigaction = on_program_signal;
+	k->sa_flags |= SA_SIGINFO;
+	sigset_t stripped;
+	k->sa_mask = *rt__strip_mask(&act->sa_mask, &stripped);
+}
+
+static int in_fold(void)
+{
+	rt_thread *t = rt__tls_thread;
+	return rt__tls_defer || (t && t->busy);
+}
+
+/* A fault the kernel raised on the instruction that runs next: it cannot
+ * wait (the instruction would fault again) and is no danger here. */
+static int synchronous(int sig, const siginfo_t *si)
+{
+	return si && si->si_code > 0 &&
+	       (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+	        sig == SIGSYS);
+}
+
+/* Keeps a program signal that arrived inside fold pending until the thread
+ * leaves fold (invariant 14): re-queued to this thread with its siginfo,
+ * blocked in the context the handler returns to. The kernel reset an
+ * SA_RESETHAND handler when it delivered this signal: it is installed again
+ * for the delivery to come, which resets it. Returns 0 when it could not
+ * be kept (the handler then runs now). */
+static int defer_program_signal(int sig, siginfo_t *si, void *ucv)
+{
+	if (sig >= 64 || !si || !ucv || synchronous(sig, si))
+		return 0;
+	if (app_action[sig].sa_flags & SA_RESETHAND) {
+		struct sigaction k;
+		kernel_action(&app_action[sig], &k);
+		if (call_real_sigaction(sig, &k, NULL))
+			return 0;
+	}
+	rt_thread *t = rt__tls_thread;
+	pid_t tid = t ? t->tid : (pid_t)syscall(SYS_gettid);
+	if (syscall(SYS_rt_tgsigqueueinfo, rt__proc.pid, tid, sig, si))
+		return 0;
+	sigaddset(&((ucontext_t *)ucv)->uc_sigmask, sig);
+	rt__tls_deferred |= 1ull << (sig - 1);
+	return 1;
+}
+
+void rt__deliver_deferred(void)
+{
+	if (in_fold())
+		return;
+	uint64_t bits = rt__tls_deferred;
+	if (!bits)
+		return;
+	rt__tls_deferred = 0;
+	sigset_t set;
+	sigemptyset(&set);
+	for (int sig = 1; sig < 64; sig++)
+		if (bits & (1ull << (sig - 1)))
+			sigaddset(&set, sig);
+	/* the kept signals are delivered as the call returns */
+	rt__real_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+void rt__deferred_after_fork(void)
+{
+	/* The child has none of the parent's pending signals: nothing to keep
+	 * blocked for. */
+	rt__deliver_deferred();
+}
+
 FOLD_TRAMPOLINE static void chain_to_program(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = app_action[sig];
@@ -389,6 +482,8 @@ FOLD_TRAMPOLINE static void chain_to_program(int sig, siginfo_t *si, void *uc)
 		rt__tls_sig_ours++;
 		return;
 	}
+	if (in_fold() && defer_program_signal(sig, si, uc))
+		return;
 	rt__tls_sig_app++;
 	/* Our handler runs with every signal blocked; the program's runs with
 	 * the mask the kernel would have given it. */
@@ -417,14 +512,16 @@ static int flush_before(int sig, const siginfo_t *si)
 	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) && si && si->si_code > 0;
 }
 
-static void crash_flush(int sig);
+static void flush_before_handler(int sig);
 
 FOLD_TRAMPOLINE static void on_program_signal(int sig, siginfo_t *si, void *uc)
 {
+	if (FOLD_UNLIKELY(in_fold()) && defer_program_signal(sig, si, uc))
+		return;
 	rt__tls_sig_app++;
 	struct sigaction a = app_action[sig];
 	if (flush_before(sig, si))
-		crash_flush(sig);
+		flush_before_handler(sig);
 	if (a.sa_flags & SA_RESETHAND) {
 		/* The kernel has reset the disposition to SIG_DFL already. */
 		wrapped[sig] = 0;
@@ -530,20 +627,11 @@ static void put_str(char *buf, size_t cap, size_t *o, const char *s)
 	buf[*o] = 0;
 }
 
-/* Writes everything we hold, raw, from a fatal signal handler. */
-static void crash_flush(int sig)
+/* Waits a moment (bounded: they may be stuck) for the threads other than
+ * self inside the runtime to leave it, once stop is raised. */
+static void wait_for_busy(const rt_thread *self)
 {
-	if (atomic_exchange(&rt__proc.crashing, 1))
-		return;
-	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || getpid() != rt__proc.pid)
-		return;
-	rt_thread *self = rt__tls_thread;
-	if (self)
-		self->busy++;
-	atomic_store(&rt__proc.stop, 1);
-	syscall(__NR_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);
 	unsigned n = rt__thread_slots();
-	/* Give threads inside the runtime a moment (bounded: they may be stuck). */
 	for (int spin = 0; spin < 50; spin++) {
 		int busy = 0;
 		for (unsigned i = 0; i < n && !busy; i++) {
@@ -555,18 +643,80 @@ static void crash_flush(int sig)
 		struct timespec ts = {0, 1000000};
 		nanosleep(&ts, NULL);
 	}
+}
+
+static void mark_signal(rt_thread *self, int sig, const char *how)
+{
+	if (!self || !self->cur)
+		return;
+	char text[64] = "signal ";
+	size_t o = 7;
+	rt__str_put_u64(text, sizeof text, &o, (uint64_t)sig);
+	rt__str_put(text, sizeof text, &o, how);
+	trace_enc_marker(&self->enc, rt__tick(), text);
+}
+
+/* Before a program handler of a fault or an abort, which may end the
+ * process in ways fold never sees (_exit through a raw system call, a
+ * re-fault with SA_RESETHAND): everything recorded so far goes to the
+ * file, and recording goes on, since the handler may just as well return
+ * or jump out and the program go on (a test framework's caught abort, a GC
+ * write barrier). At most once per FOLD_MIN_FLUSH_INTERVAL (a program that
+ * takes faults by the thousand keeps its speed): what a handler that ends
+ * the process can lose is that much. Async-signal-safe: every thread's
+ * buffer is sealed into the writer's queue, as the periodic flush does. */
+static void flush_before_handler(int sig)
+{
+	static _Atomic uint64_t last_ns;
+	uint64_t now = rt__ns(CLOCK_MONOTONIC), last = atomic_load(&last_ns);
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || (last && now - last < FOLD_MIN_FLUSH_INTERVAL_NS) ||
+	    !atomic_compare_exchange_strong(&last_ns, &last, now))
+		return;
+	rt_thread *self = rt__tls_thread;
+	if (self)
+		self->busy++;
+	int was_stopped = atomic_exchange(&rt__proc.stop, 1);
+	if (!was_stopped) { /* else a quiesce or a fork owns the threads */
+		syscall(__NR_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);
+		wait_for_busy(self);
+		mark_signal(self, sig, " (to the program's handler)");
+		unsigned n = rt__thread_slots();
+		for (unsigned i = 0; i < n; i++) {
+			rt_thread *t = rt__thread_slot(i);
+			if (!atomic_load(&t->alive) || !t->cur || (t != self && t->busy))
+				continue;
+			rt__thread_seal(t);
+			rt__thread_fresh_buffer(t);
+		}
+		rt__proc_seal_try();
+		rt__pool_drain(0);
+		atomic_store(&rt__proc.stop, 0);
+	}
+	if (self)
+		self->busy--;
+}
+
+/* Writes everything we hold, raw, from the handler of a signal the process
+ * dies of; recording stops. */
+static void crash_flush(int sig)
+{
+	if (atomic_exchange(&rt__proc.crashing, 1))
+		return;
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || getpid() != rt__proc.pid)
+		return;
+	rt_thread *self = rt__tls_thread;
+	if (self)
+		self->busy++;
+	atomic_store(&rt__proc.stop, 1);
+	syscall(__NR_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);
+	wait_for_busy(self);
 	rt__flush_queue_raw();
+	mark_signal(self, sig, "");
+	unsigned n = rt__thread_slots();
 	for (unsigned i = 0; i < n; i++) {
 		rt_thread *t = rt__thread_slot(i);
 		if (!atomic_load(&t->alive) || !t->cur)
 			continue;
-		if (t == self) {
-			uint64_t tick = rt__tick();
-			char text[32] = "signal ";
-			size_t o = 7;
-			rt__str_put_u64(text, sizeof text, &o, (uint64_t)sig);
-			trace_enc_marker(&t->enc, tick, text);
-		}
 		size_t len = trace_enc_len(&t->enc);
 		if (len)
 			trace_chunk_write_raw(rt__proc.fd, t->stream, t->seq++, t->cur->data, len);
@@ -794,11 +944,8 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 		/* As the kernel keeps it: SIGKILL and SIGSTOP cannot be blocked. */
 		sigdelset(&app_action[sig].sa_mask, SIGKILL);
 		sigdelset(&app_action[sig].sa_mask, SIGSTOP);
-		struct sigaction k = *act;
-		k.sa_sigaction = on_program_signal;
-		k.sa_flags |= SA_SIGINFO;
-		sigset_t stripped;
-		k.sa_mask = *rt__strip_mask(&act->sa_mask, &stripped);
+		struct sigaction k;
+		kernel_action(act, &k);
 		if (call_real_sigaction(sig, &k, &kold)) {
 			app_action[sig] = prev;
 			return -1;

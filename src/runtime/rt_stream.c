@@ -86,10 +86,10 @@ void rt__proc_seal(void)
 	rt_thread *t = rt__tls_thread;
 	if (t)
 		t->busy++;
-	pthread_mutex_lock(&rt__proc.proc_lock);
+	rt__lock(&rt__proc.proc_lock);
 	proc_seal_locked();
 	proc_begin();
-	pthread_mutex_unlock(&rt__proc.proc_lock);
+	rt__unlock(&rt__proc.proc_lock);
 	if (t)
 		t->busy--;
 }
@@ -99,13 +99,13 @@ void rt__proc_seal(void)
  * this thread does not hold proc_lock: its guard would be up. */
 void rt__proc_seal_try(void)
 {
-	if (pthread_mutex_trylock(&rt__proc.proc_lock))
+	if (rt__trylock(&rt__proc.proc_lock))
 		return;
 	if (rt__proc.proc_buf) {
 		proc_seal_locked();
 		proc_begin_buf(0);
 	}
-	pthread_mutex_unlock(&rt__proc.proc_lock);
+	rt__unlock(&rt__proc.proc_lock);
 }
 
 /* Our own thread's guard goes up while we hold proc_lock, so a sample landing
@@ -115,13 +115,13 @@ static rt_thread *proc_lock(void)
 	rt_thread *t = rt__tls_thread;
 	if (t)
 		t->busy++;
-	pthread_mutex_lock(&rt__proc.proc_lock);
+	rt__lock(&rt__proc.proc_lock);
 	return t;
 }
 
 static void proc_unlock(rt_thread *t)
 {
-	pthread_mutex_unlock(&rt__proc.proc_lock);
+	rt__unlock(&rt__proc.proc_lock);
 	if (t)
 		t->busy--;
 }
@@ -254,7 +254,7 @@ uint32_t rt__region_define(unsigned kind, uint64_t address, const char *name)
 		name = "";
 	uint64_t h = region_hash(kind, address, name);
 	uint32_t id = 0;
-	pthread_mutex_lock(&rt__reg_lock);
+	rt__lock(&rt__reg_lock);
 	if (index_cap) {
 		for (uint32_t s = (uint32_t)h & (index_cap - 1); rt_region_index[s];
 		     s = (s + 1) & (index_cap - 1)) {
@@ -289,7 +289,7 @@ uint32_t rt__region_define(unsigned kind, uint64_t address, const char *name)
 	if (atomic_load(&rt__proc.phase) >= FOLD_INITIALIZING)
 		emit_region_def(e);
 out:
-	pthread_mutex_unlock(&rt__reg_lock);
+	rt__unlock(&rt__reg_lock);
 	return id;
 }
 

@@ -54,7 +54,7 @@ uint32_t rt__next_stream(void)
 static rt_thread *alloc_state(void)
 {
 	rt_thread *t = NULL;
-	pthread_mutex_lock(&rt__threads_lock);
+	rt__lock(&rt__threads_lock);
 	if (nfree) {
 		t = free_list[--nfree];
 	} else if (atomic_load(&nslots) < MAX_SLOTS) {
@@ -70,16 +70,16 @@ static rt_thread *alloc_state(void)
 			atomic_store(&nslots, t->slot + 1);
 		}
 	}
-	pthread_mutex_unlock(&rt__threads_lock);
+	rt__unlock(&rt__threads_lock);
 	return t;
 }
 
 static void recycle_state(rt_thread *t)
 {
-	pthread_mutex_lock(&rt__threads_lock);
+	rt__lock(&rt__threads_lock);
 	atomic_store(&t->alive, 0);
 	free_list[nfree++] = t;
-	pthread_mutex_unlock(&rt__threads_lock);
+	rt__unlock(&rt__threads_lock);
 }
 
 static int start_buffer(rt_thread *t)
@@ -249,7 +249,7 @@ void rt__thread_end(rt_thread *t)
 {
 	if (!t || rt__tls_thread != t)
 		return;
-	pthread_mutex_lock(&rt__threads_lock);
+	rt__lock(&rt__threads_lock);
 	t->busy++;
 	atomic_signal_fence(memory_order_seq_cst);
 	rt__sampling_thread_stop(t);
@@ -277,7 +277,7 @@ void rt__thread_end(rt_thread *t)
 	rt__tls_thread = NULL;
 	atomic_store(&t->alive, 0);
 	free_list[nfree++] = t;
-	pthread_mutex_unlock(&rt__threads_lock);
+	rt__unlock(&rt__threads_lock);
 }
 
 rt_thread *rt__thread(void)
