@@ -103,8 +103,19 @@ int rt__parse_signal(const char *s);
 
 /* One "fold: ..." line on stderr (not async-signal-safe: uses vsnprintf). */
 void rt__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Async-signal-safe: writes the literal string to stderr. */
+/* Async-signal-safe: writes the literal string to stderr, while descriptor
+ * 2 is the one the process started with (rt_io.c). */
 void rt__warn_raw(const char *msg);
+/* rt_io.c: fold's own writes raise no SIGPIPE or SIGXFSZ in the program:
+ * between rt__io_begin and rt__io_end both are blocked, and one a write
+ * raised is taken back. Async-signal-safe. */
+typedef struct rt_io_state {
+	sigset_t old, pending;
+} rt_io_state;
+void rt__io_begin(rt_io_state *s);
+void rt__io_end(rt_io_state *s);
+/* Notes which file descriptor 2 is (at start, before any diagnostic). */
+void rt__io_stderr_init(void);
 /* Async-signal-safe string building: appends s (or v) at *o, NUL-terminated. */
 void rt__str_put(char *buf, size_t cap, size_t *o, const char *s);
 void rt__str_put_u64(char *buf, size_t cap, size_t *o, uint64_t v);

@@ -139,7 +139,18 @@ int rt__output_start(void)
 		rt__proc.path_has_rank = 1; /* the default gains the rank once MPI_Init tells it */
 	rt__fd_move(fd, &rt__proc.fd);
 	fd = rt__proc.fd;
-	return trace_file_write_header(fd);
+	rt_io_state io;
+	rt__io_begin(&io);
+	int rc = trace_file_write_header(fd);
+	rt__io_end(&io);
+	if (rc) {
+		/* A full disk, a quota, RLIMIT_FSIZE: said at once. The empty file
+		 * stays, for fold to say what it is. */
+		rt__warn("cannot write the trace file %s (%s): this run is not measured", rt__proc.path,
+		         strerror(-rc));
+		rt__fd_close(&rt__proc.fd);
+	}
+	return rc;
 }
 
 int rt__init(void)
@@ -155,6 +166,7 @@ int rt__init(void)
 	}
 	rt__proc.init_tid = me;
 	rt__proc.pid = getpid();
+	rt__io_stderr_init();
 	rt__config_load(&rt__proc.cfg);
 	if (rt__notice_wanted())
 		rt__config_check_unknown();

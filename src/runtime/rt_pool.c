@@ -24,6 +24,7 @@
  *  - Only the writer compresses (one state). The crash path writes raw
  *    chunks and takes a QUEUED buffer only by CAS QUEUED -> WRITING, so a
  *    chunk is never written twice.
+ *  - Writes raise no SIGPIPE/SIGXFSZ in the program (rt_io.c).
  *  - A chunk that cannot be written (ENOSPC, EIO, ...) is counted with the
  *    samples it held (rt__proc.chunks_lost, samples_lost); the first
  *    failure gets one line on stderr and the summary says what was lost.
@@ -250,11 +251,14 @@ static void write_one(rt_buf *b)
 
 static void write_batch(rt_buf *b)
 {
+	rt_io_state io;
+	rt__io_begin(&io);
 	while (b) {
 		rt_buf *n = b->next;
 		write_one(b);
 		b = n;
 	}
+	rt__io_end(&io);
 }
 
 void rt__pool_drain(int wait)
@@ -321,7 +325,10 @@ void rt__flush_queue_raw(void)
 			break;
 		int expect = FOLD_BUF_QUEUED;
 		if (atomic_compare_exchange_strong(&next->state, &expect, FOLD_BUF_WRITING)) {
+			rt_io_state io;
+			rt__io_begin(&io);
 			trace_chunk_write_raw(rt__proc.fd, next->stream, next->seq, next->data, next->len);
+			rt__io_end(&io);
 			atomic_store(&next->state, FOLD_BUF_FREE); /* the process is dying: no reuse */
 		}
 	}

@@ -710,6 +710,8 @@ static void crash_flush(int sig)
 	atomic_store(&rt__proc.stop, 1);
 	syscall(__NR_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);
 	wait_for_busy(self);
+	rt_io_state io;
+	rt__io_begin(&io);
 	rt__flush_queue_raw();
 	mark_signal(self, sig, "");
 	unsigned n = rt__thread_slots();
@@ -743,6 +745,7 @@ static void crash_flush(int sig)
 			                      rt__proc.proc_buf->data, len);
 		rt__proc.proc_buf = NULL;
 	}
+	rt__io_end(&io);
 	if (!rt__proc.cfg.quiet) {
 		char line[1200];
 		size_t o = 0;
