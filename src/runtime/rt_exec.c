@@ -9,9 +9,13 @@
  *    new image: timers deleted, a pending sampling signal consumed (an RT
  *    signal's default action would kill the new program). If the exec fails,
  *    measurement resumes.
- *  - The new image (same pid, LD_PRELOAD inherited) gets
- *    FOLD_EXEC_GENERATION = ours + 1 in its environment, recorded as
- *    exec.generation; its file never overwrites ours (O_EXCL + generation).
+ *  - The new image gets FOLD_EXEC_GENERATION = ours + 1 in its environment,
+ *    recorded as exec.generation, only when that environment preloads
+ *    libfold.so: an environment the program made without fold's (an
+ *    explicit or empty one) reaches the new image as the program made it.
+ *    The new image's libfold takes the variable out of its environment
+ *    before the program's main (rt_lifecycle.c). Its file never overwrites
+ *    ours (O_EXCL + generation).
  *  - In a vfork child (pid differs, memory shared) nothing is touched.
  */
 #include <alloca.h>
@@ -36,9 +40,22 @@ static int measuring(void)
 	return atomic_load(&rt__proc.phase) == FOLD_RUNNING && getpid() == rt__proc.pid;
 }
 
-/* envp with FOLD_EXEC_GENERATION replaced; NULL on allocation failure. */
+/* Whether envp preloads libfold.so: only then does the new image run
+ * fold, which reads and hides FOLD_EXEC_GENERATION. */
+static int env_preloads_fold(char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i] + 11, "libfold"))
+			return 1;
+	return 0;
+}
+
+/* envp with FOLD_EXEC_GENERATION replaced; NULL on allocation failure or
+ * when the new image will not run fold. */
 static char **env_next_generation(char *const envp[])
 {
+	if (!env_preloads_fold(envp))
+		return NULL;
 	size_t n = 0;
 	while (envp && envp[n])
 		n++;

@@ -121,6 +121,16 @@ static void absolute_output_env(void)
 	setenv("FOLD_OUTPUT", abs_pattern, 1);
 }
 
+/* FOLD_EXEC_GENERATION is fold's message from the image before an exec
+ * (rt_exec.c) to this one, read by rt__config_load: the program never
+ * finds it in its environment. Constructor time only, as above. The
+ * kernel's copy of the initial environment (/proc/self/environ) keeps it. */
+static void hide_exec_generation(void)
+{
+	if (rt__proc.init_tid == getpid() && getenv("FOLD_EXEC_GENERATION"))
+		unsetenv("FOLD_EXEC_GENERATION");
+}
+
 int rt__output_start(void)
 {
 	char pattern[sizeof rt__proc.path];
@@ -172,6 +182,7 @@ int rt__init(void)
 		rt__config_check_unknown();
 	rt__output_remember_cwd();
 	absolute_output_env();
+	hide_exec_generation();
 	rank_from_env();
 	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
 	rt__flush_init();
