@@ -473,12 +473,40 @@ void rt__deferred_after_fork(void)
 	rt__deliver_deferred();
 }
 
+static void on_fatal(int sig, siginfo_t *si, void *uc);
+
+/* Whether the kernel's default action for sig ends the process (all but
+ * those it ignores or that stop it). */
+static int default_terminates(int sig)
+{
+	switch (sig) {
+	case SIGCHLD:
+	case SIGURG:
+	case SIGWINCH:
+	case SIGCONT:
+	case SIGSTOP:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU: return 0;
+	default: return 1;
+	}
+}
+
 FOLD_TRAMPOLINE static void chain_to_program(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = app_action[sig];
 	if (!is_function(&a)) {
-		/* SIG_DFL/SIG_IGN for a signal we use: swallowed (documented), so
-		 * for the program nothing happened: it counts as ours. */
+		/* Sent by a process (kill, sigqueue, tgkill) to a program that
+		 * left the signal at SIG_DFL: the default action, as without fold
+		 * (the process dies of it, after the final flush). SIG_IGN, a
+		 * default that ignores or stops, and the kernel's own (a late
+		 * tick, SIGIO for a full queue): nothing happened for the
+		 * program, it counts as ours. */
+		if (a.sa_handler == SIG_DFL && !(a.sa_flags & SA_SIGINFO) && si && si->si_code <= 0 &&
+		    default_terminates(sig)) {
+			on_fatal(sig, si, uc);
+			return;
+		}
 		rt__tls_sig_ours++;
 		return;
 	}
