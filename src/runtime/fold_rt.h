@@ -193,6 +193,14 @@ rt_buf *rt__pool_get(unsigned index);
 void rt__pool_after_fork(void);
 /* Crash path: writes queued buffers raw. Async-signal-safe. */
 void rt__flush_queue_raw(void);
+/* The live file next to the trace (rt_pool.c): created for a new trace
+ * file (groups mapped from then on share it), renamed with the trace,
+ * removed once everything is in the trace (async-signal-safe), forgotten
+ * in a fork child (its parent's). */
+int rt__pool_live_start(const char *trace_path);
+int rt__pool_live_rename(const char *trace_path);
+void rt__pool_live_end(void);
+void rt__pool_live_forget(void);
 
 /* ---------------------------------------------------------------- threads */
 

@@ -140,12 +140,19 @@ static void rt_atfork_child(void)
 			self->busy--;
 		return;
 	}
-	/* Fresh state: the parent owns everything recorded so far. */
+	/* Fresh state: the parent owns everything recorded so far, its live
+	 * file included. */
 	rt__fd_close(&rt__proc.fd);
+	rt__pool_live_forget();
 	if (rt__proc.proc_buf)
 		rt__buf_release(rt__proc.proc_buf);
 	rt__proc.proc_buf = NULL;
 	rt__threads_after_fork(self);
+	if (self && self->cur) {
+		rt__buf_release(self->cur);
+		self->cur = NULL;
+	}
+	int out = rt__output_start(); /* the child's trace and live file */
 	rt__pool_after_fork();
 	atomic_store(&rt__proc.threads_total, 0);
 	atomic_store(&rt__proc.samples_taken, 0);
@@ -164,7 +171,7 @@ static void rt_atfork_child(void)
 	atomic_store(&rt__proc.threads_unmeasured, 0);
 	rt__proc.write_errno = 0;
 	rt__clock_now(&rt__proc.clock.tick0, &rt__proc.clock.mono0, &rt__proc.clock.real0);
-	if (rt__output_start()) {
+	if (out) {
 		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		if (self) {
 			if (self->cur)

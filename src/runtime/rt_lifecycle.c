@@ -90,6 +90,7 @@ void rt__rank_known(int rank, int size)
 		if (link(rt__proc.path, path) == 0) {
 			unlink(rt__proc.path);
 			snprintf(rt__proc.path, sizeof rt__proc.path, "%s", path);
+			rt__pool_live_rename(path);
 			return;
 		}
 		if (errno != EEXIST)
@@ -159,8 +160,13 @@ int rt__output_start(void)
 		rt__warn("cannot write the trace file %s (%s): this run is not measured", rt__proc.path,
 		         strerror(-rc));
 		rt__fd_close(&rt__proc.fd);
+		return rc;
 	}
-	return rc;
+	/* Without it (a full disk, a file system without fallocate) the
+	 * buffers are anonymous memory: a process that ends without the
+	 * final flush loses what it had not written. */
+	rt__pool_live_start(rt__proc.path);
+	return 0;
 }
 
 int rt__init(void)
@@ -186,7 +192,7 @@ int rt__init(void)
 	rank_from_env();
 	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
 	rt__flush_init();
-	if (rt__pool_init(4) || rt__output_start()) {
+	if (rt__output_start() || rt__pool_init(4)) {
 		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		return 0;
 	}
@@ -444,6 +450,7 @@ void rt__finish(const char *why)
 	write_end_records();
 	rt__proc_seal();
 	rt__pool_drain(1);
+	rt__pool_live_end();
 	rt__fd_close(&rt__proc.fd);
 	summary();
 	rt__unlock(&rt__threads_lock);
@@ -479,6 +486,7 @@ void rt__checkpoint(int for_exec)
 	write_end_records();
 	rt__proc_seal();
 	rt__pool_drain(1);
+	rt__pool_live_end();
 	rt__signals_before_exec();
 }
 

@@ -30,12 +30,29 @@
  *    failure gets one line on stderr and the summary says what was lost.
  *  - Growth (mmap) happens outside signal handlers: at thread start and in
  *    rt__pool_reserve callers.
+ *  - The buffers are the live file's slots (TRACE.live, trace_format.h)
+ *    while that file can be had: shared with it, so what they hold is
+ *    there for fold to recover when the process ends without the final
+ *    flush (exit_group, SIGKILL, a strict seccomp). Its blocks are
+ *    allocated when a group of slots is mapped (posix_fallocate): a full
+ *    disk fails there, never as SIGBUS in the program; the pool then goes
+ *    on in anonymous memory. A slot's state, stream, sequence number and
+ *    length of whole records (published by the encoder) are kept current
+ *    for a reader; a free slot has length 0. A fork child maps its groups
+ *    afresh (its own live file, or anonymous memory), so it never writes
+ *    into its parent's. The file is removed once what it holds is in the
+ *    trace (rt__pool_live_end).
  */
 #include "fold_rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "trace_chunk.h"
@@ -75,6 +92,123 @@ static void *arena_alloc(void *opaque, size_t n)
 	return p;
 }
 
+/* ---------------------------------------------------------------- live file */
+
+_Static_assert(offsetof(rt_buf, state) == offsetof(trace_live_slot, state) &&
+                   offsetof(rt_buf, stream) == offsetof(trace_live_slot, stream) &&
+                   offsetof(rt_buf, seq) == offsetof(trace_live_slot, seq) &&
+                   offsetof(rt_buf, len) == offsetof(trace_live_slot, len),
+               "rt_buf starts as a trace_live_slot");
+
+static char live_path[sizeof rt__proc.path + sizeof TRACE_LIVE_SUFFIX];
+static _Atomic int live_on;
+/* The pool's mappings, for a fork child to map its own. */
+static struct group {
+	uint8_t *mem;
+	unsigned first, n;
+	int shared;
+} groups[FOLD_MAX_BUFS];
+static unsigned ngroups;
+
+static size_t slot_bytes(void)
+{
+	return (sizeof(rt_buf) + 4095) & ~(size_t)4095;
+}
+
+static void sys_close_fd(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+/* Maps slots [first, first + n) of the live file, at addr (MAP_FIXED) or
+ * anywhere; MAP_FAILED when the file cannot have them. */
+static void *live_map(void *addr, unsigned first, unsigned n)
+{
+	if (!atomic_load(&live_on))
+		return MAP_FAILED;
+	int fd = open(live_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return MAP_FAILED;
+	off_t off = (off_t)TRACE_LIVE_HEADER_BYTES + (off_t)first * (off_t)slot_bytes();
+	size_t len = (size_t)n * slot_bytes();
+	void *mem = MAP_FAILED;
+	rt_io_state io;
+	rt__io_begin(&io);
+	if (posix_fallocate(fd, off, (off_t)len) == 0) {
+		mem = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | (addr ? MAP_FIXED : 0), fd, off);
+		uint32_t nslots = first + n;
+		if (mem != MAP_FAILED &&
+		    pwrite(fd, &nslots, sizeof nslots, offsetof(trace_live_header, nslots)) != sizeof nslots)
+			nslots = 0;
+	}
+	rt__io_end(&io);
+	sys_close_fd(fd);
+	if (mem == MAP_FAILED)
+		atomic_store(&live_on, 0); /* the groups after this one are anonymous */
+	return mem;
+}
+
+int rt__pool_live_start(const char *trace_path)
+{
+	atomic_store(&live_on, 0);
+	if ((size_t)snprintf(live_path, sizeof live_path, "%s%s", trace_path, TRACE_LIVE_SUFFIX) >=
+	    sizeof live_path)
+		return -ENAMETOOLONG;
+	/* The trace's name is new (O_EXCL): a live file of that name is a
+	 * leftover of a trace that is gone. */
+	int fd = open(live_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST && unlink(live_path) == 0)
+		fd = open(live_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	trace_live_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, TRACE_LIVE_MAGIC, sizeof h.magic);
+	h.version = 1;
+	h.slot_bytes = (uint32_t)slot_bytes();
+	h.data_offset = (uint32_t)offsetof(rt_buf, data);
+	h.data_cap = FOLD_BUF_BYTES;
+	h.pid = (uint64_t)getpid();
+	rt_io_state io;
+	rt__io_begin(&io);
+	int ok = posix_fallocate(fd, 0, TRACE_LIVE_HEADER_BYTES) == 0 && pwrite(fd, &h, sizeof h, 0) == sizeof h;
+	rt__io_end(&io);
+	sys_close_fd(fd);
+	if (!ok) {
+		unlink(live_path);
+		return -ENOSPC;
+	}
+	atomic_store(&live_on, 1);
+	return 0;
+}
+
+/* Async-signal-safe. */
+void rt__pool_live_end(void)
+{
+	if (live_path[0])
+		unlink(live_path);
+	live_path[0] = 0;
+	atomic_store(&live_on, 0);
+}
+
+void rt__pool_live_forget(void)
+{
+	live_path[0] = 0;
+	atomic_store(&live_on, 0);
+}
+
+int rt__pool_live_rename(const char *trace_path)
+{
+	char to[sizeof live_path];
+	if (!live_path[0] || (size_t)snprintf(to, sizeof to, "%s%s", trace_path, TRACE_LIVE_SUFFIX) >= sizeof to)
+		return -ENAMETOOLONG;
+	if (link(live_path, to))
+		return -errno;
+	unlink(live_path);
+	memcpy(live_path, to, sizeof to);
+	return 0;
+}
+
 static int grow(unsigned n)
 {
 	unsigned have = atomic_load(&nbufs);
@@ -82,10 +216,16 @@ static int grow(unsigned n)
 		n = FOLD_MAX_BUFS - have;
 	if (!n)
 		return -ENOMEM;
-	size_t one = (sizeof(rt_buf) + 4095) & ~(size_t)4095;
-	uint8_t *mem = mmap(NULL, one * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t one = slot_bytes();
+	int shared = 1;
+	uint8_t *mem = live_map(NULL, have, n);
+	if (mem == MAP_FAILED) {
+		shared = 0;
+		mem = mmap(NULL, one * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
 	if (mem == MAP_FAILED)
 		return -ENOMEM;
+	groups[ngroups++] = (struct group){mem, have, n, shared};
 	for (unsigned i = 0; i < n; i++) {
 		rt_buf *b = (rt_buf *)(mem + i * one);
 		b->index = have + i;
@@ -159,8 +299,8 @@ rt_buf *rt__buf_claim(void)
 			if (atomic_compare_exchange_weak(&free_bits[w], &v, v & ~(1ull << bit))) {
 				rt_buf *b = bufs[w * 64 + bit];
 				atomic_fetch_sub(&nfree, 1);
-				atomic_store(&b->state, FOLD_BUF_CURRENT);
 				b->len = 0;
+				atomic_store(&b->state, FOLD_BUF_CURRENT);
 				pretouch(b);
 				return b;
 			}
@@ -172,6 +312,7 @@ rt_buf *rt__buf_claim(void)
 void rt__buf_release(rt_buf *b)
 {
 	atomic_store(&b->state, FOLD_BUF_FREE);
+	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
 	atomic_fetch_add(&nfree, 1);
 	atomic_fetch_or(&free_bits[b->index / 64], 1ull << (b->index % 64));
 }
@@ -290,6 +431,23 @@ void rt__pool_after_fork(void)
 	arena_used = 0;
 	unsigned n = atomic_load(&nbufs);
 	int nf = 0;
+	/* The groups shared with the parent's live file: the child's own, or
+	 * anonymous memory (all free: the caller let go of every buffer). */
+	for (unsigned g = 0; g < ngroups; g++) {
+		struct group *gr = &groups[g];
+		if (!gr->shared)
+			continue;
+		size_t len = (size_t)gr->n * slot_bytes();
+		if (live_map(gr->mem, gr->first, gr->n) == MAP_FAILED) {
+			gr->shared = 0;
+			mmap(gr->mem, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		}
+		for (unsigned i = 0; i < gr->n; i++) {
+			rt_buf *b = bufs[gr->first + i];
+			b->index = gr->first + i;
+			b->touched = 0;
+		}
+	}
 	for (unsigned i = 0; i < n; i++) {
 		rt_buf *b = bufs[i];
 		if (atomic_load(&b->state) == FOLD_BUF_CURRENT)

@@ -98,7 +98,9 @@
  */
 #include "fold_rt.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -541,6 +543,23 @@ static int flush_before(int sig, const siginfo_t *si)
 }
 
 static void flush_before_handler(int sig);
+static void crash_flush(int sig);
+
+/* libc's abort(), whose SIGABRT this thread is handling when one of the
+ * first frames under the handler lies in it (rt__signals_init). */
+static uintptr_t abort_lo, abort_hi;
+
+static int in_abort(void)
+{
+	void *frames[16];
+	int n = abort_hi ? rt__unwind_backtrace(frames, 16) : 0;
+	for (int i = 0; i < n; i++)
+		if ((uintptr_t)frames[i] > abort_lo && (uintptr_t)frames[i] <= abort_hi)
+			return 1;
+	return 0;
+}
+static volatile sig_atomic_t fatal_taken[NSIG]; /* default action taken over at start */
+static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int full_mask);
 
 FOLD_TRAMPOLINE static void on_program_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -551,10 +570,15 @@ FOLD_TRAMPOLINE static void on_program_signal(int sig, siginfo_t *si, void *uc)
 	if (flush_before(sig, si))
 		flush_before_handler(sig);
 	if (a.sa_flags & SA_RESETHAND) {
-		/* The kernel has reset the disposition to SIG_DFL already. */
+		/* The kernel has reset the disposition to SIG_DFL already: a
+		 * default we took over at start stays ours, as when the program
+		 * sets SIG_DFL itself (invariant 13), so a fault the handler lets
+		 * repeat reaches the final flush. */
 		wrapped[sig] = 0;
 		app_action[sig].sa_handler = SIG_DFL;
 		app_action[sig].sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+		if (fatal_taken[sig])
+			install(sig, on_fatal, SA_ONSTACK, 0);
 	}
 	if (!is_function(&a))
 		return; /* changed to SIG_DFL/SIG_IGN while this one was in flight */
@@ -564,6 +588,11 @@ FOLD_TRAMPOLINE static void on_program_signal(int sig, siginfo_t *si, void *uc)
 	rt__tls_vmask = vmask | rt__mask_bits(&a.sa_mask);
 	rt__call_program_handler(&a, sig, si, uc);
 	rt__tls_vmask = vmask;
+	/* A SIGABRT handler that returns into abort(): glibc's abort sets the
+	 * default action behind our wrappers and raises again, and nothing of
+	 * fold runs before the process dies of it. */
+	if (sig == SIGABRT && in_abort())
+		crash_flush(sig);
 }
 
 FOLD_TRAMPOLINE static void rt_on_sample(int sig, siginfo_t *si, void *uc)
@@ -774,6 +803,7 @@ static void crash_flush(int sig)
 		rt__proc.proc_buf = NULL;
 	}
 	rt__io_end(&io);
+	rt__pool_live_end();
 	if (!rt__proc.cfg.quiet) {
 		char line[1200];
 		size_t o = 0;
@@ -808,8 +838,6 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 
 /* ---------------------------------------------------------------- install */
 
-static volatile sig_atomic_t fatal_taken[NSIG]; /* default action taken over at start */
-
 /* full_mask: every signal blocked while fn runs, so no program handler can
  * interrupt it (and siglongjmp out of it, leaving the guard raised). */
 static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int full_mask)
@@ -838,9 +866,22 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int
 	return 0;
 }
 
+/* The bounds of libc's abort(), from its symbol's size. */
+static void find_abort(void)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	void *fn = rt__real("abort");
+	if (fn && dladdr1(fn, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+		abort_lo = (uintptr_t)fn;
+		abort_hi = abort_lo + sym->st_size;
+	}
+}
+
 int rt__signals_init(void)
 {
 	rt__wait_init();
+	find_abort();
 	sample_signo = rt__proc.cfg.signo;
 	rt__sigmask_init(rt__proc.cfg.source == FOLD_SOURCE_OFF ? 0 : sample_signo,
 	                 rt__proc.cfg.source == FOLD_SOURCE_PAPI ? SIGRTMIN + 2 : 0);

@@ -52,7 +52,10 @@ static int proc_begin_buf(int may_grow)
 	if (!rt__proc.proc_buf)
 		return -ENOMEM;
 	rt__proc.proc_buf->stream = TRACE_PROCESS_STREAM;
-	return trace_enc_begin(&rt__proc.proc_enc, rt__proc.proc_buf->data, FOLD_BUF_BYTES);
+	rt__proc.proc_buf->seq = rt__proc.proc_seq; /* for the live file's reader */
+	int rc = trace_enc_begin(&rt__proc.proc_enc, rt__proc.proc_buf->data, FOLD_BUF_BYTES);
+	trace_enc_publish(&rt__proc.proc_enc, &rt__proc.proc_buf->len);
+	return rc;
 }
 
 static int proc_begin(void) { return proc_begin_buf(1); }
@@ -64,6 +67,7 @@ static void proc_seal_locked(void)
 		return;
 	rt__proc.proc_buf = NULL;
 	rt__proc_clean();
+	rt__proc.proc_enc.published = NULL;
 	b->len = (uint32_t)trace_enc_len(&rt__proc.proc_enc);
 	b->stream = TRACE_PROCESS_STREAM;
 	b->nsamples = 0;

@@ -82,6 +82,18 @@ static void recycle_state(rt_thread *t)
 	rt__unlock(&rt__threads_lock);
 }
 
+/* t's records go into b from now on: a chunk of t's stream, with the
+ * sequence number it will be sealed with and the length of its whole
+ * records kept current in b (the live file's reader takes them). */
+static int begin_chunk(rt_thread *t, rt_buf *b)
+{
+	b->stream = t->stream;
+	b->seq = t->seq;
+	int rc = trace_enc_begin(&t->enc, b->data, FOLD_BUF_BYTES);
+	trace_enc_publish(&t->enc, &b->len);
+	return rc;
+}
+
 static int start_buffer(rt_thread *t)
 {
 	/* Threads starting together race for the reserve: grow and retry. */
@@ -91,8 +103,7 @@ static int start_buffer(rt_thread *t)
 	}
 	if (!t->cur)
 		return -ENOMEM;
-	t->cur->stream = t->stream;
-	return trace_enc_begin(&t->enc, t->cur->data, FOLD_BUF_BYTES);
+	return begin_chunk(t, t->cur);
 }
 
 void rt__thread_seal(rt_thread *t)
@@ -107,6 +118,7 @@ void rt__thread_seal(rt_thread *t)
 	t->sealed_samples = t->samples_taken;
 	t->flush_tick = 0;
 	t->enc.base = t->enc.pos = t->enc.end = NULL;
+	t->enc.published = NULL;
 	if (!b->len) { /* keep the sequence gap-free */
 		rt__buf_release(b);
 		return;
@@ -130,10 +142,8 @@ void rt__thread_fresh_buffer(rt_thread *t)
 	if (t->cur)
 		return;
 	t->cur = rt__buf_claim();
-	if (t->cur) {
-		t->cur->stream = t->stream;
-		trace_enc_begin(&t->enc, t->cur->data, FOLD_BUF_BYTES);
-	}
+	if (t->cur)
+		begin_chunk(t, t->cur);
 }
 
 int rt__thread_swap_buffer(rt_thread *t)
@@ -143,8 +153,7 @@ int rt__thread_swap_buffer(rt_thread *t)
 		return -ENOSPC;
 	rt__thread_seal(t);
 	t->cur = fresh;
-	fresh->stream = t->stream;
-	return trace_enc_begin(&t->enc, fresh->data, FOLD_BUF_BYTES);
+	return begin_chunk(t, fresh);
 }
 
 static void adopt_destructor(void *arg)

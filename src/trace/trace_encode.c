@@ -85,7 +85,16 @@ static inline int commit(trace_enc *enc, cursor *c)
 	if (c->overflow)
 		return -ENOSPC;
 	enc->pos = c->p;
+	if (enc->published)
+		__atomic_store_n(enc->published, (uint32_t)(enc->pos - enc->base), __ATOMIC_RELEASE);
 	return 0;
+}
+
+void trace_enc_publish(trace_enc *enc, uint32_t *len)
+{
+	enc->published = len;
+	if (len)
+		__atomic_store_n(len, (uint32_t)(enc->pos - enc->base), __ATOMIC_RELEASE);
 }
 
 void trace_enc_init(trace_enc *enc, trace_stack_table *stacks)
@@ -112,6 +121,7 @@ static int emit_counter_set(trace_enc *enc)
 
 int trace_enc_begin(trace_enc *enc, void *buf, size_t cap)
 {
+	enc->published = NULL;
 	enc->base = enc->pos = buf;
 	enc->end = (uint8_t *)buf + cap;
 	enc->last_tick = 0;

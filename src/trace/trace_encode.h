@@ -48,12 +48,18 @@ typedef struct trace_enc {
 	uint32_t ctr_ids[TRACE_MAX_COUNTERS];
 	uint64_t last_ctr[TRACE_MAX_COUNTERS];
 	trace_stack_table *stacks; /* may be NULL: every sample then defines its stack */
+	uint32_t *published;       /* trace_enc_publish; NULL: none */
 } trace_enc;
 
 void trace_enc_init(trace_enc *enc, trace_stack_table *stacks);
 /* Start a new chunk in buf[0..cap). Re-emits the active counter set. */
 int trace_enc_begin(trace_enc *enc, void *buf, size_t cap);
 static inline size_t trace_enc_len(const trace_enc *enc) { return (size_t)(enc->pos - enc->base); }
+/* Where the encoder stores the chunk's length after every whole record
+ * (release order: the record's bytes come first), until the next
+ * trace_enc_begin; NULL for nowhere. For memory a reader may find after
+ * the writer is gone (libfold's live file: docs/trace-format.md). */
+void trace_enc_publish(trace_enc *enc, uint32_t *len);
 
 /* Process-stream records. */
 int trace_enc_info(trace_enc *enc, const char *key, const char *value);

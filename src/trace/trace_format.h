@@ -38,6 +38,34 @@
 
 #define TRACE_PROCESS_STREAM 0u
 
+/* The live file, TRACE.live (docs/trace-format.md): libfold's chunk buffers,
+ * shared with a file next to the trace while the process runs and removed
+ * after its final flush. One that is left behind holds what a process that
+ * ended without that flush had not written (exit_group, SIGKILL): a reader
+ * takes its slots' chunks that the trace lacks. Little-endian, host
+ * layout: a header page, then TRACE_LIVE slots of slot_bytes each. */
+#define TRACE_LIVE_MAGIC "FOLDLIV1"
+#define TRACE_LIVE_SUFFIX ".live"
+#define TRACE_LIVE_HEADER_BYTES 4096u
+typedef struct trace_live_header {
+	char magic[8];         /* TRACE_LIVE_MAGIC */
+	uint32_t version;      /* 1 */
+	uint32_t slot_bytes;   /* distance between slots */
+	uint32_t data_offset;  /* of a slot's chunk data, from the slot's start */
+	uint32_t data_cap;     /* most bytes of chunk data a slot holds */
+	uint32_t nslots;       /* slots the file holds (grows) */
+	uint32_t reserved;
+	uint64_t pid;
+} trace_live_header;
+/* A slot's start: its state (1 being written, 2 sealed and waiting for the
+ * writer, 3 being written to the trace; 0 free), stream, sequence number
+ * (a slot being written: the one its chunk will get) and length of whole
+ * records (published after each record). */
+typedef struct trace_live_slot {
+	uint32_t state, index, stream, seq, len;
+} trace_live_slot;
+enum { TRACE_LIVE_FREE = 0, TRACE_LIVE_CURRENT = 1, TRACE_LIVE_QUEUED = 2, TRACE_LIVE_WRITING = 3 };
+
 /* Most counters one stream may carry in its counter set. */
 #define TRACE_MAX_COUNTERS 32
 /* Deepest call stack recorded. */

@@ -24,7 +24,7 @@
  *   --frame-in-module S     some sample has a frame in a module whose path
  *                           contains S
  *   --info KEY=VALUE        the last INFO KEY equals VALUE (--info-present KEY)
- *   --stat KEY=N | KEY>=N   a STAT value
+ *   --stat KEY=N | KEY>=N   a STAT value (--stat-absent KEY: there is none)
  *   --marker S              some MARKER contains S
  *   --counter-def NAME      a COUNTER_DEF with that name exists
  *   --counter-missing NAME  a COUNTER_MISSING for NAME exists
@@ -482,6 +482,10 @@ int main(int argc, char **argv)
 			unsigned long long g = got ? strtoull(got, NULL, 10) : 0, w = strtoull(val, NULL, 10);
 			if (!got || (ge ? g < w : g != w))
 				FAIL("STAT %s = %s, expected %s%llu", key, got ? got : "(absent)", ge ? ">=" : "", w);
+		} else if (!strcmp(a, "--stat-absent")) {
+			const char *got = get_kv(stats, nstats, v);
+			if (got)
+				FAIL("STAT %s = %s, expected none", v, got);
 		} else if (!strcmp(a, "--marker")) {
 			int found = 0;
 			for (unsigned m = 0; m < nmarkers; m++)
