@@ -72,6 +72,9 @@ typedef struct rt_config {
 	int counters_default; /* 1 if FOLD_COUNTERS was not set */
 	char output[512];     /* output pattern */
 	int quiet;
+	int signal_set;    /* 1: FOLD_SIGNAL chose the sampling signal */
+	int signal_traced; /* 1: SIGPROF, as the process started traced */
+	int unwind_off;    /* 1: samples keep their leaf only (under valgrind) */
 	int compress_codec;         /* FOLD_COMPRESS (enum trace_codec) */
 	int compress_level;         /* its level; 0: chunks stored */
 	int clock_tsc;              /* FOLD_CLOCK: 1 tsc (when invariant), 0 monotonic */

@@ -418,8 +418,10 @@ void rt__config_load(rt_config *cfg)
 			    "FOLD_SIGNAL", v,
 			    "expected SIGPROF, SIGVTALRM, SIGALRM, SIGUSR1, SIGUSR2, SIGRTMIN+N or a number",
 			    "SIGRTMIN+4");
-		else
+		else {
 			cfg->signo = s;
+			cfg->signal_set = 1;
+		}
 	}
 
 	cfg->stack_depth = FOLD_DEFAULT_STACK_DEPTH;

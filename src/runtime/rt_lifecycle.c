@@ -169,6 +169,46 @@ int rt__output_start(void)
 	return 0;
 }
 
+/* Debuggers and memory checkers: fold works under them instead of
+ * getting in their way.
+ *  - A process that starts traced (gdb -ex run, strace) samples with
+ *    SIGPROF, which gdb passes to the program without stopping, unless
+ *    FOLD_SIGNAL chose a signal (gdb stops at a real-time signal by default;
+ *    one attached later needs `handle SIG38 nostop noprint`, docs).
+ *  - Under valgrind (its preload is in LD_PRELOAD) samples keep their leaf
+ *    only: libunwind checks addresses by writing them to a pipe, which
+ *    memcheck reports as errors of the program's. */
+static void adapt_to_tools(rt_config *cfg)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "vgpreload"))
+		cfg->unwind_off = 1;
+	if (cfg->signal_set)
+		return;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[2048];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	const char *tp = strstr(buf, "\nTracerPid:");
+	if (tp && strtol(tp + 12, NULL, 10) > 0) {
+		cfg->signo = SIGPROF;
+		cfg->signal_traced = 1;
+	}
+}
+
+static void say_tools(const rt_config *cfg)
+{
+	if (cfg->unwind_off)
+		rt__proc_info("sample.unwind", "leaf only: under valgrind");
+	if (cfg->signal_traced)
+		rt__proc_info("sample.signal_reason", "traced at start: SIGPROF, which debuggers pass");
+}
+
 int rt__init(void)
 {
 	int expect = FOLD_UNINIT;
@@ -192,16 +232,18 @@ int rt__init(void)
 	rank_from_env();
 	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
 	rt__flush_init();
+	adapt_to_tools(&rt__proc.cfg);
 	if (rt__output_start() || rt__pool_init(4)) {
 		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		return 0;
 	}
 	rt__proc_start(0);
+	say_tools(&rt__proc.cfg);
 	rt__counters_init();
 	rt__modules_scan();
 	rt__regions_reemit();
 	rt__signals_init();
-	if (rt__proc.cfg.stack_depth && rt__proc.cfg.source != FOLD_SOURCE_OFF)
+	if (rt__proc.cfg.stack_depth && !rt__proc.cfg.unwind_off && rt__proc.cfg.source != FOLD_SOURCE_OFF)
 		rt__unwind_warm();
 	syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 	rt__fork_install();

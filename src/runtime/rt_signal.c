@@ -353,7 +353,10 @@ void rt__sample(rt_thread *t, void *uc)
 	uint64_t frames[TRACE_MAX_DEPTH];
 	unsigned depth = in_loader ? leaf_only(interrupted_pc(uc), TRACE_FRAME_NOT_UNWOUND_LOADER, frames,
 	                                       rt__proc.cfg.stack_depth)
-	                           : unwind(uc, frames, rt__proc.cfg.stack_depth);
+	                 : FOLD_UNLIKELY(rt__proc.cfg.unwind_off)
+	                     ? leaf_only(interrupted_pc(uc), TRACE_FRAME_NOT_UNWOUND_FAILED, frames,
+	                                 rt__proc.cfg.stack_depth)
+	                     : unwind(uc, frames, rt__proc.cfg.stack_depth);
 	if (depth == 2 && frames[1] <= TRACE_FRAME_NOT_UNWOUND_FAILED)
 		t->leaf_only[frames[1] == TRACE_FRAME_NOT_UNWOUND_LOADER ? FOLD_LEAF_ONLY_LOADER
 		                                                         : FOLD_LEAF_ONLY_UNWIND]++;
