@@ -563,6 +563,7 @@ typedef struct rt_process {
 	int write_errno; /* of the first failed write */
 	/* threads that got no state (buffer table full) */
 	_Atomic uint64_t threads_unmeasured;
+	_Atomic uint64_t threads_unsampled; /* threads beyond the timer budget */
 	/* sampling */
 	const rt_sample_source *source;
 	int counters_mode;                                   /* 0 none, 1 software, 2 hardware */

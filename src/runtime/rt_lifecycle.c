@@ -409,6 +409,8 @@ static void write_end_records(void)
 	}
 	if (atomic_load(&rt__proc.threads_unmeasured))
 		rt__proc_stat("threads.unmeasured", atomic_load(&rt__proc.threads_unmeasured));
+	if (atomic_load(&rt__proc.threads_unsampled))
+		rt__proc_stat("threads.unsampled", atomic_load(&rt__proc.threads_unsampled));
 	struct stat st;
 	if (fstat(rt__proc.fd, &st) == 0)
 		rt__proc_stat("bytes.written", (uint64_t)st.st_size);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,6 +231,41 @@ static void measure_stop(rt_thread *t)
 	rt__proc_info_u64("sample.stop_probes", (uint64_t)n);
 }
 
+/* POSIX timers each hold a queued-signal slot of the user's
+ * RLIMIT_SIGPENDING while they exist (the kernel preallocates it), so a
+ * program under `ulimit -i` whose own timer_create or sigqueue needs those
+ * slots would fail sooner. fold's timers are kept to 1/8 of the soft limit
+ * (at least the main thread's one): a thread beyond it is not sampled
+ * (counted, said once), one beyond it with a wall-clock timer samples on
+ * that timer alone. */
+static _Atomic long timers_held;
+
+static long timer_budget(void)
+{
+	static long budget = -2;
+	if (budget == -2) {
+		struct rlimit rl;
+		budget = getrlimit(RLIMIT_SIGPENDING, &rl) || rl.rlim_cur == RLIM_INFINITY ? -1
+		                                                                           : (long)(rl.rlim_cur / 8);
+	}
+	return budget;
+}
+
+static int timer_take(void)
+{
+	long b = timer_budget();
+	if (b < 0 || atomic_fetch_add(&timers_held, 1) < (b ? b : 1))
+		return 1;
+	atomic_fetch_sub(&timers_held, 1);
+	return 0;
+}
+
+static void timer_give(void)
+{
+	if (timer_budget() >= 0)
+		atomic_fetch_sub(&timers_held, 1);
+}
+
 static int time_thread_start(rt_thread *t)
 {
 	struct sigevent sev;
@@ -238,23 +274,34 @@ static int time_thread_start(rt_thread *t)
 	sev.sigev_signo = rt__proc.cfg.signo;
 	sev.sigev_value.sival_ptr = t;
 	sev.sigev_notify_thread_id = t->tid;
+	if (!timer_take()) {
+		static _Atomic int warned;
+		atomic_fetch_add(&rt__proc.threads_unsampled, 1);
+		if (!atomic_exchange(&warned, 1))
+			rt__warn("fold keeps its timers to 1/8 of RLIMIT_SIGPENDING (%ld): thread %d and those "
+			         "beyond the budget are not sampled",
+			         timer_budget(), (int)t->tid);
+		return -EAGAIN;
+	}
 	if (timer_create(time_clock, &sev, &t->timer)) {
 		static int warned;
+		int e = errno;
+		timer_give();
 		if (!warned++)
-			rt__warn("timer_create failed (%s): threads from now on are not sampled",
-			         strerror(errno));
-		return -errno;
+			rt__warn("timer_create failed (%s): threads from now on are not sampled", strerror(e));
+		return -e;
 	}
 	t->timer_ok = 1;
 	t->wall = 1;
 	/* Not the main thread: a single-threaded program is sampled on wall
 	 * time everywhere, and one thread that sleeps costs nothing much. */
-	if (outside_cpu && t->tid != getpid()) {
+	if (outside_cpu && t->tid != rt__proc.pid && timer_take()) {
 		sev.sigev_value.sival_ptr = t;
 		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer_cpu) == 0) {
 			t->timer_cpu_ok = 1;
 			t->wall = t->open_regions > 0;
-		}
+		} else
+			timer_give();
 	}
 	static _Atomic int stop_measured;
 	if (time_clock == CLOCK_MONOTONIC && !atomic_exchange(&stop_measured, 1))
@@ -278,9 +325,11 @@ static void time_thread_stop(rt_thread *t)
 			         (int)t->tid, (unsigned long long)missed);
 	}
 	timer_delete(t->timer);
+	timer_give();
 	if (t->timer_cpu_ok) {
 		t->timer_cpu_ok = 0;
 		timer_delete(t->timer_cpu);
+		timer_give();
 	}
 }
 
