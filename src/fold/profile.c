@@ -252,6 +252,19 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			    name, ingest__tick_ns(c->tr[i], th->tick) / 1e9, (unsigned long long)th->calls,
 			    (unsigned long long)th->mean_ns);
 		}
+	/* Calls the runtime left out, beyond the open calls a thread's shadow
+	 * stack holds (rt_cyg.c): their time is their deepest recorded caller's. */
+	for (size_t i = 0; i < c->ntr; i++) {
+		uint64_t n = 0, limit = 0;
+		if (!ingest__trace_stat(c->tr[i], "regions.calls_too_deep", &n) || !n)
+			continue;
+		ingest__trace_stat(c->tr[i], "regions.depth_limit", &limit);
+		analyze__warn(c,
+		              "%s: %llu call(s) of instrumented functions not recorded: more than %llu "
+		              "instrumented calls were open on their thread (fold's limit); their time is "
+		              "in the exclusive time of the deepest recorded call around them",
+		              c->tr[i]->path, (unsigned long long)n, (unsigned long long)limit);
+	}
 	return 0;
 }
 

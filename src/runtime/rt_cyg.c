@@ -21,7 +21,13 @@
  *    a throttled function whose own frame is on top of the stack (direct
  *    recursion) pushes a silent frame, so the exit of the inner call cannot
  *    be taken for the exit of the recorded outer one. Frames left by longjmp
- *    are recognised by their stack address and dropped at the next enter.
+ *    are recognised by their stack address and dropped at the next enter,
+ *    or at an exit that finds another frame on top (exit_slow).
+ *  - Calls beyond the STACK_FRAMES open calls a thread's shadow stack holds
+ *    are not recorded, and counted as lost (STAT regions.calls_too_deep).
+ *    They are counted under one frame of their own, so that their exits are
+ *    never taken for a recorded call's; a longjmp out of them, to any depth,
+ *    is recognised by stack address as for recorded frames (deep_exit).
  *  - Cache entries are written only under decide_lock and published by a
  *    release store of their address; a state only moves RECORD -> THROTTLED.
  *  - Nothing here is instrumented (the runtime is built without
@@ -45,6 +51,11 @@
  * boundary, and DOT's calls in 40^3 miniFE waited 52-63 ns before the
  * hook's first clock instead of 24-27 (medians, alternating runs). */
 #define HOOK_HOT __attribute__((section(".text.fold_hooks")))
+/* The two exported hooks start a cache line each, so that the lines their
+ * fast paths take do not change with the size of the code before them (16
+ * bytes more in enter_hot moved the throttled path across a line: 2.4 ->
+ * 2.5 ns per event in bench/regions-hooks.sh). */
+#define HOOK_LINE __attribute__((aligned(64)))
 __asm__(".section .text.fold_hooks,\"ax\",@progbits\n\t.balign 4096\n\t.previous");
 
 /* ---------------------------------------------------------------- the address cache */
@@ -89,10 +100,10 @@ static inline fn_entry *cache_find(uint64_t fn)
 /* ---------------------------------------------------------------- per-thread state */
 
 typedef struct cyg_frame {
-	uint64_t fn;
+	uint64_t fn; /* DEEP_FN: the frame that stands for the calls deeper than STACK_FRAMES */
 	fn_entry *e;
 	uint64_t tick; /* 0: this call is not recorded */
-	uint64_t sp;   /* the hook's frame address: deeper calls have lower ones */
+	uint64_t sp;   /* the hook's CFA (its caller's stack pointer): deeper calls have lower ones */
 } cyg_frame;
 
 /* Per-thread call statistics for throttling, parallel to the cache (no
@@ -103,30 +114,38 @@ typedef struct cyg_stat {
 	uint64_t ticks;
 } cyg_stat;
 
+/* Open calls a thread's shadow stack holds. Deeper calls are not recorded:
+ * while there are any, one more frame (fn DEEP_FN, never an exit hook's
+ * argument, so that the exit hook's fast path never matches it) stands for
+ * all of them, with the CFA of the outermost one and their number in
+ * cyg_tls.deep (deep_enter, deep_exit). */
 #define STACK_FRAMES 65536u
+#define DEEP_FN 0
 
-/* A thread memory's cold-hook totals (see COLD_BIN0_NS), per kind and bin. */
+/* A thread memory's totals: the cold hooks' (see COLD_BIN0_NS), per kind and
+ * bin, and the calls it left out beyond STACK_FRAMES. */
 #define COLD_BINS 9 /* [0, 2 us) [2, 4) [4, 8) ... [128, 256) [256 us, inf) */
 enum { COLD_EXIT = 0, COLD_ENTER = 1, COLD_BEFORE = 2, COLD_KINDS = 3 };
 typedef struct cold_acc {
 	uint64_t ticks[COLD_KINDS][COLD_BINS], n[COLD_KINDS][COLD_BINS];
-	uint64_t long_ticks, long_n; /* not counted: longer than COLD_MAX_NS */
+	uint64_t long_ticks, long_n;     /* not counted: longer than COLD_MAX_NS */
 	uint64_t return_ticks, return_n; /* what cold returns moved into calls (cold_return) */
 	uint64_t return_reads;           /* the reads of the callers' code behind them */
-	struct cold_acc *all;        /* every thread memory's totals, for the final sum */
+	uint64_t deep_calls;             /* recorded functions' calls beyond STACK_FRAMES, left out */
+	struct cold_acc *all;            /* every thread memory's totals, for the final sum */
 } cold_acc;
 
 typedef struct cyg_tls {
 	cyg_frame *stack; /* NULL until the first hook of the thread */
 	uint32_t sp;
-	uint32_t overflow; /* calls deeper than STACK_FRAMES, neither pushed nor recorded */
+	uint32_t deep; /* open calls beyond STACK_FRAMES (under the DEEP_FN frame), not recorded */
 	cyg_stat *stat;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, for longjmp detection */
-	cold_acc *cold;              /* this thread memory's cold-hook totals */
+	cold_acc *cold;              /* this thread memory's totals (cold hooks, deep calls) */
 	int in_slow;                 /* inside a decision: nested hooks are ignored */
 	int calibrating;
-	int armed;          /* the next enter hooks read the clock first (see COLD_BIN0_NS) */
-	uint64_t last_tick; /* of this thread's last recorded function event */
+	int armed;                /* the next enter hooks read the clock first (see COLD_BIN0_NS) */
+	uint64_t last_tick;       /* of this thread's last recorded function event */
 	uintptr_t ret_lo, ret_hi; /* the readable code range of the last cold return, */
 	unsigned ret_gen;         /* as of this generation of the ranges (cold_return) */
 } cyg_tls;
@@ -146,7 +165,8 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t mem_key;
 static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
 
-#define STACK_BYTES ((size_t)STACK_FRAMES * sizeof(cyg_frame))
+/* the frames and the DEEP_FN frame, in whole pages (the statistics follow) */
+#define STACK_BYTES ((((size_t)STACK_FRAMES + 1) * sizeof(cyg_frame) + 4095) & ~(size_t)4095)
 #define STAT_BYTES ((size_t)CACHE_SLOTS * sizeof(cyg_stat))
 #define COLD_BYTES (((sizeof(cold_acc) + 4095) / 4096) * 4096)
 
@@ -160,7 +180,7 @@ static void mem_release(void *p)
 		cyg.stat = NULL;
 		cyg.cold = NULL;
 		cyg.sp = 0;
-		cyg.overflow = 0;
+		cyg.deep = 0;
 	}
 	pthread_mutex_lock(&mem_lock);
 	m->next = mem_free;
@@ -204,7 +224,7 @@ static int thread_mem_attach(cyg_tls *c)
 	c->stack = (cyg_frame *)(void *)m;
 	c->stat = (cyg_stat *)(void *)((uint8_t *)m + STACK_BYTES);
 	c->sp = 0;
-	c->overflow = 0;
+	c->deep = 0;
 	c->stack_lo = c->stack_hi = 0;
 	pthread_attr_t attr;
 	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -560,25 +580,43 @@ static inline __attribute__((always_inline)) int put_fast(trace_enc *enc, uint8_
 }
 
 /* A frame deeper than the current call on the thread's own stack belongs to
- * a function the program left by longjmp. Equal depth proves nothing: a
- * function inlined into its caller (even into itself, by recursive inlining)
- * makes its hook calls from the caller's frame. So a frame left from the same
- * depth stays until an enclosing instrumented function exits (exit_slow);
- * that leaves at most one stale frame per longjmp. */
+ * a function the program left by longjmp. The hooks compare their CFA, the
+ * stack pointer of the function that called them, which is the same in a
+ * call's enter and exit hooks. Equal depth proves nothing: a function inlined
+ * into its caller (even into itself, by recursive inlining) makes its hook
+ * calls from the caller's frame. So a frame left from the same depth stays
+ * until an enclosing instrumented function exits (exit_slow); that leaves at
+ * most one stale frame per longjmp. */
 static inline int frame_dead(const cyg_frame *f, uint64_t cur)
 {
 	return f->sp < cur;
 }
 
+static inline int on_stack(const cyg_tls *c, uint64_t a)
+{
+	return a >= c->stack_lo && a < c->stack_hi;
+}
+
+/* The calls beyond STACK_FRAMES are all over: their frame goes. */
+static void deep_end(cyg_tls *c)
+{
+	c->sp = STACK_FRAMES;
+	c->deep = 0;
+}
+
 /* Drops the dead frames on top (their ENTERs stay unclosed in the trace,
- * with a marker). Frames on another stack (a signal handler's sigaltstack, a
- * coroutine) are not compared. */
+ * with a marker; the calls beyond STACK_FRAMES have none). Frames on another
+ * stack (a signal handler's sigaltstack, a coroutine) are not compared. */
 static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 {
-	if (cur < c->stack_lo || cur >= c->stack_hi || c->calibrating)
+	if (!on_stack(c, cur) || c->calibrating)
 		return;
 	uint32_t dropped = 0;
 	while (c->sp && frame_dead(&c->stack[c->sp - 1], cur) && c->stack[c->sp - 1].sp >= c->stack_lo) {
+		if (c->deep) {
+			deep_end(c);
+			continue;
+		}
 		c->sp--;
 		dropped++;
 	}
@@ -592,8 +630,42 @@ static void __attribute__((noinline)) drop_dead_frames(cyg_tls *c, uint64_t cur)
 	}
 }
 
-/* cur: the frame address of the exported hook (the same depth for every
- * call, whichever path records it). */
+/* A call while the shadow stack is full (sp == STACK_FRAMES) or already
+ * deeper: not recorded but counted, so that the exits of these calls find
+ * their count and not the recorded frames (deep_exit); a recorded function's
+ * (lost: 1) is counted as a loss too (STAT regions.calls_too_deep). The
+ * first one pushes the DEEP_FN frame with its CFA. */
+static void __attribute__((noinline, cold)) deep_enter(cyg_tls *c, uint64_t cur, int lost)
+{
+	if (!c->deep) {
+		c->stack[STACK_FRAMES] = (cyg_frame){DEEP_FN, NULL, 0, cur};
+		c->sp = STACK_FRAMES + 1;
+	}
+	c->deep++;
+	if (lost && c->cold)
+		c->cold->deep_calls++;
+}
+
+/* An exit (CFA cur) while calls beyond STACK_FRAMES are open: the innermost
+ * of them returns, unless cur lies above the outermost one's on the thread's
+ * stack. Then the program left them all by longjmp (from any depth, to any
+ * depth), the exit is an enclosing call's, and their frame goes. Returns 1
+ * when the exit was a deep call's. A longjmp between two of them leaves the
+ * count high until an enclosing call returns or enters (drop_dead_frames). */
+static int deep_exit(cyg_tls *c, uint64_t cur)
+{
+	uint64_t outer = c->stack[STACK_FRAMES].sp;
+	if (on_stack(c, cur) && on_stack(c, outer) && outer < cur) {
+		deep_end(c);
+		return 0;
+	}
+	if (--c->deep == 0)
+		c->sp = STACK_FRAMES;
+	return 1;
+}
+
+/* cur: the CFA of the exported hook (the same for every call from one
+ * frame, whichever path records it). */
 static inline __attribute__((always_inline)) void
 enter_record(cyg_tls *c, rt_thread *t, fn_entry *e, uint64_t fn, uint64_t cur, int slow, uint64_t pre)
 {
@@ -604,8 +676,8 @@ enter_record(cyg_tls *c, rt_thread *t, fn_entry *e, uint64_t fn, uint64_t cur, i
 	uint64_t tick = rt__tick();
 	if (FOLD_UNLIKELY(c->sp && frame_dead(&c->stack[c->sp - 1], cur)))
 		drop_dead_frames(c, cur);
-	if (FOLD_UNLIKELY(c->sp >= STACK_FRAMES || c->overflow)) {
-		c->overflow++;
+	if (FOLD_UNLIKELY(c->sp >= STACK_FRAMES)) {
+		deep_enter(c, cur, 1);
 		return;
 	}
 	cyg_frame *f = &c->stack[c->sp++];
@@ -742,6 +814,31 @@ static void learn_way_in(const uint8_t *ret)
 #endif
 }
 
+/* A throttled function's enter at or beyond STACK_FRAMES (throttled_enter). */
+static void __attribute__((noinline, cold)) throttled_deep(cyg_tls *c, uint64_t fn, uint64_t cur)
+{
+	if (c->sp > STACK_FRAMES || c->stack[STACK_FRAMES - 1].fn == fn)
+		deep_enter(c, cur, 0);
+}
+
+/* A throttled function's enter: a silent frame when its own frame is on top
+ * (direct recursion), so that this call's exit is not taken for the exit of
+ * the recorded outer one; where that frame would lie beyond STACK_FRAMES, or
+ * while deeper calls are open, it is counted with them (deep_enter), whose
+ * exits are counted whatever their function's state. One compare on the
+ * way that most throttled calls take, as before there were deep calls. */
+static inline __attribute__((always_inline)) void throttled_enter(cyg_tls *c, uint64_t fn, fn_entry *e,
+                                                                  uint64_t cur)
+{
+	uint32_t sp = c->sp;
+	if (__builtin_expect(sp - 1 < STACK_FRAMES - 1, 1)) { /* 0 < sp < STACK_FRAMES */
+		if (c->stack[sp - 1].fn == fn)
+			c->stack[c->sp++] = (cyg_frame){fn, e, 0, cur};
+	} else if (FOLD_UNLIKELY(sp)) {
+		throttled_deep(c, fn, cur);
+	}
+}
+
 /* The slow path runs once per function (the decision) and once per thread
  * (its memory). Before the call's timestamp it is outside the call's time,
  * but inside a timer the program keeps around the call; after it (the
@@ -791,11 +888,15 @@ static void __attribute__((noinline)) enter_slow(uint64_t fn, uint64_t cur)
 			atomic_fetch_add_explicit(&first_after[e - cache], t1 - f->tick,
 			                          memory_order_relaxed);
 		}
-	} else if (st == FN_THROTTLED && c->sp && c->sp < STACK_FRAMES && c->stack[c->sp - 1].fn == fn)
-		c->stack[c->sp++] = (cyg_frame){fn, e, 0, cur};
+	} else if (st == FN_THROTTLED && c->stack) {
+		throttled_enter(c, fn, e, cur);
+	}
 }
 
-static void __attribute__((noinline)) exit_slow(uint64_t fn)
+static void exit_top(cyg_tls *c, uint32_t sp, const char *site);
+
+/* cur: the exit hook's CFA, as the enter hook's (enter_record). */
+static void __attribute__((noinline)) exit_slow(uint64_t fn, uint64_t cur)
 {
 	cyg_tls *c = &cyg;
 	if (c->in_slow)
@@ -806,11 +907,17 @@ static void __attribute__((noinline)) exit_slow(uint64_t fn)
 	uint32_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
 	if (st == FN_OFF)
 		return;
-	if (c->overflow) {
-		c->overflow--;
+	if (c->deep && deep_exit(c, cur))
+		return;
+	/* Frames deeper than this exit's were left by longjmp. */
+	if (c->sp && frame_dead(&c->stack[c->sp - 1], cur))
+		drop_dead_frames(c, cur);
+	uint32_t sp = c->sp;
+	if (sp && c->stack[sp - 1].fn == fn) {
+		exit_top(c, sp, NULL);
 		return;
 	}
-	if (st != FN_RECORD || !c->sp)
+	if (st != FN_RECORD || !sp)
 		return;
 	/* Not on top: the program left inner functions without returning
 	 * (longjmp, an exception through uninstrumented frames). */
@@ -858,7 +965,7 @@ static void HOOK_HOT __attribute__((noinline)) exit_top(cyg_tls *c, uint32_t sp,
 		exit_record(c, rt__tls_thread, f, site);
 }
 
-FOLD_EXPORT HOOK_HOT void __cyg_profile_func_enter(void *fn, void *site)
+FOLD_EXPORT HOOK_HOT HOOK_LINE void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	/* armed (see COLD_BIN0_NS): the clock first, so that the part of the
@@ -876,20 +983,16 @@ FOLD_EXPORT HOOK_HOT void __cyg_profile_func_enter(void *fn, void *site)
 		if (st == FN_OFF)
 			return;
 		if (st == FN_THROTTLED) {
-			cyg_tls *c = &cyg;
-			uint32_t sp = c->sp;
-			if (sp && sp < STACK_FRAMES && c->stack[sp - 1].fn == a)
-				c->stack[c->sp++] =
-				    (cyg_frame){a, e, 0, (uint64_t)__builtin_frame_address(0)};
+			throttled_enter(&cyg, a, e, (uint64_t)__builtin_dwarf_cfa());
 			return;
 		}
 	}
 	if (FOLD_UNLIKELY(!e))
 		learn_way_in(__builtin_return_address(0));
-	enter_hot(a, e, (uint64_t)__builtin_frame_address(0), pre);
+	enter_hot(a, e, (uint64_t)__builtin_dwarf_cfa(), pre);
 }
 
-FOLD_EXPORT HOOK_HOT void __cyg_profile_func_exit(void *fn, void *site)
+FOLD_EXPORT HOOK_HOT HOOK_LINE void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	cyg_tls *c = &cyg;
@@ -898,11 +1001,12 @@ FOLD_EXPORT HOOK_HOT void __cyg_profile_func_exit(void *fn, void *site)
 		exit_top(c, sp, site);
 		return;
 	}
-	/* Not our frame: most often a filtered or throttled function. */
+	/* Not our frame: most often a filtered or throttled function, or a call
+	 * beyond STACK_FRAMES (deep_exit). */
 	fn_entry *e = cache_find((uint64_t)fn);
-	if (e && atomic_load_explicit(&e->state, memory_order_relaxed) != FN_RECORD && !c->overflow)
+	if (e && atomic_load_explicit(&e->state, memory_order_relaxed) != FN_RECORD && !c->deep)
 		return;
-	exit_slow((uint64_t)fn);
+	exit_slow((uint64_t)fn, (uint64_t)__builtin_dwarf_cfa());
 }
 
 /* ---------------------------------------------------------------- throttling */
@@ -967,7 +1071,7 @@ static void __attribute__((noinline)) calib_enter(void *fn)
 	fn_entry *e = cache_find(a);
 	if (!e)
 		return;
-	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_frame_address(0), 0, pre);
+	enter_record(&calib_tls, &calib_thread, e, a, (uint64_t)__builtin_dwarf_cfa(), 0, pre);
 }
 
 static void __attribute__((noinline)) calib_exit(void *fn)
@@ -1208,8 +1312,9 @@ static void cyg_init(void)
 	pthread_mutex_unlock(&init_lock);
 }
 
-/* The cold hooks' totals (see COLD_BIN0_NS) over every thread memory, at
- * the end of the process (a thread still running may add a last event). */
+/* The cold hooks' totals (see COLD_BIN0_NS) and the calls left out beyond
+ * STACK_FRAMES, over every thread memory, at the end of the process (a
+ * thread still running may add a last event). */
 void rt__cyg_write_stats(void)
 {
 	static const char *const keys[COLD_KINDS][2] = {
@@ -1218,7 +1323,9 @@ void rt__cyg_write_stats(void)
 	    {"overhead.cold_before_ticks", "overhead.cold_befores"}};
 	uint64_t ticks[COLD_KINDS][COLD_BINS] = {{0}}, n[COLD_KINDS][COLD_BINS] = {{0}};
 	uint64_t long_ticks = 0, long_n = 0, return_ticks = 0, return_n = 0, return_reads = 0;
+	uint64_t deep_calls = 0;
 	for (const cold_acc *a = atomic_load_explicit(&cold_all, memory_order_acquire); a; a = a->all) {
+		deep_calls += a->deep_calls;
 		return_ticks += a->return_ticks;
 		return_n += a->return_n;
 		return_reads += a->return_reads;
@@ -1229,6 +1336,12 @@ void rt__cyg_write_stats(void)
 			}
 		long_ticks += a->long_ticks;
 		long_n += a->long_n;
+	}
+	/* a loss: calls of recorded functions with more than STACK_FRAMES
+	 * instrumented calls open on their thread, not recorded */
+	if (deep_calls) {
+		rt__proc_stat("regions.calls_too_deep", deep_calls);
+		rt__proc_stat("regions.depth_limit", STACK_FRAMES);
 	}
 	/* not compensated, written so that a comparison with the program's own
 	 * timers can tell stalls inside hooks (preemption) from fold's error */

@@ -28,6 +28,16 @@
  *                   read); prints "ret elf TICK" and "ret jit TICK" per
  *                   call, the fenced TSC right after its return
  *   longjmp         deep() left by longjmp 5 times, then normal calls
+ *   deep KIND       more nested calls than the runtime's shadow stack holds
+ *                   (65536), on a thread of its own (64 MB of stack), under
+ *                   deep_main(), which then calls leaf() 5 times. KIND:
+ *                   longjmp: 3 times climb() 100000 deep, left by longjmp
+ *                   from the deepest call back to deep_main(); mix: 3 times
+ *                   lower() 30000 deep, then ledge(), which calls upper()
+ *                   up to depth 100000, left by longjmp back to ledge(),
+ *                   which returns; plain: 3 times plain_run(), which calls
+ *                   plain() 100000 deep, every call returning (each does
+ *                   a little work after its inner call returns)
  *   hooked N        skipped() N times in a row (FOLD_FILTER leaves it out:
  *                   its hooks still run, most of the loop's time)
  *   throttled N     busy() (2 us of work) N times, timed as a whole by the
@@ -40,6 +50,7 @@
  *                   starts the runtime and has the dynamic linker bind the
  *                   hooks.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -293,6 +304,91 @@ KEEP static void deep(int d)
 	sink += d;
 }
 
+/* deep: DEEP_N nested calls, beyond the 65536 the runtime records */
+#define DEEP_N 100000
+#define DEEP_MID 30000
+static jmp_buf deep_jb;
+NOINST __attribute__((noinline)) static void deep_escape(void)
+{
+	longjmp(deep_jb, 1);
+}
+KEEP static void climb(long d)
+{
+	if (d < 0)
+		return;
+	if (d < DEEP_N)
+		climb(d + 1);
+	else
+		deep_escape();
+	sink += d;
+}
+KEEP static void upper(long d)
+{
+	if (d < 0)
+		return;
+	if (d < DEEP_N)
+		upper(d + 1);
+	else
+		deep_escape();
+	sink += d;
+}
+KEEP static void ledge(long d)
+{
+	if (!setjmp(deep_jb))
+		upper(d + 1);
+	sink += d;
+}
+KEEP static void lower(long d)
+{
+	if (d < DEEP_MID)
+		lower(d + 1);
+	else
+		ledge(d + 1);
+	sink += d;
+}
+KEEP static void plain(long d)
+{
+	if (d < DEEP_N)
+		plain(d + 1);
+	for (int k = 0; k < 50; k++)
+		sink += k;
+}
+KEEP static void plain_run(void)
+{
+	plain(1);
+}
+KEEP static void deep_main(const char *kind)
+{
+	for (int r = 0; r < 3; r++) {
+		if (!strcmp(kind, "longjmp")) {
+			if (!setjmp(deep_jb))
+				climb(1);
+		} else if (!strcmp(kind, "mix")) {
+			lower(1);
+		} else {
+			plain_run();
+		}
+	}
+	for (int i = 0; i < 5; i++)
+		leaf(i);
+}
+NOINST static void *deep_thread(void *kind)
+{
+	deep_main(kind);
+	return NULL;
+}
+NOINST static int deep_run(const char *kind)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, (size_t)64 << 20) ||
+	    pthread_create(&t, &attr, deep_thread, (void *)kind) || pthread_join(t, NULL)) {
+		fprintf(stderr, "prog_calls: cannot run a thread with a 64 MB stack\n");
+		return 1;
+	}
+	return 0;
+}
+
 NOINST int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "counts";
@@ -360,6 +456,8 @@ NOINST int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			busy();
 		printf("own busy %llu %d\n", (unsigned long long)(now_ns() - t0), n);
+	} else if (!strcmp(mode, "deep")) {
+		return deep_run(argc > 2 ? argv[2] : "plain");
 	} else if (!strcmp(mode, "longjmp")) {
 		for (int i = 0; i < 5; i++)
 			if (!setjmp(jb))

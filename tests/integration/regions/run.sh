@@ -257,6 +257,76 @@ longjmp)
 	calls leaf 4
 	grep -q '"name":"deep","kind":2,"calls":0,.*"unbalanced":20' out.json || fail "deep: expected 20 unclosed calls"
 	;;
+deep)
+	# More nested calls than the runtime's shadow stack holds (65536): the
+	# deeper ones are not recorded but counted, and said to be lost; the
+	# calls around them keep their counts and times, whether the deep ones
+	# return, are left by longjmp back to a function below the limit, or to
+	# one above it (mix: the program resumes at depth 30000 and returns).
+	for kind in longjmp mix plain; do
+		mkdir "$kind" && cd "$kind"
+		preload "$PROGS/prog_calls" deep $kind
+		t=$(only_trace)
+		if [ $kind = plain ]; then
+			nesting "$t"
+		else
+			nesting "$t" --allow-unbalanced --marker "left without exit (longjmp)"
+		fi
+		# The profile only: folding the nested instances of a recursion
+		# 65534 deep takes time quadratic in the depth (15 s a kind here).
+		analyse --region leaf "$t"
+		python3 - out.json $kind <<'PY' || fail "deep $kind: see above"
+import json, sys
+a, kind = json.load(open(sys.argv[1])), sys.argv[2]
+prof = {p["name"]: p for p in a["profile"]}
+bad = []
+def want(name, field, ok, what):
+    v = prof.get(name, {}).get(field)
+    if v is None or not ok(v):
+        bad.append("%s: %s %s, expected %s" % (name, field, v, what))
+want("deep_main", "calls", lambda v: v == 1, "1")
+want("deep_main", "unbalanced", lambda v: v == 0, "0")
+want("leaf", "calls", lambda v: v == 5, "5 (the calls after the deep ones)")
+for p in a["profile"]:
+    if p["exclusive_ns"] > p["inclusive_ns"] * 1.001 + 1000:
+        bad.append("%s: exclusive %.0f ns > inclusive %.0f ns" % (p["name"], p["exclusive_ns"], p["inclusive_ns"]))
+if kind == "longjmp":
+    want("climb", "calls", lambda v: v == 0, "0 (every call left by longjmp)")
+    want("climb", "unbalanced", lambda v: v > 0, "> 0")
+elif kind == "mix":
+    want("lower", "calls", lambda v: v == 90000, "90000 (3 x 30000, all returned)")
+    want("lower", "unbalanced", lambda v: v == 0, "0")
+    want("ledge", "calls", lambda v: v == 3, "3")
+    want("upper", "calls", lambda v: v == 0, "0 (every call left by longjmp)")
+    want("upper", "unbalanced", lambda v: v > 0, "> 0")
+else:
+    # deep_main and plain_run hold the stack's first two frames: 65534 of
+    # plain()'s 100000 nested calls per round are recorded
+    want("plain_run", "calls", lambda v: v == 3, "3")
+    want("plain", "calls", lambda v: v == 3 * 65534, "196602")
+    want("plain", "unbalanced", lambda v: v == 0, "0")
+    # every call of plain() returns inside plain_run(): its own time is a
+    # call and a return, not the returns of the 34466 unrecorded calls
+    r = prof.get("plain_run", {})
+    if not r or not r["exclusive_ns"] < 0.05 * r["inclusive_ns"]:
+        bad.append("plain_run: exclusive %s ns of inclusive %s ns, expected < 5%%" %
+                   (r.get("exclusive_ns"), r.get("inclusive_ns")))
+stats = a["processes"][0]["stats"]
+lost = stats.get("regions.calls_too_deep", 0)
+if kind == "plain" and lost != 3 * (100000 - 65534):
+    bad.append("stat regions.calls_too_deep %s, expected 103398" % lost)
+if not lost or stats.get("regions.depth_limit") != 65536:
+    bad.append("stats regions.calls_too_deep %s, regions.depth_limit %s: expected the loss and 65536" %
+               (lost, stats.get("regions.depth_limit")))
+if not any("%d call(s) of instrumented functions not recorded: more than 65536" % lost in w for w in a["warnings"]):
+    bad.append("no warning of the %s calls not recorded: %s" % (lost, a["warnings"]))
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+		cd ..
+	done
+	;;
 accuracy)
 	# Hooks ms apart are measured one by one: each measured event's record
 	# is followed by its hook_cost (trace format 1.5), which fold uses
