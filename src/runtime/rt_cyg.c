@@ -182,10 +182,10 @@ static void mem_release(void *p)
 		cyg.sp = 0;
 		cyg.deep = 0;
 	}
-	pthread_mutex_lock(&mem_lock);
+	rt__lock(&mem_lock);
 	m->next = mem_free;
 	mem_free = m;
-	pthread_mutex_unlock(&mem_lock);
+	rt__unlock(&mem_lock);
 }
 
 static void mem_key_init(void)
@@ -195,11 +195,11 @@ static void mem_key_init(void)
 
 static int thread_mem_attach(cyg_tls *c)
 {
-	pthread_mutex_lock(&mem_lock);
+	rt__lock(&mem_lock);
 	cyg_mem *m = mem_free;
 	if (m)
 		mem_free = m->next;
-	pthread_mutex_unlock(&mem_lock);
+	rt__unlock(&mem_lock);
 	if (m) {
 		/* Statistics belong to the thread that made them: zero pages again. */
 		madvise((uint8_t *)m + STACK_BYTES, STAT_BYTES, MADV_DONTNEED);
@@ -213,10 +213,10 @@ static int thread_mem_attach(cyg_tls *c)
 		 * listed for the final sum, and their page touched now, not after
 		 * a timestamp. */
 		cold_acc *a = (cold_acc *)(void *)((uint8_t *)p + STACK_BYTES + STAT_BYTES);
-		pthread_mutex_lock(&mem_lock);
+		rt__lock(&mem_lock);
 		a->all = atomic_load_explicit(&cold_all, memory_order_relaxed);
 		atomic_store_explicit(&cold_all, a, memory_order_release);
-		pthread_mutex_unlock(&mem_lock);
+		rt__unlock(&mem_lock);
 	}
 	c->cold = (cold_acc *)(void *)((uint8_t *)m + STACK_BYTES + STAT_BYTES);
 	c->armed = 0;
@@ -750,7 +750,7 @@ static void cyg_init(void);
 static fn_entry *decide(uint64_t fn)
 {
 	fn_entry *e;
-	pthread_mutex_lock(&decide_lock);
+	rt__lock(&decide_lock);
 	e = cache_find(fn);
 	if (e || atomic_load(&cache_full))
 		goto out;
@@ -771,7 +771,7 @@ static fn_entry *decide(uint64_t fn)
 	atomic_store_explicit(&e->addr, fn, memory_order_release);
 	cache_used++;
 out:
-	pthread_mutex_unlock(&decide_lock);
+	rt__unlock(&decide_lock);
 	return e;
 }
 
@@ -1017,11 +1017,11 @@ void rt__proc_throttle(uint32_t region, uint64_t tick, uint64_t calls, uint64_t 
 	if (self)
 		self->busy++;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		pthread_mutex_lock(&rt__proc.proc_lock);
+		rt__lock(&rt__proc.proc_lock);
 		int rc = rt__proc.proc_buf
 		             ? trace_enc_throttle(&rt__proc.proc_enc, region, tick, calls, mean_ns)
 		             : 0;
-		pthread_mutex_unlock(&rt__proc.proc_lock);
+		rt__unlock(&rt__proc.proc_lock);
 		if (rc != -ENOSPC)
 			break;
 		rt__proc_seal(); /* seals the full chunk and starts a new one */
@@ -1103,7 +1103,7 @@ static void calibrate(void)
 	/* A private cache entry for calib_dummy: the real hooks never see that
 	 * address (it is not instrumented) and it is never defined as a region. */
 	uint64_t fn = (uint64_t)(void *)calib_dummy;
-	pthread_mutex_lock(&decide_lock);
+	rt__lock(&decide_lock);
 	fn_entry *e = cache_find(fn);
 	if (!e) {
 		uint32_t i = cache_hash(fn);
@@ -1115,7 +1115,7 @@ static void calibrate(void)
 		atomic_store_explicit(&e->addr, fn, memory_order_release);
 		cache_used++;
 	}
-	pthread_mutex_unlock(&decide_lock);
+	rt__unlock(&decide_lock);
 	calib_tls = (cyg_tls){.stack = frames, .stat = stats, .cold = &calib_cold, .calibrating = 1};
 	cyg_stat *st = &stats[e - cache];
 	void (*volatile enter)(void *) = calib_enter;
@@ -1278,7 +1278,7 @@ static void cyg_atfork_child(void)
 static void cyg_init(void)
 {
 	static int configured;
-	pthread_mutex_lock(&init_lock);
+	rt__lock(&init_lock);
 	if (!configured) {
 		rt__filter_init();
 		rt__filter_preload();
@@ -1309,7 +1309,7 @@ static void cyg_init(void)
 		}
 		atomic_store_explicit(&cyg_ready, 1, memory_order_release);
 	}
-	pthread_mutex_unlock(&init_lock);
+	rt__unlock(&init_lock);
 }
 
 /* The cold hooks' totals (see COLD_BIN0_NS) and the calls left out beyond
