@@ -194,6 +194,9 @@ rt_buf *rt__pool_get(unsigned index);
 /* In a fork child: forgets the parent's queue and writer; buffers that are
  * not some thread's CURRENT one become free. */
 void rt__pool_after_fork(void);
+/* First thing in a fork child: the pool's memory stops being shared with
+ * the parent's live file (rt_pool.c). */
+void rt__pool_unshare(void);
 /* Crash path: writes queued buffers raw. Async-signal-safe. */
 void rt__flush_queue_raw(void);
 /* The live file next to the trace (rt_pool.c): created for a new trace

@@ -123,6 +123,7 @@ static void rt_atfork_parent(void)
 
 static void rt_atfork_child(void)
 {
+	rt__pool_unshare();
 	rt_thread *self = rt__tls_thread;
 	atomic_store(&rt__proc.stop, fork_saved_stop);
 	/* This thread took every lock: they are free again, whatever the

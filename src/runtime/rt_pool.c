@@ -106,7 +106,8 @@ static _Atomic int live_on;
 static struct group {
 	uint8_t *mem;
 	unsigned first, n;
-	int shared;
+	int shared; /* 1: mapped from the live file */
+	int remap;  /* 1: unshared in a fork child, to map the child's file */
 } groups[FOLD_MAX_BUFS];
 static unsigned ngroups;
 
@@ -225,7 +226,7 @@ static int grow(unsigned n)
 	}
 	if (mem == MAP_FAILED)
 		return -ENOMEM;
-	groups[ngroups++] = (struct group){mem, have, n, shared};
+	groups[ngroups++] = (struct group){mem, have, n, shared, 0};
 	for (unsigned i = 0; i < n; i++) {
 		rt_buf *b = (rt_buf *)(mem + i * one);
 		b->index = have + i;
@@ -420,6 +421,25 @@ void rt__pool_drain(int wait)
 	}
 }
 
+/* First thing in a fork child: the groups shared with the parent's live
+ * file become the child's own memory (zeroed: the child keeps none of the
+ * parent's buffers), before the child writes a slot's state the parent's
+ * writer is about to take (a chunk would be lost). */
+void rt__pool_unshare(void)
+{
+	for (unsigned g = 0; g < ngroups; g++) {
+		struct group *gr = &groups[g];
+		if (!gr->shared)
+			continue;
+		size_t len = (size_t)gr->n * slot_bytes();
+		mmap(gr->mem, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		gr->shared = 0;
+		gr->remap = 1;
+		for (unsigned i = 0; i < gr->n; i++)
+			bufs[gr->first + i]->index = gr->first + i;
+	}
+}
+
 /* After fork in the child: the parent's queue and flusher do not exist here. */
 void rt__pool_after_fork(void)
 {
@@ -435,13 +455,12 @@ void rt__pool_after_fork(void)
 	 * anonymous memory (all free: the caller let go of every buffer). */
 	for (unsigned g = 0; g < ngroups; g++) {
 		struct group *gr = &groups[g];
-		if (!gr->shared)
+		if (!gr->remap)
 			continue;
-		size_t len = (size_t)gr->n * slot_bytes();
-		if (live_map(gr->mem, gr->first, gr->n) == MAP_FAILED) {
-			gr->shared = 0;
-			mmap(gr->mem, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		}
+		gr->remap = 0;
+		if (live_map(gr->mem, gr->first, gr->n) == MAP_FAILED)
+			continue; /* stays anonymous (rt__pool_unshare) */
+		gr->shared = 1;
 		for (unsigned i = 0; i < gr->n; i++) {
 			rt_buf *b = bufs[gr->first + i];
 			b->index = gr->first + i;
