@@ -642,6 +642,11 @@ int rt__fd_move(int fd, int *slot);
 void rt__fd_close(int *slot);
 int rt__fd_is_ours(int fd); /* async-signal-safe */
 /* How many counter descriptors fold may hold at once. */
+/* fold's descriptor budget (1/8 of RLIMIT_NOFILE, at least 1): take n
+ * before opening them (0: none left), give back on closing one that was
+ * not closed through rt__fd_close (which gives it back). */
+int rt__fd_take(unsigned n);
+void rt__fd_give(unsigned n);
 unsigned rt__fd_budget(void);
 /* In a fork child: closes a descriptor of ours whose thread is gone. */
 void rt__fd_after_fork_forget(int fd);

@@ -391,9 +391,6 @@ static void unmap_pages(rt_thread *t)
 	t->rdpmc = 0;
 }
 
-/* Counter descriptors held now (group leaders, and members whose page
- * could not be mapped), against rt__fd_budget(). */
-static _Atomic unsigned fds_in_use;
 static _Atomic uint64_t threads_over_budget;
 
 uint64_t rt__counters_threads_over_budget(void)
@@ -405,21 +402,16 @@ void rt__counters_thread_stop(rt_thread *t)
 {
 	unmap_pages(t);
 	for (unsigned i = 0; i < FOLD_MAX_HW_COUNTERS; i++)
-		if (t->perf_fd[i] >= 0) {
+		if (t->perf_fd[i] >= 0)
 			rt__fd_close(&t->perf_fd[i]);
-			atomic_fetch_sub(&fds_in_use, 1);
-		}
 	t->nhw = 0;
 	t->cpu_known = 0;
 }
 
-/* Takes one descriptor of the budget; 0 if there is none left. */
+/* Takes one descriptor of fold's budget; 0 if there is none left. */
 static int budget_take(void)
 {
-	if (atomic_fetch_add(&fds_in_use, 1) < rt__fd_budget())
-		return 1;
-	atomic_fetch_sub(&fds_in_use, 1);
-	return 0;
+	return rt__fd_take(1);
 }
 
 /* Every member's page is mapped: it keeps the member alive once its
@@ -458,7 +450,7 @@ void rt__counters_thread_start(rt_thread *t)
 		if (atomic_fetch_add(&threads_over_budget, 1) == 0)
 			rt__warn(
 			    "more than %u threads alive at once: the threads beyond that record no counters "
-			    "(fold keeps its descriptors to 1/8 of RLIMIT_NOFILE)",
+			    "(fold keeps all its descriptors to 1/8 of RLIMIT_NOFILE)",
 			    rt__fd_budget());
 		return;
 	}
@@ -474,7 +466,7 @@ void rt__counters_thread_start(rt_thread *t)
 				    active[i].name, (int)t->tid, strerror(errno));
 			for (unsigned k = 0; k < i; k++)
 				close(fds[k]);
-			atomic_fetch_sub(&fds_in_use, 1);
+			rt__fd_give(1);
 			return;
 		}
 	}

@@ -24,8 +24,11 @@
  * glibc-internal closes such as posix_spawn's file actions in the child
  * before its exec) bypass the wrappers; and the range takes a few numbers
  * near the limit, so a program that opens nearly RLIMIT_NOFILE descriptors
- * gets EMFILE a few descriptors sooner (the counter budget bounds how many:
- * rt__fd_budget).
+ * gets EMFILE a few descriptors sooner. All of fold's descriptors (the
+ * trace file, libunwind's pipe, counters, perf sampling) are taken from
+ * one budget, an eighth of the soft limit (at least one: the trace file),
+ * before each is opened (rt__fd_take); what does not fit goes without
+ * (counted and said by its owner).
  *
  * libunwind opens a pipe to validate memory addresses (pipe2 on its static
  * array, from inside our calls: rt__tls_unwinding is raised), reads and
@@ -144,8 +147,11 @@ static void range_init(void)
 		soft = FD_MAX_TRACKED;
 	if (soft > FD_MAX_TRACKED)
 		soft = FD_MAX_TRACKED;
-	/* Counter descriptors: one eighth of the table, at most 4096. */
+	/* All of fold's descriptors: one eighth of the table, at least the
+	 * trace file's, at most 4096. */
 	budget = (unsigned)(soft / 8);
+	if (budget < 1)
+		budget = 1;
 	if (budget > 4096)
 		budget = 4096;
 	range_top = (int)soft;
@@ -158,6 +164,24 @@ unsigned rt__fd_budget(void)
 {
 	range_init();
 	return budget;
+}
+
+/* The descriptors fold holds, against the budget: taken before one is
+ * opened (rt__fd_take), given back when one of ours is closed. */
+static _Atomic unsigned held;
+
+int rt__fd_take(unsigned n)
+{
+	range_init();
+	if (atomic_fetch_add(&held, n) + n <= budget)
+		return 1;
+	atomic_fetch_sub(&held, n);
+	return 0;
+}
+
+void rt__fd_give(unsigned n)
+{
+	atomic_fetch_sub(&held, n);
 }
 
 static void reg_lock_take(void)
@@ -225,6 +249,7 @@ void rt__fd_close(int *slot)
 	*slot = -1;
 	reg_del(fd);
 	sys_close(fd);
+	rt__fd_give(1);
 }
 
 void rt__fd_after_fork_forget(int fd)
@@ -233,6 +258,7 @@ void rt__fd_after_fork_forget(int fd)
 	if (fd >= 0 && rt__fd_is_ours(fd)) {
 		reg_del(fd);
 		sys_close(fd);
+		rt__fd_give(1);
 	}
 }
 
@@ -403,7 +429,16 @@ FOLD_EXPORT int fcntl64(int fd, int cmd, ...)
 
 FOLD_EXPORT int pipe2(int fds[2], int flags)
 {
+	/* libunwind's memory-validation pipe counts against fold's budget; it
+	 * goes without one (then it checks addresses with mincore, as it does
+	 * here anyway). */
+	if (rt__tls_unwinding && !rt__fd_take(2)) {
+		errno = EMFILE;
+		return -1;
+	}
 	int rc = real_pipe2 ? real_pipe2(fds, flags) : (int)syscall(SYS_pipe2, fds, flags);
+	if (rc && rt__tls_unwinding)
+		rt__fd_give(2);
 	if (rc == 0 && rt__tls_unwinding) {
 		/* libunwind's memory-validation pipe, fds is its own array. */
 		int saved = errno;

@@ -136,11 +136,13 @@ int rt__output_start(void)
 {
 	char pattern[sizeof rt__proc.path];
 	int is_default;
+	rt__fd_take(1); /* the trace file's: the budget is never less (rt_fd.c) */
 	int fd =
 	    rt__output_pattern(rt__proc.cfg.output, rt__proc.rank >= 0, pattern, sizeof pattern, &is_default);
 	if (fd == 0)
 		fd = rt__output_open(pattern, rt__proc.path, sizeof rt__proc.path, &rt__proc.path_has_rank);
 	if (fd < 0) {
+		rt__fd_give(1);
 		rt__warn(
 		    "cannot create the trace file from FOLD_OUTPUT=\"%s\" (%s): this run is not measured",
 		    pattern, strerror(-fd));

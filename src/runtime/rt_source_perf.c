@@ -72,9 +72,15 @@ static int perf_thread_start(rt_thread *t)
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
 	attr.wakeup_events = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
+	if (!rt__fd_take(1)) {
+		errno = EMFILE; /* fold's descriptor budget, 1/8 of RLIMIT_NOFILE */
 		goto fail;
+	}
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		rt__fd_give(1);
+		goto fail;
+	}
 	/* Into fold's range first: the signal's si_fd is the number O_ASYNC
 	 * was set through. */
 	fd = rt__fd_move(fd, &t->sample_fd);
