@@ -43,6 +43,7 @@
 #define FOLD_EXPORT __attribute__((visibility("default")))
 #define FOLD_TLS __thread __attribute__((tls_model("initial-exec")))
 #define FOLD_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FOLD_LIKELY(x) __builtin_expect(!!(x), 1)
 /* The code between a signal and the program's handler for it (rt_signal.c,
  * rt_altstack.c): kept in a section of its own so that samples leave its
  * frames out, as if the kernel had called the program's handler itself. */
@@ -514,6 +515,8 @@ void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si,
 void rt__altstack_on_entry(void *uc);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void rt__wait_init(void);
+/* The same for the socket calls and read/write (rt_socket.c). */
+void rt__socket_init(void);
 /* Blocks and drains the sampling signal in this thread (before exec). */
 void rt__signals_before_exec(void);
 void rt__signals_after_exec_failed(void);
