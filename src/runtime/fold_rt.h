@@ -328,6 +328,10 @@ typedef struct rt_thread {
 	 * unwinder failed. Last: the fields before it keep the places the
 	 * hooks' cache lines were tuned with. */
 	uint64_t leaf_only[FOLD_LEAF_ONLY_NREASONS];
+	/* 1: the program sandboxed the thread with seccomp in a way that may
+	 * deny fold's system calls (rt_seccomp.c): no samples, no writes,
+	 * no system call of fold's on it */
+	volatile sig_atomic_t sandboxed;
 } rt_thread;
 
 extern FOLD_TLS rt_thread *rt__tls_thread;
@@ -445,7 +449,7 @@ static inline uint64_t rt__cpu_base(const rt_thread *t)
  * happened when it carried it, else CLOCK_THREAD_CPUTIME_ID (a syscall). */
 static inline uint64_t rt__sample_cpu_ns(const rt_thread *t)
 {
-	return t->cpu_known ? t->cpu_last : rt__ns(CLOCK_THREAD_CPUTIME_ID);
+	return t->cpu_known || t->sandboxed ? t->cpu_last : rt__ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* ---------------------------------------------------------------- sampling */
@@ -513,6 +517,8 @@ void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si,
 /* At a fold handler's entry: gives the kernel fold's whole alternate stack
  * back at sigreturn when a program handler jumped out of a shorter one. */
 void rt__altstack_on_entry(void *uc);
+/* Threads a seccomp sandbox made fold quiet on (rt_seccomp.c). */
+uint64_t rt__seccomp_threads_quiet(void);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void rt__wait_init(void);
 /* The same for the socket calls and read/write (rt_socket.c). */

@@ -51,6 +51,8 @@ void rt__proc_clean(void)
 uint64_t rt__flush_due(rt_thread *t, uint64_t tick)
 {
 	uint64_t t0 = 0;
+	if (FOLD_UNLIKELY(t->sandboxed))
+		return 0;
 	if (!t->flush_tick) {
 		t->flush_tick = tick | 1;
 	} else if (tick - t->flush_tick >= interval_ticks && t->cur) {

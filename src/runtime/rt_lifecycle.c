@@ -411,6 +411,8 @@ static void write_end_records(void)
 	}
 	if (atomic_load(&rt__proc.threads_unmeasured))
 		rt__proc_stat("threads.unmeasured", atomic_load(&rt__proc.threads_unmeasured));
+	if (rt__seccomp_threads_quiet())
+		rt__proc_stat("seccomp.threads_quiet", rt__seccomp_threads_quiet());
 	if (atomic_load(&rt__proc.threads_unsampled))
 		rt__proc_stat("threads.unsampled", atomic_load(&rt__proc.threads_unsampled));
 	struct stat st;

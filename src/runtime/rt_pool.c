@@ -325,7 +325,10 @@ void rt__buf_submit(rt_buf *b)
 	do
 		b->next = old;
 	while (!atomic_compare_exchange_weak(&queue_head, &old, b));
-	rt__pool_drain(0);
+	/* A sandboxed thread makes no system call: another writes it. */
+	rt_thread *self = rt__tls_thread;
+	if (!self || !self->sandboxed)
+		rt__pool_drain(0);
 }
 
 /* Takes the whole queue, oldest first (the stack is newest first). */

@@ -608,6 +608,10 @@ FOLD_TRAMPOLINE static void rt_on_sample(int sig, siginfo_t *si, void *uc)
 	     ((si->si_code == POLL_HUP || si->si_code == POLL_IN) && t->sample_fd >= 0 &&
 	      si->si_fd == t->sample_fd))) {
 		rt__tls_sig_ours++;
+		if (FOLD_UNLIKELY(t->sandboxed)) { /* a late tick: nothing of ours runs now */
+			errno = saved_errno;
+			return;
+		}
 		if (FOLD_UNLIKELY(t->stop_probe)) { /* rt_source_time.c: no sample */
 			t->probe_entry = rt__ns(CLOCK_MONOTONIC);
 			t->stop_probe = 2;

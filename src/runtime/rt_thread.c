@@ -280,8 +280,10 @@ void rt__thread_end(rt_thread *t)
 		rt__buf_release(t->cur);
 		t->cur = NULL;
 	}
-	rt__counters_thread_stop(t);
-	rt__altstack_stop(t);
+	if (!t->sandboxed) { /* else their system calls may be denied; they end with the process */
+		rt__counters_thread_stop(t);
+		rt__altstack_stop(t);
+	}
 	add_totals(t);
 	rt__tls_thread = NULL;
 	atomic_store(&t->alive, 0);
