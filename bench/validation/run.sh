@@ -120,7 +120,7 @@ step_objects() {
 # stall_probe: how often the machine stops a program where nothing of it
 # runs (stalls.c), compiled once; run for half a second before each app.
 stall_probe() {
-	[ "$work/stalls" -nt "$here/stalls.c" ] || cc -O2 -o "$work/stalls" "$here/stalls.c" || return 1
+	[ "$work/stalls" -nt "$here/../../tests/tools/stalls.c" ] || cc -O2 -o "$work/stalls" "$here/../../tests/tools/stalls.c" || return 1
 	"$work/stalls" 0.5
 }
 

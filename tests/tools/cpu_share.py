@@ -24,6 +24,16 @@ of saying why. It is killed and the test skips with the figures so far.
 The machine's load (the share of all CPUs busy during the run, from
 /proc/stat, and the load average) is printed alongside, so a skip says what
 was taking the CPU.
+
+A virtual machine can also be stopped by its host, which its guest kernel
+does not see: the program's CPU time counts those stops as running. With
+--max-stalls P the stall probe (tests/tools/stalls.c, compiled once with cc)
+runs for 0.3 s after CMD and measures the share of its CPU time lost to such
+hidden stops longer than --stall-over microseconds (default 8); above P
+percent the test skips with the figures ("the machine stopped ..."). A test
+program whose truth leaves out its steps longer than that (time lost to
+interruptions) cannot be compared with fold, which sees those stops as time
+the program spent.
 """
 import argparse
 import os
@@ -58,6 +68,23 @@ def cpu_so_far(pid):
         return None
 
 
+def stall_probe(over_us):
+    """(hidden %, the probe's line) from tests/tools/stalls.c, or None."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stalls.c")
+    cache = os.path.join(os.environ.get("TMPDIR", "/tmp"), "fold-stalls-%d" % os.getuid())
+    try:
+        if not os.path.exists(cache) or os.path.getmtime(cache) < os.path.getmtime(src):
+            tmp = "%s.%d" % (cache, os.getpid())
+            subprocess.run(["cc", "-O2", "-o", tmp, src], check=True, capture_output=True)
+            os.replace(tmp, cache)
+        out = subprocess.run([cache, "0.3", str(over_us)], check=True, capture_output=True,
+                             text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    m = re.search(r"([0-9.]+)% hidden", out)
+    return (float(m.group(1)), out) if m else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--min-share", type=float, default=0.9, help="least share of N CPUs (default 0.9)")
@@ -67,6 +94,10 @@ def main():
                     help="seconds after which a program starved of CPU is stopped (default 20)")
     ap.add_argument("--report", metavar="FILE",
                     help="write the figures line to FILE instead of standard error (CMD's own output stays apart)")
+    ap.add_argument("--max-stalls", type=float, metavar="P",
+                    help="skip when the machine's hidden stops take more than P%% of a CPU's time")
+    ap.add_argument("--stall-over", type=float, default=8.0, metavar="US",
+                    help="stops longer than US microseconds count (default 8)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -123,6 +154,16 @@ def main():
         print("SKIP: %s got only %.0f%% of %s (%s); %s cannot be judged" %
               (os.path.basename(cmd[0]), 100 * share, what, figures, a.judge), file=sys.stderr)
         return 77
+    if a.max_stalls is not None:
+        probe = stall_probe(a.stall_over)
+        if probe and probe[0] > a.max_stalls:
+            print("SKIP: the machine stopped the stall probe for %.1f%% of its CPU time in stops over "
+                  "%g us that its kernel does not see (the host's: %s); the program's truth leaves those "
+                  "out and fold cannot, so %s cannot be judged to better than that" %
+                  (probe[0], a.stall_over, probe[1], a.judge), file=sys.stderr)
+            return 77
+        if probe:
+            figures += "; hidden stops %.1f%%" % probe[0]
     line = "cpu_share: %s got %.0f%% of %s (%s)" % (os.path.basename(cmd[0]), 100 * share, what, figures)
     if a.report:
         with open(a.report, "w") as f:

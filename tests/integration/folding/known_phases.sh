@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 # The phases are defined by wall time: a program that did not get its CPU
 # has instances the scheduler cut in pieces, and the verdict means nothing.
-python3 "$here/../../tools/cpu_share.py" --judge "phase fidelity" -- \
+python3 "$here/../../tools/cpu_share.py" --judge "phase fidelity" --max-stalls 1.5 -- \
   FOLD_QUIET=1 FOLD_OUTPUT=run.trace FOLD_SAMPLE=time@1ms LD_PRELOAD="$libfold" "$prog" 400 >truth.txt
 "$fold" run.trace -q --fit "$fit" --region step --json out.json
 python3 "$here/check_known_phases.py" out.json "$fit" "$(cat truth.txt)"
