@@ -198,6 +198,9 @@ void rt__pool_after_fork(void);
 /* First thing in a fork child: the pool's memory stops being shared with
  * the parent's live file (rt_pool.c). */
 void rt__pool_unshare(void);
+/* Makes sure rt__proc.fd is still the trace file, opening it again by its
+ * name if a raw system call closed it (-1 if it cannot). Async-signal-safe. */
+void rt__trace_fd_check(void);
 /* Crash path: writes queued buffers raw. Async-signal-safe. */
 void rt__flush_queue_raw(void);
 /* The live file next to the trace (rt_pool.c): created for a new trace
@@ -519,6 +522,8 @@ void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si,
 void rt__altstack_on_entry(void *uc);
 /* Threads a seccomp sandbox made fold quiet on (rt_seccomp.c). */
 uint64_t rt__seccomp_threads_quiet(void);
+/* Before the program turns seccomp on (op: SECCOMP_SET_MODE_*). */
+void rt__before_seccomp(unsigned long op, unsigned long flags, const void *arg);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void rt__wait_init(void);
 /* The same for the socket calls and read/write (rt_socket.c). */
@@ -552,6 +557,8 @@ typedef struct rt_process {
 	rt_config cfg;
 	rt_clock clock;
 	int fd;
+	dev_t fd_dev; /* the trace file's identity, to know fd is still it */
+	ino_t fd_ino;
 	char path[1024];
 	int rank, size; /* -1 when unknown */
 	int path_has_rank;
@@ -654,6 +661,9 @@ int rt__fd_is_ours(int fd); /* async-signal-safe */
 /* fold's descriptor budget (1/8 of RLIMIT_NOFILE, at least 1): take n
  * before opening them (0: none left), give back on closing one that was
  * not closed through rt__fd_close (which gives it back). */
+/* A descriptor of fold's that was closed behind its wrappers: forgotten,
+ * not closed (its number may be the program's now). */
+void rt__fd_forget(int fd);
 int rt__fd_take(unsigned n);
 void rt__fd_give(unsigned n);
 unsigned rt__fd_budget(void);

@@ -252,6 +252,14 @@ void rt__fd_close(int *slot)
 	rt__fd_give(1);
 }
 
+void rt__fd_forget(int fd)
+{
+	/* Not ours any more (closed behind our wrappers): unregistered, not
+	 * closed, since the number may be the program's by now. */
+	reg_del(fd);
+	rt__fd_give(1);
+}
+
 void rt__fd_after_fork_forget(int fd)
 {
 	/* The child's copy of a descriptor of a thread that does not exist here. */
@@ -305,6 +313,7 @@ FOLD_EXPORT int close(int fd)
 {
 	if (rt__tls_unwinding && rt__fd_is_ours(fd)) { /* libunwind re-creating its pipe */
 		reg_del(fd);
+		rt__fd_give(1);
 		return sys_close(fd);
 	}
 	if (rt__fd_is_ours(fd)) {

@@ -152,6 +152,11 @@ int rt__output_start(void)
 		rt__proc.path_has_rank = 1; /* the default gains the rank once MPI_Init tells it */
 	rt__fd_move(fd, &rt__proc.fd);
 	fd = rt__proc.fd;
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		rt__proc.fd_dev = st.st_dev;
+		rt__proc.fd_ino = st.st_ino;
+	}
 	rt_io_state io;
 	rt__io_begin(&io);
 	int rc = trace_file_write_header(fd);
@@ -211,6 +216,8 @@ static void say_tools(const rt_config *cfg)
 		rt__proc_info("sample.signal_reason", "traced at start: SIGPROF, which debuggers pass");
 }
 
+static void rt_quick_exit(void);
+
 int rt__init(void)
 {
 	int expect = FOLD_UNINIT;
@@ -249,6 +256,7 @@ int rt__init(void)
 		rt__unwind_warm();
 	syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 	rt__fork_install();
+	at_quick_exit(rt_quick_exit);
 	/* Metadata on disk from the start: a SIGKILL keeps the clock, the
 	 * module map and the definitions. */
 	rt__proc_seal();
@@ -559,4 +567,12 @@ __attribute__((constructor)) static void rt_constructor(void)
 __attribute__((destructor)) static void rt_destructor(void)
 {
 	rt__finish("exit");
+}
+
+/* quick_exit runs the at_quick_exit handlers, then glibc's internal _exit
+ * (no destructors, past our _exit): registered at start, ours runs last,
+ * after the program's, as the destructor does after atexit's. */
+static void rt_quick_exit(void)
+{
+	rt__finish("quick_exit");
 }

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -394,10 +395,34 @@ static void write_one(rt_buf *b)
 	rt__buf_release(b);
 }
 
+/* The trace's descriptor is still the trace file: a raw system call of
+ * the program's (close_range in assembly) can close it behind fold's
+ * wrappers and the program open a file of its own at that number, which
+ * fold must never write into. Then the trace file is opened again by its
+ * name. Async-signal-safe. */
+void rt__trace_fd_check(void)
+{
+	struct stat st;
+	int fd = rt__proc.fd;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rt__proc.fd_dev && st.st_ino == rt__proc.fd_ino)
+		return;
+	int n = open(rt__proc.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (n >= 0 && (fstat(n, &st) || st.st_dev != rt__proc.fd_dev || st.st_ino != rt__proc.fd_ino)) {
+		sys_close_fd(n); /* another file by that name now */
+		n = -1;
+	}
+	if (fd >= 0 && rt__fd_is_ours(fd))
+		rt__fd_forget(fd); /* the number is the program's now */
+	rt__proc.fd = -1;
+	if (n >= 0)
+		rt__fd_move(n, &rt__proc.fd);
+}
+
 static void write_batch(rt_buf *b)
 {
 	rt_io_state io;
 	rt__io_begin(&io);
+	rt__trace_fd_check();
 	while (b) {
 		rt_buf *n = b->next;
 		write_one(b);

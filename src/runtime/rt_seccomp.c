@@ -206,7 +206,7 @@ static void say_once(const char *what)
 		         what);
 }
 
-static void before_seccomp(unsigned long op, unsigned long flags, const void *arg)
+void rt__before_seccomp(unsigned long op, unsigned long flags, const void *arg)
 {
 	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
@@ -239,7 +239,6 @@ uint64_t rt__seccomp_threads_quiet(void)
 /* ---------------------------------------------------------------- interposition */
 
 typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-typedef long (*syscall_fn)(long, long, long, long, long, long, long);
 
 FOLD_EXPORT int prctl(int option, ...)
 {
@@ -252,35 +251,11 @@ FOLD_EXPORT int prctl(int option, ...)
 	              a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (option == PR_SET_SECCOMP)
-		before_seccomp(a2 == SECCOMP_MODE_STRICT ? SECCOMP_SET_MODE_STRICT : SECCOMP_SET_MODE_FILTER, 0,
+		rt__before_seccomp(a2 == SECCOMP_MODE_STRICT ? SECCOMP_SET_MODE_STRICT : SECCOMP_SET_MODE_FILTER, 0,
 		               (const void *)a3);
 	if (!real) {
 		errno = ENOSYS;
 		return -1;
 	}
 	return real(option, a2, a3, a4, a5);
-}
-
-/* syscall(2): every call of the program's that goes through it; only
- * seccomp and prctl(PR_SET_SECCOMP) are looked at. */
-FOLD_EXPORT long syscall(long number, ...)
-{
-	static syscall_fn real;
-	if (FOLD_UNLIKELY(!real))
-		real = (syscall_fn)rt__real("syscall");
-	va_list ap;
-	va_start(ap, number);
-	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long), a4 = va_arg(ap, long),
-	     a5 = va_arg(ap, long), a6 = va_arg(ap, long);
-	va_end(ap);
-	if (FOLD_UNLIKELY(number == SYS_seccomp))
-		before_seccomp((unsigned long)a1, (unsigned long)a2, (const void *)a3);
-	else if (FOLD_UNLIKELY(number == SYS_prctl && a1 == PR_SET_SECCOMP))
-		before_seccomp(a2 == SECCOMP_MODE_STRICT ? SECCOMP_SET_MODE_STRICT : SECCOMP_SET_MODE_FILTER, 0,
-		               (const void *)a3);
-	if (FOLD_UNLIKELY(!real)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real(number, a1, a2, a3, a4, a5, a6);
 }

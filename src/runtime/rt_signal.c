@@ -776,6 +776,7 @@ static void crash_flush(int sig)
 	wait_for_busy(self);
 	rt_io_state io;
 	rt__io_begin(&io);
+	rt__trace_fd_check();
 	rt__flush_queue_raw();
 	mark_signal(self, sig, "");
 	unsigned n = rt__thread_slots();
@@ -992,6 +993,29 @@ void rt__signals_after_exec_failed(void)
 
 /* ---------------------------------------------------------------- interposition */
 
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000 /* linux/signal.h; glibc does not export it */
+#endif
+
+/* What the program reads back for an action it set: the kernel's copy, as
+ * glibc's sigaction fills it in (x86-64: SA_RESTORER and glibc's signal
+ * return, which every action installed through glibc carries). */
+static void set_app_action(int sig, const struct sigaction *act)
+{
+	app_action[sig] = *act;
+#if defined(__x86_64__)
+	if (!sig_restorer) {
+		struct sigaction cur;
+		if (call_real_sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_RESTORER))
+			sig_restorer = (uint64_t)(uintptr_t)cur.sa_restorer;
+	}
+	if (sig_restorer) {
+		app_action[sig].sa_flags |= SA_RESTORER;
+		app_action[sig].sa_restorer = (void (*)(void))(uintptr_t)sig_restorer;
+	}
+#endif
+}
+
 /* The program's view of a signal's disposition is app_action[sig] whenever
  * the kernel's is ours or our trampoline; otherwise the kernel's. Like the
  * kernel's, a change races only with deliveries of that same signal. */
@@ -1004,7 +1028,7 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 	if (ours[sig] && (sig == sample_signo || sig == SIGIO) && !is_fatal(sig)) {
 		/* Our sampling signal: the program's handler is chained to. */
 		if (act)
-			app_action[sig] = *act;
+			set_app_action(sig, act);
 		if (old)
 			*old = prev;
 		return 0;
@@ -1019,7 +1043,7 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 	struct sigaction kold;
 	if (is_function(act)) {
 		/* Published before the kernel can call the trampoline for it. */
-		app_action[sig] = *act;
+		set_app_action(sig, act);
 		/* As the kernel keeps it: SIGKILL and SIGSTOP cannot be blocked. */
 		sigdelset(&app_action[sig].sa_mask, SIGKILL);
 		sigdelset(&app_action[sig].sa_mask, SIGSTOP);
@@ -1038,7 +1062,7 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 		 * restores it after a handler of its own: libgfortran's re-raise). */
 		if (!ours[sig] && install(sig, on_fatal, SA_ONSTACK, 0))
 			return -1;
-		app_action[sig] = *act;
+		set_app_action(sig, act);
 		kold = prev;
 	} else {
 		/* SIG_DFL/SIG_IGN go to the kernel as they are. */
@@ -1046,7 +1070,7 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 			return -1;
 		wrapped[sig] = 0;
 		ours[sig] = 0;
-		app_action[sig] = *act;
+		set_app_action(sig, act);
 	}
 	if (old)
 		*old = mine ? prev : kold;
