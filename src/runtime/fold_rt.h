@@ -151,7 +151,6 @@ typedef struct rt_buf {
 	uint32_t seq;
 	uint32_t len;
 	uint32_t nsamples;   /* samples encoded in it (counted as lost if it cannot be written) */
-	uint32_t touched;    /* its pages have been written (see rt__buf_claim) */
 	struct rt_buf *next; /* write queue link */
 	uint8_t data[FOLD_BUF_BYTES];
 } rt_buf;
