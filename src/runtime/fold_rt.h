@@ -468,6 +468,30 @@ void rt__altstack_stop(rt_thread *t);
 /* Calls the program's handler as the kernel would have (on the program's
  * alternate stack for SA_ONSTACK). */
 void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si, void *uc);
+/* The stop figure (rt_source_time.c): settled at a safe point, outside any
+ * signal handler, once the process took a wall-clock sample: from the
+ * parent's published figure or by the probe on the calling thread; its
+ * INFO written; at RT_STOP_SPAWN published for the children (a mapping
+ * named RT_STOP_MAP_PREFIX "ONSET:RETURN:PROBES"); at RT_STOP_EXIT and
+ * RT_STOP_EXEC, when there is none, the reason (INFO sample.stop_from). */
+enum rt_stop_point { RT_STOP_SPAWN, RT_STOP_EXEC, RT_STOP_EXIT };
+#define RT_STOP_MAP_PREFIX "fold-stop:"
+void rt__stop_settle(enum rt_stop_point at);
+/* In a fork child: the figure into the child's new trace file. */
+void rt__stop_after_fork(void);
+/* What the parent process shows of fold in /proc/PPID/maps, read once per
+ * process image (may_read = 0: NULL unless read already; then it is safe
+ * in a signal handler). rt_counters.c. */
+typedef struct rt_parent_view {
+	int under_fold; /* it maps our libfold.so */
+	int has_stop;   /* it published a stop figure */
+	int64_t stop_onset;
+	uint64_t stop_return;
+	unsigned stop_probes;
+} rt_parent_view;
+const rt_parent_view *rt__parent_view(int may_read);
+/* In a fork child: the parent is another process now. */
+void rt__parent_view_forget(void);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void rt__wait_init(void);
 /* Blocks and drains the sampling signal in this thread (before exec). */
@@ -547,6 +571,10 @@ void rt__checkpoint_done(int for_exec);
 /* Process-stream writers (take proc_lock). */
 void rt__proc_info(const char *key, const char *value);
 void rt__proc_info_u64(const char *key, uint64_t value);
+/* rt__proc_info from a signal handler: a trylock (the interrupted code of
+ * this thread, its guard down, does not hold proc_lock), no pool growth;
+ * 0, or -EBUSY / -ENOSPC when it could not be written now. */
+int rt__proc_info_try(const char *key, const char *value);
 void rt__proc_stat(const char *key, uint64_t value);
 void rt__proc_clock(void);
 void rt__proc_counter_def(uint32_t id, unsigned kind, const char *name);

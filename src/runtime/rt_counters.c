@@ -269,50 +269,94 @@ static void emit_definitions(void)
 	rt__proc_info("counters.mode", mode_name);
 }
 
-/* The start-up notices (counters, unknown FOLD_* variables) are said once
- * per run, not by every process of it:
- * not by a later exec generation, nor by a process whose parent runs under
- * fold too (it said the same; its environment is ours). */
-static int parent_under_fold(void)
+/* What the parent process shows of fold, from /proc/PPID/maps: whether it
+ * maps the same libfold.so (it runs under fold), and the stop figure it
+ * published (rt_source_time.c: a mapping named RT_STOP_MAP_PREFIX...). One
+ * read of the file, by whoever asks first (the notice check at start, or
+ * the stop figure at a safe point), not in a signal handler. */
+static rt_parent_view parent_view;
+static _Atomic int parent_read; /* 0 not yet, 1 reading, 2 read */
+
+/* One line of the maps file (NUL-terminated, without its newline). */
+static void parent_line(const char *line, const char *lib)
+{
+	if (!parent_view.under_fold && strstr(line, lib))
+		parent_view.under_fold = 1;
+	const char *m = strstr(line, "/memfd:" RT_STOP_MAP_PREFIX);
+	long long onset;
+	unsigned long long ret;
+	unsigned n;
+	if (m && !parent_view.has_stop &&
+	    sscanf(m + 7 + strlen(RT_STOP_MAP_PREFIX), "%lld:%llu:%u", &onset, &ret, &n) == 3) {
+		parent_view.stop_onset = onset;
+		parent_view.stop_return = ret;
+		parent_view.stop_probes = n;
+		parent_view.has_stop = 1;
+	}
+}
+
+static void parent_scan(void)
 {
 	Dl_info di;
-	if (!dladdr((void *)parent_under_fold, &di) || !di.dli_fname || !*di.dli_fname)
-		return 0;
+	if (!dladdr((void *)parent_scan, &di) || !di.dli_fname || !*di.dli_fname)
+		return;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	/* Lines of the maps file end with the mapped file's path. */
-	size_t want = strlen(di.dli_fname);
+		return;
 	char buf[8192];
 	size_t have = 0;
-	int found = 0;
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
 		if (n <= 0)
 			break;
 		have += (size_t)n;
 		buf[have] = 0;
-		if (strstr(buf, di.dli_fname)) {
-			found = 1;
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = 0;
+			parent_line(line, di.dli_fname);
+			line = nl + 1;
+		}
+		if (parent_view.under_fold && parent_view.has_stop)
 			break;
-		}
-		/* Keep the tail that could start a match. */
-		if (have > want) {
-			memmove(buf, buf + have - want, want);
-			have = want;
-		}
+		/* Keep the unfinished line; one longer than the buffer is cut. */
+		have = strlen(line);
+		if (have >= sizeof buf / 2)
+			have = 0;
+		memmove(buf, line, have);
 	}
 	close(fd);
-	return found;
 }
 
+const rt_parent_view *rt__parent_view(int may_read)
+{
+	int expect = 0;
+	if (may_read && atomic_compare_exchange_strong(&parent_read, &expect, 1)) {
+		parent_scan();
+		atomic_store(&parent_read, 2);
+	}
+	return atomic_load(&parent_read) == 2 ? &parent_view : NULL;
+}
+
+void rt__parent_view_forget(void)
+{
+	memset(&parent_view, 0, sizeof parent_view);
+	atomic_store(&parent_read, 0);
+}
+
+/* The start-up notices (counters, unknown FOLD_* variables) are said once
+ * per run, not by every process of it:
+ * not by a later exec generation, nor by a process whose parent runs under
+ * fold too (it said the same; its environment is ours). */
 int rt__notice_wanted(void)
 {
 	static int wanted = -1;
-	if (wanted < 0)
-		wanted = rt__proc.cfg.exec_generation == 0 && !parent_under_fold();
+	if (wanted < 0) {
+		const rt_parent_view *pv = rt__proc.cfg.exec_generation ? NULL : rt__parent_view(1);
+		wanted = rt__proc.cfg.exec_generation == 0 && !(pv && pv->under_fold);
+	}
 	return wanted;
 }
 

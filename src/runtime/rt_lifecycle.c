@@ -397,6 +397,9 @@ void rt__finish(const char *why)
 	(void)why;
 	if (getpid() != rt__proc.pid) /* a vfork child shares our memory: hands off */
 		return;
+	/* The stop figure of a process that took samples and has none yet is
+	 * measured now, while its timers still run (or why it has none said). */
+	rt__stop_settle(RT_STOP_EXIT);
 	int expect = FOLD_RUNNING;
 	if (!atomic_compare_exchange_strong(&rt__proc.phase, &expect, FOLD_FINISHED))
 		return;
@@ -431,6 +434,9 @@ void rt__finish(const char *why)
 void rt__checkpoint(int for_exec)
 {
 	rt_thread *self = rt__tls_thread;
+	/* Before a child starts or this image is replaced: the stop figure,
+	 * published for the child (rt_source_time.c). */
+	rt__stop_settle(for_exec ? RT_STOP_EXEC : RT_STOP_SPAWN);
 	if (self)
 		self->busy++;
 	if (!for_exec) {

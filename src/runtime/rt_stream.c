@@ -133,6 +133,24 @@ void rt__proc_info(const char *key, const char *value)
 	proc_unlock(t);
 }
 
+int rt__proc_info_try(const char *key, const char *value)
+{
+	if (pthread_mutex_trylock(&rt__proc.proc_lock))
+		return -EBUSY;
+	int rc = -ENOSPC;
+	if (rt__proc.proc_buf) {
+		rt__proc_dirty();
+		rc = trace_enc_info(&rt__proc.proc_enc, key, value);
+		if (rc == -ENOSPC) {
+			proc_seal_locked();
+			if (proc_begin_buf(0) == 0)
+				rc = trace_enc_info(&rt__proc.proc_enc, key, value);
+		}
+	}
+	pthread_mutex_unlock(&rt__proc.proc_lock);
+	return rc ? -ENOSPC : 0;
+}
+
 void rt__proc_info_u64(const char *key, uint64_t value)
 {
 	char v[32];
