@@ -113,8 +113,11 @@ typedef struct rt_clock {
 	uint64_t tick0, mono0, real0;
 } rt_clock;
 
-/* want_tsc = 0 forces CLOCK_MONOTONIC (FOLD_CLOCK=monotonic). */
+/* want_tsc = 0 forces CLOCK_MONOTONIC (FOLD_CLOCK=monotonic). The TSC's
+ * rate is estimated by rt__clock_calibrate, called a little later (it
+ * measures the time in between). */
 void rt__clock_init(rt_clock *c, int want_tsc);
+void rt__clock_calibrate(rt_clock *c);
 void rt__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns);
 extern int rt__clock_tsc;
 

@@ -162,11 +162,12 @@ int rt__init(void)
 	absolute_output_env();
 	rank_from_env();
 	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
-	rt__flush_init();
 	if (rt__pool_init(4) || rt__output_start()) {
 		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		return 0;
 	}
+	rt__clock_calibrate(&rt__proc.clock);
+	rt__flush_init();
 	rt__proc_start(0);
 	rt__counters_init();
 	rt__modules_scan();
