@@ -380,8 +380,12 @@ int rt__event_unknown(const char *name, char *why, size_t len);
  * counters left out): once per run, not again in a later exec generation
  * nor in a process whose parent runs under fold (same environment). */
 int rt__notice_wanted(void);
-/* Opens this thread's counters; returns 0 even if none could be opened. */
+/* Opens this thread's counters; returns 0 even if none could be opened.
+ * The thread that decided (rt__counters_init) takes the group the
+ * decision opened; rt__counters_probe_done closes it if that thread did
+ * not (its start failed). */
 void rt__counters_thread_start(rt_thread *t);
+void rt__counters_probe_done(void);
 void rt__counters_thread_stop(rt_thread *t);
 /* Threads that got no counters because the descriptor budget was used up. */
 uint64_t rt__counters_threads_over_budget(void);
@@ -397,10 +401,11 @@ unsigned rt__hw_counter_count(void);
 uint32_t rt__app_counter_define(const char *name);
 unsigned rt__app_counter_count(void);
 /* The CPU-time base a thread's first sample deltas against: the group's
- * CPU time counts from the group's opening. */
+ * CPU time counts from the group's opening (or from what a read at the
+ * thread's start said: a group opened earlier, rt__counters_thread_start). */
 static inline uint64_t rt__cpu_base(const rt_thread *t)
 {
-	return t->nhw ? 0 : rt__ns(CLOCK_THREAD_CPUTIME_ID);
+	return t->nhw ? (t->cpu_known ? t->cpu_last : 0) : rt__ns(CLOCK_THREAD_CPUTIME_ID);
 }
 /* The thread's CPU time now, for a sample: from the counter read that just
  * happened when it carried it, else CLOCK_THREAD_CPUTIME_ID (a syscall). */

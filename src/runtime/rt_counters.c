@@ -69,6 +69,11 @@ typedef struct ctr_missing {
 
 static ctr_spec active[FOLD_MAX_HW_COUNTERS];
 static unsigned nhw;
+/* The group the decision opened, kept for the thread that decided (its
+ * counters: opening them again, and closing these, cost it 6 system calls
+ * of ~20-100 us each on a VM); probe_tid 0 once adopted or closed. */
+static int probe_fd[FOLD_MAX_HW_COUNTERS];
+static pid_t probe_tid;
 static ctr_missing missing[32];
 static unsigned nmissing;
 static int decided;
@@ -237,8 +242,10 @@ static unsigned try_list(const char *list)
 			}
 			continue;
 		}
-		int fd = perf_open(&c, -1);
-		uint64_t probe[3]; /* { nr, time_enabled, value } */
+		/* Opened as the thread's group will be (a member of the events
+		 * opened so far): what cannot join it cannot be counted. */
+		int fd = perf_open(&c, nhw ? probe_fd[0] : -1);
+		uint64_t probe[2 + FOLD_MAX_HW_COUNTERS]; /* { nr, time_enabled, values } */
 		if (fd < 0 || read(fd, probe, sizeof probe) < (ssize_t)sizeof(uint64_t)) {
 			snprintf(why, sizeof why, "cannot be counted here (perf_event_open: %s)",
 			         strerror(fd < 0 ? errno : EIO));
@@ -247,7 +254,7 @@ static unsigned try_list(const char *list)
 			add_missing(tok, why);
 			continue;
 		}
-		close(fd);
+		probe_fd[nhw] = fd;
 		active[nhw++] = c;
 		got++;
 	}
@@ -412,12 +419,28 @@ static void decide(void)
 			task_clock_index = (int)i;
 }
 
+/* Closes the decision's group unless the thread that decided took it. */
+static void probe_release(void)
+{
+	for (unsigned i = 0; probe_tid && i < nhw; i++)
+		close(probe_fd[i]);
+	probe_tid = 0;
+}
+
+void rt__counters_probe_done(void)
+{
+	probe_release();
+}
+
+static void read_hw(rt_thread *t);
+
 void rt__counters_init(void)
 {
 	/* Decided once per process; a fork child re-emits the same set. */
 	if (!decided) {
 		decide();
 		decided = 1;
+		probe_tid = nhw ? (pid_t)syscall(SYS_gettid) : 0;
 	}
 	emit_definitions();
 	rt__proc.counters_mode = !strcmp(mode_name, "hardware") ? 2 : !strcmp(mode_name, "software") ? 1 : 0;
@@ -498,7 +521,11 @@ void rt__counters_thread_start(rt_thread *t)
 	memset(t->hw_last, 0, sizeof t->hw_last);
 	if (!nhw)
 		return;
+	int adopt = probe_tid && probe_tid == t->tid;
+	if (!adopt)
+		probe_release();
 	if (!budget_take()) {
+		probe_release();
 		if (atomic_fetch_add(&threads_over_budget, 1) == 0)
 			rt__warn(
 			    "more than %u threads alive at once: the threads beyond that record no counters "
@@ -507,6 +534,20 @@ void rt__counters_thread_start(rt_thread *t)
 		return;
 	}
 	int fds[FOLD_MAX_HW_COUNTERS];
+	if (adopt) {
+		/* The decision's group: counted from now on. Its CPU time (enabled
+		 * time, which a reset keeps) is read as the base of the first
+		 * sample's (rt__cpu_base). */
+		memcpy(fds, probe_fd, sizeof fds);
+		probe_tid = 0;
+		ioctl(fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+		t->nhw = nhw;
+		t->perf_fd[0] = fds[0];
+		read_hw(t);
+		t->perf_fd[0] = -1;
+		memset(t->hw_last, 0, sizeof t->hw_last);
+		goto opened;
+	}
 	for (unsigned i = 0; i < nhw; i++) {
 		fds[i] = perf_open(&active[i], i ? fds[0] : -1);
 		if (fds[i] < 0) {
@@ -522,6 +563,7 @@ void rt__counters_thread_start(rt_thread *t)
 			return;
 		}
 	}
+opened:
 	t->nhw = nhw;
 	int rdpmc = map_pages(t, fds);
 	rt__fd_move(fds[0], &t->perf_fd[0]);

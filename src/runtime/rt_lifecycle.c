@@ -182,6 +182,7 @@ int rt__init(void)
 	rt__proc_seal();
 	atomic_store(&rt__proc.phase, FOLD_RUNNING);
 	rt__thread_begin(0, getpid() == me ? "main" : "adopted");
+	rt__counters_probe_done();
 	return 1;
 }
 
