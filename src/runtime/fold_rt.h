@@ -620,6 +620,10 @@ extern pthread_mutex_t rt__threads_lock, rt__reg_lock, rt__app_lock, rt__mod_loc
  * pattern for FOLD_OUTPUT (output, "" for the default) and whether the
  * default name applies (then it gains %r once the rank is known). */
 void rt__output_remember_cwd(void);
+/* The working directory remembered at start ("" if unknown), and the
+ * executable's path (/proc/self/exe, read once per image; "" if unknown). */
+const char *rt__start_cwd(void);
+const char *rt__exe_path(void);
 int rt__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default);
 int rt__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
 int rt__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,

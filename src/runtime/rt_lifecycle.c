@@ -162,7 +162,9 @@ int rt__init(void)
 	absolute_output_env();
 	rank_from_env();
 	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
-	if (rt__pool_init(4) || rt__output_start()) {
+	/* The process stream's buffer, the first thread's, and the 4 a thread's
+	 * start keeps in reserve (rt_thread.c): no growth before main. */
+	if (rt__pool_init(6) || rt__output_start()) {
 		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		return 0;
 	}

@@ -370,13 +370,12 @@ static void write_infos(pid_t parent_pid_for_fork)
 	}
 	rt__proc_info_u64("pid", (uint64_t)getpid());
 	rt__proc_info_u64("ppid", (uint64_t)getppid());
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n > 0) {
-		buf[n] = 0;
-		rt__proc_info("exe", buf);
-	}
+	if (*rt__exe_path())
+		rt__proc_info("exe", rt__exe_path());
 	info_cmdline();
-	if (getcwd(buf, sizeof buf))
+	if (*rt__start_cwd() && !parent_pid_for_fork)
+		rt__proc_info("cwd", rt__start_cwd());
+	else if (getcwd(buf, sizeof buf))
 		rt__proc_info("cwd", buf);
 	if (rt__proc.rank >= 0)
 		rt__proc_info_u64("mpi.rank", (uint64_t)rt__proc.rank);
