@@ -4,9 +4,11 @@
  *   bench_runtime_start spawn|system|popen N [PROGRAM [ARG...]]
  *
  * starts PROGRAM (default /bin/true) N times one after the other with
- * posix_spawn + waitpid, system() or popen() + pclose, and prints one line:
- * the median and minimum wall time per process (start to reaped), and the
- * CPU time per process (user + system of the reaped children). With
+ * posix_spawn + wait4, system() or popen() + pclose, and prints one line:
+ * the median and minimum wall time per process (start to reaped), the CPU
+ * time per process (user + system of the reaped children) and their minor
+ * page faults; with spawn also the median and minimum CPU time of one
+ * child. With
  * BENCH_CHILD_PRELOAD set, the children get LD_PRELOAD=that value added to
  * their environment (spawn only): then this process is not measured itself,
  * and each child is the first process of its run. */
@@ -74,7 +76,13 @@ static char *shell_command(char **argv, int argc)
 	return cmd;
 }
 
-static int run_one(const char *mode, char **argv, char **env, const char *cmd)
+static double tv_us(struct timeval tv)
+{
+	return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+
+/* cpu: the spawned child's CPU time, us (spawn only). */
+static int run_one(const char *mode, char **argv, char **env, const char *cmd, double *cpu)
 {
 	if (!strcmp(mode, "spawn")) {
 		pid_t pid;
@@ -84,9 +92,11 @@ static int run_one(const char *mode, char **argv, char **env, const char *cmd)
 			return -1;
 		}
 		int st;
-		while (waitpid(pid, &st, 0) < 0)
+		struct rusage ru;
+		while (wait4(pid, &st, 0, &ru) < 0)
 			if (errno != EINTR)
 				return -1;
+		*cpu = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
 		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 	}
 	if (!strcmp(mode, "system"))
@@ -118,12 +128,12 @@ int main(int argc, char **argv)
 	const char *preload = getenv("BENCH_CHILD_PRELOAD");
 	char **env = preload && *preload ? child_env(preload) : environ;
 	char *cmd = shell_command(prog, nprog);
-	double *t = malloc((size_t)n * sizeof *t);
-	if (!env || !cmd || !t)
+	double *t = malloc((size_t)n * sizeof *t), *c = calloc((size_t)n, sizeof *c);
+	if (!env || !cmd || !t || !c)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		double t0 = now_us();
-		if (run_one(mode, prog, env, cmd)) {
+		if (run_one(mode, prog, env, cmd, &c[i])) {
 			fprintf(stderr, "%s of %s failed\n", mode, cmd);
 			return 1;
 		}
@@ -131,10 +141,15 @@ int main(int argc, char **argv)
 	}
 	struct rusage ru;
 	getrusage(RUSAGE_CHILDREN, &ru);
-	double cpu = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
-	             (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+	double cpu = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
 	qsort(t, (size_t)n, sizeof *t, cmp_double);
-	printf("%s %d x %s: median %.0f us, min %.0f us per process; CPU %.0f us per process\n", mode, n, cmd,
-	       t[n / 2], t[0], cpu / n);
+	qsort(c, (size_t)n, sizeof *c, cmp_double);
+	printf(
+	    "%s %d x %s: median %.0f us, min %.0f us per process; CPU %.0f us per process; %.1f page faults "
+	    "per process",
+	    mode, n, cmd, t[n / 2], t[0], cpu / n, (double)ru.ru_minflt / n);
+	if (!strcmp(mode, "spawn"))
+		printf("; child CPU median %.0f us, min %.0f us", c[n / 2], c[0]);
+	printf("\n");
 	return 0;
 }
