@@ -39,7 +39,10 @@ static clockid_t time_clock;
 /* 1: threads other than main are sampled on CPU time outside regions
  * (FOLD_SAMPLE_OUTSIDE=cpu, the default with time@). */
 static int outside_cpu;
-/* The stop figure (see measure_stop and rt__stop_settle below). */
+/* The stop figure (see measure_stop and rt__stop_settle below). A process
+ * probes while it runs (in a handler, before a child) only once it has
+ * lived this long: the probe's ~1.5 ms is then under 1% of its time. */
+#define STOP_MIN_AGE_NS 150000000ull
 enum { STOP_UNKNOWN = 0, STOP_MEASURING, STOP_KNOWN, STOP_FAILED };
 static struct {
 	_Atomic int state;
@@ -50,7 +53,8 @@ static struct {
 	_Atomic int written; /* its INFO is in this trace file */
 	_Atomic int published;
 	_Atomic int sampled; /* a wall-clock sample was taken */
-	uint64_t delay_ns;   /* one flush interval */
+	uint64_t start_ns;   /* when this process (image, fork child) started */
+	uint64_t delay_ns;   /* one flush interval, at least STOP_MIN_AGE_NS */
 	uint64_t due_ns;     /* from then on the handler may probe */
 } stop;
 
@@ -60,8 +64,9 @@ static int time_configure(void)
 	outside_cpu = 0;
 	uint64_t interval =
 	    rt__proc.cfg.flush_interval_ns ? rt__proc.cfg.flush_interval_ns : FOLD_DEFAULT_FLUSH_INTERVAL_NS;
-	stop.delay_ns = interval;
-	stop.due_ns = rt__ns(CLOCK_MONOTONIC) + interval;
+	stop.start_ns = rt__ns(CLOCK_MONOTONIC);
+	stop.delay_ns = interval > STOP_MIN_AGE_NS ? interval : STOP_MIN_AGE_NS;
+	stop.due_ns = stop.start_ns + stop.delay_ns;
 	if (rt__proc.cfg.source == FOLD_SOURCE_TIME) {
 		const char *v = getenv("FOLD_SAMPLE_OUTSIDE");
 		outside_cpu = 1;
@@ -243,12 +248,15 @@ static int stop_probe_once(rt_thread *t, int64_t *onset, int64_t *ret)
  * So the figure is settled when it is first needed and the process is in
  * a state to measure it:
  *  - at a safe point after the process's first wall-clock sample (the
- *    end, an exec, a posix_spawn/system: rt__stop_settle), first from the
- *    parent's memory map (rt__parent_view), else by the probe on the
- *    calling thread;
- *  - in the sample handler, by a sample one flush interval after the
- *    start (stop_in_handler), so that a process killed or crashed after
- *    living that long keeps it like the rest of its data;
+ *    end, an exec, a fork, posix_spawn or system: rt__stop_settle), first
+ *    from the parent's memory map (rt__parent_view), else by the probe on
+ *    the calling thread (before a child only once the process has lived
+ *    STOP_MIN_AGE_NS: the probe's time is then under 1% of its own, and
+ *    a pause record the analysis takes out);
+ *  - in the sample handler, by a sample one flush interval (at least
+ *    STOP_MIN_AGE_NS) after the start (stop_in_handler), so that a process
+ *    killed or crashed after living that long keeps it like the rest of
+ *    its data;
  *  - in a fork child, the parent's figure (same memory).
  * Once known outside a handler it is published for the processes this
  * one starts: a memory mapping named by the figure (a 0-byte memfd,
@@ -310,17 +318,19 @@ static int proc_info_put(const char *key, const char *value)
 	return 0;
 }
 
-/* measure_stop on t with its guard up, written into t's stream as a pause
- * of the runtime after its latest record (the analysis takes it out of the
- * program's time, as it does a chunk's writing); *ns its length. */
-static int measure_stop_paused(rt_thread *t, uint64_t *ns)
+/* measure_stop on t with its guard up; *ns its length. pause: the program
+ * runs on after it, so it is written into t's stream as a pause of the
+ * runtime after its latest record (the analysis takes it out of the
+ * program's time, as it does a chunk's writing); at the end of the image
+ * nothing follows it. */
+static int measure_stop_paused(rt_thread *t, uint64_t *ns, int pause)
 {
 	t->busy++;
 	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t tick = rt__tick(), t0 = rt__ns(CLOCK_MONOTONIC);
 	int rc = measure_stop(t);
 	*ns = rt__ns(CLOCK_MONOTONIC) - t0;
-	if (t->cur)
+	if (pause && t->cur)
 		rt__thread_note_pause(t, rt__tick() - tick);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy--;
@@ -358,10 +368,11 @@ static int stop_from_parent(int may_read)
 }
 
 /* Outside a handler, on the calling thread t (may be NULL): the figure
- * from the parent, else (may_probe) by the probe. t's wall-clock timer is
- * re-armed after it (outside the handler: its deadline is then unsure, as
- * in rt__sampling_region). */
-static void stop_settle_now(rt_thread *t, int may_probe)
+ * from the parent, else (may_probe) by the probe, a pause in t's stream if
+ * the image goes on (pause). t's wall-clock timer is re-armed after it
+ * (outside the handler: its deadline is then unsure, as in
+ * rt__sampling_region). */
+static void stop_settle_now(rt_thread *t, int may_probe, int pause)
 {
 	int expect = STOP_UNKNOWN;
 	if (!atomic_compare_exchange_strong(&stop.state, &expect, STOP_MEASURING))
@@ -378,7 +389,7 @@ static void stop_settle_now(rt_thread *t, int may_probe)
 	struct itimerspec off = {{0, 0}, {0, 0}};
 	timer_settime(t->timer, 0, &off, NULL); /* a signal it raised is taken on return */
 	uint64_t ns;
-	int rc = measure_stop_paused(t, &ns);
+	int rc = measure_stop_paused(t, &ns, pause);
 	if (armed) {
 		t->deadline_unsure = 1;
 		atomic_signal_fence(memory_order_seq_cst);
@@ -404,10 +415,13 @@ void rt__stop_settle(enum rt_stop_point at)
 	if (!stop_wanted() || atomic_load(&rt__proc.phase) != FOLD_RUNNING)
 		return;
 	/* A process not sampled yet needs no probe, but the parent's figure
-	 * costs nothing much and its children may be sampled. */
-	int sampled = atomic_load(&stop.sampled);
-	if ((sampled || at == RT_STOP_SPAWN) && atomic_load(&stop.state) == STOP_UNKNOWN)
-		stop_settle_now(rt__tls_thread, sampled);
+	 * costs nothing much and its children may be sampled. Before a child
+	 * the process goes on: it probes only once it has lived long enough
+	 * for the probe to be a small part of its time. */
+	int sampled = atomic_load(&stop.sampled), goes_on = at == RT_STOP_SPAWN;
+	int may_probe = sampled && (!goes_on || rt__ns(CLOCK_MONOTONIC) - stop.start_ns >= STOP_MIN_AGE_NS);
+	if ((sampled || goes_on) && atomic_load(&stop.state) == STOP_UNKNOWN)
+		stop_settle_now(rt__tls_thread, may_probe, goes_on);
 	int state = atomic_load(&stop.state);
 	if (state == STOP_KNOWN && !atomic_load(&stop.written))
 		stop_write(proc_info_put);
@@ -423,7 +437,8 @@ void rt__stop_after_fork(void)
 	 * needed); its mapping came along. The INFO goes into the new file. */
 	atomic_store(&stop.written, 0);
 	atomic_store(&stop.sampled, 0); /* the child was not */
-	stop.due_ns = rt__ns(CLOCK_MONOTONIC) + stop.delay_ns;
+	stop.start_ns = rt__ns(CLOCK_MONOTONIC);
+	stop.due_ns = stop.start_ns + stop.delay_ns;
 	if (atomic_load(&stop.state) == STOP_MEASURING)
 		atomic_store(&stop.state, STOP_UNKNOWN); /* the parent's other thread was measuring */
 	if (atomic_load(&stop.state) == STOP_KNOWN) {
@@ -433,7 +448,7 @@ void rt__stop_after_fork(void)
 }
 
 /* In the handler of a wall-clock sample, once the process has lived a
- * flush interval: the probe's signals are taken nested in this handler
+ * flush interval (at least STOP_MIN_AGE_NS): the probe's signals are taken nested in this handler
  * (the sampling signal unblocked meanwhile, its handler sees t->stop_probe),
  * on a thread that is not inside the runtime (t->busy: it may be arming
  * its timer), and the INFO written with a trylock (or by a later sample,
@@ -451,7 +466,7 @@ static void stop_in_handler(rt_thread *t)
 		sigaddset(&un, rt__proc.cfg.signo);
 		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &un, &old, _NSIG / 8);
 		uint64_t ns;
-		rc = measure_stop_paused(t, &ns);
+		rc = measure_stop_paused(t, &ns, 1);
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 		/* The sample being taken keeps its own cost: its entry and its
 		 * deadline move past the pause (its delivery stays as it was). */

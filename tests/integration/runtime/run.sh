@@ -350,10 +350,11 @@ stop_once)
 	check "$t" --info "sample.stop_from=none: no wall-clock sample was taken (the probe runs once one is)" \
 		--info-absent sample.stop_onset_ns
 	rm -f ./*.trace
-	# A parent sampled for 60 ms starts 4 children that are sampled for 20 ms
+	# A parent sampled for 200 ms starts 4 children that are sampled for 20 ms
 	# each and each start a /bin/true: the parent measures once, before its
-	# first child; the children take its figure; the /bin/true need none.
-	FOLD_SAMPLE=time@2ms preload "$PROGS/prog_spawn" -w 60 4 "$PROGS/prog_spawn" -w 20 1 /bin/true >/dev/null ||
+	# first child (it has lived long enough for the probe to be under 1% of
+	# its time); the children take its figure; the /bin/true need none.
+	FOLD_SAMPLE=time@2ms preload "$PROGS/prog_spawn" -w 200 4 "$PROGS/prog_spawn" -w 20 1 /bin/true >/dev/null ||
 		fail "prog_spawn failed: $(cat err.txt)"
 	probe=0 parent=0 none=0
 	for f in *.trace; do
@@ -372,13 +373,13 @@ stop_once)
 		fail "expected 1 trace that probed, 4 with the parent's figure, 4 without samples; got $probe/$parent/$none"
 	# The children's environment is the one they get without fold.
 	FOLD_SAMPLE=time@2ms "$PROGS/prog_spawn" 1 /usr/bin/env >env-plain.txt || fail "env without fold"
-	FOLD_SAMPLE=time@2ms preload "$PROGS/prog_spawn" -w 30 1 /usr/bin/env >env-fold.txt || fail "env under fold"
+	FOLD_SAMPLE=time@2ms preload "$PROGS/prog_spawn" -w 200 1 /usr/bin/env >env-fold.txt || fail "env under fold"
 	grep -v '^LD_PRELOAD=' env-fold.txt | grep -v '^wall_us=' >a.txt
 	grep -v '^wall_us=' env-plain.txt >b.txt
 	diff b.txt a.txt >diff.txt || fail "a child's environment differs under fold: $(cat diff.txt)"
 	rm -f ./*.trace
-	# A process killed after living one flush interval keeps the figure,
-	# measured in a sample's handler.
+	# A process killed after living one flush interval (at least 150 ms)
+	# keeps the figure, measured in a sample's handler.
 	FOLD_FLUSH_INTERVAL=50ms FOLD_SAMPLE=time@2ms LD_PRELOAD="$LIBFOLD" "$PROGS/prog_spawn" -w 5000 1 /bin/true \
 		>/dev/null 2>err.txt &
 	pid=$!
