@@ -448,12 +448,13 @@ void rt__stop_after_fork(void)
 }
 
 /* In the handler of a wall-clock sample, once the process has lived a
- * flush interval (at least STOP_MIN_AGE_NS): the probe's signals are taken nested in this handler
- * (the sampling signal unblocked meanwhile, its handler sees t->stop_probe),
- * on a thread that is not inside the runtime (t->busy: it may be arming
- * its timer), and the INFO written with a trylock (or by a later sample,
- * or at the end). Publishing waits for a safe point (a system call a
- * sandbox may deny has no place in the sample path). */
+ * flush interval (at least STOP_MIN_AGE_NS): the probe's signals are taken
+ * nested in this handler (the sampling signal unblocked meanwhile, its
+ * handler sees t->stop_probe), on a thread that is not inside the runtime
+ * (t->busy: it may be arming its timer), and the INFO written with a
+ * trylock (or by a later sample, or at the end). Publishing waits for a
+ * safe point (a system call a sandbox may deny has no place in the sample
+ * path). */
 static void stop_in_handler(rt_thread *t)
 {
 	int expect = STOP_UNKNOWN;
