@@ -431,7 +431,7 @@ start_cost)
 		fail "a process under fold costs more than 2.5 times its own CPU time more (see above)"
 	base=$(awk -v a1="$(field "$a1" wall_us)" -v a2="$(field "$a2" wall_us)" 'BEGIN { print (a1 + a2) / 2 }')
 	if awk -v b="$base" 'BEGIN { exit !(b > 1500) }'; then
-		echo "SKIP ($case_name): the wall time cannot be judged here: a /bin/true without fold took ${base} us from its start to its reaping (median of $n, under 1500 us on a quiet machine; load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+		echo "SKIP ($case_name): page faults and CPU time as judged above; the wall time cannot be judged here: a /bin/true without fold took ${base} us from its start to its reaping (median of $n, under 1500 us on a quiet machine; load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 		exit 77
 	fi
 	lim=$(awk -v b="$base" 'BEGIN { printf "%.0f", 2 * b > 1000 ? 2 * b : 1000 }')
