@@ -132,8 +132,11 @@ typedef struct rt_clock {
 	uint64_t tick0, mono0, real0;
 } rt_clock;
 
-/* want_tsc = 0 forces CLOCK_MONOTONIC (FOLD_CLOCK=monotonic). */
+/* want_tsc = 0 forces CLOCK_MONOTONIC (FOLD_CLOCK=monotonic). The TSC's
+ * rate is estimated by rt__clock_calibrate, called a little later (it
+ * measures the time in between). */
 void rt__clock_init(rt_clock *c, int want_tsc);
+void rt__clock_calibrate(rt_clock *c);
 void rt__clock_now(uint64_t *tick, uint64_t *mono_ns, uint64_t *real_ns);
 extern int rt__clock_tsc;
 
@@ -170,7 +173,6 @@ typedef struct rt_buf {
 	uint32_t seq;
 	uint32_t len;
 	uint32_t nsamples;   /* samples encoded in it (counted as lost if it cannot be written) */
-	uint32_t touched;    /* its pages have been written (see rt__buf_claim) */
 	struct rt_buf *next; /* write queue link */
 	uint8_t data[FOLD_BUF_BYTES];
 } rt_buf;
@@ -426,8 +428,12 @@ int rt__event_unknown(const char *name, char *why, size_t len);
  * counters left out): once per run, not again in a later exec generation
  * nor in a process whose parent runs under fold (same environment). */
 int rt__notice_wanted(void);
-/* Opens this thread's counters; returns 0 even if none could be opened. */
+/* Opens this thread's counters; returns 0 even if none could be opened.
+ * The thread that decided (rt__counters_init) takes the group the
+ * decision opened; rt__counters_probe_done closes it if that thread did
+ * not (its start failed). */
 void rt__counters_thread_start(rt_thread *t);
+void rt__counters_probe_done(void);
 void rt__counters_thread_stop(rt_thread *t);
 /* Threads that got no counters because the descriptor budget was used up. */
 uint64_t rt__counters_threads_over_budget(void);
@@ -443,10 +449,11 @@ unsigned rt__hw_counter_count(void);
 uint32_t rt__app_counter_define(const char *name);
 unsigned rt__app_counter_count(void);
 /* The CPU-time base a thread's first sample deltas against: the group's
- * CPU time counts from the group's opening. */
+ * CPU time counts from the group's opening (or from what a read at the
+ * thread's start said: a group opened earlier, rt__counters_thread_start). */
 static inline uint64_t rt__cpu_base(const rt_thread *t)
 {
-	return t->nhw ? 0 : rt__ns(CLOCK_THREAD_CPUTIME_ID);
+	return t->nhw ? (t->cpu_known ? t->cpu_last : 0) : rt__ns(CLOCK_THREAD_CPUTIME_ID);
 }
 /* The thread's CPU time now, for a sample: from the counter read that just
  * happened when it carried it, else CLOCK_THREAD_CPUTIME_ID (a syscall). */
@@ -524,6 +531,30 @@ void rt__altstack_on_entry(void *uc);
 uint64_t rt__seccomp_threads_quiet(void);
 /* Before the program turns seccomp on (op: SECCOMP_SET_MODE_*). */
 void rt__before_seccomp(unsigned long op, unsigned long flags, const void *arg);
+/* The stop figure (rt_source_time.c): settled at a safe point, outside any
+ * signal handler, once the process took a wall-clock sample: from the
+ * parent's published figure or by the probe on the calling thread; its
+ * INFO written; at RT_STOP_SPAWN published for the children (a mapping
+ * named RT_STOP_MAP_PREFIX "ONSET:RETURN:PROBES"); at RT_STOP_EXIT and
+ * RT_STOP_EXEC, when there is none, the reason (INFO sample.stop_from). */
+enum rt_stop_point { RT_STOP_SPAWN, RT_STOP_EXEC, RT_STOP_EXIT };
+#define RT_STOP_MAP_PREFIX "fold-stop:"
+void rt__stop_settle(enum rt_stop_point at);
+/* In a fork child: the figure into the child's new trace file. */
+void rt__stop_after_fork(void);
+/* What the parent process shows of fold in /proc/PPID/maps, read once per
+ * process image (may_read = 0: NULL unless read already; then it is safe
+ * in a signal handler). rt_counters.c. */
+typedef struct rt_parent_view {
+	int under_fold; /* it maps our libfold.so */
+	int has_stop;   /* it published a stop figure */
+	int64_t stop_onset;
+	uint64_t stop_return;
+	unsigned stop_probes;
+} rt_parent_view;
+const rt_parent_view *rt__parent_view(int may_read);
+/* In a fork child: the parent is another process now. */
+void rt__parent_view_forget(void);
 /* Resolves the real blocking calls (before any sampling signal can arrive). */
 void rt__wait_init(void);
 /* The same for the socket calls and read/write (rt_socket.c). */
@@ -608,6 +639,10 @@ void rt__checkpoint_done(int for_exec);
 /* Process-stream writers (take proc_lock). */
 void rt__proc_info(const char *key, const char *value);
 void rt__proc_info_u64(const char *key, uint64_t value);
+/* rt__proc_info from a signal handler: a trylock (the interrupted code of
+ * this thread, its guard down, does not hold proc_lock), no pool growth;
+ * 0, or -EBUSY / -ENOSPC when it could not be written now. */
+int rt__proc_info_try(const char *key, const char *value);
 void rt__proc_stat(const char *key, uint64_t value);
 void rt__proc_clock(void);
 void rt__proc_counter_def(uint32_t id, unsigned kind, const char *name);
@@ -645,6 +680,10 @@ extern pthread_mutex_t rt__threads_lock, rt__reg_lock, rt__app_lock, rt__mod_loc
  * pattern for FOLD_OUTPUT (output, "" for the default) and whether the
  * default name applies (then it gains %r once the rank is known). */
 void rt__output_remember_cwd(void);
+/* The working directory remembered at start ("" if unknown), and the
+ * executable's path (/proc/self/exe, read once per image; "" if unknown). */
+const char *rt__start_cwd(void);
+const char *rt__exe_path(void);
 int rt__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default);
 int rt__output_open(const char *pattern, char *path, size_t path_len, int *has_rank);
 int rt__output_expand(const char *pattern, unsigned generation, char *out, size_t out_len, int *has_gen,

@@ -39,18 +39,23 @@ void rt__clock_init(rt_clock *c, int want_tsc)
 	rt__clock_tsc = want_tsc && tsc_is_invariant();
 	c->tsc = rt__clock_tsc;
 	rt__clock_now(&c->tick0, &c->mono0, &c->real0);
-	if (!c->tsc) {
-		c->tick_hz = 1000000000ull;
+	c->tick_hz = c->tsc ? 0 : 1000000000ull; /* TSC: rt__clock_calibrate */
+}
+
+void rt__clock_calibrate(rt_clock *c)
+{
+	if (!c->tsc)
 		return;
-	}
-	/* 25 us against CLOCK_MONOTONIC (itself read from the TSC by the vDSO)
-	 * gives the rate to ~0.5%: enough for the estimate, which only a trace
-	 * cut short before its end-of-run CLOCK record uses (that record, also
-	 * written by the crash path, makes it exact). */
-	uint64_t t0 = rt__tick(), m0 = rt__ns(CLOCK_MONOTONIC), t1, m1;
+	/* The TSC against CLOCK_MONOTONIC (itself read from the TSC by the
+	 * vDSO) since rt__clock_init, at least 25 us: the rate to ~0.5%, enough
+	 * for the estimate, which only a trace cut short before its end-of-run
+	 * CLOCK record uses (that record, also written by the crash path, makes
+	 * it exact). The start-up work in between is the time measured: only
+	 * what is missing of the 25 us is spun. */
+	uint64_t t1, m1;
 	do {
 		m1 = rt__ns(CLOCK_MONOTONIC);
 		t1 = rt__tick();
-	} while (m1 - m0 < 25000);
-	c->tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
+	} while (m1 - c->mono0 < 25000);
+	c->tick_hz = (uint64_t)((double)(t1 - c->tick0) * 1e9 / (double)(m1 - c->mono0));
 }

@@ -69,6 +69,11 @@ typedef struct ctr_missing {
 
 static ctr_spec active[FOLD_MAX_HW_COUNTERS];
 static unsigned nhw;
+/* The group the decision opened, kept for the thread that decided (its
+ * counters: opening them again, and closing these, cost it 6 system calls
+ * of ~20-100 us each on a VM); probe_tid 0 once adopted or closed. */
+static int probe_fd[FOLD_MAX_HW_COUNTERS];
+static pid_t probe_tid;
 static ctr_missing missing[32];
 static unsigned nmissing;
 static int decided;
@@ -237,8 +242,10 @@ static unsigned try_list(const char *list)
 			}
 			continue;
 		}
-		int fd = perf_open(&c, -1);
-		uint64_t probe[3]; /* { nr, time_enabled, value } */
+		/* Opened as the thread's group will be (a member of the events
+		 * opened so far): what cannot join it cannot be counted. */
+		int fd = perf_open(&c, nhw ? probe_fd[0] : -1);
+		uint64_t probe[2 + FOLD_MAX_HW_COUNTERS]; /* { nr, time_enabled, values } */
 		if (fd < 0 || read(fd, probe, sizeof probe) < (ssize_t)sizeof(uint64_t)) {
 			snprintf(why, sizeof why, "cannot be counted here (perf_event_open: %s)",
 			         strerror(fd < 0 ? errno : EIO));
@@ -247,7 +254,7 @@ static unsigned try_list(const char *list)
 			add_missing(tok, why);
 			continue;
 		}
-		close(fd);
+		probe_fd[nhw] = fd;
 		active[nhw++] = c;
 		got++;
 	}
@@ -269,50 +276,94 @@ static void emit_definitions(void)
 	rt__proc_info("counters.mode", mode_name);
 }
 
-/* The start-up notices (counters, unknown FOLD_* variables) are said once
- * per run, not by every process of it:
- * not by a later exec generation, nor by a process whose parent runs under
- * fold too (it said the same; its environment is ours). */
-static int parent_under_fold(void)
+/* What the parent process shows of fold, from /proc/PPID/maps: whether it
+ * maps the same libfold.so (it runs under fold), and the stop figure it
+ * published (rt_source_time.c: a mapping named RT_STOP_MAP_PREFIX...). One
+ * read of the file, by whoever asks first (the notice check at start, or
+ * the stop figure at a safe point), not in a signal handler. */
+static rt_parent_view parent_view;
+static _Atomic int parent_read; /* 0 not yet, 1 reading, 2 read */
+
+/* One line of the maps file (NUL-terminated, without its newline). */
+static void parent_line(const char *line, const char *lib)
+{
+	if (!parent_view.under_fold && strstr(line, lib))
+		parent_view.under_fold = 1;
+	const char *m = strstr(line, "/memfd:" RT_STOP_MAP_PREFIX);
+	long long onset;
+	unsigned long long ret;
+	unsigned n;
+	if (m && !parent_view.has_stop &&
+	    sscanf(m + 7 + strlen(RT_STOP_MAP_PREFIX), "%lld:%llu:%u", &onset, &ret, &n) == 3) {
+		parent_view.stop_onset = onset;
+		parent_view.stop_return = ret;
+		parent_view.stop_probes = n;
+		parent_view.has_stop = 1;
+	}
+}
+
+static void parent_scan(void)
 {
 	Dl_info di;
-	if (!dladdr((void *)parent_under_fold, &di) || !di.dli_fname || !*di.dli_fname)
-		return 0;
+	if (!dladdr((void *)parent_scan, &di) || !di.dli_fname || !*di.dli_fname)
+		return;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	/* Lines of the maps file end with the mapped file's path. */
-	size_t want = strlen(di.dli_fname);
+		return;
 	char buf[8192];
 	size_t have = 0;
-	int found = 0;
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
 		if (n <= 0)
 			break;
 		have += (size_t)n;
 		buf[have] = 0;
-		if (strstr(buf, di.dli_fname)) {
-			found = 1;
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = 0;
+			parent_line(line, di.dli_fname);
+			line = nl + 1;
+		}
+		if (parent_view.under_fold && parent_view.has_stop)
 			break;
-		}
-		/* Keep the tail that could start a match. */
-		if (have > want) {
-			memmove(buf, buf + have - want, want);
-			have = want;
-		}
+		/* Keep the unfinished line; one longer than the buffer is cut. */
+		have = strlen(line);
+		if (have >= sizeof buf / 2)
+			have = 0;
+		memmove(buf, line, have);
 	}
 	close(fd);
-	return found;
 }
 
+const rt_parent_view *rt__parent_view(int may_read)
+{
+	int expect = 0;
+	if (may_read && atomic_compare_exchange_strong(&parent_read, &expect, 1)) {
+		parent_scan();
+		atomic_store(&parent_read, 2);
+	}
+	return atomic_load(&parent_read) == 2 ? &parent_view : NULL;
+}
+
+void rt__parent_view_forget(void)
+{
+	memset(&parent_view, 0, sizeof parent_view);
+	atomic_store(&parent_read, 0);
+}
+
+/* The start-up notices (counters, unknown FOLD_* variables) are said once
+ * per run, not by every process of it:
+ * not by a later exec generation, nor by a process whose parent runs under
+ * fold too (it said the same; its environment is ours). */
 int rt__notice_wanted(void)
 {
 	static int wanted = -1;
-	if (wanted < 0)
-		wanted = rt__proc.cfg.exec_generation == 0 && !parent_under_fold();
+	if (wanted < 0) {
+		const rt_parent_view *pv = rt__proc.cfg.exec_generation ? NULL : rt__parent_view(1);
+		wanted = rt__proc.cfg.exec_generation == 0 && !(pv && pv->under_fold);
+	}
 	return wanted;
 }
 
@@ -368,12 +419,28 @@ static void decide(void)
 			task_clock_index = (int)i;
 }
 
+/* Closes the decision's group unless the thread that decided took it. */
+static void probe_release(void)
+{
+	for (unsigned i = 0; probe_tid && i < nhw; i++)
+		close(probe_fd[i]);
+	probe_tid = 0;
+}
+
+void rt__counters_probe_done(void)
+{
+	probe_release();
+}
+
+static void read_hw(rt_thread *t);
+
 void rt__counters_init(void)
 {
 	/* Decided once per process; a fork child re-emits the same set. */
 	if (!decided) {
 		decide();
 		decided = 1;
+		probe_tid = nhw ? (pid_t)syscall(SYS_gettid) : 0;
 	}
 	emit_definitions();
 	rt__proc.counters_mode = !strcmp(mode_name, "hardware") ? 2 : !strcmp(mode_name, "software") ? 1 : 0;
@@ -446,7 +513,11 @@ void rt__counters_thread_start(rt_thread *t)
 	memset(t->hw_last, 0, sizeof t->hw_last);
 	if (!nhw)
 		return;
+	int adopt = probe_tid && probe_tid == t->tid;
+	if (!adopt)
+		probe_release();
 	if (!budget_take()) {
+		probe_release();
 		if (atomic_fetch_add(&threads_over_budget, 1) == 0)
 			rt__warn(
 			    "more than %u threads alive at once: the threads beyond that record no counters "
@@ -454,7 +525,21 @@ void rt__counters_thread_start(rt_thread *t)
 			    rt__fd_budget());
 		return;
 	}
-	int fds[FOLD_MAX_HW_COUNTERS];
+	int fds[FOLD_MAX_HW_COUNTERS] = {-1, -1, -1, -1, -1, -1, -1, -1};
+	if (adopt) {
+		/* The decision's group: counted from now on. Its CPU time (enabled
+		 * time, which a reset keeps) is read as the base of the first
+		 * sample's (rt__cpu_base). */
+		memcpy(fds, probe_fd, sizeof fds);
+		probe_tid = 0;
+		ioctl(fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+		t->nhw = nhw;
+		t->perf_fd[0] = fds[0];
+		read_hw(t);
+		t->perf_fd[0] = -1;
+		memset(t->hw_last, 0, sizeof t->hw_last);
+		goto opened;
+	}
 	for (unsigned i = 0; i < nhw; i++) {
 		fds[i] = perf_open(&active[i], i ? fds[0] : -1);
 		if (fds[i] < 0) {
@@ -470,6 +555,7 @@ void rt__counters_thread_start(rt_thread *t)
 			return;
 		}
 	}
+opened:
 	t->nhw = nhw;
 	int rdpmc = map_pages(t, fds);
 	rt__fd_move(fds[0], &t->perf_fd[0]);

@@ -234,7 +234,8 @@ int rt__fd_move(int fd, int *slot)
 		n = fd;
 	else if (n != fd)
 		sys_close(fd);
-	sys_fcntl(n, F_SETFD, FD_CLOEXEC);
+	if (n == fd) /* F_DUPFD_CLOEXEC set it on a moved one */
+		sys_fcntl(n, F_SETFD, FD_CLOEXEC);
 	reg_add(n, slot);
 	if (slot)
 		*slot = n;

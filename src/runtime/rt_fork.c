@@ -77,6 +77,11 @@ static void wait_for_handlers(const rt_thread *self)
 
 static void rt_atfork_prepare(void)
 {
+	/* The stop figure, settled and published for the child (and what it
+	 * execs), unless the fork interrupted fold's own code (a program's
+	 * handler), which may hold the process stream's lock. */
+	if (!rt__tls_thread || !rt__tls_thread->busy)
+		rt__stop_settle(RT_STOP_SPAWN);
 	/* Registered (outer) locks first; our busy guard goes up only once we
 	 * own threads_lock, so a quiesce in progress, which holds it and waits
 	 * for busy threads, is never waiting for us. */
@@ -184,6 +189,8 @@ static void rt_atfork_child(void)
 	}
 	rt__proc_start(parent);
 	rt__counters_init();
+	rt__parent_view_forget();
+	rt__stop_after_fork();
 	rt__modules_reset_after_fork();
 	rt__modules_scan();
 	rt__regions_reemit();

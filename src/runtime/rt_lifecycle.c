@@ -240,12 +240,16 @@ int rt__init(void)
 	hide_exec_generation();
 	rank_from_env();
 	rt__clock_init(&rt__proc.clock, rt__proc.cfg.clock_tsc);
-	rt__flush_init();
 	adapt_to_tools(&rt__proc.cfg);
-	if (rt__output_start() || rt__pool_init(4)) {
+	/* The process stream's buffer, the first thread's, and the 4 a thread's
+	 * start keeps in reserve (rt_thread.c): no growth before main. The trace
+	 * file first: the pool's buffers are its live file's slots. */
+	if (rt__output_start() || rt__pool_init(6)) {
 		atomic_store(&rt__proc.phase, FOLD_FINISHED);
 		return 0;
 	}
+	rt__clock_calibrate(&rt__proc.clock);
+	rt__flush_init();
 	rt__proc_start(0);
 	say_tools(&rt__proc.cfg);
 	rt__counters_init();
@@ -262,6 +266,7 @@ int rt__init(void)
 	rt__proc_seal();
 	atomic_store(&rt__proc.phase, FOLD_RUNNING);
 	rt__thread_begin(0, getpid() == me ? "main" : "adopted");
+	rt__counters_probe_done();
 	return 1;
 }
 
@@ -482,6 +487,9 @@ void rt__finish(const char *why)
 	(void)why;
 	if (getpid() != rt__proc.pid) /* a vfork child shares our memory: hands off */
 		return;
+	/* The stop figure of a process that took samples and has none yet is
+	 * measured now, while its timers still run (or why it has none said). */
+	rt__stop_settle(RT_STOP_EXIT);
 	int expect = FOLD_RUNNING;
 	if (!atomic_compare_exchange_strong(&rt__proc.phase, &expect, FOLD_FINISHED))
 		return;
@@ -517,6 +525,9 @@ void rt__finish(const char *why)
 void rt__checkpoint(int for_exec)
 {
 	rt_thread *self = rt__tls_thread;
+	/* Before a child starts or this image is replaced: the stop figure,
+	 * published for the child (rt_source_time.c). */
+	rt__stop_settle(for_exec ? RT_STOP_EXEC : RT_STOP_SPAWN);
 	if (self)
 		self->busy++;
 	if (!for_exec) {

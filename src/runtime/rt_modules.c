@@ -102,8 +102,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	f->bias = info->dlpi_addr;
 	const char *name = info->dlpi_name;
 	if ((!name || !*name) && s->first) {
-		ssize_t k = readlink("/proc/self/exe", f->path, sizeof f->path - 1);
-		f->path[k > 0 ? k : 0] = 0;
+		snprintf(f->path, sizeof f->path, "%s", rt__exe_path());
 	} else if (name) {
 		strncpy(f->path, name, sizeof f->path - 1);
 	}

@@ -27,15 +27,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *rt__exe_path(void)
+{
+	/* Read once per image (an exec starts a new one; a fork keeps it). */
+	static char exe[1024];
+	static int known;
+	if (!known) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = 0;
+		known = 1;
+	}
+	return exe;
+}
+
 static void exe_name(char *out, size_t len)
 {
-	char buf[1024];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0) {
+	const char *buf = rt__exe_path();
+	if (!*buf) {
 		snprintf(out, len, "unknown");
 		return;
 	}
-	buf[n] = 0;
 	const char *slash = strrchr(buf, '/');
 	const char *name = slash ? slash + 1 : buf;
 	size_t n2 = strlen(name);
@@ -119,6 +130,11 @@ void rt__output_remember_cwd(void)
 {
 	if (!start_cwd[0] && !getcwd(start_cwd, sizeof start_cwd))
 		start_cwd[0] = 0;
+}
+
+const char *rt__start_cwd(void)
+{
+	return start_cwd;
 }
 
 int rt__output_pattern(const char *output, int with_rank, char *out, size_t len, int *is_default)

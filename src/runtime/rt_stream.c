@@ -137,6 +137,24 @@ void rt__proc_info(const char *key, const char *value)
 	proc_unlock(t);
 }
 
+int rt__proc_info_try(const char *key, const char *value)
+{
+	if (pthread_mutex_trylock(&rt__proc.proc_lock))
+		return -EBUSY;
+	int rc = -ENOSPC;
+	if (rt__proc.proc_buf) {
+		rt__proc_dirty();
+		rc = trace_enc_info(&rt__proc.proc_enc, key, value);
+		if (rc == -ENOSPC) {
+			proc_seal_locked();
+			if (proc_begin_buf(0) == 0)
+				rc = trace_enc_info(&rt__proc.proc_enc, key, value);
+		}
+	}
+	pthread_mutex_unlock(&rt__proc.proc_lock);
+	return rc ? -ENOSPC : 0;
+}
+
 void rt__proc_info_u64(const char *key, uint64_t value)
 {
 	char v[32];
@@ -356,13 +374,12 @@ static void write_infos(pid_t parent_pid_for_fork)
 	}
 	rt__proc_info_u64("pid", (uint64_t)getpid());
 	rt__proc_info_u64("ppid", (uint64_t)getppid());
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n > 0) {
-		buf[n] = 0;
-		rt__proc_info("exe", buf);
-	}
+	if (*rt__exe_path())
+		rt__proc_info("exe", rt__exe_path());
 	info_cmdline();
-	if (getcwd(buf, sizeof buf))
+	if (*rt__start_cwd() && !parent_pid_for_fork)
+		rt__proc_info("cwd", rt__start_cwd());
+	else if (getcwd(buf, sizeof buf))
 		rt__proc_info("cwd", buf);
 	if (rt__proc.rank >= 0)
 		rt__proc_info_u64("mpi.rank", (uint64_t)rt__proc.rank);

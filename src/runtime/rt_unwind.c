@@ -29,6 +29,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <sys/mman.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -48,6 +50,35 @@ typedef struct tls_index {
 extern void *__tls_get_addr(tls_index *ti);
 FOLD_TLS volatile int rt__tls_unwinding;
 
+/* The writable memory of the object loaded at bias *arg, past its RELRO
+ * part: libunwind's initialisation clears its caches there (~10 pages of
+ * zero-filled memory), a page fault each (10-90 us each on a VM), which one
+ * madvise maps instead. */
+static int populate_writable(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (info->dlpi_addr != *(const ElfW(Addr) *)arg)
+		return 0;
+	uintptr_t relro_end = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO)
+			relro_end = (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
+			             info->dlpi_phdr[i].p_memsz + 4095) &
+			            ~(uintptr_t)4095;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+			continue;
+		uintptr_t lo = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t)4095;
+		uintptr_t hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + 4095) & ~(uintptr_t)4095;
+		if (lo < relro_end)
+			lo = relro_end;
+		if (lo < hi)
+			madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	}
+	return 1;
+}
+
 static int load(void)
 {
 	static int tried;
@@ -66,6 +97,9 @@ static int load(void)
 		         dlerror());
 		return -ENOENT;
 	}
+	struct link_map *lm;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0)
+		dl_iterate_phdr(populate_writable, &lm->l_addr);
 	getcontext_fn getctx = (getcontext_fn)dlsym(h, STR(unw_tdep_getcontext));
 	init_local_fn init = (init_local_fn)dlsym(h, STR(unw_init_local));
 	backtrace_fn bt = (backtrace_fn)dlsym(h, "unw_backtrace");

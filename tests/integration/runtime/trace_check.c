@@ -23,7 +23,8 @@
  *                           the executable's text
  *   --frame-in-module S     some sample has a frame in a module whose path
  *                           contains S
- *   --info KEY=VALUE        the last INFO KEY equals VALUE (--info-present KEY)
+ *   --info KEY=VALUE        the last INFO KEY equals VALUE (--info-present KEY,
+ *                           --info-absent KEY)
  *   --stat KEY=N | KEY>=N   a STAT value (--stat-absent KEY: there is none)
  *   --marker S              some MARKER contains S
  *   --counter-def NAME      a COUNTER_DEF with that name exists
@@ -472,6 +473,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--info-present")) {
 			if (!get_kv(infos, ninfos, v))
 				FAIL("INFO %s is absent", v);
+		} else if (!strcmp(a, "--info-absent")) {
+			if (get_kv(infos, ninfos, v))
+				FAIL("INFO %s = \"%s\", expected none", v, get_kv(infos, ninfos, v));
 		} else if (!strcmp(a, "--stat")) {
 			int ge = strstr(v, ">=") != NULL;
 			if (split(v, key, sizeof key, &val, ge ? ">=" : "=")) {
