@@ -12,8 +12,10 @@
  * option that keeps them out.
  *
  * Invariants: reads a->threads, a->hot_cpu and a->bottom_up only; at most
- * one warning.
+ * one warning, and only on evidence: enough of fold's samples, and a share
+ * whose 95% lower bound reaches the threshold.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +24,8 @@
 
 /* Below this share of the CPU time the cost is said in the CPU view only. */
 #define OWN_COST_WARN_SHARE 0.10
+/* ... and no warning on fewer samples of fold's own than this. */
+#define OWN_COST_MIN_SAMPLES 10
 
 /* A file of the compiler's or the C library's headers. */
 static int system_header(const char *file)
@@ -76,6 +80,20 @@ void own_cost__warn(analyze_ctx *c)
 	}
 	if (!(total > 0) || own < OWN_COST_WARN_SHARE * total)
 		return;
+	/* A share read off a handful of samples says nothing: the warning needs
+	 * OWN_COST_MIN_SAMPLES of fold's, and the share's 95% lower bound (Wilson,
+	 * over the samples) at the threshold. A short run's few samples landing
+	 * in the hooks' start-up calibration are no finding. */
+	unsigned long all_samples = 0;
+	for (size_t k = 0; k < a->nthreads; k++)
+		if (a->threads[k].klass != FOLD_THREAD_RUNTIME_IDLE)
+			all_samples += a->threads[k].samples;
+	if (own_samples < OWN_COST_MIN_SAMPLES || !all_samples)
+		return;
+	double n = (double)all_samples, p = (double)own_samples / n, z = 1.96;
+	double lower = (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n);
+	if (lower < OWN_COST_WARN_SHARE)
+		return;
 	double share = own / total;
 	unsigned long all, sys;
 	const char *top, *top_file;
@@ -98,5 +116,6 @@ void own_cost__warn(analyze_ctx *c)
 	    "fold's own work (its hooks, their PLT stubs, the trace writing) took %.0f%% of the %s "
 	    "of the program's threads (%lu samples): the program took about %.1fx the time it "
 	    "would without that work%s",
-	    100 * share, a->cpu_weighted ? "CPU time" : "samples", own_samples, 1 / (1 - share), where);
+	    100 * share, a->cpu_weighted ? "CPU time" : "samples", own_samples,
+	    share < 0.99 ? 1 / (1 - share) : 100.0, where);
 }
