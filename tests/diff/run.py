@@ -323,7 +323,7 @@ class Runner:
     def fold_env(self, case, run_dir):
         env = {"FOLD_SAMPLE": case.get("fold-sample", "time@1ms")}
         env["FOLD_OUTPUT"] = os.path.join(run_dir, "traces", "fold.%e.%p.trace")
-        for kv in case.lists["fold-env"]:
+        for kv in case.lists["fold-env"] + self.args.fold_env:
             k, _, v = kv.partition("=")
             env[k] = self.expand_paths(v, run_dir)
         return env
@@ -609,7 +609,7 @@ def observe(case, run, runner, mode):
     """What is compared, normalised: a dict aspect -> bytes."""
     n = Normaliser(case, run, runner, mode)
     runner_env = {"LD_PRELOAD", "FOLD_OUTPUT", "FOLD_SAMPLE"}
-    for kv in case.lists["fold-env"]:
+    for kv in case.lists["fold-env"] + runner.args.fold_env:
         runner_env.add(kv.partition("=")[0])
     obs = {"status": run.status.encode(), "stdout": n.text(run.stdout), "stderr": n.text(run.stderr)}
     files = []
@@ -959,6 +959,8 @@ def main():
     ap.add_argument("--runs", type=int, default=2, help="runs of each mode per case (default 2)")
     ap.add_argument("--jobs", "-j", type=int, default=2, help="cases run at once (timing cases run alone)")
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--fold-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="a fold setting for every run with fold, over the cases' own (repeatable)")
     ap.add_argument("--hostile", action="store_true", help="the hostile variants of hostile=yes cases")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="hostile variants to run")
     ap.add_argument("--hogs", type=int, default=None, help="CPU hogs beside the runs (default: 2 with --hostile)")
