@@ -1,7 +1,8 @@
 /* close_range_raw: the raw close_range system call (not the C library's, so
  * no wrapper sees it) closes every descriptor from 3, then the program
- * fills its descriptor table (ulimit -n 64) with files of its own, writes
- * to each and exits: nothing of fold's may land in the program's files.
+ * fills its descriptor table (soft RLIMIT_NOFILE 64, the hard limit
+ * untouched, as `ulimit -Sn 64`) with files of its own, writes to each and
+ * exits: nothing of fold's may land in the program's files.
  *
  * diff: limits=nofile=64
  * diff: expect-status=exit 0
