@@ -53,6 +53,7 @@ LIMITS = {
     "nofile": resource.RLIMIT_NOFILE, "sigpending": resource.RLIMIT_SIGPENDING,
     "fsize": resource.RLIMIT_FSIZE, "as": resource.RLIMIT_AS, "stack": resource.RLIMIT_STACK,
     "core": resource.RLIMIT_CORE, "nproc": resource.RLIMIT_NPROC, "cpu": resource.RLIMIT_CPU,
+    "memlock": resource.RLIMIT_MEMLOCK,
 }
 # Hostile variants: what each changes in a case's declaration. RLIMIT_SIGPENDING
 # counts the pending signals and timers of every process of the user, so that
@@ -438,10 +439,11 @@ class Runner:
         try:
             p = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=scratch, env=env,
                                  preexec_fn=child_setup, process_group=0, close_fds=True)
-        except OSError as e:
+        except (OSError, subprocess.SubprocessError) as e:
             for fd in to_close:
                 os.close(fd)
-            r.status = "cannot run: %s" % e
+            r.status = "cannot run: %s (limits %s%s)" % (e, limits, ", as " + case.get("run-as")
+                                                          if case.get("run-as") else "")
             return r
         for fd in to_close:
             os.close(fd)
