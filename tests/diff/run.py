@@ -830,16 +830,23 @@ def judge(runner, case):
     fold_t = [min(r.wall for r in runs[m]) for m in modes[1:]]
     if fold_t and plain_t > 0:
         v.ratio = max(fold_t) / plain_t
-    if "time" in case.keys and fold_t:
-        factor, slack = parse_time_bound(case.get("time"))
+    # Every case has a generous bound (--default-time), judged while other
+    # work leaves at least a CPU free (the other case the runner runs beside
+    # it included); a case's own time= is judged only on a quiet machine
+    # (--max-other-load), and skipped otherwise.
+    explicit = "time" in case.keys
+    bound = case.get("time") or runner.args.default_time
+    if bound and fold_t:
+        factor, slack = parse_time_bound(bound)
         ours = sum(r.cpu for m in modes for r in runs[m])
         other = max(0.0, (busy1 - busy0) - ours) / max(t1 - t0, 1e-6)
         over = [(m, t) for m, t in zip(modes[1:], fold_t) if t > factor * plain_t + slack]
         if over:
             what = "; ".join("%s %.3fs > %g x %.3fs + %gms" % (m, t, factor, plain_t, slack * 1000)
                              for m, t in over)
-            if other > runner.args.max_other_load:
-                if not diffs:
+            quiet = runner.args.max_other_load if explicit else max(0.5, (os.cpu_count() or 2) - 1.0)
+            if other > quiet:
+                if explicit and not diffs:
                     v.kind = "skip"
                     v.reason = "timing not judged: other work used %.1f of %d CPUs during the runs (%s)" % (
                         other, os.cpu_count(), what)
@@ -969,6 +976,9 @@ def main():
     ap.add_argument("--max-other-load", type=float, default=0.5,
                     help="CPUs of other work above which a timing bound is not judged (default 0.5)")
     ap.add_argument("--timeout-scale", type=float, default=1.0)
+    ap.add_argument("--default-time", default="5+1000ms",
+                    help="wall time bound of cases without time= (R+Sms; judged only on a quiet machine; "
+                    "'' for none)")
     ap.add_argument("--keep", action="store_true", help="keep the run directories of identical cases too")
     ap.add_argument("--table", help="also write the table (markdown) to this file")
     ap.add_argument("--verbose", "-v", action="store_true")
