@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -193,7 +194,7 @@ static void limit_lines(pbuf *b)
 	}
 }
 
-static int threads_now(void)
+static int threads_once(void)
 {
 	FILE *f = fopen("/proc/self/status", "re");
 	char line[256];
@@ -204,6 +205,22 @@ static int threads_now(void)
 		if (sscanf(line, "Threads: %d", &n) == 1)
 			break;
 	fclose(f);
+	return n;
+}
+
+/* A thread that pthread_join has returned for can still be counted by the
+ * kernel for a moment (its exit is not complete): with more than one
+ * thread, the least count read over 20 ms. */
+static int threads_now(void)
+{
+	int n = threads_once();
+	for (int i = 0; i < 20 && n > 1; i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+		int m = threads_once();
+		if (m >= 0 && m < n)
+			n = m;
+	}
 	return n;
 }
 
