@@ -6,6 +6,7 @@
  * diff: expect-status=exit 0
  * diff: trace-check=--regions work=100
  * diff: summary-not=did not end normally|died of|killed
+ * diff: dump-has=thread_end
  */
 #include <stdio.h>
 #include <sys/syscall.h>
