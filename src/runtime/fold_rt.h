@@ -584,6 +584,7 @@ typedef struct rt_process {
 	_Atomic int stop;   /* quiesced: no thread may record */
 	_Atomic int paused; /* fold_pause() */
 	_Atomic int crashing;
+	_Atomic int exit_sandboxed; /* a seccomp filter denies the final flush's calls (rt_seccomp.c) */
 	pid_t init_tid;
 	rt_config cfg;
 	rt_clock clock;

@@ -485,6 +485,10 @@ static void summary(void)
 void rt__finish(const char *why)
 {
 	(void)why;
+	/* A sandbox that denies the final flush's calls: what the process
+	 * recorded stays in the live file (rt_seccomp.c). */
+	if (atomic_load(&rt__proc.exit_sandboxed))
+		return;
 	if (getpid() != rt__proc.pid) /* a vfork child shares our memory: hands off */
 		return;
 	/* The stop figure of a process that took samples and has none yet is

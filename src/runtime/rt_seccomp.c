@@ -16,6 +16,10 @@
  *    anything but ALLOW or LOG for one of them, the threads it applies to
  *    (the caller; every thread with SECCOMP_FILTER_FLAG_TSYNC) are treated
  *    as in strict mode. A filter that allows them all changes nothing.
+ *  - A filter that denies a call of fold's final flush (rt__finish: getpid,
+ *    write, unlink, ...): the process ends without it, and the live file
+ *    next to the trace keeps what it recorded, for fold to recover
+ *    (rt__proc.exit_sandboxed).
  *  - Either way the trace records it (a marker on the thread, stat
  *    seccomp.threads_quiet) and fold says it once on stderr, before the
  *    filter applies.
@@ -152,6 +156,34 @@ static uint32_t bpf_run(const struct sock_fprog *prog, const struct seccomp_data
 
 /* The calls fold makes on a measured thread behind the program's back, with
  * the arguments it passes (descriptors and timers are fold's own). */
+static int allows(const struct sock_fprog *prog, long nr, uint64_t a0, uint64_t a1)
+{
+	struct seccomp_data d;
+	memset(&d, 0, sizeof d);
+	d.nr = (int)nr;
+	d.arch = AUDIT_ARCH_X86_64;
+	d.instruction_pointer = (uint64_t)(uintptr_t)bpf_run;
+	d.args[0] = a0;
+	d.args[1] = a1;
+	uint32_t act = bpf_run(prog, &d) & SECCOMP_RET_ACTION_FULL;
+	return act == SECCOMP_RET_ALLOW || act == SECCOMP_RET_LOG;
+}
+
+/* The calls of fold's final flush (rt__finish): without one of them the
+ * process keeps what it recorded in the live file, for fold to recover. */
+static int filter_allows_exit(const struct sock_fprog *prog)
+{
+	static const long calls[] = {SYS_getpid,    SYS_write,     SYS_writev,  SYS_fstat,  SYS_newfstatat,
+	                             SYS_unlink,    SYS_close,     SYS_munmap,  SYS_mmap,   SYS_madvise,
+	                             SYS_futex,     SYS_membarrier, SYS_timer_delete, SYS_rt_sigprocmask,
+	                             SYS_rt_sigpending, SYS_rt_sigtimedwait, SYS_openat, SYS_ioctl};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		if (!allows(prog, calls[i], calls[i] == SYS_write || calls[i] == SYS_writev ? (uint64_t)rt__proc.fd : 0,
+		            0))
+			return 0;
+	return 1;
+}
+
 static int filter_allows_fold(const struct sock_fprog *prog, const rt_thread *t)
 {
 	struct {
@@ -212,10 +244,17 @@ void rt__before_seccomp(unsigned long op, unsigned long flags, const void *arg)
 		return;
 	rt_thread *self = rt__tls_thread;
 	if (op == SECCOMP_SET_MODE_STRICT) {
+		/* the exit path runs on whichever thread exits: if it is this one,
+		 * only write works; the live file keeps the rest */
 		say_once("seccomp strict mode");
 		quiet(self, "seccomp strict: fold quiet on this thread");
 		return;
 	}
+	if (op == SECCOMP_SET_MODE_FILTER && !filter_allows_exit((const struct sock_fprog *)arg) &&
+	    !atomic_exchange(&rt__proc.exit_sandboxed, 1))
+		rt__warn("the program turned on a seccomp filter that denies calls fold's final flush makes: "
+		         "what it records from now on stays in %s.live, which fold reads with the trace",
+		         rt__proc.path);
 	if (op != SECCOMP_SET_MODE_FILTER || filter_allows_fold((const struct sock_fprog *)arg, self))
 		return;
 	say_once("a seccomp filter that denies system calls fold makes");

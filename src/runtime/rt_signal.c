@@ -766,7 +766,8 @@ static void crash_flush(int sig)
 {
 	if (atomic_exchange(&rt__proc.crashing, 1))
 		return;
-	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || getpid() != rt__proc.pid)
+	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || atomic_load(&rt__proc.exit_sandboxed) ||
+	    getpid() != rt__proc.pid)
 		return;
 	rt_thread *self = rt__tls_thread;
 	if (self)
