@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rt_perfnames.h"
 #include "trace_encode.h"
@@ -527,6 +528,9 @@ void rt__call_program_handler(const struct sigaction *a, int sig, siginfo_t *si,
 /* At a fold handler's entry: gives the kernel fold's whole alternate stack
  * back at sigreturn when a program handler jumped out of a shorter one. */
 void rt__altstack_on_entry(void *uc);
+/* 1 in the child of the program's vfork (rt_exec.c), which shares our
+ * memory: fold's state is the parent's, hands off. */
+extern volatile int rt__in_vfork;
 /* Threads a seccomp sandbox made fold quiet on (rt_seccomp.c). */
 uint64_t rt__seccomp_threads_quiet(void);
 /* Before the program turns seccomp on (op: SECCOMP_SET_MODE_*). */
@@ -714,6 +718,13 @@ void rt__fd_after_fork_forget(int fd);
 void *rt__real(const char *name);
 
 /* ---------------------------------------------------------------- guard */
+
+/* The same, also for a child of a clone that shares memory without vfork:
+ * the pid differs (not asked once a sandbox denies getpid: rt_seccomp.c). */
+static inline int rt__vfork_child(void)
+{
+	return rt__in_vfork || (!atomic_load(&rt__proc.exit_sandboxed) && getpid() != rt__proc.pid);
+}
 
 static inline int rt__enter_runtime(rt_thread *t)
 {

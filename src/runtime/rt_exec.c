@@ -16,7 +16,13 @@
  *    The new image's libfold takes the variable out of its environment
  *    before the program's main (rt_lifecycle.c). Its file never overwrites
  *    ours (O_EXCL + generation).
- *  - In a vfork child (pid differs, memory shared) nothing is touched.
+ *  - In a vfork child (pid differs, memory shared) nothing is touched. vfork
+ *    itself is wrapped (x86-64, in the manner of glibc's: the return
+ *    address kept in a register across the system call, nothing on the
+ *    shared stack) to raise rt__in_vfork in the child, which the parent
+ *    clears when it resumes; fold's wrappers a vfork child may call
+ *    (sigaction, sigprocmask, exec, _exit) leave fold's state, which is the
+ *    parent's, alone.
  */
 #include <alloca.h>
 #include <errno.h>
@@ -37,7 +43,7 @@ int execveat(int dirfd, const char *path, char *const argv[], char *const envp[]
 
 static int measuring(void)
 {
-	return atomic_load(&rt__proc.phase) == FOLD_RUNNING && getpid() == rt__proc.pid;
+	return atomic_load(&rt__proc.phase) == FOLD_RUNNING && !rt__vfork_child();
 }
 
 /* Whether envp preloads libfold.so: only then does the new image run
@@ -276,3 +282,43 @@ FOLD_EXPORT void _Exit(int status)
 	for (;;)
 		syscall(SYS_exit_group, status);
 }
+
+/* ---------------------------------------------------------------- vfork */
+
+volatile int rt__in_vfork;
+
+#if defined(__x86_64__)
+int rt__vfork_error(int err);
+int rt__vfork_error(int err)
+{
+	errno = err;
+	return -1;
+}
+
+int vfork(void);
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork,@function\n"
+        "vfork:\n"
+        "\t.cfi_startproc\n"
+        "\tpopq %rdi\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_register %rip, %rdi\n"
+        "\tmovl $58, %eax\n" /* SYS_vfork */
+        "\tsyscall\n"
+        "\tpushq %rdi\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\tcmpl $-4095, %eax\n"
+        "\tjae 2f\n"
+        "\ttestl %eax, %eax\n"
+        "\tjnz 1f\n"
+        "\tmovl $1, rt__in_vfork(%rip)\n" /* the child */
+        "\tret\n"
+        "1:\tmovl $0, rt__in_vfork(%rip)\n" /* the parent, once the child has gone */
+        "\tret\n"
+        "2:\tnegl %eax\n"
+        "\tmovl %eax, %edi\n"
+        "\tjmp rt__vfork_error\n"
+        "\t.cfi_endproc\n"
+        ".size vfork, .-vfork\n");
+#endif

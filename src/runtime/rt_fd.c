@@ -276,7 +276,7 @@ void rt__fd_after_fork_forget(int fd)
  * given up (then nothing of fold uses that number any more). */
 static int evict(int fd)
 {
-	if (getpid() != rt__proc.pid && atomic_load(&rt__proc.phase) == FOLD_RUNNING)
+	if (rt__vfork_child() && atomic_load(&rt__proc.phase) == FOLD_RUNNING)
 		return 0; /* a vfork child: its table is its own, and it will exec */
 	int running = atomic_load(&rt__proc.phase) == FOLD_RUNNING;
 	if (running)

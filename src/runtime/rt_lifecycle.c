@@ -489,7 +489,7 @@ void rt__finish(const char *why)
 	 * recorded stays in the live file (rt_seccomp.c). */
 	if (atomic_load(&rt__proc.exit_sandboxed))
 		return;
-	if (getpid() != rt__proc.pid) /* a vfork child shares our memory: hands off */
+	if (rt__vfork_child()) /* shares our memory: hands off */
 		return;
 	/* The stop figure of a process that took samples and has none yet is
 	 * measured now, while its timers still run (or why it has none said). */

@@ -173,6 +173,8 @@ FOLD_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		resolve();
 	if (!real_pthread_sigmask)
 		return ENOSYS;
+	if (FOLD_UNLIKELY(rt__in_vfork)) /* the child's own mask: not the parent's view */
+		return real_pthread_sigmask(how, set, old);
 	return apply(real_pthread_sigmask, how, set, old);
 }
 
@@ -184,6 +186,8 @@ FOLD_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (FOLD_UNLIKELY(rt__in_vfork))
+		return real_sigprocmask(how, set, old);
 	return apply(real_sigprocmask, how, set, old);
 }
 

@@ -767,7 +767,7 @@ static void crash_flush(int sig)
 	if (atomic_exchange(&rt__proc.crashing, 1))
 		return;
 	if (atomic_load(&rt__proc.phase) != FOLD_RUNNING || atomic_load(&rt__proc.exit_sandboxed) ||
-	    getpid() != rt__proc.pid)
+	    rt__vfork_child())
 		return;
 	rt_thread *self = rt__tls_thread;
 	if (self)
@@ -1022,6 +1022,8 @@ static void set_app_action(int sig, const struct sigaction *act)
  * kernel's, a change races only with deliveries of that same signal. */
 FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	if (FOLD_UNLIKELY(rt__in_vfork)) /* the child's own, not the parent's */
+		return call_real_sigaction(sig, act, old);
 	if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP)
 		return call_real_sigaction(sig, act, old);
 	int mine = ours[sig] || wrapped[sig];
