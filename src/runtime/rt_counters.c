@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "fold_rt.h"
+#include "rt_sys.h"
 #include "rt_papi.h"
 #include "util_nearest.h"
 
@@ -643,7 +644,7 @@ static void read_hw(rt_thread *t)
 	/* { nr, time_enabled, value[nr] } */
 	uint64_t buf[2 + FOLD_MAX_HW_COUNTERS];
 	t->cpu_known = 0;
-	ssize_t n = read(t->perf_fd[0], buf, (2 + t->nhw) * sizeof(uint64_t));
+	ssize_t n = rt__sys_read(t->perf_fd[0], buf, (2 + t->nhw) * sizeof(uint64_t));
 	if (n < (ssize_t)(2 * sizeof(uint64_t)))
 		return; /* keep the last values: counters stay monotonic */
 	uint64_t k = buf[0] < t->nhw ? buf[0] : t->nhw;

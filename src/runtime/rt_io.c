@@ -15,6 +15,7 @@
  *    descriptor is held for this.
  */
 #include "fold_rt.h"
+#include "rt_sys.h"
 
 #include <errno.h>
 #include <string.h>
@@ -79,9 +80,9 @@ void rt__warn_raw(const char *msg)
 	rt__io_begin(&io);
 	size_t n = strlen(msg);
 	while (n > 0 && stderr_is_ours()) {
-		ssize_t w = write(STDERR_FILENO, msg, n);
+		ssize_t w = rt__sys_write(STDERR_FILENO, msg, n);
 		if (w <= 0) {
-			if (w < 0 && errno == EINTR)
+			if (w == -EINTR)
 				continue;
 			break;
 		}

@@ -16,6 +16,7 @@
  *    register, are held across fork (rt_fork.c).
  */
 #include "fold_rt.h"
+#include "rt_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -287,8 +288,7 @@ void rt__membarrier_all(void)
 	 * command waits for an RCU grace period (milliseconds). */
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0 &&
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0) {
-		struct timespec ts = {0, 2000000};
-		nanosleep(&ts, NULL);
+		rt__sys_nanosleep(2000000);
 	}
 }
 

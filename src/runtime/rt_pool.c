@@ -44,6 +44,7 @@
  *    trace (rt__pool_live_end).
  */
 #include "fold_rt.h"
+#include "rt_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,7 +120,7 @@ static size_t slot_bytes(void)
 
 static void sys_close_fd(int fd)
 {
-	syscall(SYS_close, fd);
+	rt__sys_close(fd);
 }
 
 /* Maps slots [first, first + n) of the live file, at addr (MAP_FIXED) or
@@ -128,7 +129,7 @@ static void *live_map(void *addr, unsigned first, unsigned n)
 {
 	if (!atomic_load(&live_on))
 		return MAP_FAILED;
-	int fd = open(live_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	int fd = rt__sys_open(live_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (fd < 0)
 		return MAP_FAILED;
 	off_t off = (off_t)TRACE_LIVE_HEADER_BYTES + (off_t)first * (off_t)slot_bytes();
@@ -140,7 +141,7 @@ static void *live_map(void *addr, unsigned first, unsigned n)
 		mem = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | (addr ? MAP_FIXED : 0), fd, off);
 		uint32_t nslots = first + n;
 		if (mem != MAP_FAILED &&
-		    pwrite(fd, &nslots, sizeof nslots, offsetof(trace_live_header, nslots)) != sizeof nslots)
+		    rt__sys_pwrite(fd, &nslots, sizeof nslots, offsetof(trace_live_header, nslots)) != sizeof nslots)
 			nslots = 0;
 	}
 	rt__io_end(&io);
@@ -158,11 +159,11 @@ int rt__pool_live_start(const char *trace_path)
 		return -ENAMETOOLONG;
 	/* The trace's name is new (O_EXCL): a live file of that name is a
 	 * leftover of a trace that is gone. */
-	int fd = open(live_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 && errno == EEXIST && unlink(live_path) == 0)
-		fd = open(live_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd = rt__sys_open(live_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd == -EEXIST && unlink(live_path) == 0)
+		fd = rt__sys_open(live_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	trace_live_header h;
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, TRACE_LIVE_MAGIC, sizeof h.magic);
@@ -173,7 +174,7 @@ int rt__pool_live_start(const char *trace_path)
 	h.pid = (uint64_t)getpid();
 	rt_io_state io;
 	rt__io_begin(&io);
-	int ok = posix_fallocate(fd, 0, TRACE_LIVE_HEADER_BYTES) == 0 && pwrite(fd, &h, sizeof h, 0) == sizeof h;
+	int ok = posix_fallocate(fd, 0, TRACE_LIVE_HEADER_BYTES) == 0 && rt__sys_pwrite(fd, &h, sizeof h, 0) == sizeof h;
 	rt__io_end(&io);
 	sys_close_fd(fd);
 	if (!ok) {
@@ -415,7 +416,7 @@ void rt__trace_fd_check(void)
 	int fd = rt__proc.fd;
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rt__proc.fd_dev && st.st_ino == rt__proc.fd_ino)
 		return;
-	int n = open(rt__proc.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	int n = rt__sys_open(rt__proc.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (n >= 0 && (fstat(n, &st) || st.st_dev != rt__proc.fd_dev || st.st_ino != rt__proc.fd_ino)) {
 		sys_close_fd(n); /* another file by that name now */
 		n = -1;
@@ -453,8 +454,7 @@ void rt__pool_drain(int wait)
 		}
 		if (!wait)
 			return; /* the writer picks it up before letting go */
-		struct timespec ts = {0, 50000};
-		nanosleep(&ts, NULL);
+		rt__sys_nanosleep(50000);
 	}
 }
 
@@ -554,7 +554,6 @@ void rt__flush_queue_raw(void)
 			busy = atomic_load(&bufs[i]->state) == FOLD_BUF_WRITING;
 		if (!busy)
 			break;
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		rt__sys_nanosleep(1000000);
 	}
 }

@@ -97,6 +97,7 @@
  * with an interposed allocator.
  */
 #include "fold_rt.h"
+#include "rt_sys.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -704,8 +705,7 @@ static void wait_for_busy(const rt_thread *self)
 		}
 		if (!busy)
 			break;
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		rt__sys_nanosleep(1000000);
 	}
 }
 

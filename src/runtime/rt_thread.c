@@ -353,8 +353,11 @@ struct start_arg {
 static void trampoline_cleanup(void *arg)
 {
 	rt_thread *t = arg;
+	int old;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	if (t)
 		rt__thread_end(t);
+	pthread_setcancelstate(old, NULL);
 }
 
 static void *trampoline(void *p)
@@ -362,7 +365,13 @@ static void *trampoline(void *p)
 	struct start_arg sa = *(struct start_arg *)p;
 	free(p);
 	rt__tls_vmask = sa.vmask; /* the kernel's mask is inherited, so is the view */
+	/* A pthread_cancel that reaches the thread before its start routine
+	 * acts at the routine's first cancellation point, not inside fold's
+	 * set-up (which would leave its descriptors and state behind). */
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	rt_thread *t = thread_begin(sa.parent, "", 1);
+	pthread_setcancelstate(cancel, NULL);
 	void *ret;
 	pthread_cleanup_push(trampoline_cleanup, t);
 	ret = sa.fn(sa.arg);

@@ -65,10 +65,20 @@ int trace_file_header_decode(const uint8_t in[TRACE_FILE_HEADER_SIZE], unsigned 
 	return 0;
 }
 
+/* libfold.so's copy (TRACE_NOCANCEL) writes through syscall(2), which is
+ * no cancellation point: a pthread_cancel of the program's thread never
+ * acts inside fold's write (src/runtime/rt_sys.h). */
+#ifdef TRACE_NOCANCEL
+#include <sys/syscall.h>
+#define trace_writev(fd, iov, n) syscall(SYS_writev, (fd), (iov), (n))
+#else
+#define trace_writev writev
+#endif
+
 static int write_all(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
+		ssize_t w = trace_writev(fd, iov, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
