@@ -73,9 +73,12 @@ typedef struct fn_entry {
 #define CACHE_SLOTS (1u << CACHE_BITS)
 #define CACHE_MAX_USED (CACHE_SLOTS / 4 * 3)
 
-/* A fixed, static table on purpose, not util_hmap (src/util): it is probed
- * on every instrumented call, from any thread, without a lock or malloc. */
-static fn_entry cache[CACHE_SLOTS];
+/* A fixed table on purpose, not util_hmap (src/util): it is probed on every
+ * instrumented call, from any thread, without a lock or malloc. Mapped at
+ * the first hook (cyg_tables), not in libfold's data: a program without
+ * compiler hooks does not carry its 2 MiB (an mlockall under the default
+ * RLIMIT_MEMLOCK failed for the 8 MiB libfold held). NULL before. */
+static fn_entry *cache;
 static unsigned cache_used;
 static _Atomic int cache_full;
 static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,6 +90,8 @@ static inline uint32_t cache_hash(uint64_t fn)
 
 static inline fn_entry *cache_find(uint64_t fn)
 {
+	if (FOLD_UNLIKELY(!cache))
+		return NULL;
 	for (uint32_t i = cache_hash(fn);; i = (i + 1) & (CACHE_SLOTS - 1)) {
 		fn_entry *e = &cache[i];
 		uint64_t a = atomic_load_explicit(&e->addr, memory_order_acquire);
@@ -777,7 +782,23 @@ out:
 
 /* parallel to the cache: the slow path's time before and after the
  * timestamps of recorded calls */
-static _Atomic uint64_t first_before[CACHE_SLOTS], first_after[CACHE_SLOTS];
+static _Atomic uint64_t *first_before, *first_after; /* [CACHE_SLOTS], by cyg_tables */
+
+/* The tables of the compiler hooks, mapped once (zero pages until used):
+ * 0, or -ENOMEM (the hooks then record nothing). Under init_lock. */
+static int cyg_tables(void)
+{
+	if (cache)
+		return 0;
+	size_t nc = CACHE_SLOTS * sizeof *cache, nf = CACHE_SLOTS * sizeof(uint64_t);
+	uint8_t *m = mmap(NULL, nc + 2 * nf, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	first_before = (_Atomic uint64_t *)(void *)(m + nc);
+	first_after = (_Atomic uint64_t *)(void *)(m + nc + nf);
+	atomic_store_explicit((_Atomic(fn_entry *) *)&cache, (fn_entry *)(void *)m, memory_order_release);
+	return 0;
+}
 
 /* The way a module calls the enter hook, from the hook's return address
  * (x86-64): `call rel32` to its PLT stub, whose `jmp *slot(%rip)` (after an
@@ -1098,8 +1119,12 @@ static void calibrate(void)
 {
 	enum { ROUNDS = 7, PAIRS = 1000 };
 	static cyg_frame frames[4];
-	/* calibrating: no longjmp detection on this private stack */
-	static cyg_stat stats[CACHE_SLOTS];
+	/* calibrating: no longjmp detection on this private stack; its
+	 * statistics, indexed as the cache, for the time it takes */
+	size_t stat_bytes = (size_t)CACHE_SLOTS * sizeof(cyg_stat);
+	cyg_stat *stats = mmap(NULL, stat_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stats == MAP_FAILED)
+		return;
 	/* A private cache entry for calib_dummy: the real hooks never see that
 	 * address (it is not instrumented) and it is never defined as a region. */
 	uint64_t fn = (uint64_t)(void *)calib_dummy;
@@ -1215,6 +1240,8 @@ static void calibrate(void)
 		measure_before_ns = 0;
 	hook_pair_ns = (double)best * 1e9 / (double)hz / PAIRS;
 	hook_inner_ns = best_inner == UINT64_MAX ? 0 : (double)best_inner * 1e9 / (double)hz / PAIRS;
+	calib_tls.stat = NULL;
+	munmap(stats, stat_bytes);
 }
 
 /* ---------------------------------------------------------------- init, fork */
@@ -1260,7 +1287,7 @@ static void cyg_atfork_child(void)
 		return;
 	for (cold_acc *a = atomic_load(&cold_all); a; a = a->all)
 		memset(a, 0, offsetof(cold_acc, all));
-	for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+	for (uint32_t i = 0; first_before && i < CACHE_SLOTS; i++) {
 		atomic_store_explicit(&first_before[i], 0, memory_order_relaxed);
 		atomic_store_explicit(&first_after[i], 0, memory_order_relaxed);
 	}
@@ -1279,7 +1306,7 @@ static void cyg_init(void)
 {
 	static int configured;
 	rt__lock(&init_lock);
-	if (!configured) {
+	if (!configured && cyg_tables() == 0) {
 		rt__filter_init();
 		rt__filter_preload();
 		parse_throttle();
@@ -1371,10 +1398,10 @@ void rt__cyg_write_stats(void)
 	 * first_before and first_after at every exit faulted in 256 zero pages
 	 * (~3 ms on a VM). The cache's pages are mapped by cyg_init, a slot's
 	 * first_* by its function's first call. */
-	pthread_mutex_lock(&decide_lock);
+	rt__lock(&decide_lock);
 	unsigned used = cache_used;
-	pthread_mutex_unlock(&decide_lock);
-	for (uint32_t i = 0; used && i < CACHE_SLOTS; i++) {
+	rt__unlock(&decide_lock);
+	for (uint32_t i = 0; used && cache && i < CACHE_SLOTS; i++) {
 		if (!atomic_load_explicit(&cache[i].addr, memory_order_relaxed) || !cache[i].region)
 			continue;
 		uint64_t b = atomic_load_explicit(&first_before[i], memory_order_relaxed);

@@ -80,14 +80,18 @@ static _Atomic int zwriter_ok;
  * (FOLD_COMPRESS's highest); zlib's state 0.3 MB. Untouched pages cost
  * nothing. */
 #define ARENA_BYTES (2560u * 1024u)
-static _Alignas(64) uint8_t arena[ARENA_BYTES];
+/* Mapped at the first chunk worth compressing (mmap is async-signal-safe),
+ * not in libfold's data: a process that never compresses does not carry it
+ * (an mlockall under the default RLIMIT_MEMLOCK failed for libfold's 8 MiB).
+ * MAP_FAILED: it could not be had; chunks are then written raw. */
+static uint8_t *arena;
 static size_t arena_used;
 
 static void *arena_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
 	n = (n + 63) & ~(size_t)63;
-	if (arena_used + n > sizeof arena)
+	if (!arena || arena == MAP_FAILED || arena_used + n > ARENA_BYTES)
 		return NULL;
 	void *p = arena + arena_used;
 	arena_used += n;
@@ -364,6 +368,10 @@ static rt_buf *take_all(void)
 static void ensure_zwriter(void)
 {
 	if (atomic_load(&zwriter_ok) || rt__proc.cfg.compress_level <= 0)
+		return;
+	if (!arena) /* only the writer gets here: one at a time */
+		arena = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arena == MAP_FAILED)
 		return;
 	if (trace_chunk_writer_init_alloc(&zwriter, (enum trace_codec)rt__proc.cfg.compress_codec,
 	                                  rt__proc.cfg.compress_level, FOLD_BUF_BYTES, arena_alloc,

@@ -139,7 +139,7 @@ void rt__proc_info(const char *key, const char *value)
 
 int rt__proc_info_try(const char *key, const char *value)
 {
-	if (pthread_mutex_trylock(&rt__proc.proc_lock))
+	if (rt__trylock(&rt__proc.proc_lock))
 		return -EBUSY;
 	int rc = -ENOSPC;
 	if (rt__proc.proc_buf) {
@@ -151,7 +151,7 @@ int rt__proc_info_try(const char *key, const char *value)
 				rc = trace_enc_info(&rt__proc.proc_enc, key, value);
 		}
 	}
-	pthread_mutex_unlock(&rt__proc.proc_lock);
+	rt__unlock(&rt__proc.proc_lock);
 	return rc ? -ENOSPC : 0;
 }
 

@@ -7,7 +7,7 @@
  * diff: expect-stdout=exited with code 03
  * diff: normalize=pids
  * diff: sub=/\[Inferior 1 \(process <PID>\)/[Inferior 1 (process P)/
- * diff: sub=/(?m)^process \d+ is executing new program: .*\n//
+ * diff: sub=/(?m)^process (\d+|<PID>) is executing new program: .*\n//
  * diff: sub=/(?m)^\[(New|Thread) .*\n//
  * diff: sub=/(?m)^Using host libthread_db.*\n//
  * diff: compare=status,stdout,stderr,files
