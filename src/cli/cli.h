@@ -12,6 +12,9 @@ int cli__coreutils_handoff(int argc, char **argv);
  * call that is not coreutils-style: says what to give instead and returns
  * 2 (the exit status); 0 when every operand may be a trace. */
 int cli__refuse_non_trace(int argc, char **argv);
+/* "fold: MSG" on stderr, every character a terminal could act on as '?'
+ * (util_fput_term): messages carry names and paths from traces. */
+void cli__say(const char *msg);
 /* The usage text of `fold --help`. */
 void cli__usage(FILE *out);
 

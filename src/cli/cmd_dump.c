@@ -11,17 +11,24 @@
 
 #include "cli.h"
 #include "trace_reader.h"
+#include "util.h"
 
+/* A string of the trace, quoted: " and \\ escaped, and every byte a
+ * terminal could act on (util_term_char_len: controls, TAB too, C1, bytes
+ * that are not UTF-8) as \\xNN, so a line never breaks or drives the
+ * terminal. */
 static void put_str(FILE *o, const char *s)
 {
 	fputc('"', o);
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		unsigned n = *p == '\t' ? 0 : util_term_char_len(p);
 		if (*p == '"' || *p == '\\')
 			fprintf(o, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
+		else if (!n)
 			fprintf(o, "\\x%02x", *p);
 		else
-			fputc(*p, o);
+			fwrite(p, 1, n, o);
+		p += n ? n : 1;
 	}
 	fputc('"', o);
 }
@@ -167,7 +174,7 @@ int cli__cmd_dump(int argc, char **argv)
 	char msg[512];
 	int rc = trace_reader_open(&r, path, trace_diag_stderr, NULL, msg, sizeof msg);
 	if (rc) {
-		fprintf(stderr, "fold: %s\n", msg);
+		cli__say(msg);
 		return 1;
 	}
 	printf("# %s: fold trace format %u.%u\n", path, trace_reader_version_major(r),
@@ -186,7 +193,7 @@ int cli__cmd_dump(int argc, char **argv)
 		       s->records, s->records_unknown, s->records_damaged, s->truncated);
 	int lost = trace_reader_loss_summary(r, msg, sizeof msg);
 	if (lost)
-		fprintf(stderr, "fold: %s\n", msg);
+		cli__say(msg);
 	trace_reader_close(r);
 	return rc < 0 ? 1 : 0;
 }

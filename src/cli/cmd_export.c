@@ -202,7 +202,7 @@ int cli__cmd_export(int argc, char **argv)
 	int rc = report_export((const char *const *)argv + optind, (size_t)(argc - optind), &opt, out_path,
 	                       quiet ? diag_quiet : NULL, NULL, &st, err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "fold: %s\n", err);
+		cli__say(err);
 		/* Usage errors: --region names no region (ESRCH), traces of different
 		 * programs without --allow-mixed (EXDEV). */
 		return rc == -ESRCH || rc == -EXDEV ? 2 : 1;

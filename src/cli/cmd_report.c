@@ -80,7 +80,7 @@ static void summarising_diag(void *arg, const char *msg)
 	const char *k0 = strstr(msg, ": no DWARF debug info"),
 	           *k1 = strstr(msg, ": no DWARF and no symbol table");
 	if (strncmp(msg, "module ", 7) || (!k0 && !k1)) {
-		fprintf(stderr, "fold: %s\n", msg);
+		cli__say(msg);
 		return;
 	}
 	int which = k1 != NULL;
@@ -101,15 +101,19 @@ static void summarising_diag(void *arg, const char *msg)
 
 static void dwarf_summary(diag_sum *d)
 {
-	if (d->n[0])
-		fprintf(stderr,
-		        "fold: %u module%s without debug info (%s): function names from their symbol tables, "
-		        "no source "
-		        "lines\n",
-		        d->n[0], d->n[0] == 1 ? "" : "s", d->lines[0]);
-	if (d->n[1])
-		fprintf(stderr, "fold: %u module%s without debug info or symbols (%s): addresses only\n",
-		        d->n[1], d->n[1] == 1 ? "" : "s", d->lines[1]);
+	char line[1200];
+	if (d->n[0]) {
+		snprintf(line, sizeof line,
+		         "%u module%s without debug info (%s): function names from their symbol tables, no "
+		         "source lines",
+		         d->n[0], d->n[0] == 1 ? "" : "s", d->lines[0]);
+		cli__say(line);
+	}
+	if (d->n[1]) {
+		snprintf(line, sizeof line, "%u module%s without debug info or symbols (%s): addresses only",
+		         d->n[1], d->n[1] == 1 ? "" : "s", d->lines[1]);
+		cli__say(line);
+	}
 }
 
 static void progress_cb(void *arg, double fraction, const char *what)
@@ -253,16 +257,16 @@ static int write_outputs(const fold_analysis *a, const outputs *out, int profile
 	char err[512] = "";
 	int status = 0;
 	if (out->json && report_json_write(a, out->json, err, sizeof err)) {
-		fprintf(stderr, "fold: %s\n", err);
+		cli__say(err);
 		status = 1;
 	}
 	if (out->csv && report_csv_write(a, out->csv, err, sizeof err)) {
-		fprintf(stderr, "fold: %s\n", err);
+		cli__say(err);
 		status = 1;
 	}
 	if (out->html) {
 		if (report_html_write(a, out->html, err, sizeof err)) {
-			fprintf(stderr, "fold: %s\n", err);
+			cli__say(err);
 			status = 1;
 		} else if (!out->quiet) {
 			fprintf(stderr, "fold: wrote %s\n", out->html);
@@ -308,7 +312,7 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	dwarf_summary(&dsum);
 	pthread_mutex_destroy(&dsum.lock);
 	if (rc) {
-		fprintf(stderr, "fold: %s\n", err[0] ? err : strerror(-rc));
+		cli__say(err[0] ? err : strerror(-rc));
 		/* Usage errors: --region names no region (ESRCH), traces of different
 		 * programs without --allow-mixed (EXDEV). */
 		return rc == -ESRCH || rc == -EXDEV ? 2 : 1;

@@ -14,6 +14,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util.h"
+
+void cli__say(const char *msg)
+{
+	fputs("fold: ", stderr);
+	util_fput_term(stderr, msg);
+	fputc('\n', stderr);
+}
 
 void cli__usage(FILE *out)
 {

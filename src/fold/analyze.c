@@ -123,7 +123,9 @@ void analyze__progress(analyze_ctx *c, double f, const char *what)
 static void default_diag(void *arg, const char *msg)
 {
 	(void)arg;
-	fprintf(stderr, "fold: %s\n", msg);
+	fputs("fold: ", stderr);
+	util_fput_term(stderr, msg); /* names from the traces */
+	fputc('\n', stderr);
 }
 
 int fold_analyze(const char *const *paths, size_t npaths, const fold_options *opt_in, fold_analysis **out,

@@ -5,8 +5,8 @@
  * curves), phases.csv, phase_rates.csv, phase_sources.csv, instances.csv,
  * profile.csv (exact region profile), callpairs.csv, calltree.csv (sampled
  * call tree), bottomup.csv (the same samples bottom-up). Fields follow RFC 4180; strings are UTF-8-sanitised
- * and a leading = + - @ is defused (report_esc_csv). Numbers use %.9g, NaN/inf as empty fields. Each file is
- * written whole through a temporary + rename.
+ * and a leading = + - @ TAB CR is defused, other control characters become '?' (report_esc_csv). Numbers use
+ * %.9g, NaN/inf as empty fields. Each file is written whole through a temporary + rename.
  */
 #include "report.h"
 

@@ -54,9 +54,10 @@ static void throttled_notes(const fold_analysis *a, FILE *out)
 		report_short_name(p->name ? p->name : "?", 40, shortn, sizeof shortn);
 		report_fmt_ns(at, sizeof at, p->throttled_at_ns);
 		report_fmt_ns(rec, sizeof rec, p->inclusive_ns);
+		util_fput_term(out, shortn); /* a name from the trace */
 		fprintf(out,
-		        "%s: throttled at %s after %lu calls; later calls not recorded (recorded: %s).\n  ",
-		        shortn, at, p->calls, rec);
+		        ": throttled at %s after %lu calls; later calls not recorded (recorded: %s).\n  ", at,
+		        p->calls, rec);
 		if (p->est_samples) {
 			report_fmt_ns(est, sizeof est, p->est_inclusive_ns);
 			report_fmt_ns(err, sizeof err, p->est_inclusive_err_ns);

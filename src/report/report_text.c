@@ -229,11 +229,18 @@ void report_esc_json(util_buf *b, const char *s)
 		report_esc_json_n(b, s, strlen(s), 1);
 }
 
+/* OWASP's rule for CSV injection: a cell that starts with one of these is
+ * a formula to a spreadsheet (TAB and CR too: some strip them first). */
+static int csv_formula_start(char c)
+{
+	return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
 void report_esc_csv(util_buf *b, const char *s)
 {
 	if (!s)
 		return;
-	int formula = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
+	int formula = csv_formula_start(s[0]);
 	int quote = formula || strpbrk(s, ",\"\r\n") != NULL;
 	if (quote)
 		util_buf_putc(b, '"');
@@ -244,6 +251,8 @@ void report_esc_csv(util_buf *b, const char *s)
 		size_t n = report_utf8_next(s, &cp);
 		if (cp == '"')
 			util_buf_puts(b, "\"\"");
+		else if (report_is_control(cp) && cp != '\t' && cp != '\r' && cp != '\n')
+			util_buf_putc(b, '?'); /* ESC, NUL, DEL, C1: never into the file */
 		else
 			report_buf_put_cp(b, cp);
 		s += n;
@@ -262,7 +271,7 @@ unsigned report_esc_term(util_buf *b, const char *s, unsigned maxcols)
 	while (*s && cols < keep) {
 		uint32_t cp;
 		size_t n = report_utf8_next(s, &cp);
-		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+		if (report_is_control(cp))
 			cp = '?';
 		report_buf_put_cp(b, cp);
 		cols++;

@@ -49,9 +49,15 @@ void report_esc_html(util_buf *b, const char *s);
 void report_esc_json_n(util_buf *b, const char *s, size_t len, int in_script);
 /* report_esc_json_n(b, s, strlen(s), 1); NULL writes null. */
 void report_esc_json(util_buf *b, const char *s);
+/* A C0 or C1 control character or DEL: what a terminal may act on. */
+static inline int report_is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+}
 /* A CSV field per RFC 4180: quoted when it holds , " CR or LF, or starts
- * with a character a spreadsheet would evaluate (= + - @), which is then
- * prefixed with '. NULL writes an empty field. */
+ * with a character a spreadsheet would evaluate (OWASP: = + - @ TAB CR),
+ * which is then prefixed with '. Other control characters (ESC, NUL, DEL,
+ * C1) become '?'. NULL writes an empty field. */
 void report_esc_csv(util_buf *b, const char *s);
 /* Terminal text: control characters (ESC included) become '?', invalid
  * UTF-8 U+FFFD; at most maxcols code points, ending in "…" when cut.

@@ -43,7 +43,10 @@ struct trace_decoder {
 	int failed;
 };
 
-trace_decoder *trace_decoder_new(void) { return calloc(1, sizeof(trace_decoder)); }
+trace_decoder *trace_decoder_new(void)
+{
+	return calloc(1, sizeof(trace_decoder));
+}
 
 void trace_decoder_free(trace_decoder *d)
 {
@@ -211,7 +214,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		rec->u.info.value = d->str + b;
 		return 0;
 	case TRACE_REC_CLOCK:
-		if (get_v(d, &rec->tick) || get_v(d, &rec->u.clock.mono_ns) || get_v(d, &rec->u.clock.real_ns))
+		if (get_v(d, &rec->tick) || get_v(d, &rec->u.clock.mono_ns) ||
+		    get_v(d, &rec->u.clock.real_ns))
 			return -EBADMSG;
 		return 0;
 	case TRACE_REC_COUNTER_DEF: {
@@ -230,8 +234,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		return 0;
 	case TRACE_REC_REGION_DEF: {
 		uint8_t k;
-		if (get_v32(d, &rec->u.region_def.id) || get_u8(d, &k) || get_v(d, &rec->u.region_def.address) ||
-		    get_bytes(d, &a, NULL))
+		if (get_v32(d, &rec->u.region_def.id) || get_u8(d, &k) ||
+		    get_v(d, &rec->u.region_def.address) || get_bytes(d, &a, NULL))
 			return -EBADMSG;
 		rec->u.region_def.kind = k;
 		rec->u.region_def.name = d->str + a;
@@ -240,13 +244,14 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 	case TRACE_REC_MODULE_LOAD: {
 		uint64_t nseg;
 		if (get_v32(d, &rec->u.module_load.id) || get_v(d, &rec->tick) ||
-		    get_v(d, &rec->u.module_load.load_bias) || get_bytes(d, &a, &blen) || get_bytes(d, &b, NULL) ||
-		    get_v(d, &nseg) || nseg > (uint64_t)(d->end - d->p))
+		    get_v(d, &rec->u.module_load.load_bias) || get_bytes(d, &a, &blen) ||
+		    get_bytes(d, &b, NULL) || get_v(d, &nseg) || nseg > (uint64_t)(d->end - d->p))
 			return -EBADMSG;
 		if (util_grow((void **)&d->segs, &d->segs_cap, nseg ? nseg : 1, sizeof *d->segs))
 			return -ENOMEM;
 		for (uint64_t i = 0; i < nseg; i++)
-			if (get_v(d, &d->segs[i].vaddr) || get_v(d, &d->segs[i].memsz) || get_u8(d, &d->segs[i].prot))
+			if (get_v(d, &d->segs[i].vaddr) || get_v(d, &d->segs[i].memsz) ||
+			    get_u8(d, &d->segs[i].prot))
 				return -EBADMSG;
 		rec->u.module_load.build_id = (const uint8_t *)d->str + a;
 		rec->u.module_load.build_id_len = blen;
@@ -265,8 +270,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		rec->u.stat.key = d->str + a;
 		return 0;
 	case TRACE_REC_THROTTLE:
-		if (get_v32(d, &rec->u.throttle.region) || get_v(d, &rec->tick) || get_v(d, &rec->u.throttle.calls) ||
-		    get_v(d, &rec->u.throttle.mean_ns))
+		if (get_v32(d, &rec->u.throttle.region) || get_v(d, &rec->tick) ||
+		    get_v(d, &rec->u.throttle.calls) || get_v(d, &rec->u.throttle.mean_ns))
 			return -EBADMSG;
 		return 0;
 	case TRACE_REC_THREAD_START:
@@ -276,8 +281,7 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		rec->u.thread_start.name = d->str + a;
 		d->last_tick = rec->tick;
 		return 0;
-	case TRACE_REC_THREAD_END:
-		return get_tick(d, &rec->tick);
+	case TRACE_REC_THREAD_END: return get_tick(d, &rec->tick);
 	case TRACE_REC_COUNTER_SET: {
 		if (get_v(d, &v) || v > TRACE_MAX_COUNTERS)
 			return -EBADMSG;
@@ -326,7 +330,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		if (ref) {
 			if (ref < d->stack_cap && d->stack_depth[ref] != UINT32_MAX) {
 				rec->u.sample.depth = d->stack_depth[ref];
-				rec->u.sample.frames = rec->u.sample.depth ? d->arena + d->stack_off[ref] : NULL;
+				rec->u.sample.frames =
+				    rec->u.sample.depth ? d->arena + d->stack_off[ref] : NULL;
 			} else if (stats) {
 				stats->samples_without_stack_def++;
 			}
@@ -445,7 +450,9 @@ struct trace_reader {
 void trace_diag_stderr(void *arg, const char *message)
 {
 	(void)arg;
-	fprintf(stderr, "fold: %s\n", message);
+	fputs("fold: ", stderr);
+	util_fput_term(stderr, message); /* paths and names from the trace */
+	fputc('\n', stderr);
 }
 
 static void diag(trace_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -507,22 +514,23 @@ int trace_reader_open(trace_reader **out, const char *path, trace_diag_fn diag_f
 	if (read_at(r, 0, hdr, sizeof hdr) != sizeof hdr) {
 		rc = -EPROTO;
 		if (msg)
-			snprintf(msg, msg_len, "%s: not a fold trace (shorter than the %d-byte file header)", path,
-			         TRACE_FILE_HEADER_SIZE);
+			snprintf(msg, msg_len, "%s: not a fold trace (shorter than the %d-byte file header)",
+			         path, TRACE_FILE_HEADER_SIZE);
 		goto fail;
 	}
 	rc = trace_file_header_decode(hdr, &r->major, &r->minor);
 	if (rc == -EPROTONOSUPPORT) {
 		if (msg)
 			snprintf(msg, msg_len,
-			         "%s: written by a newer fold (trace format %u.%u); this fold reads formats up to %d.x",
+			         "%s: written by a newer fold (trace format %u.%u); this fold reads formats "
+			         "up to %d.x",
 			         path, r->major, r->minor, TRACE_VERSION_MAJOR);
 		goto fail;
 	}
 	if (rc) {
 		if (msg)
-			snprintf(msg, msg_len, "%s: not a fold trace (expected the magic \"%s\" at offset 0)", path,
-			         TRACE_FILE_MAGIC);
+			snprintf(msg, msg_len, "%s: not a fold trace (expected the magic \"%s\" at offset 0)",
+			         path, TRACE_FILE_MAGIC);
 		goto fail;
 	}
 	if (inflateInit2(&r->zs, -15) != Z_OK) {
@@ -556,10 +564,22 @@ void trace_reader_close(trace_reader *r)
 	free(r);
 }
 
-unsigned trace_reader_version_major(const trace_reader *r) { return r->major; }
-unsigned trace_reader_version_minor(const trace_reader *r) { return r->minor; }
-const char *trace_reader_path(const trace_reader *r) { return r->path; }
-const trace_read_stats *trace_reader_stats(const trace_reader *r) { return &r->stats; }
+unsigned trace_reader_version_major(const trace_reader *r)
+{
+	return r->major;
+}
+unsigned trace_reader_version_minor(const trace_reader *r)
+{
+	return r->minor;
+}
+const char *trace_reader_path(const trace_reader *r)
+{
+	return r->path;
+}
+const trace_read_stats *trace_reader_stats(const trace_reader *r)
+{
+	return &r->stats;
+}
 
 void trace_reader_add_decoded(trace_reader *r, const trace_read_stats *decoded)
 {
@@ -607,15 +627,16 @@ static void track_seq(trace_reader *r, const trace_chunk_header *h)
 {
 	if (h->stream >= r->next_seq_cap) {
 		size_t old = r->next_seq_cap;
-		if (util_grow((void **)&r->next_seq, &r->next_seq_cap, (size_t)h->stream + 1, sizeof *r->next_seq))
+		if (util_grow((void **)&r->next_seq, &r->next_seq_cap, (size_t)h->stream + 1,
+		              sizeof *r->next_seq))
 			return;
 		memset(r->next_seq + old, 0, (r->next_seq_cap - old) * sizeof *r->next_seq);
 	}
 	uint32_t expect = r->next_seq[h->stream];
 	if (h->seq > expect) {
 		r->stats.chunks_missing += h->seq - expect;
-		diag(r, "stream %u: %u chunk(s) missing before offset %llu (sequence %u, expected %u)", h->stream,
-		     h->seq - expect, (unsigned long long)r->pos, h->seq, expect);
+		diag(r, "stream %u: %u chunk(s) missing before offset %llu (sequence %u, expected %u)",
+		     h->stream, h->seq - expect, (unsigned long long)r->pos, h->seq, expect);
 	}
 	if (h->seq >= expect)
 		r->next_seq[h->stream] = h->seq + 1;
@@ -634,7 +655,9 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 		if (got < sizeof hb) {
 			r->stats.truncated = 1;
 			r->stats.bytes_skipped += r->stats.file_bytes - off;
-			diag(r, "truncated: the file ends inside a chunk header at offset %llu (%zu trailing bytes lost)",
+			diag(r,
+			     "truncated: the file ends inside a chunk header at offset %llu (%zu trailing "
+			     "bytes lost)",
 			     (unsigned long long)off, got);
 			r->pos = r->stats.file_bytes;
 			return 0;
@@ -646,10 +669,11 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			r->stats.chunks_damaged++;
 			r->stats.bytes_skipped += r->stats.file_bytes - off;
 			diag(r,
-			     "truncated: the file ends inside the chunk at offset %llu (stream %u, %u of %u payload bytes "
+			     "truncated: the file ends inside the chunk at offset %llu (stream %u, %u of %u "
+			     "payload bytes "
 			     "present); that chunk is lost",
-			     (unsigned long long)off, h.stream, (unsigned)(r->stats.file_bytes - off - sizeof hb),
-			     h.payload_len);
+			     (unsigned long long)off, h.stream,
+			     (unsigned)(r->stats.file_bytes - off - sizeof hb), h.payload_len);
 			r->pos = r->stats.file_bytes;
 			return 0;
 		} else if (h.raw_len > TRACE_CHUNK_MAX_RAW || h.payload_len > TRACE_CHUNK_MAX_RAW ||
@@ -659,7 +683,8 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			why = "impossible chunk length";
 		}
 		if (!why) {
-			if (util_grow((void **)&r->cbuf, &r->cbuf_cap, h.payload_len ? h.payload_len : 1, 1) ||
+			if (util_grow((void **)&r->cbuf, &r->cbuf_cap, h.payload_len ? h.payload_len : 1,
+			              1) ||
 			    util_grow((void **)&r->rbuf, &r->rbuf_cap, h.raw_len ? h.raw_len : 1, 1))
 				return -ENOMEM;
 			if (read_at(r, off + sizeof hb, r->cbuf, h.payload_len) != h.payload_len)
@@ -689,8 +714,9 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			uint64_t next = resync(r, off + 1);
 			r->stats.chunks_damaged++;
 			r->stats.bytes_skipped += next - off;
-			diag(r, "damaged chunk at offset %llu (%s); skipped %llu bytes to offset %llu", (unsigned long long)off,
-			     why, (unsigned long long)(next - off), (unsigned long long)next);
+			diag(r, "damaged chunk at offset %llu (%s); skipped %llu bytes to offset %llu",
+			     (unsigned long long)off, why, (unsigned long long)(next - off),
+			     (unsigned long long)next);
 			r->pos = next;
 			continue;
 		}
@@ -716,7 +742,8 @@ int trace_reader_next(trace_reader *r, trace_record *rec)
 			if (rc == -ENOMEM)
 				return rc;
 			if (rc < 0)
-				diag(r, "chunk at offset %llu: malformed record; the rest of that chunk is lost",
+				diag(r,
+				     "chunk at offset %llu: malformed record; the rest of that chunk is lost",
 				     (unsigned long long)r->chunk_offset);
 		}
 		trace_raw_chunk c;
@@ -732,7 +759,8 @@ int trace_reader_next(trace_reader *r, trace_record *rec)
 int trace_reader_loss_summary(const trace_reader *r, char *buf, size_t len)
 {
 	const trace_read_stats *s = &r->stats;
-	if (!s->chunks_damaged && !s->chunks_missing && !s->bytes_skipped && !s->records_damaged && !s->truncated) {
+	if (!s->chunks_damaged && !s->chunks_missing && !s->bytes_skipped && !s->records_damaged &&
+	    !s->truncated) {
 		if (len)
 			buf[0] = 0;
 		return 0;

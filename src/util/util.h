@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util_nearest.h" /* util_edit_distance, util_nearest */
@@ -80,6 +81,48 @@ char *util_strdup(const char *s);
 /* vasprintf into a fresh string, NULL when memory runs out. */
 char *util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *util_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* --- text for a terminal ---
+ *
+ * Text taken from a trace (a region name, a module path) must not drive the
+ * user's terminal: every control character (C0 but TAB, DEL, and the C1
+ * controls U+0080..U+009F, which some terminals take for ESC sequences) and
+ * every byte that is not part of valid UTF-8 is unsafe. Header-only: the
+ * trace library's diagnostics use it too. */
+
+/* The length of the safe character (valid UTF-8, not a control) at p, or 0
+ * when p[0] starts something unsafe (then skip one byte). */
+static inline unsigned util_term_char_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	unsigned n = c < 0x80                 ? 1
+	             : c >= 0xc2 && c <= 0xdf ? 2
+	             : c >= 0xe0 && c <= 0xef ? 3
+	             : c >= 0xf0 && c <= 0xf4 ? 4
+	                                      : 0;
+	for (unsigned i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 1 && ((c < 0x20 && c != '\t') || c == 0x7f)) || (n == 2 && c == 0xc2 && p[1] < 0xa0) ||
+	    (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0))) ||
+	    (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))))
+		return 0; /* a control, an overlong form, a surrogate, beyond U+10FFFF */
+	return n;
+}
+
+/* Writes s to f with every unsafe byte as '?'. */
+static inline void util_fput_term(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		unsigned n = util_term_char_len(p);
+		if (n)
+			fwrite(p, 1, n, f);
+		else
+			fputc('?', f);
+		p += n ? n : 1;
+	}
+}
 
 /* --- string buffer with a sticky out-of-memory flag ---
  *

@@ -320,6 +320,40 @@ chrome_size)
   "$fold" export --format=chrome --max-size 12Q t.trace >/dev/null 2>err.txt || rc=$?
   [ "$rc" -eq 2 ] && grep -q "max-size 12Q: expected a size" err.txt || fail "bad --max-size: $rc $(cat err.txt)"
   ;;
+terminal_escapes)
+  # Names, paths and text from a trace never drive the terminal: no ESC,
+  # BEL or C1 control reaches stdout or stderr of any command, and CSV
+  # cells that a spreadsheet would evaluate (a leading TAB or =) are
+  # defused.
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  "$make_hostile" escapes e.trace
+  check_clean() { # file, what
+    if grep -qP '\x1b|\x07|\x9b' "$1"; then
+      fail "$2: control characters reached the output: $(grep -aP '\x1b|\x07|\x9b' "$1" | head -3 | cat -v)"
+    fi
+  }
+  rc=0
+  "$fold" e.trace >o.txt 2>e.txt || rc=$?
+  [ "$rc" -eq 0 ] || fail "fold on the trace: exit $rc: $(cat -v e.txt)"
+  check_clean o.txt "fold TRACE (stdout)"
+  check_clean e.txt "fold TRACE (stderr)"
+  grep -q "pwned" o.txt || fail "the region is not listed: $(cat -v o.txt | head -40)"
+  "$fold" profile e.trace >o.txt 2>e.txt || fail "fold profile failed: $(cat -v e.txt)"
+  check_clean o.txt "fold profile (stdout)"
+  check_clean e.txt "fold profile (stderr)"
+  grep -q "throttled at" o.txt || fail "fold profile: no throttled note: $(cat -v o.txt)"
+  rc=0
+  "$fold" e.trace --region nope >o.txt 2>e.txt || rc=$?
+  [ "$rc" -eq 2 ] || fail "--region nope: exit $rc"
+  check_clean e.txt "--region nope (the nearest names)"
+  "$fold" dump e.trace >o.txt 2>e.txt || fail "fold dump failed"
+  check_clean o.txt "fold dump (stdout)"
+  "$fold" e.trace -q --csv csv || fail "fold --csv failed"
+  for f in csv/*.csv; do check_clean "$f" "$f"; done
+  grep -qF "\"'"$'\t'"=HYPERLINK" csv/regions.csv ||
+    fail "regions.csv: the formula is not defused: $(grep -a HYPERLINK csv/regions.csv | head -2 | cat -A)"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.

@@ -84,6 +84,24 @@ static void test_csv_quotes_and_defuses_formulas(void **state)
 	check(report_esc_csv, "=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\"");
 }
 
+/* OWASP's CSV injection rules: a cell a spreadsheet would evaluate starts
+ * with = + - @, a TAB or a CR; such a cell is quoted and prefixed with '.
+ * Control characters other than TAB, CR and LF (ESC sequences that would
+ * drive a terminal showing the file, NUL, DEL, C1 controls) never reach
+ * the file: each becomes '?'. */
+static void test_csv_defuses_tab_cr_and_controls(void **state)
+{
+	(void)state;
+	check(report_esc_csv, "\t=1+1", "\"'\t=1+1\"");
+	check(report_esc_csv, "\r=1+1", "\"'\r=1+1\"");
+	check(report_esc_csv, "+SUM(A1)", "\"'+SUM(A1)\"");
+	check(report_esc_csv, "-2+3", "\"'-2+3\"");
+	check(report_esc_csv, "@cmd", "\"'@cmd\"");
+	check(report_esc_csv, "red\x1b[31mtext\x1b]0;title\x07", "red?[31mtext?]0;title?");
+	check(report_esc_csv, "del\x7f c1\xc2\x9b", "del? c1?");
+	check(report_esc_csv, "in\tside", "in\tside");
+}
+
 static void test_terminal_text_is_sanitised_and_cut(void **state)
 {
 	(void)state;
@@ -124,6 +142,7 @@ int main(void)
 	    cmocka_unit_test(test_json_is_safe_inside_script),
 	    cmocka_unit_test(test_json_document_flavour),
 	    cmocka_unit_test(test_csv_quotes_and_defuses_formulas),
+	    cmocka_unit_test(test_csv_defuses_tab_cr_and_controls),
 	    cmocka_unit_test(test_terminal_text_is_sanitised_and_cut),
 	    cmocka_unit_test(test_number_formats),
 	};
