@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 #include "report_export.h"
 
 static void usage(FILE *out)
@@ -197,7 +198,12 @@ int cli__cmd_export(int argc, char **argv)
 		return 2;
 	}
 
-	char err[512] = "";
+	char err[1024] = "";
+	if (out_path && report_output_check(out_path, 0, (const char *const *)argv + optind,
+	                                    (size_t)(argc - optind), err, sizeof err)) {
+		cli__say(err);
+		return 2;
+	}
 	export_stats st = {0};
 	int rc = report_export((const char *const *)argv + optind, (size_t)(argc - optind), &opt, out_path,
 	                       quiet ? diag_quiet : NULL, NULL, &st, err, sizeof err);

@@ -251,6 +251,24 @@ static int parse_options(int argc, char **argv, fold_options *opt, outputs *out)
 	return -1;
 }
 
+/* No output may replace an input, nor be a directory where a file belongs
+ * (report_output_check): said before any analysis, exit status 2. */
+static int check_outputs(const outputs *out, const char *const *inputs, size_t n)
+{
+	char err[1024];
+	const char *files[] = {out->html, out->json && strcmp(out->json, "-") ? out->json : NULL};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+		if (files[i] && report_output_check(files[i], 0, inputs, n, err, sizeof err)) {
+			cli__say(err);
+			return 2;
+		}
+	if (out->csv && report_output_check(out->csv, 1, inputs, n, err, sizeof err)) {
+		cli__say(err);
+		return 2;
+	}
+	return 0;
+}
+
 /* Writes the outputs asked for; the exit status (0, or 1 when one failed). */
 static int write_outputs(const fold_analysis *a, const outputs *out, int profile_only)
 {
@@ -291,6 +309,9 @@ int cli__run_analysis(int argc, char **argv, int profile_only)
 	outputs out = {0};
 	int status = parse_options(argc, argv, &opt, &out);
 	if (status >= 0)
+		return status;
+	status = check_outputs(&out, (const char *const *)argv + optind, (size_t)(argc - optind));
+	if (status)
 		return status;
 	diag_sum dsum = {.n = {0, 0}};
 	pthread_mutex_init(&dsum.lock, NULL);

@@ -50,7 +50,7 @@ static int write_table(const char *dir, const char *name, util_buf *b, char *err
 		return -ENOMEM;
 	}
 	snprintf(path, n, "%s/%s", dir, name);
-	int rc = report_buf_write_file(b, path, err, errlen);
+	int rc = report_out_buf(b, path, err, errlen);
 	free(path);
 	util_buf_free(b);
 	util_buf_init(b);
@@ -381,38 +381,50 @@ static void bottomup_table(util_buf *b, const fold_analysis *a)
 	tree_table(b, a->bottom_up, a->nbottom_up);
 }
 
+static const struct {
+	const char *name;
+	void (*fill)(util_buf *, const fold_analysis *);
+} tables[] = {
+    {"regions.csv", regions_table},         {"samples.csv", samples_table},
+    {"curves.csv", curves_table},           {"phases.csv", phases_table},
+    {"phase_rates.csv", phase_rates_table}, {"phase_sources.csv", phase_sources_table},
+    {"instances.csv", instances_table},     {"profile.csv", profile_table},
+    {"callpairs.csv", callpairs_table},     {"calltree.csv", calltree_table},
+    {"bottomup.csv", bottomup_table},       {"threads.csv", threads_table},
+    {"hot_cpu.csv", hot_cpu_table},         {"hot_wall.csv", hot_wall_table},
+    {"imbalance.csv", imbalance_table},
+};
+#define NTABLES (sizeof tables / sizeof tables[0])
+
+const char *const *report_csv_table_names(size_t *n)
+{
+	static const char *names[NTABLES];
+	for (size_t i = 0; i < NTABLES; i++)
+		names[i] = tables[i].name;
+	*n = NTABLES;
+	return names;
+}
+
 int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		void (*fill)(util_buf *, const fold_analysis *);
-	} tables[] = {
-	    {"regions.csv", regions_table},         {"samples.csv", samples_table},
-	    {"curves.csv", curves_table},           {"phases.csv", phases_table},
-	    {"phase_rates.csv", phase_rates_table}, {"phase_sources.csv", phase_sources_table},
-	    {"instances.csv", instances_table},     {"profile.csv", profile_table},
-	    {"callpairs.csv", callpairs_table},     {"calltree.csv", calltree_table},
-	    {"bottomup.csv", bottomup_table},       {"threads.csv", threads_table},
-	    {"hot_cpu.csv", hot_cpu_table},         {"hot_wall.csv", hot_wall_table},
-	    {"imbalance.csv", imbalance_table},
-	};
 	if (!a || !dir) {
 		snprintf(err, errlen, "csv: no analysis or no directory");
 		return -EINVAL;
 	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		int e = errno;
 		snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(e));
 		return -e;
 	}
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: exists and is not a directory", dir);
+		snprintf(err, errlen,
+		         "%s exists and is not a directory: --csv writes its tables into a directory", dir);
 		return -ENOTDIR;
 	}
 	util_buf b;
 	util_buf_init(&b);
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+	for (size_t i = 0; i < NTABLES; i++) {
 		tables[i].fill(&b, a);
 		int rc = write_table(dir, tables[i].name, &b, err, errlen);
 		if (rc) {

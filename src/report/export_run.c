@@ -10,7 +10,7 @@
 static int write_out(const util_buf *out, const char *out_path, char *err, size_t errlen)
 {
 	if (out_path)
-		return report_buf_write_file(out, out_path, err, errlen);
+		return report_out_buf(out, out_path, err, errlen);
 	if (out->len && fwrite(out->data, 1, out->len, stdout) != out->len) {
 		snprintf(err, errlen, "standard output: write failed");
 		return -EIO;

@@ -489,7 +489,7 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 		report_html_region(&h, i);
 	report_html_profile(&h);
 	page_tail(&h);
-	int rc = report_buf_write_file(&b, path, err, errlen);
+	int rc = report_out_buf(&b, path, err, errlen);
 	util_buf_free(&b);
 	return rc;
 }

@@ -755,19 +755,16 @@ int report_json_write(const fold_analysis *a, const char *path, char *err, size_
 		}
 		return 0;
 	}
-	char *tmp;
-	w.f = report_atomic_open(path, &tmp, err, errlen);
-	if (!w.f)
-		return -errno;
-	errno = 0;
+	report_out o;
+	int rc = report_out_open(&o, path, err, errlen);
+	if (rc)
+		return rc;
+	w.f = o.f;
 	write_document(&w, a);
 	if (w.oom) {
-		fclose(w.f);
-		if (tmp)
-			unlink(tmp);
-		free(tmp);
+		report_out_close(&o, 0, path, err, errlen);
 		snprintf(err, errlen, "%s: out of memory while writing JSON", path);
 		return -ENOMEM;
 	}
-	return report_atomic_commit(w.f, tmp, path, err, errlen);
+	return report_out_close(&o, 1, path, err, errlen);
 }

@@ -1,95 +1,13 @@
-/* report_text.c: atomic file output, escapers and number formatting for the
- * report writers. See report_text.h for the invariants. */
+/* report_text.c: escapers and number formatting for the report writers.
+ * See report_text.h for the invariants. */
 #include "report_text.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util.h"
-
-/* Atomicity is for regular files only: renaming a temporary file over
- * /dev/null, a FIFO or a symlink would replace that object (as root, the
- * device node itself), so those are opened and written in place. */
-static int write_in_place(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return 0;
-	return !S_ISREG(st.st_mode);
-}
-
-FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen)
-{
-	if (write_in_place(path)) {
-		*tmp = NULL;
-		FILE *f = fopen(path, "w");
-		if (!f) {
-			int e = errno;
-			snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(e));
-			errno = e;
-		}
-		return f;
-	}
-	*tmp = util_asprintf("%s.tmp.%ld", path, (long)getpid());
-	if (!*tmp) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		errno = ENOMEM;
-		return NULL;
-	}
-	int fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
-	}
-	return f;
-}
-
-int report_atomic_commit(FILE *f, char *tmp, const char *path, char *err, size_t errlen)
-{
-	int bad = ferror(f);
-	int rc = 0;
-	if (fclose(f) != 0 || bad) {
-		rc = errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-rc));
-	} else if (tmp && rename(tmp, path) != 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot rename %s into place: %s", path, tmp, strerror(-rc));
-	}
-	if (rc && tmp)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
-int report_buf_write_file(const util_buf *b, const char *path, char *err, size_t errlen)
-{
-	if (b->oom) {
-		snprintf(err, errlen, "%s: out of memory while building the output", path);
-		return -ENOMEM;
-	}
-	char *tmp;
-	FILE *f = report_atomic_open(path, &tmp, err, errlen);
-	if (!f)
-		return -errno;
-	errno = 0;
-	if (b->len)
-		fwrite(b->data, 1, b->len, f);
-	return report_atomic_commit(f, tmp, path, err, errlen);
-}
 
 size_t report_utf8_next(const char *str, uint32_t *cp)
 {

@@ -16,17 +16,26 @@
 
 #include "util.h"
 
-/* Writes b to path through path.tmp.<pid> + rename. */
-int report_buf_write_file(const util_buf *b, const char *path, char *err, size_t errlen);
-/* Atomic file output, for writers that stream: report_atomic_open creates
- * a temporary file next to path (*tmp, its name); report_atomic_commit
- * closes it and renames it over path, or removes it when a write failed.
- * A path that exists and is not a regular file (/dev/null, a FIFO, a
- * symlink) is written in place instead, and *tmp is NULL.
- * Both leave a one-line message in err on failure; open returns NULL with
- * errno set, commit 0 or a negative errno. */
-FILE *report_atomic_open(const char *path, char **tmp, char *err, size_t errlen);
-int report_atomic_commit(FILE *f, char *tmp, const char *path, char *err, size_t errlen);
+/* Every output file is written through these (out_file.c): a regular
+ * file through an exclusive, unpredictable temporary in its own directory
+ * (O_CREAT|O_EXCL|O_NOFOLLOW) renamed over it, the target of a symlink
+ * rather than the link, an existing FIFO or character device in place; a
+ * directory, socket or block device is refused. */
+typedef struct report_out {
+	FILE *f;    /* write here */
+	char *tmp;  /* the temporary file; NULL when written in place */
+	char *dest; /* what is written: path, or its symlink's target */
+} report_out;
+/* Opens path for writing; 0, or a negative errno with a one-line message. */
+int report_out_open(report_out *o, const char *path, char *err, size_t errlen);
+/* Closes o; ok: renames the temporary into place (a write error says so
+ * and leaves the destination as it was); !ok: throws the temporary away.
+ * 0 or a negative errno with a one-line message. */
+int report_out_close(report_out *o, int ok, const char *path, char *err, size_t errlen);
+/* Writes b to path (report_out_open/close). */
+int report_out_buf(const util_buf *b, const char *path, char *err, size_t errlen);
+/* The names of the files --csv writes into its directory. */
+const char *const *report_csv_table_names(size_t *n);
 
 /* Decodes one code point at s (s[0] != 0); returns bytes consumed (>= 1) and
  * sets *cp, U+FFFD for an invalid, overlong, surrogate or truncated sequence. */

@@ -19,12 +19,12 @@
 #include "analysis.h"
 
 /* One self-contained HTML file (inline CSS, SVG and script, no external URL).
- * Written to a temporary file next to path and renamed, so a reader never
- * sees half a report. */
+ * Written to an exclusive temporary file next to path and renamed, so a
+ * reader never sees half a report (report_out_open). */
 int report_html_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
 
 /* The analysis as JSON (docs/report.md): to path, "-" for standard output.
- * A file is written to a temporary name next to it and renamed. */
+ * A file is written to an exclusive temporary next to it and renamed. */
 int report_json_write(const fold_analysis *a, const char *path, char *err, size_t errlen);
 
 /* The table of `fold profile`: the exact profile, one region per line,
@@ -43,6 +43,16 @@ int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color
  * phase_rates.csv, phase_sources.csv, instances.csv, profile.csv,
  * callpairs.csv, calltree.csv, bottomup.csv (columns in docs/report.md). */
 int report_csv_write(const fold_analysis *a, const char *dir, char *err, size_t errlen);
+
+/* Whether an output may be written at path, before any analysis: not when
+ * it would replace one of the inputs (the same device and inode: the input
+ * itself, a hard link or a symlink to it), nor when it is a directory,
+ * socket or block device where a file is expected. csv_dir: path is the
+ * --csv directory, which must be one (or not exist yet), and each table
+ * file in it is checked. 0, or -EEXIST (an input), -EISDIR, -ENOTDIR,
+ * -EINVAL, with a one-line message; the CLI exits 2 (a usage error). */
+int report_output_check(const char *path, int csv_dir, const char *const *inputs, size_t ninputs, char *err,
+                        size_t errlen);
 
 /* Progress bar on stderr, drawn only when stderr is a terminal and quiet is 0;
  * otherwise every call is a cheap no-op. Redraws at most ~10 times a second.

@@ -320,6 +320,72 @@ chrome_size)
   "$fold" export --format=chrome --max-size 12Q t.trace >/dev/null 2>err.txt || rc=$?
   [ "$rc" -eq 2 ] && grep -q "max-size 12Q: expected a size" err.txt || fail "bad --max-size: $rc $(cat err.txt)"
   ;;
+outputs_never_replace_inputs)
+  # No output replaces an input: the trace itself, a hard link or a symlink
+  # to it, a CSV table file that is the trace. Said before any analysis,
+  # exit 2, the trace unchanged. A directory where a file belongs is
+  # refused the same way.
+  "$make_seed" "$tmp"
+  cd "$tmp"
+  cp seed-zlib.bin t.trace
+  sum=$(md5sum <t.trace)
+  ln t.trace hard.trace
+  ln -s t.trace soft.trace
+  mkdir dir csvdir
+  cp t.trace csvdir/regions.csv
+  csum=$(md5sum <csvdir/regions.csv)
+  expect_usage_error() { # expected-text, args...
+    local want=$1 out rc=0
+    shift
+    out=$("$fold" "$@" 2>&1) || rc=$?
+    [ "$rc" -eq 2 ] || fail "fold $*: exit $rc, expected 2 (output: $(head -c 300 <<<"$out"))"
+    grep -qF -- "$want" <<<"$out" || fail "fold $*: expected '$want' in: $(head -c 300 <<<"$out")"
+    [ "$(md5sum <t.trace)" = "$sum" ] || fail "fold $*: the input trace was changed"
+  }
+  expect_usage_error "t.trace would replace the input t.trace" t.trace -o t.trace
+  expect_usage_error "t.trace would replace the input t.trace" t.trace --json t.trace
+  expect_usage_error "hard.trace would replace the input t.trace (the same file under another name)" \
+    t.trace -q -o hard.trace
+  expect_usage_error "soft.trace would replace the input t.trace" t.trace -q --json soft.trace
+  expect_usage_error "t.trace would replace the input t.trace" export --format=folded -o t.trace t.trace
+  expect_usage_error "t.trace would replace the input t.trace" profile t.trace -o t.trace
+  expect_usage_error "csvdir/regions.csv would replace the input csvdir/regions.csv" csvdir/regions.csv -q \
+    --csv csvdir
+  [ "$(md5sum <csvdir/regions.csv)" = "$csum" ] || fail "--csv replaced its input"
+  expect_usage_error "t.trace exists and is not a directory" t.trace -q --csv t.trace
+  expect_usage_error "dir is a directory: give a file name" t.trace -q -o dir
+  expect_usage_error "dir is a directory: give a file name" t.trace -q --json dir
+  expect_usage_error "dir is a directory: give a file name" export --format=chrome -o dir t.trace
+  [ -L soft.trace ] && [ "$(stat -c %h t.trace)" -eq 2 ] || fail "the links were changed"
+  # Another name still works.
+  "$fold" t.trace -q -o r.html --json r.json || fail "fold with other output names failed"
+  ;;
+planted_temporaries)
+  # A symlink planted where the old writers put their temporary file
+  # (PATH.tmp.PID: the pid is known once fold runs) is never followed:
+  # its target stays as it was, and no temporary is left behind.
+  "$make_seed" "$tmp"
+  cd "$tmp"
+  echo precious >victim
+  mkdir csv
+  # exec keeps the shell's pid: the planted names are the ones fold used.
+  bash -c 'for f in out.html out.json out.folded csv/regions.csv csv/profile.csv; do ln -s "$PWD/victim" "$f.tmp.$$"; done
+           exec "$0" seed-zlib.bin -q -o out.html --json out.json --csv csv' "$fold" ||
+    fail "fold with planted temporaries failed"
+  bash -c 'ln -s "$PWD/victim" "out.folded.tmp.$$"; exec "$0" export --format=folded -q -o out.folded seed-zlib.bin' \
+    "$fold" || fail "fold export with a planted temporary failed"
+  [ "$(cat victim)" = precious ] || fail "a planted symlink was followed: victim now holds $(head -c 100 victim)"
+  grep -q '<html' out.html && grep -q '"regions"' out.json && [ -s csv/regions.csv ] && [ -s out.folded ] ||
+    fail "the outputs were not written"
+  ! ls -a . csv | grep -E '\.tmp$' || fail "temporary files left behind: $(ls -a . csv)"
+  # The outputs keep the permissions the umask gives (not those of a
+  # temporary file), and a replaced file keeps its own.
+  [ "$(stat -c %a out.html)" = "$(umask -S >/dev/null; printf '%o' $((0666 & ~$(umask))))" ] ||
+    fail "out.html has mode $(stat -c %a out.html)"
+  chmod 600 out.json
+  "$fold" seed-zlib.bin -q --json out.json || fail "rewriting out.json failed"
+  [ "$(stat -c %a out.json)" = 600 ] || fail "a replaced file lost its mode: $(stat -c %a out.json)"
+  ;;
 terminal_escapes)
   # Names, paths and text from a trace never drive the terminal: no ESC,
   # BEL or C1 control reaches stdout or stderr of any command, and CSV
