@@ -502,15 +502,32 @@ int trace_reader_open(trace_reader **out, const char *path, trace_diag_fn diag_f
 		rc = -ENOMEM;
 		goto fail;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO or a device opens without waiting, and is refused
+	 * below; a regular file reads as usual. */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (r->fd < 0) {
 		rc = -errno;
 		if (msg)
 			snprintf(msg, msg_len, "%s: cannot open: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (fstat(r->fd, &st) == 0)
-		r->stats.file_bytes = (uint64_t)st.st_size;
+	if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		if (msg)
+			snprintf(msg, msg_len, "%s is not a regular file: expected a fold trace file", path);
+		goto fail;
+	}
+	r->stats.file_bytes = (uint64_t)st.st_size;
+	if (r->stats.file_bytes == 0) {
+		rc = -ENODATA;
+		if (msg)
+			snprintf(
+			    msg, msg_len,
+			    "%s is empty (0 bytes): expected a fold trace; the run that wrote it recorded "
+			    "nothing (a full disk, or a run killed at its start?)",
+			    path);
+		goto fail;
+	}
 	if (read_at(r, 0, hdr, sizeof hdr) != sizeof hdr) {
 		rc = -EPROTO;
 		if (msg)

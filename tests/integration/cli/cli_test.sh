@@ -123,6 +123,41 @@ not_a_trace)
   fold -q --csv "$tmp/runs" "$tmp/seed-zlib.bin" || fail "fold --csv DIR TRACE refused"
   [ -s "$tmp/runs/regions.csv" ] || fail "fold --csv DIR TRACE wrote no regions.csv"
   ;;
+not_a_trace_not_handed_over)
+  # A file that is not text for coreutils fold(1) is ours to judge, never
+  # handed over: a file named like a trace (*.trace), one given with fold's
+  # own options, an empty file (a run that wrote nothing: a full disk at
+  # start), a binary file. Each is an error that says what the file is and
+  # what was expected; text files still hand over.
+  mkdir "$tmp/bin" && ln -s "$fold" "$tmp/bin/fold"
+  export PATH="$tmp/bin:/usr/bin:/bin"
+  cd "$tmp"
+  : >empty.trace
+  : >empty.bin
+  printf 'some notes\n' >notes.trace
+  printf 'BIN\0\1\2\3binary' >blob.dat
+  expect_error() { # exit-status expected-text args...
+    local want_rc=$1 want=$2 out rc=0
+    shift 2
+    out=$(fold "$@" 2>&1) || rc=$?
+    [ "$rc" -eq "$want_rc" ] || fail "fold $*: exit $rc, expected $want_rc (output: $(head -c 300 <<<"$out"))"
+    grep -qF -- "$want" <<<"$out" || fail "fold $*: expected '$want' in: $(head -c 300 <<<"$out")"
+  }
+  empty="is empty (0 bytes): expected a fold trace; the run that wrote it recorded nothing (a full disk, or a run killed at its start?)"
+  expect_error 1 "empty.trace $empty" empty.trace
+  expect_error 1 "empty.bin $empty" empty.bin
+  expect_error 1 "empty.bin $empty" -q empty.bin
+  expect_error 1 "empty.bin $empty" dump empty.bin
+  expect_error 1 "empty.bin $empty" profile empty.bin
+  expect_error 1 "notes.trace: not a fold trace" notes.trace
+  expect_error 1 "blob.dat: not a fold trace" blob.dat
+  expect_error 2 "notes.trace is named like a fold trace: -w is an option of coreutils fold(1)" -w 5 notes.trace
+  # Text still goes to coreutils, options and all.
+  printf 'hello world\n' >text.txt
+  [ "$(fold -w 5 text.txt)" = "$(/usr/bin/fold -w 5 text.txt)" ] || fail "fold -w 5 text.txt"
+  [ "$(fold text.txt)" = "$(/usr/bin/fold text.txt)" ] || fail "fold text.txt"
+  [ -z "$(fold -w 5 empty.bin)" ] || fail "fold -w 5 EMPTY (coreutils-style) should print nothing"
+  ;;
 run_end)
   # A run killed with SIGKILL or dead of a signal is said first, in the
   # terminal, the report and the JSON; the analysis of what was recovered
