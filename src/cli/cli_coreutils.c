@@ -28,6 +28,19 @@
 
 #include "cli.h"
 #include "trace_format.h"
+#include "util.h"
+
+/* The first n bytes of path, a regular file (util_open_regular: a FIFO
+ * never blocks the hand-over's decision); bytes read, or -1. */
+static ssize_t read_head(const char *path, void *buf, size_t n)
+{
+	int fd = util_open_regular(path, NULL);
+	if (fd < 0)
+		return -1;
+	ssize_t got = read(fd, buf, n);
+	close(fd);
+	return got;
+}
 
 static int is_coreutils_option(const char *a)
 {
@@ -68,15 +81,13 @@ static int is_ours(const char *path)
 		return 0;
 	if (named_like_trace(path))
 		return 1;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
 	char head[4096];
-	size_t n = fread(head, 1, sizeof head, f);
-	fclose(f);
+	ssize_t n = read_head(path, head, sizeof head);
+	if (n < 0)
+		return -1;
 	if (n == 0 || (n >= 7 && !memcmp(head, TRACE_FILE_MAGIC, 7)))
 		return 1;
-	return memchr(head, 0, n) != NULL;
+	return memchr(head, 0, (size_t)n) != NULL;
 }
 
 static int looks_like_coreutils(int argc, char **argv)
@@ -152,12 +163,7 @@ static int operand_kind(const char *path)
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	unsigned char magic[4];
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	size_t n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	return n == 4 && !memcmp(magic, "\177ELF", 4) ? 2 : 0;
+	return read_head(path, magic, sizeof magic) == 4 && !memcmp(magic, "\177ELF", 4) ? 2 : 0;
 }
 
 /* The first coreutils option of a call that gives none of fold's own
@@ -193,14 +199,9 @@ static int refuse_trace_to_coreutils(int argc, char **argv, const char *opt)
 			i += (a[1] != '-' && a[strlen(a) - 1] == 'w') || !strcmp(a, "--width");
 			continue;
 		}
-		FILE *f = named_like_trace(a) ? NULL : fopen(a, "rb");
 		char magic[7];
-		int trace = !f || fread(magic, 1, sizeof magic, f) != sizeof magic
-		                ? named_like_trace(a)
-		                : !memcmp(magic, TRACE_FILE_MAGIC, 7);
-		if (f)
-			fclose(f);
-		if (trace) {
+		if (named_like_trace(a) || (read_head(a, magic, sizeof magic) == sizeof magic &&
+		                            !memcmp(magic, TRACE_FILE_MAGIC, 7))) {
 			fprintf(
 			    stderr,
 			    "fold: %s is %s like a fold trace: %s is an option of coreutils fold(1), which "

@@ -82,6 +82,19 @@ char *util_strdup(const char *s);
 char *util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *util_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* --- files named by untrusted input ---
+ *
+ * Opens path read-only only when it is a regular file: a path taken from a
+ * trace (a module, a debug file, a source file) may name a FIFO, whose
+ * open blocks until a writer comes, or a device, whose open may act. It is
+ * stat'ed first (nothing else is ever opened), then opened with
+ * O_NONBLOCK|O_NOCTTY (a FIFO swapped in meanwhile opens at once) and
+ * fstat'ed to confirm a regular file. Returns the descriptor (O_CLOEXEC),
+ * with its stat in *st when st is not NULL, or a negative errno: -EINVAL
+ * for anything but a regular file. */
+struct stat;
+int util_open_regular(const char *path, struct stat *st);
+
 /* --- text for a terminal ---
  *
  * Text taken from a trace (a region name, a module path) must not drive the

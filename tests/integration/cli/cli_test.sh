@@ -421,6 +421,32 @@ planted_temporaries)
   "$fold" seed-zlib.bin -q --json out.json || fail "rewriting out.json failed"
   [ "$(stat -c %a out.json)" = 600 ] || fail "a replaced file lost its mode: $(stat -c %a out.json)"
   ;;
+fifo_paths)
+  # Paths fold opens are only ever regular files: a module path in the
+  # trace that names a FIFO (whose open would wait for a writer forever) or
+  # a device is said and skipped, and a FIFO given as the trace is refused.
+  # Each call is bounded: before, the first one blocked in open(2).
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  mkfifo module.so trace.fifo
+  "$make_hostile" module fifo.trace "$PWD/module.so"
+  "$make_hostile" module dev.trace /dev/zero
+  for t in fifo.trace dev.trace; do
+    for cmd in "" "export --format=folded -o out.folded" "export --format=pprof -o out.pb.gz"; do
+      rc=0
+      # shellcheck disable=SC2086
+      timeout 60 "$fold" $cmd $([ -z "$cmd" ] && echo "-o r.html --json r.json") "$t" >out.txt 2>err.txt || rc=$?
+      [ "$rc" -eq 0 ] || fail "fold $cmd $t: exit $rc (124: it blocked): $(cat err.txt)"
+      grep -q "cannot read the object file (not a regular file)" err.txt ||
+        fail "fold $cmd $t: the module was not refused: $(cat err.txt)"
+    done
+  done
+  [ -p module.so ] || fail "the FIFO was replaced"
+  rc=0
+  timeout 60 "$fold" trace.fifo >out.txt 2>err.txt || rc=$?
+  [ "$rc" -eq 1 ] || fail "fold FIFO: exit $rc (124: it blocked)"
+  grep -q "trace.fifo is not a regular file: expected a fold trace file" err.txt || fail "fold FIFO: $(cat err.txt)"
+  ;;
 terminal_escapes)
   # Names, paths and text from a trace never drive the terminal: no ESC,
   # BEL or C1 control reaches stdout or stderr of any command, and CSV
