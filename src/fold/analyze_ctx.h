@@ -41,7 +41,7 @@ typedef struct analyze_ctx {
 	analyze_region_def *reg;
 	size_t nreg, cap_reg;
 	util_hmap reg_by_name; /* name -> index into reg */
-	uint32_t **map;        /* per trace: region id -> global index */
+	uint32_t **map;        /* per trace: its region index (ingest: dense) -> global index */
 	size_t *nmap;
 	instances__region_acc *acc;
 	models__set *models;

@@ -447,6 +447,43 @@ fifo_paths)
   [ "$rc" -eq 1 ] || fail "fold FIFO: exit $rc (124: it blocked)"
   grep -q "trace.fifo is not a regular file: expected a fold trace file" err.txt || fail "fold FIFO: $(cat err.txt)"
   ;;
+ids_bounded_by_file)
+  # Every id read from a trace is bounded by the file: a stream or region id
+  # near 2^32 costs one entry, not an array that size. Each of these
+  # 1.5-KiB traces folds its one region ("step", 40 instances) in well under
+  # a second and a few MB; before, stream 0xFFFFFFFF crashed (SIGSEGV),
+  # 0x7FFFFFFF and region 4e9 asked for 8 and 4 GB, region 1e8 took 10 s
+  # and 500 MB.
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  asan=0
+  ldd "$fold" | grep -q libasan && asan=1
+  max_kb=$((asan ? 1500000 : 200000))
+  for v in "stream 4294967295" "stream 2147483647" "stream 65536" "region 4294967295" "region 4000000000" \
+    "region 100000000" "region 0"; do
+    "$make_hostile" "${v% *}" t.trace "${v#* }"
+    rc=0
+    # a bound on the address space keeps a regression from taking the machine's memory (not under ASan)
+    (
+      [ "$asan" -eq 1 ] || ulimit -v 4000000
+      exec timeout 120 /usr/bin/time -f '%e %M' -o time.txt "$fold" t.trace -q --json t.json
+    ) 2>err.txt || rc=$?
+    [ "$rc" -eq 0 ] || fail "$v: exit $rc: $(cat err.txt)"
+    read -r secs kb <time.txt
+    [ "$kb" -le "$max_kb" ] || fail "$v: $kb KB of memory (at most $max_kb)"
+    python3 - "$v" t.json "$secs" <<'PY' || fail "$v: wrong analysis"
+import json, sys
+v, path, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+d = json.load(open(path))
+regions = {r["name"]: r["instances"] for r in d["regions"]}
+assert regions.get("step") == 40, (v, regions)
+if v.startswith("stream"):
+    streams = [t["stream"] for t in d["threads"]]
+    assert streams == [int(v.split()[1])], (v, streams)
+assert secs < 30, (v, secs)
+PY
+  done
+  ;;
 terminal_escapes)
   # Names, paths and text from a trace never drive the terminal: no ESC,
   # BEL or C1 control reaches stdout or stderr of any command, and CSV
