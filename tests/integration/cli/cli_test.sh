@@ -449,7 +449,9 @@ fifo_paths)
   ;;
 ids_bounded_by_file)
   # Every id read from a trace is bounded by the file: a stream or region id
-  # near 2^32 costs one entry, not an array that size. Each of these
+  # near 2^32 costs one entry, not an array that size; 100,000 counter
+  # definitions cost a hash, not pairwise name comparisons, and the
+  # analysis folds at most 64 counters (a process records at most 32). Each of these
   # 1.5-KiB traces folds its one region ("step", 40 instances) in well under
   # a second and a few MB; before, stream 0xFFFFFFFF crashed (SIGSEGV),
   # 0x7FFFFFFF and region 4e9 asked for 8 and 4 GB, region 1e8 took 10 s
@@ -460,7 +462,7 @@ ids_bounded_by_file)
   ldd "$fold" | grep -q libasan && asan=1
   max_kb=$((asan ? 1500000 : 200000))
   for v in "stream 4294967295" "stream 2147483647" "stream 65536" "region 4294967295" "region 4000000000" \
-    "region 100000000" "region 0"; do
+    "region 100000000" "region 0" "counters 100000"; do
     "$make_hostile" "${v% *}" t.trace "${v#* }"
     rc=0
     # a bound on the address space keeps a regression from taking the machine's memory (not under ASan)
@@ -480,6 +482,10 @@ assert regions.get("step") == 40, (v, regions)
 if v.startswith("stream"):
     streams = [t["stream"] for t in d["threads"]]
     assert streams == [int(v.split()[1])], (v, streams)
+if v.startswith("counters"):
+    assert len(d["counters"]) == 64, (v, len(d["counters"]))
+    assert any("beyond the first 64" in w["text"] if isinstance(w, dict) else "beyond the first 64" in w
+               for w in d["warnings"]), d["warnings"][:3]
 assert secs < 30, (v, secs)
 PY
   done
