@@ -22,13 +22,13 @@
 /* --- growable array: (T *buf, size_t n, size_t cap) triples --- */
 
 /* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap, in
- * elements), doubling from 16. Returns 0 or -ENOMEM; *buf is unchanged on
+ * elements), doubling from 4. Returns 0 or -ENOMEM; *buf is unchanged on
  * failure. */
 static inline int util_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
+	size_t n = *cap ? *cap * 2 : 4;
 	while (n < need)
 		n *= 2;
 	if (n > SIZE_MAX / elem)
