@@ -490,6 +490,43 @@ assert secs < 30, (v, secs)
 PY
   done
   ;;
+reports_proportional)
+  # 20,000 one-shot regions (a 150-KiB trace): the reports stay
+  # proportional to what can be folded. The HTML report and the terminal
+  # show the folded regions and the 30 unfolded ones with the most time,
+  # and aggregate the rest (how many, their instances, samples, time and
+  # reasons); the JSON keeps every region, the aggregated ones without
+  # groups and instances; fold profile keeps every region. Before: a
+  # 100-MB HTML report, 22,000 terminal lines.
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  "$make_hostile" many t.trace 20000
+  tbytes=$(stat -c %s t.trace)
+  "$fold" t.trace -q -o r.html --json r.json || fail "fold failed"
+  "$fold" t.trace >term.txt || fail "fold (terminal) failed"
+  "$fold" profile t.trace >profile.txt || fail "fold profile failed"
+  hbytes=$(stat -c %s r.html)
+  [ "$hbytes" -lt 2000000 ] || fail "HTML report of $hbytes bytes for a $tbytes-byte trace"
+  grep -q "19970 more regions, not folded" r.html || fail "the HTML does not say what it aggregated"
+  [ "$(wc -l <term.txt)" -lt 200 ] || fail "terminal summary of $(wc -l <term.txt) lines"
+  grep -q "and 19970 more regions, not folded: 19970 instances" term.txt ||
+    fail "the terminal does not say what it aggregated: $(grep -A2 'more regions' term.txt)"
+  [ "$(grep -c task_ profile.txt)" -eq 20000 ] || fail "fold profile does not list every region"
+  jbytes=$(stat -c %s r.json)
+  [ "$jbytes" -lt $((100 * tbytes)) ] || fail "JSON of $jbytes bytes for a $tbytes-byte trace"
+  python3 - r.json <<'PY' || fail "wrong JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+regs = d["regions"]
+assert len(regs) == 20000, len(regs)
+agg = [r for r in regs if r.get("aggregated")]
+assert len(agg) == 19970, len(agg)
+assert d["regions_aggregated"]["regions"] == 19970, d["regions_aggregated"]
+assert all("instance_list" not in r and "groups" not in r for r in agg)
+assert all("instance_list" in r and "groups" in r for r in regs if not r.get("aggregated"))
+assert sum(r["instances"] for r in agg) == d["regions_aggregated"]["instances"]
+PY
+  ;;
 terminal_escapes)
   # Names, paths and text from a trace never drive the terminal: no ESC,
   # BEL or C1 control reaches stdout or stderr of any command, and CSV

@@ -12,6 +12,8 @@
  *                                         samples at its address ADDR
  *                                         (default 0x1100)
  *   make_hostile_trace counters OUT N     N counter definitions and sets
+ *   make_hostile_trace many OUT N         N one-shot regions (one instance
+ *                                         each, a sample in every tenth)
  *
  * Every variant has one thread that enters its region 40 times, with
  * samples inside, so the analysis has something to fold.
@@ -128,9 +130,36 @@ static void thread_stream(out *o, uint32_t stream, uint32_t region_id, const cha
 	seal(o);
 }
 
+/* N regions, each defined and entered once (5 us), on one thread. */
+static void many_regions(out *o, unsigned long n)
+{
+	process_stream(o, "/bin/prog", NULL, 1, "task_1", 0);
+	begin(o, TRACE_PROCESS_STREAM, 1);
+	for (unsigned long i = 2; i <= n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "task_%lu", i);
+		PUT(o, trace_enc_region_def, (uint32_t)i, TRACE_REGION_API, 0, name);
+	}
+	seal(o);
+	begin(o, 1, 0);
+	PUT(o, trace_enc_thread_start, 4242, 0, t0, "main");
+	uint64_t t = t0 + 100;
+	for (unsigned long i = 1; i <= n; i++) {
+		uint64_t frames[2] = {0x401100 + (i % 7) * 16, 0x401800};
+		PUT(o, trace_enc_enter, t, (uint32_t)i, NULL);
+		if (i % 10 == 0)
+			PUT(o, trace_enc_sample, t + 2000, frames, 2, 4, NULL);
+		t += 5000 + i % 13;
+		PUT(o, trace_enc_exit, t, (uint32_t)i, NULL);
+		t += 100;
+	}
+	PUT(o, trace_enc_thread_end, t);
+	seal(o);
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: make_hostile_trace escapes|stream|region|module|counters OUT [ARG]\n");
+	fprintf(stderr, "usage: make_hostile_trace escapes|stream|region|module|counters|many OUT [ARG]\n");
 	return 2;
 }
 
@@ -175,6 +204,8 @@ int main(int argc, char **argv)
 		unsigned n = (unsigned)strtoul(arg, NULL, 0);
 		process_stream(&o, "/bin/prog", NULL, 1, "step", n);
 		thread_stream(&o, 1, 1, "main", n);
+	} else if (!strcmp(variant, "many") && arg) {
+		many_regions(&o, strtoul(arg, NULL, 0));
 	} else {
 		return usage();
 	}
