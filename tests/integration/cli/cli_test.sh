@@ -527,6 +527,82 @@ assert all("instance_list" in r and "groups" in r for r in regs if not r.get("ag
 assert sum(r["instances"] for r in agg) == d["regions_aggregated"]["instances"]
 PY
   ;;
+foldrun_unmeasurable)
+  # A program the dynamic loader will not preload libfold.so into is said
+  # plainly and still runs, with its own output and exit status: statically
+  # linked (no dynamic loader), setuid or setgid to someone else, or with
+  # file capabilities for a user other than root (secure-execution mode
+  # ignores LD_PRELOAD). A normal dynamic program gets no such line.
+  foldrun=${4:?foldrun} progs=${5:?progs dir}
+  chmod 755 "$tmp"
+  cd "$tmp"
+  gcc -O1 -o dyn "$progs/exit3.c" || fail "cannot build exit3"
+  run() { # expected-text-or-empty program...
+    local want=$1 rc=0
+    shift
+    "$foldrun" -q "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" -eq 3 ] || fail "foldrun $*: exit $rc, expected the program's 3 ($(cat err.txt))"
+    grep -q "hello from exit3" out.txt || fail "foldrun $*: the program did not run"
+    if [ -n "$want" ]; then
+      grep -qF "foldrun: $1 cannot be measured: $want" err.txt || fail "foldrun $*: said: $(cat err.txt)"
+      grep -q "running it without fold" err.txt || fail "foldrun $*: $(cat err.txt)"
+    else
+      ! grep -q "cannot be measured" err.txt || fail "foldrun $*: $(cat err.txt)"
+    fi
+  }
+  run "" ./dyn
+  ls fold.dyn.*.trace >/dev/null 2>&1 || fail "no trace of the dynamic program"
+  if gcc -static -O1 -o static "$progs/exit3.c" 2>/dev/null; then
+    run "it is statically linked" ./static
+    ! ls fold.static.*.trace >/dev/null 2>&1 || fail "a trace of the static program?"
+  else
+    echo "note: no static libc here, static case not run"
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    cp dyn suid && chown nobody suid && chmod 4755 suid
+    run "it is setuid (to uid $(id -u nobody))" ./suid
+    cp dyn sgid && chgrp "$(id -gn nobody)" sgid && chmod 2755 sgid
+    run "it is setgid (to gid $(id -g nobody))" ./sgid
+    if command -v setcap >/dev/null && cp dyn cap && setcap cap_net_raw+ep cap 2>/dev/null; then
+      run "" ./cap # root gains no capability: measured
+      out=$(su nobody -s /bin/sh -c "cd '$tmp' && '$foldrun' -q ./cap" 2>&1) && fail "cap as nobody: exit 0"
+      grep -qF "foldrun: ./cap cannot be measured: it has file capabilities" <<<"$out" ||
+        fail "cap as nobody: said: $out"
+    fi
+  fi
+  ;;
+foldrun_sanitizers)
+  # Programs built with AddressSanitizer or ThreadSanitizer run under
+  # foldrun: their runtime goes first in LD_PRELOAD (ASan aborts otherwise:
+  # "ASan runtime does not come first"), the sanitizer still reports the
+  # planted error with its own exit status, and the trace is written.
+  foldrun=${4:?foldrun} progs=${5:?progs dir}
+  cd "$tmp"
+  gcc -g -O1 -fsanitize=address -pthread -o asan "$progs/san_heap.c" 2>/dev/null &&
+    gcc -g -O1 -fsanitize=thread -pthread -o tsan "$progs/san_race.c" 2>/dev/null ||
+    { echo "SKIP: gcc cannot build -fsanitize=address/thread programs here"; exit 77; }
+  san() { # expected-exit expected-text foldrun-args...
+    local want_rc=$1 want=$2 rc=0
+    shift 2
+    rm -f fold.*.trace
+    timeout 300 "$foldrun" "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" -eq "$want_rc" ] || fail "foldrun $*: exit $rc, expected $want_rc: $(tail -5 err.txt)"
+    ! grep -q "does not come first" err.txt || fail "foldrun $*: $(head -3 err.txt)"
+    [ -z "$want" ] || grep -qF "$want" err.txt || fail "foldrun $*: no '$want' in: $(head -20 err.txt)"
+    grep -q "^work \|^2 " out.txt || fail "foldrun $*: the program did not run: $(cat out.txt)"
+    local t
+    t=$(ls fold.*.trace 2>/dev/null | head -1)
+    [ -s "$t" ] || fail "foldrun $*: no trace written"
+    "$fold" dump "$t" >/dev/null 2>&1 || fail "foldrun $*: the trace does not read"
+  }
+  san 0 "" -q ./asan
+  san 1 "ERROR: AddressSanitizer: heap-buffer-overflow" -q ./asan planted
+  LD_PRELOAD=libm.so.6 san 1 "ERROR: AddressSanitizer: heap-buffer-overflow" -q ./asan planted
+  LD_PRELOAD=libasan.so.8 san 1 "ERROR: AddressSanitizer: heap-buffer-overflow" -q ./asan planted
+  san 66 "WARNING: ThreadSanitizer: data race" -q ./tsan
+  grep -q "foldrun: ./tsan uses ThreadSanitizer: fold records its regions and counters but takes no samples" \
+    err.txt || fail "foldrun tsan did not say it takes no samples: $(head -3 err.txt)"
+  ;;
 terminal_escapes)
   # Names, paths and text from a trace never drive the terminal: no ESC,
   # BEL or C1 control reaches stdout or stderr of any command, and CSV
