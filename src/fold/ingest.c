@@ -475,12 +475,11 @@ static void see_tick(ingest__trace *t, uint64_t tick)
 
 static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag, uint64_t delivery);
 
-static int on_record(loader *L, const trace_record *r)
+/* INFO and STAT records: the latest of each key is what lookups find. */
+static int put_key(loader *L, const trace_record *r)
 {
 	ingest__trace *t = L->t;
-	ingest__thread *th;
-	switch (r->kind) {
-	case TRACE_REC_INFO:
+	if (r->kind == TRACE_REC_INFO) {
 		if (GROW(t->info, t->ninfo, L->cap_info, t->ninfo + 1))
 			return -ENOMEM;
 		t->info[t->ninfo].key = dup_str(r->u.info.key);
@@ -493,18 +492,84 @@ static int on_record(loader *L, const trace_record *r)
 		}
 		t->ninfo++;
 		return 0;
-	case TRACE_REC_STAT:
-		if (GROW(t->stats, t->nstats, L->cap_stats, t->nstats + 1))
-			return -ENOMEM;
-		t->stats[t->nstats].key = dup_str(r->u.stat.key);
-		t->stats[t->nstats].value = r->u.stat.value;
-		if (!t->stats[t->nstats].key ||
-		    latest_key(&t->stat_by_key, r->u.stat.key, same_stat_key, t, t->nstats)) {
-			free(t->stats[t->nstats].key);
+	}
+	if (GROW(t->stats, t->nstats, L->cap_stats, t->nstats + 1))
+		return -ENOMEM;
+	t->stats[t->nstats].key = dup_str(r->u.stat.key);
+	t->stats[t->nstats].value = r->u.stat.value;
+	if (!t->stats[t->nstats].key ||
+	    latest_key(&t->stat_by_key, r->u.stat.key, same_stat_key, t, t->nstats)) {
+		free(t->stats[t->nstats].key);
+		return -ENOMEM;
+	}
+	t->nstats++;
+	return 0;
+}
+
+/* A later definition of the same counter id replaces the earlier one. */
+static int put_counter_def(loader *L, const trace_record *r)
+{
+	ingest__trace *t = L->t;
+	ingest__counter_def *d = (ingest__counter_def *)ingest__trace_counter(t, r->u.counter_def.id);
+	char *name = dup_str(r->u.counter_def.name);
+	if (!name)
+		return -ENOMEM;
+	if (!d) {
+		if (GROW(t->ctr, t->nctr, L->cap_ctr, t->nctr + 1) ||
+		    util_hmap_insert(&t->ctr_by_id, hash_id(r->u.counter_def.id), t->nctr)) {
+			free(name);
 			return -ENOMEM;
 		}
-		t->nstats++;
-		return 0;
+		d = &t->ctr[t->nctr++];
+		d->name = NULL;
+	}
+	free(d->name);
+	d->id = r->u.counter_def.id;
+	d->kind = r->u.counter_def.kind;
+	d->name = name;
+	return 0;
+}
+
+/* A module load; its id finds its last load (module_unload). */
+static int put_module(loader *L, const trace_record *r)
+{
+	ingest__trace *t = L->t;
+	if (GROW(t->mod, t->nmod, L->cap_mod, t->nmod + 1))
+		return -ENOMEM;
+	ingest__module *m = &t->mod[t->nmod];
+	memset(m, 0, sizeof *m);
+	m->id = r->u.module_load.id;
+	m->load_bias = r->u.module_load.load_bias;
+	m->path = dup_str(r->u.module_load.path);
+	m->build_id_len = r->u.module_load.build_id_len;
+	m->build_id = malloc(m->build_id_len + 1);
+	m->nseg = r->u.module_load.nseg;
+	m->segs = calloc(m->nseg + 1, sizeof *m->segs);
+	if (!m->path || !m->build_id || !m->segs) {
+		free(m->path);
+		free(m->build_id);
+		free(m->segs);
+		return -ENOMEM;
+	}
+	memcpy(m->build_id, r->u.module_load.build_id, m->build_id_len);
+	memcpy(m->segs, r->u.module_load.segs, m->nseg * sizeof *m->segs);
+	if (latest_id(&t->mod_by_id, m->id, same_mod_id, t, t->nmod)) {
+		free(m->path);
+		free(m->build_id);
+		free(m->segs);
+		return -ENOMEM;
+	}
+	t->nmod++;
+	return 0;
+}
+
+static int on_record(loader *L, const trace_record *r)
+{
+	ingest__trace *t = L->t;
+	ingest__thread *th;
+	switch (r->kind) {
+	case TRACE_REC_INFO:
+	case TRACE_REC_STAT: return put_key(L, r);
 	case TRACE_REC_CLOCK:
 		if (t->nclock == 0) {
 			t->clk_tick0 = r->tick;
@@ -516,27 +581,7 @@ static int on_record(loader *L, const trace_record *r)
 		t->clk_real1 = r->u.clock.real_ns;
 		t->nclock++;
 		return 0;
-	case TRACE_REC_COUNTER_DEF: {
-		/* A later definition of the same id replaces the earlier one. */
-		ingest__counter_def *d = (ingest__counter_def *)ingest__trace_counter(t, r->u.counter_def.id);
-		char *name = dup_str(r->u.counter_def.name);
-		if (!name)
-			return -ENOMEM;
-		if (!d) {
-			if (GROW(t->ctr, t->nctr, L->cap_ctr, t->nctr + 1) ||
-			    util_hmap_insert(&t->ctr_by_id, hash_id(r->u.counter_def.id), t->nctr)) {
-				free(name);
-				return -ENOMEM;
-			}
-			d = &t->ctr[t->nctr++];
-			d->name = NULL;
-		}
-		free(d->name);
-		d->id = r->u.counter_def.id;
-		d->kind = r->u.counter_def.kind;
-		d->name = name;
-		return 0;
-	}
+	case TRACE_REC_COUNTER_DEF: return put_counter_def(L, r);
 	case TRACE_REC_COUNTER_MISSING:
 		if (GROW(t->missing, t->nmissing, L->cap_missing, t->nmissing + 1))
 			return -ENOMEM;
@@ -560,35 +605,7 @@ static int on_record(loader *L, const trace_record *r)
 		d->defined = 1;
 		return 0;
 	}
-	case TRACE_REC_MODULE_LOAD: {
-		if (GROW(t->mod, t->nmod, L->cap_mod, t->nmod + 1))
-			return -ENOMEM;
-		ingest__module *m = &t->mod[t->nmod];
-		memset(m, 0, sizeof *m);
-		m->id = r->u.module_load.id;
-		m->load_bias = r->u.module_load.load_bias;
-		m->path = dup_str(r->u.module_load.path);
-		m->build_id_len = r->u.module_load.build_id_len;
-		m->build_id = malloc(m->build_id_len + 1);
-		m->nseg = r->u.module_load.nseg;
-		m->segs = calloc(m->nseg + 1, sizeof *m->segs);
-		if (!m->path || !m->build_id || !m->segs) {
-			free(m->path);
-			free(m->build_id);
-			free(m->segs);
-			return -ENOMEM;
-		}
-		memcpy(m->build_id, r->u.module_load.build_id, m->build_id_len);
-		memcpy(m->segs, r->u.module_load.segs, m->nseg * sizeof *m->segs);
-		if (latest_id(&t->mod_by_id, m->id, same_mod_id, t, t->nmod)) {
-			free(m->path);
-			free(m->build_id);
-			free(m->segs);
-			return -ENOMEM;
-		}
-		t->nmod++;
-		return 0;
-	}
+	case TRACE_REC_MODULE_LOAD: return put_module(L, r);
 	case TRACE_REC_MODULE_UNLOAD: {
 		/* of the module's last load under that id */
 		key_probe q = {.t = t, .id = r->u.module_unload.id};
