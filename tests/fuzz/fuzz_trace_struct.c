@@ -251,15 +251,21 @@ static void decode_chunk(const chunk *k)
 				memcpy(m->segs, r.u.module_load.segs, r.u.module_load.nseg * sizeof *m->segs);
 			break;
 		case TRACE_REC_COUNTER_SET:
-			memcpy(m->ids, r.u.counter_set.ids, r.u.counter_set.n * sizeof *m->ids);
+			if (r.u.counter_set.n)
+				memcpy(m->ids, r.u.counter_set.ids, r.u.counter_set.n * sizeof *m->ids);
 			break;
 		case TRACE_REC_ENTER:
 		case TRACE_REC_EXIT:
-			memcpy(m->vals, r.u.region.ctr, r.u.region.nctr * sizeof *m->vals);
+			if (r.u.region.nctr)
+				memcpy(m->vals, r.u.region.ctr, r.u.region.nctr * sizeof *m->vals);
 			break;
 		case TRACE_REC_SAMPLE:
-			memcpy(m->frames, r.u.sample.frames, r.u.sample.depth * sizeof *m->frames);
-			memcpy(m->vals, r.u.sample.ctr, r.u.sample.nctr * sizeof *m->vals);
+			if (r.u.sample.depth && r.u.sample.frames)
+				memcpy(m->frames, r.u.sample.frames, r.u.sample.depth * sizeof *m->frames);
+			else
+				m->r.u.sample.depth = 0;
+			if (r.u.sample.nctr)
+				memcpy(m->vals, r.u.sample.ctr, r.u.sample.nctr * sizeof *m->vals);
 			break;
 		default: break;
 		}
