@@ -641,6 +641,12 @@ static void quiet(void *arg, const char *msg)
 	(void)msg;
 }
 
+static void remove_fifo(void)
+{
+	if (strcmp(fifo_path, "/dev/zero"))
+		unlink(fifo_path);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -652,6 +658,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unlink(fifo_path);
 	if (mkfifo(fifo_path, 0600))
 		snprintf(fifo_path, sizeof fifo_path, "/dev/zero");
+	else
+		atexit(remove_fifo);
 	return 0;
 }
 
