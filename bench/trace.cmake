@@ -1,3 +1,6 @@
 add_executable(bench_trace_size ${CMAKE_CURRENT_LIST_DIR}/trace_size.c)
 target_link_libraries(bench_trace_size PRIVATE fold_trace)
 fold_warnings(bench_trace_size)
+add_executable(bench_many_regions ${CMAKE_CURRENT_LIST_DIR}/many-regions.c)
+target_link_libraries(bench_many_regions PRIVATE fold_trace)
+fold_warnings(bench_many_regions)

@@ -6,8 +6,13 @@
  *  - any coreutils option: -b, -s, -w N, -wN, -N (obsolete width), --bytes,
  *    --spaces, --width[=N];
  *  - no operand at all and standard input is not a terminal (`... | fold`);
- *  - every operand is an existing file, none is a fold trace ("-" counts as
- *    text), and no fold-only option is given.
+ *  - every operand is text for coreutils (an existing, non-empty file that
+ *    is not binary, or "-"), and no fold-only option is given.
+ * An operand that is ours is never handed over, whatever the options: a
+ * file named like a trace (*.trace) or starting with a trace's magic, an
+ * empty file (a run that wrote nothing, e.g. on a full disk: the reader
+ * says so), a binary file (a NUL in its first 4 KiB). Given with coreutils
+ * options, such an operand is a usage error.
  * It then execs the first `fold` on PATH that is not this program. The
  * environment variable FOLD_HANDOFF_SKIP lists (colon-separated real paths)
  * fold programs already visited, so two copies of ours on PATH never loop.
@@ -23,6 +28,19 @@
 
 #include "cli.h"
 #include "trace_format.h"
+#include "util.h"
+
+/* The first n bytes of path, a regular file (util_open_regular: a FIFO
+ * never blocks the hand-over's decision); bytes read, or -1. */
+static ssize_t read_head(const char *path, void *buf, size_t n)
+{
+	int fd = util_open_regular(path, NULL);
+	if (fd < 0)
+		return -1;
+	ssize_t got = read(fd, buf, n);
+	close(fd);
+	return got;
+}
 
 static int is_coreutils_option(const char *a)
 {
@@ -48,20 +66,33 @@ static int is_coreutils_option(const char *a)
 	return 0;
 }
 
-static int is_fold_trace(const char *path)
+static int named_like_trace(const char *path)
 {
-	char magic[8];
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	size_t n = strlen(path);
+	return n >= 6 && !strcmp(path + n - 6, ".trace");
+}
+
+/* 1 when path is ours to read (named like a trace, a trace's magic, empty,
+ * binary), 0 when it is text for coreutils, -1 when it cannot be read
+ * (ours too: the reader says why). */
+static int is_ours(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	if (named_like_trace(path))
+		return 1;
+	char head[4096];
+	ssize_t n = read_head(path, head, sizeof head);
+	if (n < 0)
 		return -1;
-	size_t n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	return n == sizeof magic && !memcmp(magic, TRACE_FILE_MAGIC, 7);
+	if (n == 0 || (n >= 7 && !memcmp(head, TRACE_FILE_MAGIC, 7)))
+		return 1;
+	return memchr(head, 0, (size_t)n) != NULL;
 }
 
 static int looks_like_coreutils(int argc, char **argv)
 {
-	int operands = 0, text_files = 0;
+	int operands = 0, text_files = 0, coreutils_option = 0;
 	if (argc > 1 && (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") ||
 	                 !strcmp(argv[1], "profile") || !strcmp(argv[1], "help")))
 		return 0;
@@ -70,21 +101,25 @@ static int looks_like_coreutils(int argc, char **argv)
 		if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++) {
 				operands++;
-				if (is_fold_trace(argv[i]) == 0)
+				if (is_ours(argv[i]) == 0)
 					text_files++;
 			}
 			break;
 		}
-		if (is_coreutils_option(a))
-			return 1;
-		if (a[0] == '-' && a[1]) {
-			return 0; /* one of ours (or a typo we report ourselves) */
+		if (is_coreutils_option(a)) {
+			coreutils_option = 1;
+			if ((a[1] != '-' && a[strlen(a) - 1] == 'w') || !strcmp(a, "--width"))
+				i++; /* -w N: N is the width */
+			continue;
 		}
+		if (a[0] == '-' && a[1])
+			return 0; /* one of ours (or a typo we report ourselves) */
 		operands++;
-		int t = !strcmp(a, "-") ? 0 : is_fold_trace(a);
-		if (t == 0)
+		if (is_ours(a) == 0)
 			text_files++;
 	}
+	if (coreutils_option)
+		return 1;
 	if (operands == 0)
 		return !isatty(STDIN_FILENO);
 	return text_files == operands;
@@ -128,12 +163,54 @@ static int operand_kind(const char *path)
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	unsigned char magic[4];
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	size_t n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	return n == 4 && !memcmp(magic, "\177ELF", 4) ? 2 : 0;
+	return read_head(path, magic, sizeof magic) == 4 && !memcmp(magic, "\177ELF", 4) ? 2 : 0;
+}
+
+/* The first coreutils option of a call that gives none of fold's own
+ * options (whose values are skipped: --outlier-k -1 is ours), or NULL. */
+static const char *coreutils_call_option(int argc, char **argv, int first)
+{
+	const char *copt = NULL;
+	for (int i = first; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+		if (is_coreutils_option(a)) {
+			if (!copt)
+				copt = a;
+			i += (a[1] != '-' && a[strlen(a) - 1] == 'w') || !strcmp(a, "--width");
+		} else if (a[0] == '-' && a[1]) {
+			return NULL; /* one of ours: our call */
+		}
+	}
+	return copt;
+}
+
+/* A coreutils-style call (option opt) with a trace among its operands: a
+ * trace is never handed over to be wrapped as text. 2 after saying so, 0
+ * when every operand may be text (coreutils' call: its own errors). */
+static int refuse_trace_to_coreutils(int argc, char **argv, const char *opt)
+{
+	for (int i = 1, opts = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (opts && !strcmp(a, "--")) {
+			opts = 0;
+			continue;
+		}
+		if (opts && a[0] == '-' && a[1]) {
+			i += (a[1] != '-' && a[strlen(a) - 1] == 'w') || !strcmp(a, "--width");
+			continue;
+		}
+		char magic[7];
+		if (named_like_trace(a) || (read_head(a, magic, sizeof magic) == sizeof magic &&
+		                            !memcmp(magic, TRACE_FILE_MAGIC, 7))) {
+			fprintf(
+			    stderr,
+			    "fold: %s is %s like a fold trace: %s is an option of coreutils fold(1), which "
+			    "wraps text; fold reads traces with its own options (fold --help)\n",
+			    a, named_like_trace(a) ? "named" : "made", opt);
+			return 2;
+		}
+	}
+	return 0;
 }
 
 int cli__refuse_non_trace(int argc, char **argv)
@@ -142,9 +219,9 @@ int cli__refuse_non_trace(int argc, char **argv)
 	if (argc > 1 &&
 	    (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") || !strcmp(argv[1], "profile")))
 		first = 2;
-	for (int i = first; i < argc && strcmp(argv[i], "--"); i++)
-		if (is_coreutils_option(argv[i]))
-			return 0; /* coreutils' call: its own errors */
+	const char *copt = coreutils_call_option(argc, argv, first);
+	if (copt)
+		return refuse_trace_to_coreutils(argc, argv, copt);
 	for (int i = first, opts = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (opts && !strcmp(a, "--")) {

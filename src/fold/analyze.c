@@ -269,6 +269,7 @@ cleanup:
 	models__free(c.models);
 	attribution__free(c.attrib);
 	free(c.warn_order);
+	free(c.ctr_ids);
 	pthread_mutex_destroy(&c.warn_lock);
 	return rc;
 }

@@ -41,7 +41,10 @@ typedef struct analyze_ctx {
 	analyze_region_def *reg;
 	size_t nreg, cap_reg;
 	util_hmap reg_by_name; /* name -> index into reg */
-	uint32_t **map;        /* per trace: region id -> global index */
+	uint32_t **map;        /* per trace: its region index (ingest: dense) -> global index */
+	/* a->counters[k]'s id in trace i: ctr_ids[k * ntr + i], -1 when absent */
+	int64_t *ctr_ids;
+	size_t c_ncounters;
 	size_t *nmap;
 	instances__region_acc *acc;
 	models__set *models;
@@ -67,7 +70,12 @@ void analyze__warn_scope(size_t queue_place);
 void analyze__warn_sort(analyze_ctx *c, size_t from);
 void analyze__progress(analyze_ctx *c, double fraction, const char *what);
 
-/* run_meta.c: a->procs, a->sample_config, a->counters, a->missing. */
+/* The most counters the analysis folds (the runtime records at most
+ * TRACE_MAX_COUNTERS per process). */
+#define FOLD__MAX_COUNTERS 64
+
+/* run_meta.c: a->procs, a->sample_config, a->counters (those the traces
+ * carry, one per name) and c->ctr_ids, a->missing. */
 int analyze__fill_processes(analyze_ctx *c);
 int analyze__fill_counters(analyze_ctx *c);
 /* 0 unless every process was cut and not one sample or region event was

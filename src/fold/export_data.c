@@ -26,9 +26,9 @@ struct fold_export {
 	size_t ntr;
 	double *offset_ns; /* per process: its origin on the common timeline */
 	symtab *sym;
-	/* per process: region ids sorted, with resolved names and filter match */
+	/* per process: its regions (ingest's dense indices) with resolved
+	 * names and filter match */
 	struct export_regions {
-		uint32_t *ids;
 		const char **names;
 		unsigned char *match;
 		size_t n;
@@ -36,91 +36,83 @@ struct fold_export {
 	int region_found; /* the filter's region name matched some region */
 };
 
-static int cmp_u32_pair(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int load_regions(fold_export *c, size_t p)
 {
 	const ingest__trace *t = c->tr[p];
 	struct export_regions *r = &c->regions[p];
 	r->n = t->nreg;
-	r->ids = calloc(t->nreg ? t->nreg : 1, sizeof *r->ids);
 	r->names = calloc(t->nreg ? t->nreg : 1, sizeof *r->names);
 	r->match = calloc(t->nreg ? t->nreg : 1, 1);
-	uint32_t *pairs = calloc(t->nreg ? 2 * t->nreg : 2, sizeof *pairs);
-	if (!r->ids || !r->names || !r->match || !pairs) {
-		free(pairs);
+	if (!r->names || !r->match)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->nreg; i++) {
-		pairs[2 * i] = t->reg[i].id;
-		pairs[2 * i + 1] = (uint32_t)i;
-	}
-	qsort(pairs, t->nreg, 2 * sizeof *pairs, cmp_u32_pair);
 	for (size_t k = 0; k < t->nreg; k++) {
-		const ingest__region_def *d = &t->reg[pairs[2 * k + 1]];
-		r->ids[k] = d->id;
+		const ingest__region_def *d = &t->reg[k];
 		const char *name = d->name;
 		if ((!name || !*name) && d->address) {
 			const char *sym = NULL;
 			symbols__function_name(c->sym, (unsigned)p, d->address, &sym);
 			name = sym;
 		}
-		r->names[k] = name && *name ? name : "[unnamed region]";
+		r->names[k] = name && *name ? name : d->defined ? "[unnamed region]" : "[undefined region]";
 		if (c->filter.region && !strcmp(r->names[k], c->filter.region)) {
 			r->match[k] = 1;
 			c->region_found = 1;
 		}
 	}
-	free(pairs);
 	return 0;
 }
 
-/* Region i counted over every process's names in turn; NULL for a name an
- * earlier process has already (the ranks of one run share their names). */
+/* The distinct region names of every process (the ranks of one run share
+ * their names), for the suggestions of an unknown --region; linear. */
+typedef struct flat_names {
+	const char **names;
+	size_t n;
+} flat_names;
+
+static int same_flat_name(const void *arg, size_t i)
+{
+	const flat_names *f = arg;
+	return !strcmp(f->names[i], f->names[f->n]);
+}
+
 static const char *flat_region_name(const void *arg, size_t i)
 {
-	const fold_export *c = arg;
-	size_t p = 0;
-	while (p < c->ntr && i >= c->regions[p].n)
-		i -= c->regions[p++].n;
-	if (p == c->ntr)
-		return NULL;
-	const char *name = c->regions[p].names[i];
-	for (size_t q = 0; q < p; q++)
-		for (size_t k = 0; k < c->regions[q].n; k++)
-			if (!strcmp(c->regions[q].names[k], name))
-				return NULL;
-	return name;
+	return ((const flat_names *)arg)->names[i];
 }
 
-static long region_index(const fold_export *c, size_t proc, uint32_t id)
+static int unknown_region(const fold_export *c, const char *const *paths, size_t n, char *err, size_t errlen)
 {
-	const struct export_regions *r = &c->regions[proc];
-	size_t lo = 0, hi = r->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (r->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->n && r->ids[lo] == id ? (long)lo : -1;
+	size_t total = 0;
+	for (size_t p = 0; p < c->ntr; p++)
+		total += c->regions[p].n;
+	flat_names f = {calloc(total + 1, sizeof *f.names), 0};
+	util_hmap seen = {0};
+	int rc = f.names ? 0 : -ENOMEM;
+	for (size_t p = 0; p < c->ntr && !rc; p++)
+		for (size_t k = 0; k < c->regions[p].n && !rc; k++) {
+			f.names[f.n] = c->regions[p].names[k]; /* the probe: one past the list */
+			uint64_t h = util_hash_str(f.names[f.n]);
+			if (!util_hmap_find(&seen, h, same_flat_name, &f))
+				rc = util_hmap_insert(&seen, h, f.n++);
+		}
+	if (!rc)
+		rc = region__unknown(err, errlen, c->filter.region, flat_region_name, &f, f.n, paths, n);
+	else
+		snprintf(err, errlen, "%s: out of memory", n ? paths[0] : "export");
+	util_hmap_free(&seen);
+	free(f.names);
+	return rc;
 }
 
-const char *fold_export_region_name(const fold_export *c, size_t proc, uint32_t id)
+/* Events name their region by its index in the trace's regions (ingest). */
+const char *fold_export_region_name(const fold_export *c, size_t proc, uint32_t region)
 {
-	long i = region_index(c, proc, id);
-	return i < 0 ? "[undefined region]" : c->regions[proc].names[i];
+	return region < c->regions[proc].n ? c->regions[proc].names[region] : "[undefined region]";
 }
 
-int fold_export_region_selected(const fold_export *c, size_t proc, uint32_t id)
+int fold_export_region_selected(const fold_export *c, size_t proc, uint32_t region)
 {
-	long i = region_index(c, proc, id);
-	return i >= 0 && c->regions[proc].match[i];
+	return region < c->regions[proc].n && c->regions[proc].match[region];
 }
 
 static double time_ns(const fold_export *c, size_t proc, uint64_t tick)
@@ -205,10 +197,7 @@ int fold_export_open(fold_export **out, const char *const *paths, size_t n, cons
 			goto fail_nomem;
 	}
 	if (filter->region && !c->region_found) {
-		size_t nnames = 0;
-		for (size_t p = 0; p < n; p++)
-			nnames += c->regions[p].n;
-		rc = region__unknown(err, errlen, filter->region, flat_region_name, c, nnames, paths, n);
+		rc = unknown_region(c, paths, n, err, errlen);
 		goto fail;
 	}
 	*out = c;
@@ -225,7 +214,6 @@ void fold_export_close(fold_export *c)
 	if (!c)
 		return;
 	for (size_t p = 0; c->regions && p < c->ntr; p++) {
-		free(c->regions[p].ids);
 		free(c->regions[p].names);
 		free(c->regions[p].match);
 	}

@@ -70,12 +70,72 @@ static char *dup_str(const char *s)
 	return strdup(s ? s : "");
 }
 
+typedef struct key_probe {
+	const ingest__trace *t;
+	const char *key;
+	uint32_t id;
+	const uint32_t *ids;
+	unsigned n;
+} key_probe;
+
+static int same_info_key(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	return !strcmp(q->t->info[i].key, q->key);
+}
+
+static int same_stat_key(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	return !strcmp(q->t->stats[i].key, q->key);
+}
+
+static int same_reg_id(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	return q->t->reg[i].id == q->id;
+}
+
+static int same_ctr_id(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	return q->t->ctr[i].id == q->id;
+}
+
+static int same_mod_id(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	return q->t->mod[i].id == q->id;
+}
+
+static int same_stream(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	return q->t->threads[i].stream == q->id;
+}
+
+static int same_cset(const void *arg, size_t i)
+{
+	const key_probe *q = arg;
+	const ingest__cset *c = &q->t->csets[i];
+	return c->n == q->n && (!q->n || !memcmp(c->ids, q->ids, q->n * sizeof *q->ids));
+}
+
+static uint64_t hash_id(uint32_t id)
+{
+	return util_hash_mix(id, 0x5f0d);
+}
+
+static uint64_t hash_ids(const uint32_t *ids, unsigned n)
+{
+	return util_hash_bytes(ids, n * sizeof *ids) ^ n;
+}
+
 const char *ingest__trace_info(const ingest__trace *t, const char *key)
 {
-	for (size_t i = t->ninfo; i-- > 0;)
-		if (!strcmp(t->info[i].key, key))
-			return t->info[i].value;
-	return NULL;
+	key_probe q = {.t = t, .key = key};
+	const size_t *i = util_hmap_find(&t->info_by_key, util_hash_str(key), same_info_key, &q);
+	return i ? t->info[*i].value : NULL;
 }
 
 unsigned ingest__thread_number(const ingest__trace *t, size_t i)
@@ -93,28 +153,25 @@ unsigned ingest__thread_number(const ingest__trace *t, size_t i)
 
 int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value)
 {
-	for (size_t i = t->nstats; i-- > 0;)
-		if (!strcmp(t->stats[i].key, key)) {
-			*value = t->stats[i].value;
-			return 1;
-		}
-	return 0;
+	key_probe q = {.t = t, .key = key};
+	const size_t *i = util_hmap_find(&t->stat_by_key, util_hash_str(key), same_stat_key, &q);
+	if (i)
+		*value = t->stats[*i].value;
+	return i != NULL;
 }
 
 const ingest__region_def *ingest__trace_region(const ingest__trace *t, uint32_t id)
 {
-	for (size_t i = 0; i < t->nreg; i++)
-		if (t->reg[i].id == id)
-			return &t->reg[i];
-	return NULL;
+	key_probe q = {.t = t, .id = id};
+	const size_t *i = util_hmap_find(&t->reg_by_id, hash_id(id), same_reg_id, &q);
+	return i ? &t->reg[*i] : NULL;
 }
 
 const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_t id)
 {
-	for (size_t i = 0; i < t->nctr; i++)
-		if (t->ctr[i].id == id)
-			return &t->ctr[i];
-	return NULL;
+	key_probe q = {.t = t, .id = id};
+	const size_t *i = util_hmap_find(&t->ctr_by_id, hash_id(id), same_ctr_id, &q);
+	return i ? &t->ctr[*i] : NULL;
 }
 
 int ingest__is_cpu_clock(const char *name)
@@ -198,6 +255,10 @@ void ingest__trace_free(ingest__trace *t)
 	free(t->stk_off);
 	free(t->stk_depth);
 	util_hmap_free(&t->stk_by_frames);
+	util_hmap *maps[] = {&t->info_by_key, &t->stat_by_key,  &t->reg_by_id,       &t->ctr_by_id,
+	                     &t->mod_by_id,   &t->csets_by_ids, &t->thread_by_stream};
+	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+		util_hmap_free(maps[i]);
 	free(t);
 }
 
@@ -207,8 +268,6 @@ typedef struct loader {
 	ingest__trace *t;
 	size_t cap_info, cap_stats, cap_salvage, cap_ctr, cap_missing, cap_reg, cap_mod, cap_thr, cap_csets,
 	    cap_threads;
-	int32_t *stream_thread; /* stream id -> thread index, -1 = none */
-	size_t cap_stream;
 	uint16_t *cur_cset; /* per thread index */
 	size_t cap_cur;
 	uint32_t *ref_map; /* chunk-local stack ref -> stack id */
@@ -249,16 +308,10 @@ static void diag_tee(void *arg, const char *message)
 static ingest__thread *thread_of(loader *L, uint32_t stream)
 {
 	ingest__trace *t = L->t;
-	if (stream >= L->cap_stream) {
-		size_t old = L->cap_stream;
-		if (GROW(L->stream_thread, L->cap_stream, L->cap_stream, stream + 1))
-			return NULL;
-		for (size_t i = old; i < L->cap_stream; i++)
-			L->stream_thread[i] = -1;
-	}
-	int32_t ix = L->stream_thread[stream];
-	if (ix >= 0)
-		return &t->threads[ix];
+	key_probe q = {.t = t, .id = stream};
+	const size_t *found = util_hmap_find(&t->thread_by_stream, hash_id(stream), same_stream, &q);
+	if (found)
+		return &t->threads[*found];
 	if (GROW(t->threads, t->nthreads, L->cap_threads, t->nthreads + 1))
 		return NULL;
 	size_t old = L->cap_cur;
@@ -266,10 +319,11 @@ static ingest__thread *thread_of(loader *L, uint32_t stream)
 		return NULL;
 	for (size_t i = old; i < L->cap_cur; i++)
 		L->cur_cset[i] = 0;
+	if (util_hmap_insert(&t->thread_by_stream, hash_id(stream), t->nthreads))
+		return NULL;
 	ingest__thread *th = &t->threads[t->nthreads];
 	memset(th, 0, sizeof *th);
 	th->stream = stream;
-	L->stream_thread[stream] = (int32_t)t->nthreads;
 	t->nthreads++;
 	return th;
 }
@@ -277,22 +331,73 @@ static ingest__thread *thread_of(loader *L, uint32_t stream)
 static int intern_cset(loader *L, unsigned n, const uint32_t *ids, uint16_t *out)
 {
 	ingest__trace *t = L->t;
-	for (size_t i = 0; i < t->ncsets; i++)
-		if (t->csets[i].n == n && !memcmp(t->csets[i].ids, ids, n * sizeof *ids)) {
-			*out = (uint16_t)i;
-			return 0;
-		}
+	if (n > 32)
+		n = 32;
+	key_probe q = {.t = t, .ids = ids, .n = n};
+	uint64_t h = hash_ids(ids, n);
+	const size_t *found = util_hmap_find(&t->csets_by_ids, h, same_cset, &q);
+	if (found) {
+		*out = (uint16_t)*found;
+		return 0;
+	}
 	if (t->ncsets >= 65535)
 		return -E2BIG;
-	if (GROW(t->csets, t->ncsets, L->cap_csets, t->ncsets + 1))
+	if (GROW(t->csets, t->ncsets, L->cap_csets, t->ncsets + 1) ||
+	    util_hmap_insert(&t->csets_by_ids, h, t->ncsets))
 		return -ENOMEM;
 	ingest__cset *c = &t->csets[t->ncsets];
 	memset(c, 0, sizeof *c);
-	c->n = n > 32 ? 32 : n;
+	c->n = n;
 	if (c->n) /* an empty set may come with ids == NULL */
 		memcpy(c->ids, ids, c->n * sizeof *ids);
 	*out = (uint16_t)t->ncsets++;
 	return 0;
+}
+
+/* The index in t->reg of trace region id, added (not defined yet) when new:
+ * every region id of the file, from a definition or an event, gets one
+ * dense index. */
+static int region_slot(loader *L, uint32_t id, uint32_t *out)
+{
+	ingest__trace *t = L->t;
+	key_probe q = {.t = t, .id = id};
+	const size_t *found = util_hmap_find(&t->reg_by_id, hash_id(id), same_reg_id, &q);
+	if (found) {
+		*out = (uint32_t)*found;
+		return 0;
+	}
+	if (t->nreg >= UINT32_MAX || GROW(t->reg, t->nreg, L->cap_reg, t->nreg + 1) ||
+	    util_hmap_insert(&t->reg_by_id, hash_id(id), t->nreg))
+		return -ENOMEM;
+	t->reg[t->nreg] = (ingest__region_def){.id = id};
+	*out = (uint32_t)t->nreg++;
+	return 0;
+}
+
+/* Remembers index i as the latest record of key in map (later records of a
+ * key override earlier ones). */
+static int latest_key(util_hmap *m, const char *key, util_hmap_eq eq, const ingest__trace *t, size_t i)
+{
+	key_probe q = {.t = t, .key = key};
+	uint64_t h = util_hash_str(key);
+	size_t *found = util_hmap_find(m, h, eq, &q);
+	if (found) {
+		*found = i;
+		return 0;
+	}
+	return util_hmap_insert(m, h, i);
+}
+
+/* The same for an id. */
+static int latest_id(util_hmap *m, uint32_t id, util_hmap_eq eq, const ingest__trace *t, size_t i)
+{
+	key_probe q = {.t = t, .id = id};
+	size_t *found = util_hmap_find(m, hash_id(id), eq, &q);
+	if (found) {
+		*found = i;
+		return 0;
+	}
+	return util_hmap_insert(m, hash_id(id), i);
 }
 
 static uint64_t hash_frames(const uint64_t *f, unsigned depth)
@@ -370,25 +475,101 @@ static void see_tick(ingest__trace *t, uint64_t tick)
 
 static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag, uint64_t delivery);
 
+/* INFO and STAT records: the latest of each key is what lookups find. */
+static int put_key(loader *L, const trace_record *r)
+{
+	ingest__trace *t = L->t;
+	if (r->kind == TRACE_REC_INFO) {
+		if (GROW(t->info, t->ninfo, L->cap_info, t->ninfo + 1))
+			return -ENOMEM;
+		t->info[t->ninfo].key = dup_str(r->u.info.key);
+		t->info[t->ninfo].value = dup_str(r->u.info.value);
+		if (!t->info[t->ninfo].key || !t->info[t->ninfo].value ||
+		    latest_key(&t->info_by_key, r->u.info.key, same_info_key, t, t->ninfo)) {
+			free(t->info[t->ninfo].key);
+			free(t->info[t->ninfo].value);
+			return -ENOMEM;
+		}
+		t->ninfo++;
+		return 0;
+	}
+	if (GROW(t->stats, t->nstats, L->cap_stats, t->nstats + 1))
+		return -ENOMEM;
+	t->stats[t->nstats].key = dup_str(r->u.stat.key);
+	t->stats[t->nstats].value = r->u.stat.value;
+	if (!t->stats[t->nstats].key ||
+	    latest_key(&t->stat_by_key, r->u.stat.key, same_stat_key, t, t->nstats)) {
+		free(t->stats[t->nstats].key);
+		return -ENOMEM;
+	}
+	t->nstats++;
+	return 0;
+}
+
+/* A later definition of the same counter id replaces the earlier one. */
+static int put_counter_def(loader *L, const trace_record *r)
+{
+	ingest__trace *t = L->t;
+	ingest__counter_def *d = (ingest__counter_def *)ingest__trace_counter(t, r->u.counter_def.id);
+	char *name = dup_str(r->u.counter_def.name);
+	if (!name)
+		return -ENOMEM;
+	if (!d) {
+		if (GROW(t->ctr, t->nctr, L->cap_ctr, t->nctr + 1) ||
+		    util_hmap_insert(&t->ctr_by_id, hash_id(r->u.counter_def.id), t->nctr)) {
+			free(name);
+			return -ENOMEM;
+		}
+		d = &t->ctr[t->nctr++];
+		d->name = NULL;
+	}
+	free(d->name);
+	d->id = r->u.counter_def.id;
+	d->kind = r->u.counter_def.kind;
+	d->name = name;
+	return 0;
+}
+
+/* A module load; its id finds its last load (module_unload). */
+static int put_module(loader *L, const trace_record *r)
+{
+	ingest__trace *t = L->t;
+	if (GROW(t->mod, t->nmod, L->cap_mod, t->nmod + 1))
+		return -ENOMEM;
+	ingest__module *m = &t->mod[t->nmod];
+	memset(m, 0, sizeof *m);
+	m->id = r->u.module_load.id;
+	m->load_bias = r->u.module_load.load_bias;
+	m->path = dup_str(r->u.module_load.path);
+	m->build_id_len = r->u.module_load.build_id_len;
+	m->build_id = malloc(m->build_id_len + 1);
+	m->nseg = r->u.module_load.nseg;
+	m->segs = calloc(m->nseg + 1, sizeof *m->segs);
+	if (!m->path || !m->build_id || !m->segs) {
+		free(m->path);
+		free(m->build_id);
+		free(m->segs);
+		return -ENOMEM;
+	}
+	memcpy(m->build_id, r->u.module_load.build_id, m->build_id_len);
+	memcpy(m->segs, r->u.module_load.segs, m->nseg * sizeof *m->segs);
+	if (latest_id(&t->mod_by_id, m->id, same_mod_id, t, t->nmod)) {
+		free(m->path);
+		free(m->build_id);
+		free(m->segs);
+		return -ENOMEM;
+	}
+	t->nmod++;
+	return 0;
+}
+
 static int on_record(loader *L, const trace_record *r)
 {
 	ingest__trace *t = L->t;
 	ingest__thread *th;
 	switch (r->kind) {
 	case TRACE_REC_INFO:
-		if (GROW(t->info, t->ninfo, L->cap_info, t->ninfo + 1))
-			return -ENOMEM;
-		t->info[t->ninfo].key = dup_str(r->u.info.key);
-		t->info[t->ninfo].value = dup_str(r->u.info.value);
-		t->ninfo++;
-		return 0;
-	case TRACE_REC_STAT:
-		if (GROW(t->stats, t->nstats, L->cap_stats, t->nstats + 1))
-			return -ENOMEM;
-		t->stats[t->nstats].key = dup_str(r->u.stat.key);
-		t->stats[t->nstats].value = r->u.stat.value;
-		t->nstats++;
-		return 0;
+	case TRACE_REC_STAT: return put_key(L, r);
 	case TRACE_REC_CLOCK:
 		if (t->nclock == 0) {
 			t->clk_tick0 = r->tick;
@@ -400,14 +581,7 @@ static int on_record(loader *L, const trace_record *r)
 		t->clk_real1 = r->u.clock.real_ns;
 		t->nclock++;
 		return 0;
-	case TRACE_REC_COUNTER_DEF:
-		if (GROW(t->ctr, t->nctr, L->cap_ctr, t->nctr + 1))
-			return -ENOMEM;
-		t->ctr[t->nctr].id = r->u.counter_def.id;
-		t->ctr[t->nctr].kind = r->u.counter_def.kind;
-		t->ctr[t->nctr].name = dup_str(r->u.counter_def.name);
-		t->nctr++;
-		return 0;
+	case TRACE_REC_COUNTER_DEF: return put_counter_def(L, r);
 	case TRACE_REC_COUNTER_MISSING:
 		if (GROW(t->missing, t->nmissing, L->cap_missing, t->nmissing + 1))
 			return -ENOMEM;
@@ -417,57 +591,41 @@ static int on_record(loader *L, const trace_record *r)
 		return 0;
 	case TRACE_REC_REGION_DEF: {
 		/* A later definition of the same id replaces the earlier one. */
-		ingest__region_def *d = (ingest__region_def *)ingest__trace_region(t, r->u.region_def.id);
-		if (!d) {
-			if (GROW(t->reg, t->nreg, L->cap_reg, t->nreg + 1))
-				return -ENOMEM;
-			d = &t->reg[t->nreg++];
-		} else {
-			free(d->name);
+		uint32_t k;
+		char *name = dup_str(r->u.region_def.name);
+		if (!name || region_slot(L, r->u.region_def.id, &k)) {
+			free(name);
+			return -ENOMEM;
 		}
-		d->id = r->u.region_def.id;
+		ingest__region_def *d = &t->reg[k];
+		free(d->name);
 		d->kind = r->u.region_def.kind;
 		d->address = r->u.region_def.address;
-		d->name = dup_str(r->u.region_def.name);
+		d->name = name;
+		d->defined = 1;
 		return 0;
 	}
-	case TRACE_REC_MODULE_LOAD: {
-		if (GROW(t->mod, t->nmod, L->cap_mod, t->nmod + 1))
-			return -ENOMEM;
-		ingest__module *m = &t->mod[t->nmod];
-		memset(m, 0, sizeof *m);
-		m->id = r->u.module_load.id;
-		m->load_bias = r->u.module_load.load_bias;
-		m->path = dup_str(r->u.module_load.path);
-		m->build_id_len = r->u.module_load.build_id_len;
-		m->build_id = malloc(m->build_id_len + 1);
-		m->nseg = r->u.module_load.nseg;
-		m->segs = calloc(m->nseg + 1, sizeof *m->segs);
-		if (!m->path || !m->build_id || !m->segs) {
-			free(m->path);
-			free(m->build_id);
-			free(m->segs);
-			return -ENOMEM;
-		}
-		memcpy(m->build_id, r->u.module_load.build_id, m->build_id_len);
-		memcpy(m->segs, r->u.module_load.segs, m->nseg * sizeof *m->segs);
-		t->nmod++;
+	case TRACE_REC_MODULE_LOAD: return put_module(L, r);
+	case TRACE_REC_MODULE_UNLOAD: {
+		/* of the module's last load under that id */
+		key_probe q = {.t = t, .id = r->u.module_unload.id};
+		const size_t *m = util_hmap_find(&t->mod_by_id, hash_id(q.id), same_mod_id, &q);
+		if (m)
+			t->mod[*m].unloaded = 1;
 		return 0;
 	}
-	case TRACE_REC_MODULE_UNLOAD:
-		for (size_t i = 0; i < t->nmod; i++)
-			if (t->mod[i].id == r->u.module_unload.id)
-				t->mod[i].unloaded = 1;
-		return 0;
-	case TRACE_REC_THROTTLE:
-		if (GROW(t->thr, t->nthr, L->cap_thr, t->nthr + 1))
+	case TRACE_REC_THROTTLE: {
+		uint32_t k;
+		if (GROW(t->thr, t->nthr, L->cap_thr, t->nthr + 1) ||
+		    region_slot(L, r->u.throttle.region, &k))
 			return -ENOMEM;
-		t->thr[t->nthr].region = r->u.throttle.region;
+		t->thr[t->nthr].region = k;
 		t->thr[t->nthr].tick = r->tick;
 		t->thr[t->nthr].calls = r->u.throttle.calls;
 		t->thr[t->nthr].mean_ns = r->u.throttle.mean_ns;
 		t->nthr++;
 		return 0;
+	}
 	case TRACE_REC_THREAD_START:
 		if (!(th = thread_of(L, r->stream)))
 			return -ENOMEM;
@@ -511,8 +669,9 @@ static int on_record(loader *L, const trace_record *r)
 		if (GROW(th->ev, th->nev, th->cap_ev, th->nev + 1))
 			return -ENOMEM;
 		ingest__event *e = &th->ev[th->nev];
+		if (region_slot(L, r->u.region.region, &e->region))
+			return -ENOMEM;
 		e->tick = r->tick;
-		e->region = r->u.region.region;
 		e->nsamples = (uint32_t)th->nsmp;
 		e->kind = r->kind == TRACE_REC_ENTER ? INGEST__EV_ENTER : INGEST__EV_EXIT;
 		e->cset = 0;
@@ -887,14 +1046,12 @@ static int load_one(const char *path, ingest__trace **out, trace_diag_fn diag, v
 	if (rc)
 		goto fail;
 	trace_reader_close(r);
-	free(L.stream_thread);
 	free(L.cur_cset);
 	free(L.ref_map);
 	*out = t;
 	return 0;
 fail:
 	trace_reader_close(r);
-	free(L.stream_thread);
 	free(L.cur_cset);
 	free(L.ref_map);
 	ingest__trace_free(t);

@@ -16,6 +16,11 @@
  *    an interned counter set (cset 0 = no counters) and to its values in the
  *    thread's value array.
  *  - Stack ids are per process, 0 = no stack; frames are innermost first.
+ *  - No id read from the file indexes an array: stream ids map to threads,
+ *    region ids to a dense numbering (t->reg, defined or only used), counter
+ *    and module ids, info and stat keys, counter sets through hash maps,
+ *    so memory and lookups grow with the records present, never with the
+ *    values of ids (a stream 0xFFFFFFFF or a region 4e9 cost one entry).
  */
 #ifndef FOLD_INGEST_H
 #define FOLD_INGEST_H
@@ -31,7 +36,7 @@ enum { INGEST__EV_ENTER = 0, INGEST__EV_EXIT = 1 };
 typedef struct ingest__event {
 	uint64_t tick;
 	uint32_t voff;     /* counter values in thread->vals (when cset != 0) */
-	uint32_t region;   /* trace region id */
+	uint32_t region;   /* the region: an index into trace->reg (dense, not the trace's id) */
 	uint32_t nsamples; /* samples of the thread before this event */
 	uint16_t cset;
 	uint8_t kind; /* INGEST__EV_ENTER / INGEST__EV_EXIT */
@@ -100,11 +105,15 @@ typedef struct ingest__cset {
 	uint32_t ids[32];
 } ingest__cset;
 
+/* A region of the trace: defined by a region_def record, or only used by
+ * events (defined 0: no name, kind, address). Events and throttle records
+ * refer to it by its index in trace->reg. */
 typedef struct ingest__region_def {
-	uint32_t id;
+	uint32_t id; /* the trace's id */
 	unsigned kind;
 	uint64_t address;
 	char *name;
+	int defined;
 } ingest__region_def;
 
 typedef struct ingest__counter_def {
@@ -125,7 +134,7 @@ typedef struct ingest__module {
 } ingest__module;
 
 typedef struct ingest__throttle {
-	uint32_t region;
+	uint32_t region; /* index into trace->reg */
 	uint64_t tick, calls, mean_ns;
 } ingest__throttle;
 
@@ -174,6 +183,10 @@ typedef struct ingest__trace {
 	size_t nstacks, cap_stacks;
 	util_hmap stk_by_frames; /* hash of the frames -> stack id */
 	uint64_t min_tick, max_tick;
+	/* lookups by what the file says (keys and ids), see the invariants */
+	util_hmap info_by_key, stat_by_key;        /* -> index of the key's last record */
+	util_hmap reg_by_id, ctr_by_id, mod_by_id; /* trace id -> index (modules: the last load) */
+	util_hmap csets_by_ids, thread_by_stream;
 } ingest__trace;
 
 /* Loads one trace. Returns 0 or a negative errno with a one-line message. */
@@ -191,6 +204,7 @@ int ingest__trace_stat(const ingest__trace *t, const char *key, uint64_t *value)
  * (its tid is the pid in the trace info), the others from 1 in order of
  * first appearance. */
 unsigned ingest__thread_number(const ingest__trace *t, size_t i);
+/* The region of trace id `id` (defined or used), or NULL. */
 const ingest__region_def *ingest__trace_region(const ingest__trace *t, uint32_t id);
 const ingest__counter_def *ingest__trace_counter(const ingest__trace *t, uint32_t id);
 /* Is a counter of this name the thread's CPU clock (perf::TASK-CLOCK,

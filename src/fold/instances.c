@@ -382,25 +382,24 @@ out:
 }
 
 /* The runtime's measured one-time work before each function's first
- * recorded call (STAT overhead.first_enter_ticks.ID) and where that call is.
- * Leaves f empty when the trace has none. */
+ * recorded call (STAT overhead.first_enter_{before,after}_ticks.ID) and
+ * where that call is. Leaves f empty when the trace has none. Linear in
+ * the stats and events: the keys name trace ids, looked up in t->reg. */
 static int first_calls_find(const ingest__trace *t, size_t nmap, const uint8_t *is_burst,
                             const instances__hook_cost *h, first_calls *f)
 {
-	char key[80];
-	uint64_t v = 0;
+	static const char before_key[] = "overhead.first_enter_before_ticks.",
+	                  after_key[] = "overhead.first_enter_after_ticks.";
 	int any = 0;
-	for (size_t r = 0; r < nmap && !any; r++) {
-		snprintf(key, sizeof key, "overhead.first_enter_before_ticks.%zu", r);
-		any = is_burst[r] == 2 && ingest__trace_stat(t, key, &v) && v > 0;
-	}
+	for (size_t k = 0; k < t->nstats; k++)
+		any |= !strncmp(t->stats[k].key, before_key, sizeof before_key - 1);
 	if (!any)
 		return 0;
-	f->before = calloc(nmap, sizeof *f->before);
-	f->after = calloc(nmap, sizeof *f->after);
-	f->thread = malloc(nmap * sizeof *f->thread);
-	f->ev = malloc(nmap * sizeof *f->ev);
-	uint64_t *tick = malloc(nmap * sizeof *tick);
+	f->before = calloc(nmap + 1, sizeof *f->before);
+	f->after = calloc(nmap + 1, sizeof *f->after);
+	f->thread = malloc((nmap + 1) * sizeof *f->thread);
+	f->ev = malloc((nmap + 1) * sizeof *f->ev);
+	uint64_t *tick = malloc((nmap + 1) * sizeof *tick);
 	if (!f->before || !f->after || !f->thread || !f->ev || !tick) {
 		free(tick);
 		return -ENOMEM;
@@ -408,14 +407,28 @@ static int first_calls_find(const ingest__trace *t, size_t nmap, const uint8_t *
 	for (size_t r = 0; r < nmap; r++) {
 		f->thread[r] = UINT32_MAX;
 		tick[r] = UINT64_MAX;
-		if (is_burst[r] != 2)
+	}
+	for (size_t k = 0; k < t->nstats; k++) {
+		const char *key = t->stats[k].key;
+		int is_before = !strncmp(key, before_key, sizeof before_key - 1);
+		if (!is_before && strncmp(key, after_key, sizeof after_key - 1))
 			continue;
-		snprintf(key, sizeof key, "overhead.first_enter_before_ticks.%zu", r);
-		if (ingest__trace_stat(t, key, &v))
-			f->before[r] = (double)v * t->ns_per_tick;
-		snprintf(key, sizeof key, "overhead.first_enter_after_ticks.%zu", r);
-		if (ingest__trace_stat(t, key, &v) && (double)v * t->ns_per_tick > h->enter_after_ns)
-			f->after[r] = (double)v * t->ns_per_tick - h->enter_after_ns;
+		const char *num = key + (is_before ? sizeof before_key : sizeof after_key) - 1;
+		char *end;
+		unsigned long id = strtoul(num, &end, 10);
+		const ingest__region_def *d =
+		    *num && !*end && id <= UINT32_MAX ? ingest__trace_region(t, (uint32_t)id) : NULL;
+		size_t r = d ? (size_t)(d - t->reg) : nmap;
+		if (r >= nmap || is_burst[r] != 2)
+			continue;
+		/* the last record of a key counts, as ingest__trace_stat's */
+		uint64_t v = 0;
+		ingest__trace_stat(t, key, &v);
+		double ns = (double)v * t->ns_per_tick;
+		if (is_before)
+			f->before[r] = ns;
+		else
+			f->after[r] = ns > h->enter_after_ns ? ns - h->enter_after_ns : 0;
 	}
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		const ingest__thread *th = &t->threads[ti];
@@ -447,11 +460,11 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t r = 0; r < t->nreg; r++)
-		if (t->reg[r].id < nmap && t->reg[r].kind == TRACE_REGION_BURST)
-			is_burst[t->reg[r].id] = 1;
-		else if (t->reg[r].id < nmap && t->reg[r].kind == TRACE_REGION_FUNCTION)
-			is_burst[t->reg[r].id] = 2;
+	for (size_t r = 0; r < t->nreg && r < nmap; r++)
+		if (t->reg[r].defined && t->reg[r].kind == TRACE_REGION_BURST)
+			is_burst[r] = 1;
+		else if (t->reg[r].defined && t->reg[r].kind == TRACE_REGION_FUNCTION)
+			is_burst[r] = 2;
 	rc = first_calls_find(t, nmap, is_burst, &hook, &first);
 	if (rc)
 		goto out;

@@ -490,10 +490,14 @@ int models__load(const char *dir, models__set **out, trace_diag_fn diag, void *d
 	for (size_t i = 0; i < nn; i++) {
 		char file[PATH_MAX + 256];
 		snprintf(file, sizeof file, "%s/%s", path, names[i]);
-		FILE *f = fopen(file, "r");
+		int fd = util_open_regular(file, NULL);
+		FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 		free(names[i]);
-		if (!f)
+		if (!f) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		char *text = NULL;
 		size_t cap = 0;
 		ssize_t got = getdelim(&text, &cap, '\0', f);

@@ -115,21 +115,42 @@ static const char *burst_name(analyze_ctx *c, size_t proc, const ingest__region_
 	return buf;
 }
 
-/* Bursts of one trace with the same readable name (no line information,
- * one caller line) keep the runtime's distinct names. */
-static void burst_names_unique(char (*names)[256], const ingest__trace *t)
+typedef struct names_probe {
+	char (*names)[256];
+	const char *name;
+} names_probe;
+
+static int same_burst_name(const void *arg, size_t k)
 {
-	for (size_t k = 0; k < t->nreg; k++) {
-		int dup = 0;
-		for (size_t j = 0; j < t->nreg && names[k][0]; j++)
-			dup |= j != k && !strcmp(names[k], names[j]);
-		if (dup)
-			for (size_t j = t->nreg; j-- > 0;)
-				if (j != k && !strcmp(names[k], names[j]))
-					names[j][0] = 0;
-		if (dup)
-			names[k][0] = 0;
+	const names_probe *q = arg;
+	return !strcmp(q->names[k], q->name);
+}
+
+/* Bursts of one trace with the same readable name (no line information,
+ * one caller line) keep the runtime's distinct names. Linear: a hash of
+ * the names (a trace may hold any number of regions). */
+static int burst_names_unique(char (*names)[256], const ingest__trace *t)
+{
+	util_hmap seen = {0};
+	unsigned char *dup = calloc(t->nreg + 1, 1);
+	int rc = dup ? 0 : -ENOMEM;
+	for (size_t k = 0; k < t->nreg && !rc; k++) {
+		if (!names[k][0])
+			continue;
+		names_probe q = {names, names[k]};
+		uint64_t h = util_hash_str(names[k]);
+		const size_t *first = util_hmap_find(&seen, h, same_burst_name, &q);
+		if (first)
+			dup[*first] = dup[k] = 1;
+		else
+			rc = util_hmap_insert(&seen, h, k);
 	}
+	for (size_t k = 0; k < t->nreg && !rc; k++)
+		if (dup[k])
+			names[k][0] = 0;
+	free(dup);
+	util_hmap_free(&seen);
+	return rc;
 }
 
 /* region_index for a region of trace i: with several programs, the regions
@@ -147,6 +168,47 @@ static int trace_region_index(analyze_ctx *c, size_t i, const char *name, unsign
 	return rc;
 }
 
+/* Maps trace i's regions (t->reg, dense) to the run's, by name. */
+static int map_trace_regions(analyze_ctx *c, size_t i)
+{
+	const ingest__trace *t = c->tr[i];
+	c->nmap[i] = t->nreg;
+	c->map[i] = malloc((t->nreg ? t->nreg : 1) * sizeof **c->map);
+	char(*bn)[256] = calloc(t->nreg + 1, sizeof *bn);
+	if (!c->map[i] || !bn) {
+		free(bn);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < t->nreg; k++)
+		if (!t->reg[k].defined || !burst_name(c, i, &t->reg[k], bn[k], sizeof bn[k]))
+			bn[k][0] = 0;
+	int rc = burst_names_unique(bn, t);
+	size_t undefined = 0;
+	for (size_t k = 0; k < t->nreg && !rc; k++) {
+		const ingest__region_def *d = &t->reg[k];
+		char buf[64];
+		const char *name = d->name;
+		if (!d->defined) {
+			/* Events of regions that were never defined still count, under a made-up name. */
+			snprintf(buf, sizeof buf, "region#%u", d->id);
+			rc = trace_region_index(c, i, buf, TRACE_REGION_API, 0, &c->map[i][k]);
+			undefined++;
+			continue;
+		}
+		if (!name || !*name)
+			name =
+			    attribution__function_name(c->attrib, (unsigned)i, d->address, buf, sizeof buf);
+		if (bn[k][0])
+			name = bn[k];
+		rc = trace_region_index(c, i, name, d->kind, d->address, &c->map[i][k]);
+	}
+	free(bn);
+	if (!rc && undefined)
+		analyze__warn(c, "%s: %zu region id(s) used without a definition; shown as region#ID",
+		              t->path, undefined);
+	return rc;
+}
+
 int analyze__map_regions(analyze_ctx *c)
 {
 	c->map = calloc(c->ntr, sizeof *c->map);
@@ -154,61 +216,9 @@ int analyze__map_regions(analyze_ctx *c)
 	if (!c->map || !c->nmap)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->ntr; i++) {
-		const ingest__trace *t = c->tr[i];
-		uint32_t maxid = 0;
-		for (size_t k = 0; k < t->nreg; k++)
-			if (t->reg[k].id > maxid)
-				maxid = t->reg[k].id;
-		for (size_t th = 0; th < t->nthreads; th++)
-			for (size_t e = 0; e < t->threads[th].nev; e++)
-				if (t->threads[th].ev[e].region > maxid &&
-				    t->threads[th].ev[e].region < (1u << 24))
-					maxid = t->threads[th].ev[e].region;
-		c->nmap[i] = (size_t)maxid + 1;
-		c->map[i] = malloc(c->nmap[i] * sizeof **c->map);
-		if (!c->map[i])
-			return -ENOMEM;
-		for (size_t k = 0; k < c->nmap[i]; k++)
-			c->map[i][k] = UINT32_MAX;
-		char(*bn)[256] = calloc(t->nreg + 1, sizeof *bn);
-		if (!bn)
-			return -ENOMEM;
-		for (size_t k = 0; k < t->nreg; k++)
-			if (!burst_name(c, i, &t->reg[k], bn[k], sizeof bn[k]))
-				bn[k][0] = 0;
-		burst_names_unique(bn, t);
-		for (size_t k = 0; k < t->nreg; k++) {
-			const ingest__region_def *d = &t->reg[k];
-			char buf[64];
-			const char *name = d->name;
-			if (!name || !*name)
-				name = attribution__function_name(c->attrib, (unsigned)i, d->address, buf,
-				                                  sizeof buf);
-			if (bn[k][0])
-				name = bn[k];
-			if (trace_region_index(c, i, name, d->kind, d->address, &c->map[i][d->id])) {
-				free(bn);
-				return -ENOMEM;
-			}
-		}
-		free(bn);
-		/* Events of regions that were never defined still count, under a made-up name. */
-		size_t undefined = 0;
-		for (size_t th = 0; th < t->nthreads; th++)
-			for (size_t e = 0; e < t->threads[th].nev; e++) {
-				uint32_t id = t->threads[th].ev[e].region;
-				if (id < c->nmap[i] && c->map[i][id] == UINT32_MAX) {
-					char name[48];
-					snprintf(name, sizeof name, "region#%u", id);
-					if (trace_region_index(c, i, name, TRACE_REGION_API, 0,
-					                       &c->map[i][id]))
-						return -ENOMEM;
-					undefined++;
-				}
-			}
-		if (undefined)
-			analyze__warn(c, "%s: %zu region id(s) used without a definition; shown as region#ID",
-			              t->path, undefined);
+		int rc = map_trace_regions(c, i);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

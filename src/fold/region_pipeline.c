@@ -40,11 +40,11 @@ typedef struct series_work {
 	char *name;
 	unsigned kind; /* counter kind; 0 for time */
 	int skind;
-	double scale;  /* mean rate over the folded instances: sum of events / sum of durations */
-	double rscale; /* events/s per unit slope: the typical (median) instance's rate */
+	double scale;      /* mean rate over the folded instances: sum of events / sum of durations */
+	double rscale;     /* events/s per unit slope: the typical (median) instance's rate */
 	double rscale_rel; /* its relative standard error over the instances (NAN: unknown) */
 	const char *unit;
-	int rates_only; /* does not place phase boundaries */
+	int rates_only;         /* does not place phase boundaries */
 	unsigned long withheld; /* phases whose curve shape the fit withheld (fit_input) */
 } series_work;
 
@@ -792,20 +792,26 @@ static int fold_one(analyze_ctx *c, const grouped *g, const folding__spec *spec,
 	return 1;
 }
 
-/* The trace counter id of counter name in every trace (-1: absent there).
- * Returns whether any trace has it. */
-static int counter_ids(analyze_ctx *c, const char *name, int64_t *ids)
+/* The trace counter id of the run's counter k in every trace (-1: absent
+ * there). Returns whether any trace has it. */
+static int counter_ids(analyze_ctx *c, size_t k, int64_t *ids)
 {
 	int any = 0;
 	for (size_t i = 0; i < c->ntr; i++) {
-		ids[i] = -1;
-		for (size_t j = 0; j < c->tr[i]->nctr; j++)
-			if (!strcmp(c->tr[i]->ctr[j].name, name)) {
-				ids[i] = c->tr[i]->ctr[j].id;
-				any = 1;
-			}
+		ids[i] = k < c->c_ncounters ? c->ctr_ids[k * c->ntr + i] : -1;
+		any |= ids[i] >= 0;
 	}
 	return any;
+}
+
+/* The same for the run's counter called name (a->counters holds at most
+ * FOLD__MAX_COUNTERS). */
+static int counter_ids_of(analyze_ctx *c, const char *name, int64_t *ids)
+{
+	for (size_t k = 0; k < c->a->ncounters; k++)
+		if (!strcmp(c->a->counters[k].name, name))
+			return counter_ids(c, k, ids);
+	return 0;
 }
 
 /* Every counter, then CPU time; wall time only when nothing else folded.
@@ -818,7 +824,7 @@ static int stage_fold_series(analyze_ctx *c, const grouped *g, series_work *sw, 
 		return -ENOMEM;
 	int rc = 0;
 	for (size_t k = 0; k < a->ncounters && rc >= 0; k++) {
-		if (!counter_ids(c, a->counters[k].name, ids))
+		if (!counter_ids(c, k, ids))
 			continue;
 		folding__spec spec = {FOLD__SER_COUNTER, ids};
 		rc = fold_one(c, g, &spec, &sw[*nsw]);
@@ -1906,7 +1912,7 @@ static int stage_sampled_rates(analyze_ctx *c, fold_region_result *r, const seri
 		if (s->skind == FOLD__SER_WALL || 2 * s->f.nexact >= s->f.ninst)
 			continue;
 		const char *name = r->series[k].name; /* sw[k].name moved there */
-		if (!name || (s->skind == FOLD__SER_COUNTER && !counter_ids(c, name, ids)))
+		if (!name || (s->skind == FOLD__SER_COUNTER && !counter_ids_of(c, name, ids)))
 			continue;
 		pair_accumulate(c, s, ids, pr, g, ai, starved_group(r) ? NULL : share, share_min, ps);
 		for (size_t p = 0; p < r->nphases; p++)
@@ -2000,7 +2006,7 @@ static int stage_bound_rates(analyze_ctx *c, fold_region_result *r, const series
 				break;
 			}
 		}
-		if (!counter_ids(c, name, ids))
+		if (!counter_ids_of(c, name, ids))
 			continue;
 		/* a fitted rate outside what the instances' own values over its
 		 * phase allow (the other phases at their rates) */

@@ -179,38 +179,124 @@ int analyze__check_recovered(const analyze_ctx *c, char *err, size_t errlen)
 	return -ENODATA;
 }
 
+typedef struct name_probe {
+	const fold_analysis *a;
+	const char *name;
+	int missing;
+} name_probe;
+
+static int same_counter_name(const void *arg, size_t k)
+{
+	const name_probe *q = arg;
+	return !strcmp(q->missing ? q->a->missing[k].name : q->a->counters[k].name, q->name);
+}
+
+/* The run's counter of this name: its index in a->counters, added when
+ * new (-ENOSPC beyond FOLD__MAX_COUNTERS), or a negative errno. */
+static long counter_index(analyze_ctx *c, util_hmap *by_name, size_t *cap, const ingest__counter_def *d)
+{
+	fold_analysis *a = c->a;
+	name_probe q = {a, d->name, 0};
+	uint64_t h = util_hash_str(d->name);
+	const size_t *k = util_hmap_find(by_name, h, same_counter_name, &q);
+	if (k)
+		return (long)*k;
+	if (a->ncounters >= FOLD__MAX_COUNTERS)
+		return -ENOSPC;
+	if (util_grow((void **)&a->counters, cap, a->ncounters + 1, sizeof *a->counters) ||
+	    util_hmap_insert(by_name, h, a->ncounters))
+		return -ENOMEM;
+	a->counters[a->ncounters].name = util_strdup(d->name);
+	a->counters[a->ncounters].kind = d->kind;
+	if (!a->counters[a->ncounters].name)
+		return -ENOMEM;
+	return (long)a->ncounters++;
+}
+
+/* The counters the traces carry (in a counter set: a definition alone
+ * carries no value), one per name, at most FOLD__MAX_COUNTERS (the runtime
+ * records at most TRACE_MAX_COUNTERS per process; more is a damaged or
+ * hand-made trace, and each is folded in every region). */
+static int same_used_id(const void *arg, size_t id)
+{
+	return *(const uint32_t *)arg == (uint32_t)id;
+}
+
+static int fill_used_counters(analyze_ctx *c, util_hmap *by_name)
+{
+	size_t cap = 0, dropped = 0;
+	util_hmap used = {0};
+	int rc = 0;
+	for (size_t i = 0; i < c->ntr && !rc; i++) {
+		const ingest__trace *t = c->tr[i];
+		util_hmap_clear(&used);
+		for (size_t s = 1; s < t->ncsets && !rc; s++)
+			for (unsigned j = 0; j < t->csets[s].n && !rc; j++) {
+				uint32_t id = t->csets[s].ids[j];
+				if (!util_hmap_find(&used, util_hash_mix(id, 1), same_used_id, &id))
+					rc = util_hmap_insert(&used, util_hash_mix(id, 1), id);
+			}
+		/* in the order of their definitions */
+		for (size_t j = 0; j < t->nctr && !rc; j++) {
+			const ingest__counter_def *d = &t->ctr[j];
+			if (!util_hmap_find(&used, util_hash_mix(d->id, 1), same_used_id, &d->id))
+				continue;
+			long k = counter_index(c, by_name, &cap, d);
+			if (k == -ENOSPC)
+				dropped++;
+			else if (k < 0)
+				rc = (int)k;
+		}
+	}
+	util_hmap_free(&used);
+	if (rc)
+		return rc;
+	if (dropped)
+		analyze__warn(c,
+		              "the traces carry %zu counters beyond the first %d, which are all the analysis "
+		              "folds (a process records at most %d): those are not analysed",
+		              dropped, FOLD__MAX_COUNTERS, TRACE_MAX_COUNTERS);
+	c->ctr_ids = malloc((c->c_ncounters = c->a->ncounters) * c->ntr * sizeof *c->ctr_ids + 1);
+	if (!c->ctr_ids)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->a->ncounters * c->ntr; k++)
+		c->ctr_ids[k] = -1;
+	for (size_t i = 0; i < c->ntr; i++)
+		for (size_t j = 0; j < c->tr[i]->nctr; j++) {
+			const ingest__counter_def *d = &c->tr[i]->ctr[j];
+			name_probe q = {c->a, d->name, 0};
+			const size_t *k =
+			    util_hmap_find(by_name, util_hash_str(d->name), same_counter_name, &q);
+			if (k)
+				c->ctr_ids[*k * c->ntr + i] = d->id;
+		}
+	return 0;
+}
+
 int analyze__fill_counters(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
-	size_t cap = 0, capm = 0;
-	for (size_t i = 0; i < c->ntr; i++) {
+	util_hmap by_name = {0}, missing_by_name = {0};
+	size_t capm = 0;
+	int rc = fill_used_counters(c, &by_name);
+	for (size_t i = 0; i < c->ntr && !rc; i++) {
 		const ingest__trace *t = c->tr[i];
-		for (size_t k = 0; k < t->nctr; k++) {
-			size_t j;
-			for (j = 0; j < a->ncounters; j++)
-				if (!strcmp(a->counters[j].name, t->ctr[k].name))
-					break;
-			if (j < a->ncounters)
+		for (size_t k = 0; k < t->nmissing && !rc; k++) {
+			name_probe q = {a, t->missing[k].key, 1};
+			uint64_t h = util_hash_str(q.name);
+			if (util_hmap_find(&missing_by_name, h, same_counter_name, &q))
 				continue;
-			if (util_grow((void **)&a->counters, &cap, a->ncounters + 1, sizeof *a->counters))
-				return -ENOMEM;
-			a->counters[a->ncounters].name = util_strdup(t->ctr[k].name);
-			a->counters[a->ncounters].kind = t->ctr[k].kind;
-			a->ncounters++;
-		}
-		for (size_t k = 0; k < t->nmissing; k++) {
-			size_t j;
-			for (j = 0; j < a->nmissing; j++)
-				if (!strcmp(a->missing[j].name, t->missing[k].key))
-					break;
-			if (j < a->nmissing)
-				continue;
-			if (util_grow((void **)&a->missing, &capm, a->nmissing + 1, sizeof *a->missing))
-				return -ENOMEM;
+			if (util_grow((void **)&a->missing, &capm, a->nmissing + 1, sizeof *a->missing) ||
+			    util_hmap_insert(&missing_by_name, h, a->nmissing)) {
+				rc = -ENOMEM;
+				break;
+			}
 			a->missing[a->nmissing].name = util_strdup(t->missing[k].key);
 			a->missing[a->nmissing].reason = util_strdup(t->missing[k].value);
 			a->nmissing++;
 		}
 	}
-	return 0;
+	util_hmap_free(&by_name);
+	util_hmap_free(&missing_by_name);
+	return rc;
 }

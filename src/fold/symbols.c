@@ -310,7 +310,7 @@ int symbols__add_module(symtab *s, unsigned proc, uint32_t module_id, const char
 			    s,
 			    "module %s: no segments recorded and the file is unreadable (%s); its addresses "
 			    "will show as [unknown]",
-			    path, strerror(rc < 0 ? -rc : ENOEXEC));
+			    path, rc == -EINVAL ? "not a regular file" : strerror(rc < 0 ? -rc : ENOEXEC));
 			return 0;
 		}
 		segs = facts.loads;
@@ -573,7 +573,7 @@ static int index_image(symtab *s, sym_image *img)
 	int frc = symbols__elf_facts(file, &facts);
 	if (frc < 0) {
 		diagf(s, "module %s: cannot read the object file (%s); its addresses show as [%s+0x...]",
-		      img->path, strerror(-frc), img->display);
+		      img->path, frc == -EINVAL ? "not a regular file" : strerror(-frc), img->display);
 		goto done;
 	}
 	img->opened = 1;

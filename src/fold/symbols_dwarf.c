@@ -6,7 +6,7 @@
  * per DW_TAG_inlined_subroutine with its call file/line, and the address
  * intervals of each scope. Everything version-specific about libdwarf lives
  * here: this file is written against libdwarf 20210528 (Debian 12), whose
- * dwarf_init_path still takes an access argument and whose CU/sibling calls
+ * dwarf_init_b still takes an access argument and whose CU/sibling calls
  * are dwarf_next_cu_header_d / dwarf_siblingof_b (libdwarf >= 0.4 renamed
  * them _e / _c and dropped access).
  *
@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
@@ -585,19 +586,27 @@ static void index_cu(dw_ctx *c, Dwarf_Die cu)
 
 int symbols__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, void *diag_arg)
 {
-	char true_path[4096] = "";
 	Dwarf_Debug dbg = NULL;
 	Dwarf_Error err = NULL;
 	char msg[1024];
-	int res = dwarf_init_path(path, true_path, sizeof true_path, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL,
-	                          NULL, &dbg, NULL, 0, NULL, &err);
-	if (res == DW_DLV_NO_ENTRY)
+	/* fold opens the file itself, a regular file only (a path from the
+	 * trace: never a FIFO or a device), and finds separate debug files
+	 * itself (symbols__find_debug_file): libdwarf's own search by path
+	 * would open whatever a debuglink names. */
+	int fd = util_open_regular(path, NULL);
+	if (fd < 0)
 		return -ENODATA;
+	int res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
+	if (res == DW_DLV_NO_ENTRY) {
+		close(fd);
+		return -ENODATA;
+	}
 	if (res != DW_DLV_OK) {
 		snprintf(msg, sizeof msg, "module %s: cannot read DWARF from %s: %s", img->path, path,
 		         err ? dwarf_errmsg(err) : "unknown libdwarf error");
 		if (err)
 			dwarf_dealloc_error(dbg, err);
+		close(fd);
 		diag(diag_arg, msg);
 		return -ENODATA;
 	}
@@ -636,6 +645,7 @@ int symbols__dwarf_index(sym_image *img, const char *path, trace_diag_fn diag, v
 	util_hmap_free(&c.names_map);
 	free(c.ranges);
 	dwarf_finish(dbg, &err);
+	close(fd);
 	if (c.oom)
 		return -ENOMEM;
 	finish_lines(img);

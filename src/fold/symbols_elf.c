@@ -43,9 +43,9 @@ static int elf_open(const char *path, int *fd_out, Elf **elf_out)
 	pthread_once(&elf_once, elf_init_once);
 	if (!elf_ok)
 		return -ENOSYS;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = util_open_regular(path, NULL); /* a path from the trace: never a FIFO or device */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
@@ -320,9 +320,9 @@ void symbols__elf_finish_functions(sym_image *img)
 
 static int file_crc32(const char *path, uint32_t *crc_out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = util_open_regular(path, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	uLong crc = crc32(0L, Z_NULL, 0);
 	static __thread unsigned char buf[1 << 16];
 	ssize_t n;

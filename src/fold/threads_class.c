@@ -568,7 +568,8 @@ int threads__classify(attribution__ctx *at, ingest__trace *const *tr, size_t ntr
 	/* Per thread top functions, and the leaves of the busy threads. */
 	for (size_t k = 0; k < a->nthreads && !rc; k++) {
 		fold_thread_summary *ts = &a->threads[k];
-		rc = thread_top(ts, all.v + first[k], first[k + 1] - first[k], &thread_waits[k]);
+		/* no pointer arithmetic on an empty (NULL) list */
+		rc = thread_top(ts, all.v ? all.v + first[k] : NULL, first[k + 1] - first[k], &thread_waits[k]);
 		if (rc || ts->klass == FOLD_THREAD_RUNTIME_IDLE)
 			continue;
 		for (size_t i = first[k]; i < first[k + 1] && !rc; i++) {

@@ -346,6 +346,8 @@ static void overview_ranking(html_ctx *h)
 	                    "<th>folded</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
+		if (!report_region_shown(a, &h->agg, i))
+			continue;
 		snprintf(buf, sizeof buf, "%zu", i + 1);
 		util_buf_puts(h->b, "<tr>");
 		report_html_num_cell(h, (double)i + 1, buf);
@@ -393,7 +395,16 @@ static void overview_ranking(html_ctx *h)
 		}
 		util_buf_puts(h->b, "</tr>\n");
 	}
-	util_buf_puts(h->b, "</tbody></table></div></section>\n");
+	util_buf_puts(h->b, "</tbody></table></div>");
+	if (h->agg.n) {
+		char t[32];
+		report_fmt_ns(t, sizeof t, h->agg.total_ns);
+		util_buf_printf(h->b,
+		                "<p class=\"note\" id=\"ranking-aggregated\">and <a href=\"#aggregated\">%zu "
+		                "more region%s, not folded</a>: %lu instances, %lu samples, %s in all</p>",
+		                h->agg.n, h->agg.n == 1 ? "" : "s", h->agg.instances, h->agg.samples, t);
+	}
+	util_buf_puts(h->b, "</section>\n");
 }
 
 static void page_head(html_ctx *h)
@@ -439,6 +450,8 @@ static void page_head(html_ctx *h)
 	                    "<option value=\"all\">All regions</option>");
 	for (size_t i = 0; i < a->nregions; i++) {
 		char nm[256];
+		if (!report_region_shown(a, &h->agg, i))
+			continue;
 		report_short_name(a->regions[i].name, 60, nm, sizeof nm);
 		util_buf_printf(h->b, "<option value=\"%zu\">", i);
 		report_html_text(h, nm);
@@ -478,6 +491,11 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 	util_buf b;
 	util_buf_init(&b);
 	html_ctx h = {.b = &b, .a = a, .next_id = 0};
+	if (report_aggregate_regions(a, &h.agg)) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		util_buf_free(&b);
+		return -ENOMEM;
+	}
 	page_head(&h);
 	overview_run(&h);
 	overview_counters(&h);
@@ -486,7 +504,9 @@ int report_html_write(const fold_analysis *a, const char *path, char *err, size_
 	report_html_cpu_views(&h);
 	report_html_imbalance(&h);
 	for (size_t i = 0; i < a->nregions; i++)
-		report_html_region(&h, i);
+		if (report_region_shown(a, &h.agg, i))
+			report_html_region(&h, i);
+	report_html_aggregated(&h);
 	report_html_profile(&h);
 	page_tail(&h);
 	int rc = report_out_buf(&b, path, err, errlen);

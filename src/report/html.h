@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "aggregate.h"
 #include "analysis.h"
 #include "report_text.h"
 
@@ -25,10 +26,14 @@ extern const char report_html_js[];
 typedef struct html_ctx {
 	util_buf *b;
 	const fold_analysis *a;
-	unsigned next_id; /* for unique SVG clipPath ids */
+	unsigned next_id;     /* for unique SVG clipPath ids */
+	report_aggregate agg; /* the regions not shown one by one (aggregate.h) */
 } html_ctx;
 
 void report_html_region(html_ctx *h, size_t region_index);
+/* The section of the regions aggregated (h->agg): counts, reasons, the
+ * largest of them, one row for the rest. Nothing when there are none. */
+void report_html_aggregated(html_ctx *h);
 /* The script's data block: per region its series curves and phases. */
 void report_html_region_data(html_ctx *h);
 void report_html_profile(html_ctx *h);
@@ -44,7 +49,7 @@ void report_html_source(html_ctx *h, const fold_region_result *r);
 extern const char report_html_source_css[];
 
 /* Shared helpers (html.c). */
-void report_html_text(html_ctx *h, const char *s);                     /* escaped text, "-" for NULL */
+void report_html_text(html_ctx *h, const char *s); /* escaped text, "-" for NULL */
 /* A function's name as every view names it (names.h at a width that only
  * renames: an OpenMP outlined function as its parallel region, a glibc
  * alias as its public name), the raw name on hover when they differ. */

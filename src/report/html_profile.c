@@ -81,6 +81,34 @@ static void profile_thread_table(html_ctx *h)
 	util_buf_puts(h->b, "</details>\n");
 }
 
+/* One row for the profile entries from `from` on (aggregate.h): their
+ * calls and exclusive time summed (inclusive times of nested regions do
+ * not add up). */
+static void profile_rest_row(html_ctx *h, size_t from, double total_excl, int cost, int unbalanced)
+{
+	const fold_analysis *a = h->a;
+	unsigned long calls = 0;
+	double excl = 0;
+	char buf[64];
+	for (size_t i = from; i < a->nprofile; i++) {
+		calls += a->profile[i].calls;
+		excl += a->profile[i].exclusive_ns;
+	}
+	util_buf_printf(h->b,
+	                "<tfoot><tr class=\"rest\" id=\"profile-rest\"><td>%zu more regions (the whole "
+	                "profile: JSON, CSV, <code>fold profile</code>)</td><td></td>",
+	                a->nprofile - from);
+	snprintf(buf, sizeof buf, "%lu", calls);
+	report_html_num_cell(h, (double)calls, buf);
+	util_buf_puts(h->b, cost ? "<td></td><td></td>" : "<td></td>");
+	report_fmt_ns(buf, sizeof buf, excl);
+	report_html_num_cell(h, excl, buf);
+	snprintf(buf, sizeof buf, "%.1f%%", total_excl > 0 ? 100 * excl / total_excl : 0);
+	report_html_num_cell(h, total_excl > 0 ? 100 * excl / total_excl : 0, buf);
+	util_buf_puts(h->b, unbalanced ? "<td></td><td></td><td></td><td></td><td></td></tr></tfoot>"
+	                               : "<td></td><td></td><td></td><td></td></tr></tfoot>");
+}
+
 static void profile_table(html_ctx *h)
 {
 	const fold_analysis *a = h->a;
@@ -134,7 +162,8 @@ static void profile_table(html_ctx *h)
 		util_buf_puts(h->b, "<th class=\"n\" title=\"enters without exit and exits without enter\">"
 		                    "unbalanced</th>");
 	util_buf_puts(h->b, "</tr></thead><tbody>\n");
-	for (size_t i = 0; i < a->nprofile; i++) {
+	size_t rows = a->nprofile < REPORT_PROFILE_HTML_ROWS ? a->nprofile : REPORT_PROFILE_HTML_ROWS;
+	for (size_t i = 0; i < rows; i++) {
 		const fold_profile_entry *e = &a->profile[i];
 		util_buf_puts(h->b, e->throttled ? "<tr class=\"throttled\"><td class=\"fn\">"
 		                                 : "<tr><td class=\"fn\">");
@@ -189,7 +218,10 @@ static void profile_table(html_ctx *h)
 		}
 		util_buf_puts(h->b, "</tr>\n");
 	}
-	util_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody>");
+	if (rows < a->nprofile)
+		profile_rest_row(h, rows, total_excl, cost, unbalanced != 0);
+	util_buf_puts(h->b, "</table></div>\n");
 	profile_thread_table(h);
 }
 
@@ -203,7 +235,8 @@ static void callpair_table(html_ctx *h)
 	              "<h3>Callers and callees</h3><div class=\"tablewrap\"><table class=\"sortable\" "
 	              "id=\"callpairs\"><thead><tr><th>caller</th><th>callee</th><th class=\"n\">calls</th>"
 	              "<th class=\"n\">inclusive</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < a->ncallpairs; i++) {
+	size_t rows = a->ncallpairs < REPORT_PROFILE_HTML_ROWS ? a->ncallpairs : REPORT_PROFILE_HTML_ROWS;
+	for (size_t i = 0; i < rows; i++) {
 		const fold_callpair *c = &a->callpairs[i];
 		util_buf_puts(h->b, "<tr><td class=\"fn\">");
 		report_html_fn(h, c->caller);
@@ -216,7 +249,18 @@ static void callpair_table(html_ctx *h)
 		report_html_num_cell(h, c->inclusive_ns, buf);
 		util_buf_puts(h->b, "</tr>\n");
 	}
-	util_buf_puts(h->b, "</tbody></table></div>\n");
+	util_buf_puts(h->b, "</tbody>");
+	if (rows < a->ncallpairs) {
+		unsigned long calls = 0;
+		for (size_t i = rows; i < a->ncallpairs; i++)
+			calls += a->callpairs[i].calls;
+		util_buf_printf(
+		    h->b,
+		    "<tfoot><tr class=\"rest\"><td colspan=\"2\">%zu more pairs (all of them: JSON, "
+		    "CSV)</td><td class=\"n\">%lu</td><td></td></tr></tfoot>",
+		    a->ncallpairs - rows, calls);
+	}
+	util_buf_puts(h->b, "</table></div>\n");
 }
 
 static int same_name(const char *a, const char *b)

@@ -987,10 +987,14 @@ void report_html_region_data(html_ctx *h)
 {
 	util_buf *b = h->b;
 	char num[40];
-	util_buf_puts(b, "{\"regions\":[");
-	for (size_t ri = 0; ri < h->a->nregions; ri++) {
+	/* an object by region index: the regions shown one by one only */
+	util_buf_puts(b, "{\"regions\":{");
+	for (size_t ri = 0, first = 1; ri < h->a->nregions; ri++) {
 		const fold_region_result *r = &h->a->regions[ri];
-		util_buf_puts(b, ri ? ",\n{\"name\":" : "\n{\"name\":");
+		if (!report_region_shown(h->a, &h->agg, ri))
+			continue;
+		util_buf_printf(b, "%s\n\"%zu\":{\"name\":", first ? "" : ",", ri);
+		first = 0;
 		report_esc_json(b, r->name);
 		report_fmt_num(num, sizeof num, r->folded_mean_duration_ns);
 		util_buf_printf(b, ",\"mean_ns\":%s,\"phases\":[", num);
@@ -1024,5 +1028,79 @@ void report_html_region_data(html_ctx *h)
 		}
 		util_buf_puts(b, "]}");
 	}
-	util_buf_puts(b, "]}");
+	util_buf_puts(b, "}}");
+}
+
+/* A table row of one aggregated region. */
+static void aggregated_row(html_ctx *h, size_t i)
+{
+	const fold_region_result *r = &h->a->regions[i];
+	char buf[64];
+	util_buf_puts(h->b, "<tr><td class=\"fn\">");
+	report_html_fn(h, r->name);
+	util_buf_printf(h->b, "</td><td>%s</td>", fold_region_kind_label(r->kind));
+	report_fmt_ns(buf, sizeof buf, r->total_ns);
+	report_html_num_cell(h, r->total_ns, buf);
+	snprintf(buf, sizeof buf, "%lu", r->instances);
+	report_html_num_cell(h, (double)r->instances, buf);
+	snprintf(buf, sizeof buf, "%lu", r->samples);
+	report_html_num_cell(h, (double)r->samples, buf);
+	util_buf_puts(h->b, "<td class=\"note\">");
+	report_html_text(h, r->reason ? r->reason : "not folded");
+	util_buf_puts(h->b, "</td></tr>\n");
+}
+
+void report_html_aggregated(html_ctx *h)
+{
+	const report_aggregate *g = &h->agg;
+	const fold_analysis *a = h->a;
+	if (!g->n)
+		return;
+	char t[32];
+	report_fmt_ns(t, sizeof t, g->total_ns);
+	util_buf_printf(
+	    h->b,
+	    "<section class=\"aggregated\" id=\"aggregated\"><h2>%zu more region%s, not "
+	    "folded</h2>\n<p class=\"sub\">%lu instances &middot; %s in all &middot; %lu samples. "
+	    "Beyond the %d unfolded regions with the most time, regions that were not folded "
+	    "are summed up here; every one is in the exact profile (JSON, CSV, "
+	    "<code>fold profile</code>).</p>\n<ul class=\"reasons\">",
+	    g->n, g->n == 1 ? "" : "s", g->instances, t, g->samples, REPORT_UNFOLDED_SHOWN);
+	for (size_t k = 0; k < REPORT_AGGREGATE_REASONS && g->reason[k]; k++) {
+		util_buf_printf(h->b, "<li>%zu: ", g->nreason[k]);
+		report_html_text(h, g->reason[k]);
+		util_buf_puts(h->b, "</li>");
+	}
+	if (g->other_reasons)
+		util_buf_printf(h->b, "<li>%zu: other reasons</li>", g->other_reasons);
+	util_buf_printf(h->b,
+	                "</ul>\n<div class=\"tablewrap\"><table class=\"sortable\" id=\"aggregated-table\">"
+	                "<thead><tr><th>region</th><th>kind</th><th class=\"n\">total time</th><th "
+	                "class=\"n\">instances</th><th class=\"n\">samples</th><th>not folded</th></tr>"
+	                "</thead><tbody>\n");
+	size_t listed = 0;
+	unsigned long inst = 0, smp = 0;
+	double tot = 0;
+	for (size_t i = g->cut; i < a->nregions; i++) {
+		if (report_region_shown(a, g, i))
+			continue;
+		if (listed < REPORT_AGGREGATE_LISTED) {
+			aggregated_row(h, i);
+			listed++;
+		} else {
+			inst += a->regions[i].instances;
+			smp += a->regions[i].samples;
+			tot += a->regions[i].total_ns;
+		}
+	}
+	util_buf_puts(h->b, "</tbody>");
+	if (listed < g->n) {
+		report_fmt_ns(t, sizeof t, tot);
+		util_buf_printf(
+		    h->b,
+		    "<tfoot><tr class=\"rest\"><td>%zu more</td><td></td><td class=\"n\">%s</td><td "
+		    "class=\"n\">%lu</td><td class=\"n\">%lu</td><td></td></tr></tfoot>",
+		    g->n - listed, t, inst, smp);
+	}
+	util_buf_puts(h->b, "</table></div></section>\n");
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "html.h"
 
@@ -87,11 +88,14 @@ static int near(const hot_file *hf, unsigned line)
 static char *read_source(const char *path, size_t *len)
 {
 	struct stat st;
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE_BYTES)
+	int fd = util_open_regular(path, &st); /* a path from debug info: never a FIFO or device */
+	if (fd < 0)
 		return NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	FILE *f = st.st_size <= MAX_FILE_BYTES ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		close(fd);
 		return NULL;
+	}
 	char *buf = malloc((size_t)st.st_size + 1);
 	size_t n = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
 	fclose(f);

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "json.h"
+#include "aggregate.h"
 #include "report_text.h"
 
 #include <errno.h>
@@ -276,6 +277,24 @@ static void write_groups(jw *w, const fold_region_result *r)
 		close_(w, '}');
 	}
 	close_(w, ']');
+}
+
+/* A region aggregated in the reports (aggregate.h): its counts and why it
+ * was not folded, without groups and instances (docs/json.md). */
+static void write_region_aggregated(jw *w, const fold_region_result *r)
+{
+	eobj(w);
+	kstr(w, "name", r->name);
+	kint(w, "kind", r->kind);
+	kint(w, "instances", (long long)r->instances);
+	kint(w, "instances_used", (long long)r->instances_used);
+	kint(w, "samples", (long long)r->samples);
+	knum(w, "total_ns", r->total_ns);
+	knum(w, "mean_duration_ns", r->mean_duration_ns);
+	kbool(w, "folded", 0);
+	kstr(w, "reason", r->reason);
+	kbool(w, "aggregated", 1);
+	close_(w, '}');
 }
 
 static void write_region(jw *w, const fold_region_result *r)
@@ -653,6 +672,11 @@ static void write_run_end(jw *w, const fold_analysis *a)
 
 static void write_document(jw *w, const fold_analysis *a)
 {
+	report_aggregate g, *agg = &g;
+	if (report_aggregate_regions(a, &g)) {
+		w->oom = 1;
+		return;
+	}
 	open_(w, '{');
 	kstr(w, "format", "fold-json");
 	kint(w, "version", REPORT_JSON_VERSION);
@@ -715,9 +739,18 @@ static void write_document(jw *w, const fold_analysis *a)
 		close_(w, '}');
 	}
 	close_(w, ']');
+	kobj(w, "regions_aggregated");
+	kint(w, "regions", (long long)g.n);
+	kint(w, "instances", (long long)g.instances);
+	kint(w, "samples", (long long)g.samples);
+	knum(w, "total_ns", g.total_ns);
+	close_(w, '}');
 	karr(w, "regions");
 	for (size_t i = 0; i < a->nregions; i++)
-		write_region(w, &a->regions[i]);
+		if (report_region_shown(a, agg, i))
+			write_region(w, &a->regions[i]);
+		else
+			write_region_aggregated(w, &a->regions[i]);
 	close_(w, ']');
 	write_profile(w, a);
 	write_tree(w, "call_tree", a->cct, a->ncct);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "report_text.h"
 #include "term.h"
 #include "terminal_views.h"
@@ -117,17 +118,31 @@ static void run_summary(term *t, const fold_analysis *a)
 
 /* What a region that was not folded is listed under: its reason without
  * the count when regions share it, else its own. */
-static const char *not_folded_key(const fold_region_result *r)
+/* One line for the regions aggregated (aggregate.h): how many, their
+ * instances, samples and time, their most frequent reason. */
+static void aggregated_line(term *t, const report_aggregate *g)
 {
-	if (r->reason_common)
-		return r->reason_common;
-	return r->reason ? r->reason : "not selected";
+	char tot[32];
+	report_fmt_ns(tot, sizeof tot, g->total_ns);
+	util_buf l;
+	util_buf_init(&l);
+	util_buf_printf(&l,
+	                "... and %zu more region%s, not folded: %lu instances, %lu samples, %s in all (%zu "
+	                "of them: %s); every region is in fold profile and the JSON",
+	                g->n, g->n == 1 ? "" : "s", g->instances, g->samples, tot, g->nreason[0],
+	                g->reason[0] ? g->reason[0] : "not folded");
+	term_sgr(t, "2");
+	term_put(t, "     ");
+	term_wrapped(t, l.oom ? "... and more regions, not folded" : l.data, 7);
+	term_sgr(t, "0");
+	term_newline(t);
+	util_buf_free(&l);
 }
 
 /* Regions by time: the numbers first, the name in the room left (shortened
  * by names.c, never cut mid-word at 80 columns for common names); why a
  * region was not folded is said once per reason below the table. */
-static void region_table(term *t, const fold_analysis *a)
+static void region_table(term *t, const fold_analysis *a, const report_aggregate *g)
 {
 	char d[40], m[32], n[32];
 	unsigned fixed = 4 + 8 + 7 + 8 + 8 + 2 + 9 + 9;
@@ -148,6 +163,8 @@ static void region_table(term *t, const fold_analysis *a)
 	int unfolded = 0;
 	for (size_t i = 0; i < a->nregions; i++) {
 		const fold_region_result *r = &a->regions[i];
+		if (!report_region_shown(a, g, i))
+			continue;
 		term_putf(t, "%4zu", i + 1);
 		if (r->throttled && r->est_samples) {
 			/* throttled: the sampled estimate (the note below says so) */
@@ -180,18 +197,21 @@ static void region_table(term *t, const fold_analysis *a)
 		term_put(t, nm);
 		term_newline(t);
 	}
+	if (g->n)
+		aggregated_line(t, g);
 	if (!unfolded)
 		return;
-	/* Each reason once, with the regions it holds for; regions that miss
-	 * the same count of instances or samples once, each with its count. */
-	for (size_t i = 0; i < a->nregions; i++) {
+	/* Each reason once, with the (shown) regions it holds for; regions that
+	 * miss the same count of instances or samples once, each with its
+	 * count. */
+	for (size_t i = 0; i < g->cut; i++) {
 		const fold_region_result *r = &a->regions[i];
 		if (r->folded)
 			continue;
-		const char *why = not_folded_key(r);
+		const char *why = report_not_folded_key(r);
 		int seen = 0;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = !a->regions[k].folded && !strcmp(not_folded_key(&a->regions[k]), why);
+			seen = !a->regions[k].folded && !strcmp(report_not_folded_key(&a->regions[k]), why);
 		if (seen)
 			continue;
 		util_buf l;
@@ -200,9 +220,9 @@ static void region_table(term *t, const fold_analysis *a)
 			util_buf_printf(&l, "not folded (%s; each region's count in brackets):", why);
 		else
 			util_buf_printf(&l, "not folded (%s):", why);
-		for (size_t k = i, c = 0; k < a->nregions; k++) {
+		for (size_t k = i, c = 0; k < g->cut; k++) {
 			const fold_region_result *o = &a->regions[k];
-			if (o->folded || strcmp(not_folded_key(o), why))
+			if (o->folded || strcmp(report_not_folded_key(o), why))
 				continue;
 			util_buf_printf(&l, "%s %zu", c++ ? "," : "", k + 1);
 			if (o->reason_common) /* a no-break space: a region and its count on one line */
@@ -482,14 +502,26 @@ static void warnings(term *t, const fold_analysis *a)
 		util_buf_free(&od);
 		util_buf_free(&d);
 	}
-	for (size_t i = 0; i < a->nprocs; i++)
-		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
+	/* what the reader salvaged: the first lines and the summary of each
+	 * trace (a trace may hold any number of damaged chunks) */
+	for (size_t i = 0; i < a->nprocs; i++) {
+		size_t n = a->procs[i].nsalvage;
+		for (size_t k = 0; k < n; k++) {
+			if (k == REPORT_SALVAGE_LINES && n > REPORT_SALVAGE_LINES + 1) {
+				term_put(t, "    ");
+				term_putf(t, "(%zu more lines of %s; all of them in the JSON)", n - k - 1,
+				          a->procs[i].trace_path);
+				term_newline(t);
+				k = n - 2;
+				continue;
+			}
 			term_sgr(t, "31");
 			term_put(t, "  ! ");
 			term_sgr(t, "0");
 			term_wrapped(t, a->procs[i].salvage_messages[k], 4);
 			term_newline(t);
 		}
+	}
 }
 
 int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color)
@@ -503,8 +535,13 @@ int report_terminal(const fold_analysis *a, FILE *out, unsigned width, int color
 	term_view_hot(&t, a);
 	term_view_threads(&t, a);
 	term_view_imbalance(&t, a);
+	report_aggregate g;
+	if (report_aggregate_regions(a, &g)) {
+		util_buf_free(&b);
+		return -ENOMEM;
+	}
 	if (a->nregions)
-		region_table(&t, a);
+		region_table(&t, a, &g);
 	else
 		term_view_no_regions(&t);
 	for (size_t i = 0; i < a->nregions; i++)

@@ -33,6 +33,7 @@ struct trace_decoder {
 	/* chunk-local stack table: ref -> (offset, depth) into arena */
 	uint32_t *stack_off, *stack_depth;
 	size_t stack_cap;
+	uint32_t stack_defs; /* stack_def records so far in this chunk */
 	uint64_t *arena;
 	size_t arena_len, arena_cap;
 	/* per-record strings, NUL-terminated */
@@ -71,6 +72,7 @@ void trace_decoder_reset(trace_decoder *d, uint32_t stream, const uint8_t *raw, 
 	for (size_t i = 0; i < d->stack_cap; i++)
 		d->stack_depth[i] = UINT32_MAX;
 	d->arena_len = 0;
+	d->stack_defs = 0;
 	d->failed = 0;
 }
 
@@ -165,8 +167,10 @@ static int decode_stack_def(trace_decoder *d, uint32_t *ref_out, unsigned *depth
 	uint32_t ref, depth;
 	if (get_v32(d, &ref) || get_v32(d, &depth) || ref == 0 || depth > TRACE_MAX_DEPTH)
 		return -EBADMSG;
-	/* Refs are dense per chunk; bound them by what the chunk could hold. */
-	if (ref > (uint64_t)(d->end - d->p) + 1 + d->stack_cap)
+	/* Refs are dense from 1 per chunk (docs/trace-format.md): a ref is at
+	 * most one past the definitions before it, so the table never grows
+	 * beyond the records the chunk holds. */
+	if (ref > d->stack_defs + 1)
 		return -EBADMSG;
 	if (util_grow((void **)&d->arena, &d->arena_cap, d->arena_len + depth, sizeof *d->arena))
 		return -ENOMEM;
@@ -190,6 +194,7 @@ static int decode_stack_def(trace_decoder *d, uint32_t *ref_out, unsigned *depth
 	d->stack_off[ref] = (uint32_t)d->arena_len;
 	d->stack_depth[ref] = depth;
 	d->arena_len += depth;
+	d->stack_defs++;
 	*ref_out = ref;
 	*depth_out = depth;
 	return 0;
@@ -245,7 +250,8 @@ static int decode_one(trace_decoder *d, trace_record *rec, trace_read_stats *sta
 		uint64_t nseg;
 		if (get_v32(d, &rec->u.module_load.id) || get_v(d, &rec->tick) ||
 		    get_v(d, &rec->u.module_load.load_bias) || get_bytes(d, &a, &blen) ||
-		    get_bytes(d, &b, NULL) || get_v(d, &nseg) || nseg > (uint64_t)(d->end - d->p))
+		    get_bytes(d, &b, NULL) || get_v(d, &nseg) ||
+		    nseg > (uint64_t)(d->end - d->p) / 3) /* a segment takes at least 3 bytes */
 			return -EBADMSG;
 		if (util_grow((void **)&d->segs, &d->segs_cap, nseg ? nseg : 1, sizeof *d->segs))
 			return -ENOMEM;
@@ -435,9 +441,13 @@ struct trace_reader {
 	z_stream zs;
 	int zs_ready;
 	ZSTD_DCtx *zd; /* created at the first zstd chunk */
-	/* expected next sequence number per stream */
-	uint32_t *next_seq;
-	size_t next_seq_cap;
+	/* expected next sequence number per stream: an open-addressing table
+	 * keyed by stream id (ids are any 32-bit value: never an index) */
+	struct seq_slot {
+		uint32_t stream, next;
+		int used;
+	} * seq;
+	size_t seq_cap, seq_n;
 	/* buffered reading */
 	uint8_t *io;
 	size_t io_cap, io_len, io_off; /* io holds file bytes [pos - io_off, pos - io_off + io_len) */
@@ -502,15 +512,32 @@ int trace_reader_open(trace_reader **out, const char *path, trace_diag_fn diag_f
 		rc = -ENOMEM;
 		goto fail;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO or a device opens without waiting, and is refused
+	 * below; a regular file reads as usual. */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (r->fd < 0) {
 		rc = -errno;
 		if (msg)
 			snprintf(msg, msg_len, "%s: cannot open: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (fstat(r->fd, &st) == 0)
-		r->stats.file_bytes = (uint64_t)st.st_size;
+	if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		if (msg)
+			snprintf(msg, msg_len, "%s is not a regular file: expected a fold trace file", path);
+		goto fail;
+	}
+	r->stats.file_bytes = (uint64_t)st.st_size;
+	if (r->stats.file_bytes == 0) {
+		rc = -ENODATA;
+		if (msg)
+			snprintf(
+			    msg, msg_len,
+			    "%s is empty (0 bytes): expected a fold trace; the run that wrote it recorded "
+			    "nothing (a full disk, or a run killed at its start?)",
+			    path);
+		goto fail;
+	}
 	if (read_at(r, 0, hdr, sizeof hdr) != sizeof hdr) {
 		rc = -EPROTO;
 		if (msg)
@@ -559,7 +586,7 @@ void trace_reader_close(trace_reader *r)
 	free(r->path);
 	free(r->cbuf);
 	free(r->rbuf);
-	free(r->next_seq);
+	free(r->seq);
 	free(r->io);
 	free(r);
 }
@@ -595,9 +622,9 @@ int trace_reader_rewind(trace_reader *r)
 	uint64_t fb = r->stats.file_bytes;
 	memset(&r->stats, 0, sizeof r->stats);
 	r->stats.file_bytes = fb;
-	free(r->next_seq);
-	r->next_seq = NULL;
-	r->next_seq_cap = 0;
+	free(r->seq);
+	r->seq = NULL;
+	r->seq_cap = r->seq_n = 0;
 	r->in_chunk = 0;
 	return 0;
 }
@@ -623,23 +650,55 @@ static uint64_t resync(trace_reader *r, uint64_t off)
 	return r->stats.file_bytes;
 }
 
+static size_t seq_home(uint32_t stream, size_t cap)
+{
+	return (size_t)(((uint64_t)stream * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The slot of stream, added (expecting sequence 0) when new; NULL when
+ * memory runs out. At most half full. */
+static struct seq_slot *seq_slot(trace_reader *r, uint32_t stream)
+{
+	if (2 * (r->seq_n + 1) > r->seq_cap) {
+		size_t cap = r->seq_cap ? 2 * r->seq_cap : 64;
+		struct seq_slot *ns = calloc(cap, sizeof *ns);
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < r->seq_cap; i++) {
+			if (!r->seq[i].used)
+				continue;
+			size_t j = seq_home(r->seq[i].stream, cap);
+			while (ns[j].used)
+				j = (j + 1) & (cap - 1);
+			ns[j] = r->seq[i];
+		}
+		free(r->seq);
+		r->seq = ns;
+		r->seq_cap = cap;
+	}
+	size_t j = seq_home(stream, r->seq_cap);
+	while (r->seq[j].used && r->seq[j].stream != stream)
+		j = (j + 1) & (r->seq_cap - 1);
+	if (!r->seq[j].used) {
+		r->seq[j] = (struct seq_slot){stream, 0, 1};
+		r->seq_n++;
+	}
+	return &r->seq[j];
+}
+
 static void track_seq(trace_reader *r, const trace_chunk_header *h)
 {
-	if (h->stream >= r->next_seq_cap) {
-		size_t old = r->next_seq_cap;
-		if (util_grow((void **)&r->next_seq, &r->next_seq_cap, (size_t)h->stream + 1,
-		              sizeof *r->next_seq))
-			return;
-		memset(r->next_seq + old, 0, (r->next_seq_cap - old) * sizeof *r->next_seq);
-	}
-	uint32_t expect = r->next_seq[h->stream];
+	struct seq_slot *sl = seq_slot(r, h->stream);
+	if (!sl)
+		return; /* without memory, gaps go uncounted; the records still read */
+	uint32_t expect = sl->next;
 	if (h->seq > expect) {
 		r->stats.chunks_missing += h->seq - expect;
 		diag(r, "stream %u: %u chunk(s) missing before offset %llu (sequence %u, expected %u)",
 		     h->stream, h->seq - expect, (unsigned long long)r->pos, h->seq, expect);
 	}
 	if (h->seq >= expect)
-		r->next_seq[h->stream] = h->seq + 1;
+		sl->next = h->seq + 1;
 }
 
 int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)

@@ -1,10 +1,14 @@
-/* util.c: the hash map, string buffer and string helpers of util.h. */
+/* util.c: the hash map, string buffer, string helpers and the opening of
+ * untrusted paths of util.h. */
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 size_t *util_hmap_find(const util_hmap *m, uint64_t hash, util_hmap_eq eq, const void *arg)
 {
@@ -183,4 +187,23 @@ void util_buf_printf(util_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	util_buf_vprintf(b, fmt, ap);
 	va_end(ap);
+}
+
+int util_open_regular(const char *path, struct stat *st_out)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (st_out)
+		*st_out = st;
+	return fd;
 }

@@ -22,13 +22,13 @@
 /* --- growable array: (T *buf, size_t n, size_t cap) triples --- */
 
 /* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap, in
- * elements), doubling from 16. Returns 0 or -ENOMEM; *buf is unchanged on
+ * elements), doubling from 4. Returns 0 or -ENOMEM; *buf is unchanged on
  * failure. */
 static inline int util_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
+	size_t n = *cap ? *cap * 2 : 4;
 	while (n < need)
 		n *= 2;
 	if (n > SIZE_MAX / elem)
@@ -81,6 +81,19 @@ char *util_strdup(const char *s);
 /* vasprintf into a fresh string, NULL when memory runs out. */
 char *util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *util_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* --- files named by untrusted input ---
+ *
+ * Opens path read-only only when it is a regular file: a path taken from a
+ * trace (a module, a debug file, a source file) may name a FIFO, whose
+ * open blocks until a writer comes, or a device, whose open may act. It is
+ * stat'ed first (nothing else is ever opened), then opened with
+ * O_NONBLOCK|O_NOCTTY (a FIFO swapped in meanwhile opens at once) and
+ * fstat'ed to confirm a regular file. Returns the descriptor (O_CLOEXEC),
+ * with its stat in *st when st is not NULL, or a negative errno: -EINVAL
+ * for anything but a regular file. */
+struct stat;
+int util_open_regular(const char *path, struct stat *st);
 
 /* --- text for a terminal ---
  *

@@ -52,7 +52,7 @@ double fold_export_end_ns(const fold_export *x, size_t proc);
 /* Whether t_ns lies in the filter's window. */
 int fold_export_in_window(const fold_export *x, double t_ns);
 
-/* --- regions (trace region ids of a process) --- */
+/* --- regions (each process numbers its own, densely from 0) --- */
 const char *fold_export_region_name(const fold_export *x, size_t proc, uint32_t region);
 /* Whether region is the filter's region (0 without a region filter). */
 int fold_export_region_selected(const fold_export *x, size_t proc, uint32_t region);
@@ -102,7 +102,7 @@ enum fold_export_item_kind { FOLD_EXPORT_ENTER, FOLD_EXPORT_EXIT, FOLD_EXPORT_SA
 typedef struct fold_export_item {
 	enum fold_export_item_kind kind;
 	double t_ns;
-	uint32_t region;           /* ENTER/EXIT: trace region id */
+	uint32_t region;           /* ENTER/EXIT: the region (an index of the process, ingest) */
 	fold_export_sample sample; /* SAMPLE */
 } fold_export_item;
 typedef int (*fold_export_item_fn)(void *arg, const fold_export_item *it);

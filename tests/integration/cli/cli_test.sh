@@ -123,6 +123,41 @@ not_a_trace)
   fold -q --csv "$tmp/runs" "$tmp/seed-zlib.bin" || fail "fold --csv DIR TRACE refused"
   [ -s "$tmp/runs/regions.csv" ] || fail "fold --csv DIR TRACE wrote no regions.csv"
   ;;
+not_a_trace_not_handed_over)
+  # A file that is not text for coreutils fold(1) is ours to judge, never
+  # handed over: a file named like a trace (*.trace), one given with fold's
+  # own options, an empty file (a run that wrote nothing: a full disk at
+  # start), a binary file. Each is an error that says what the file is and
+  # what was expected; text files still hand over.
+  mkdir "$tmp/bin" && ln -s "$fold" "$tmp/bin/fold"
+  export PATH="$tmp/bin:/usr/bin:/bin"
+  cd "$tmp"
+  : >empty.trace
+  : >empty.bin
+  printf 'some notes\n' >notes.trace
+  printf 'BIN\0\1\2\3binary' >blob.dat
+  expect_error() { # exit-status expected-text args...
+    local want_rc=$1 want=$2 out rc=0
+    shift 2
+    out=$(fold "$@" 2>&1) || rc=$?
+    [ "$rc" -eq "$want_rc" ] || fail "fold $*: exit $rc, expected $want_rc (output: $(head -c 300 <<<"$out"))"
+    grep -qF -- "$want" <<<"$out" || fail "fold $*: expected '$want' in: $(head -c 300 <<<"$out")"
+  }
+  empty="is empty (0 bytes): expected a fold trace; the run that wrote it recorded nothing (a full disk, or a run killed at its start?)"
+  expect_error 1 "empty.trace $empty" empty.trace
+  expect_error 1 "empty.bin $empty" empty.bin
+  expect_error 1 "empty.bin $empty" -q empty.bin
+  expect_error 1 "empty.bin $empty" dump empty.bin
+  expect_error 1 "empty.bin $empty" profile empty.bin
+  expect_error 1 "notes.trace: not a fold trace" notes.trace
+  expect_error 1 "blob.dat: not a fold trace" blob.dat
+  expect_error 2 "notes.trace is named like a fold trace: -w is an option of coreutils fold(1)" -w 5 notes.trace
+  # Text still goes to coreutils, options and all.
+  printf 'hello world\n' >text.txt
+  [ "$(fold -w 5 text.txt)" = "$(/usr/bin/fold -w 5 text.txt)" ] || fail "fold -w 5 text.txt"
+  [ "$(fold text.txt)" = "$(/usr/bin/fold text.txt)" ] || fail "fold text.txt"
+  [ -z "$(fold -w 5 empty.bin)" ] || fail "fold -w 5 EMPTY (coreutils-style) should print nothing"
+  ;;
 run_end)
   # A run killed with SIGKILL or dead of a signal is said first, in the
   # terminal, the report and the JSON; the analysis of what was recovered
@@ -385,6 +420,189 @@ planted_temporaries)
   chmod 600 out.json
   "$fold" seed-zlib.bin -q --json out.json || fail "rewriting out.json failed"
   [ "$(stat -c %a out.json)" = 600 ] || fail "a replaced file lost its mode: $(stat -c %a out.json)"
+  ;;
+fifo_paths)
+  # Paths fold opens are only ever regular files: a module path in the
+  # trace that names a FIFO (whose open would wait for a writer forever) or
+  # a device is said and skipped, and a FIFO given as the trace is refused.
+  # Each call is bounded: before, the first one blocked in open(2).
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  mkfifo module.so trace.fifo
+  "$make_hostile" module fifo.trace "$PWD/module.so"
+  "$make_hostile" module dev.trace /dev/zero
+  for t in fifo.trace dev.trace; do
+    for cmd in "" "export --format=folded -o out.folded" "export --format=pprof -o out.pb.gz"; do
+      rc=0
+      # shellcheck disable=SC2086
+      timeout 60 "$fold" $cmd $([ -z "$cmd" ] && echo "-o r.html --json r.json") "$t" >out.txt 2>err.txt || rc=$?
+      [ "$rc" -eq 0 ] || fail "fold $cmd $t: exit $rc (124: it blocked): $(cat err.txt)"
+      grep -q "cannot read the object file (not a regular file)" err.txt ||
+        fail "fold $cmd $t: the module was not refused: $(cat err.txt)"
+    done
+  done
+  [ -p module.so ] || fail "the FIFO was replaced"
+  rc=0
+  timeout 60 "$fold" trace.fifo >out.txt 2>err.txt || rc=$?
+  [ "$rc" -eq 1 ] || fail "fold FIFO: exit $rc (124: it blocked)"
+  grep -q "trace.fifo is not a regular file: expected a fold trace file" err.txt || fail "fold FIFO: $(cat err.txt)"
+  ;;
+ids_bounded_by_file)
+  # Every id read from a trace is bounded by the file: a stream or region id
+  # near 2^32 costs one entry, not an array that size; 100,000 counter
+  # definitions cost a hash, not pairwise name comparisons, and the
+  # analysis folds at most 64 counters (a process records at most 32). Each of these
+  # 1.5-KiB traces folds its one region ("step", 40 instances) in well under
+  # a second and a few MB; before, stream 0xFFFFFFFF crashed (SIGSEGV),
+  # 0x7FFFFFFF and region 4e9 asked for 8 and 4 GB, region 1e8 took 10 s
+  # and 500 MB.
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  asan=0
+  ldd "$fold" | grep -q libasan && asan=1
+  max_kb=$((asan ? 1500000 : 200000))
+  for v in "stream 4294967295" "stream 2147483647" "stream 65536" "region 4294967295" "region 4000000000" \
+    "region 100000000" "region 0" "counters 100000"; do
+    "$make_hostile" "${v% *}" t.trace "${v#* }"
+    rc=0
+    # a bound on the address space keeps a regression from taking the machine's memory (not under ASan)
+    (
+      [ "$asan" -eq 1 ] || ulimit -v 4000000
+      exec timeout 120 /usr/bin/time -f '%e %M' -o time.txt "$fold" t.trace -q --json t.json
+    ) 2>err.txt || rc=$?
+    [ "$rc" -eq 0 ] || fail "$v: exit $rc: $(cat err.txt)"
+    read -r secs kb <time.txt
+    [ "$kb" -le "$max_kb" ] || fail "$v: $kb KB of memory (at most $max_kb)"
+    python3 - "$v" t.json "$secs" <<'PY' || fail "$v: wrong analysis"
+import json, sys
+v, path, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+d = json.load(open(path))
+regions = {r["name"]: r["instances"] for r in d["regions"]}
+assert regions.get("step") == 40, (v, regions)
+if v.startswith("stream"):
+    streams = [t["stream"] for t in d["threads"]]
+    assert streams == [int(v.split()[1])], (v, streams)
+if v.startswith("counters"):
+    assert len(d["counters"]) == 64, (v, len(d["counters"]))
+    assert any("beyond the first 64" in w["text"] if isinstance(w, dict) else "beyond the first 64" in w
+               for w in d["warnings"]), d["warnings"][:3]
+assert secs < 30, (v, secs)
+PY
+  done
+  ;;
+reports_proportional)
+  # 20,000 one-shot regions (a 150-KiB trace): the reports stay
+  # proportional to what can be folded. The HTML report and the terminal
+  # show the folded regions and the 30 unfolded ones with the most time,
+  # and aggregate the rest (how many, their instances, samples, time and
+  # reasons); the JSON keeps every region, the aggregated ones without
+  # groups and instances; fold profile keeps every region. Before: a
+  # 100-MB HTML report, 22,000 terminal lines.
+  make_hostile=${4:?make_hostile_trace}
+  cd "$tmp"
+  "$make_hostile" many t.trace 20000
+  tbytes=$(stat -c %s t.trace)
+  "$fold" t.trace -q -o r.html --json r.json || fail "fold failed"
+  "$fold" t.trace >term.txt || fail "fold (terminal) failed"
+  "$fold" profile t.trace >profile.txt || fail "fold profile failed"
+  hbytes=$(stat -c %s r.html)
+  [ "$hbytes" -lt 2000000 ] || fail "HTML report of $hbytes bytes for a $tbytes-byte trace"
+  grep -q "19970 more regions, not folded" r.html || fail "the HTML does not say what it aggregated"
+  [ "$(wc -l <term.txt)" -lt 200 ] || fail "terminal summary of $(wc -l <term.txt) lines"
+  grep -q "and 19970 more regions, not folded: 19970 instances" term.txt ||
+    fail "the terminal does not say what it aggregated: $(grep -A2 'more regions' term.txt)"
+  [ "$(grep -c task_ profile.txt)" -eq 20000 ] || fail "fold profile does not list every region"
+  jbytes=$(stat -c %s r.json)
+  [ "$jbytes" -lt $((100 * tbytes)) ] || fail "JSON of $jbytes bytes for a $tbytes-byte trace"
+  python3 - r.json <<'PY' || fail "wrong JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+regs = d["regions"]
+assert len(regs) == 20000, len(regs)
+agg = [r for r in regs if r.get("aggregated")]
+assert len(agg) == 19970, len(agg)
+assert d["regions_aggregated"]["regions"] == 19970, d["regions_aggregated"]
+assert all("instance_list" not in r and "groups" not in r for r in agg)
+assert all("instance_list" in r and "groups" in r for r in regs if not r.get("aggregated"))
+assert sum(r["instances"] for r in agg) == d["regions_aggregated"]["instances"]
+PY
+  ;;
+foldrun_unmeasurable)
+  # A program the dynamic loader will not preload libfold.so into is said
+  # plainly and still runs, with its own output and exit status: statically
+  # linked (no dynamic loader), setuid or setgid to someone else, or with
+  # file capabilities for a user other than root (secure-execution mode
+  # ignores LD_PRELOAD). A normal dynamic program gets no such line.
+  foldrun=${4:?foldrun} progs=${5:?progs dir}
+  chmod 755 "$tmp"
+  cd "$tmp"
+  gcc -O1 -o dyn "$progs/exit3.c" || fail "cannot build exit3"
+  run() { # expected-text-or-empty program...
+    local want=$1 rc=0
+    shift
+    "$foldrun" -q "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" -eq 3 ] || fail "foldrun $*: exit $rc, expected the program's 3 ($(cat err.txt))"
+    grep -q "hello from exit3" out.txt || fail "foldrun $*: the program did not run"
+    if [ -n "$want" ]; then
+      grep -qF "foldrun: $1 cannot be measured: $want" err.txt || fail "foldrun $*: said: $(cat err.txt)"
+      grep -q "running it without fold" err.txt || fail "foldrun $*: $(cat err.txt)"
+    else
+      ! grep -q "cannot be measured" err.txt || fail "foldrun $*: $(cat err.txt)"
+    fi
+  }
+  run "" ./dyn
+  ls fold.dyn.*.trace >/dev/null 2>&1 || fail "no trace of the dynamic program"
+  if gcc -static -O1 -o static "$progs/exit3.c" 2>/dev/null; then
+    run "it is statically linked" ./static
+    ! ls fold.static.*.trace >/dev/null 2>&1 || fail "a trace of the static program?"
+  else
+    echo "note: no static libc here, static case not run"
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    cp dyn suid && chown nobody suid && chmod 4755 suid
+    run "it is setuid (to uid $(id -u nobody))" ./suid
+    cp dyn sgid && chgrp "$(id -gn nobody)" sgid && chmod 2755 sgid
+    run "it is setgid (to gid $(id -g nobody))" ./sgid
+    if command -v setcap >/dev/null && cp dyn cap && setcap cap_net_raw+ep cap 2>/dev/null; then
+      run "" ./cap # root gains no capability: measured
+      out=$(su nobody -s /bin/sh -c "cd '$tmp' && '$foldrun' -q ./cap" 2>&1) && fail "cap as nobody: exit 0"
+      grep -qF "foldrun: ./cap cannot be measured: it has file capabilities" <<<"$out" ||
+        fail "cap as nobody: said: $out"
+    fi
+  fi
+  ;;
+foldrun_sanitizers)
+  # Programs built with AddressSanitizer or ThreadSanitizer run under
+  # foldrun: their runtime goes first in LD_PRELOAD (ASan aborts otherwise:
+  # "ASan runtime does not come first"), the sanitizer still reports the
+  # planted error with its own exit status, and the trace is written.
+  foldrun=${4:?foldrun} progs=${5:?progs dir}
+  cd "$tmp"
+  gcc -g -O1 -fsanitize=address -pthread -o asan "$progs/san_heap.c" 2>/dev/null &&
+    gcc -g -O1 -fsanitize=thread -pthread -o tsan "$progs/san_race.c" 2>/dev/null ||
+    { echo "SKIP: gcc cannot build -fsanitize=address/thread programs here"; exit 77; }
+  san() { # expected-exit expected-text foldrun-args...
+    local want_rc=$1 want=$2 rc=0
+    shift 2
+    rm -f fold.*.trace
+    timeout 300 "$foldrun" "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" -eq "$want_rc" ] || fail "foldrun $*: exit $rc, expected $want_rc: $(tail -5 err.txt)"
+    ! grep -q "does not come first" err.txt || fail "foldrun $*: $(head -3 err.txt)"
+    [ -z "$want" ] || grep -qF "$want" err.txt || fail "foldrun $*: no '$want' in: $(head -20 err.txt)"
+    grep -q "^work \|^2 " out.txt || fail "foldrun $*: the program did not run: $(cat out.txt)"
+    local t
+    t=$(ls fold.*.trace 2>/dev/null | head -1)
+    [ -s "$t" ] || fail "foldrun $*: no trace written"
+    # (fold itself without the program's LD_PRELOAD: an ASan-built fold wants its runtime first)
+    env -u LD_PRELOAD "$fold" dump "$t" >/dev/null 2>&1 || fail "foldrun $*: the trace does not read"
+  }
+  san 0 "" -q ./asan
+  san 1 "ERROR: AddressSanitizer: heap-buffer-overflow" -q ./asan planted
+  LD_PRELOAD=libm.so.6 san 1 "ERROR: AddressSanitizer: heap-buffer-overflow" -q ./asan planted
+  LD_PRELOAD=libasan.so.8 san 1 "ERROR: AddressSanitizer: heap-buffer-overflow" -q ./asan planted
+  san 66 "WARNING: ThreadSanitizer: data race" -q ./tsan
+  grep -q "foldrun: ./tsan uses ThreadSanitizer: fold records its regions and counters but takes no samples" \
+    err.txt || fail "foldrun tsan did not say it takes no samples: $(head -3 err.txt)"
   ;;
 terminal_escapes)
   # Names, paths and text from a trace never drive the terminal: no ESC,

@@ -7,8 +7,13 @@
  *                                         TAB or =, throttled
  *   make_hostile_trace stream OUT ID      the thread's stream is ID
  *   make_hostile_trace region OUT ID      the region's id is ID
- *   make_hostile_trace module OUT PATH    a module at PATH, samples in it
+ *   make_hostile_trace module OUT PATH [ADDR]
+ *                                         a module at PATH loaded at 0x400000,
+ *                                         samples at its address ADDR
+ *                                         (default 0x1100)
  *   make_hostile_trace counters OUT N     N counter definitions and sets
+ *   make_hostile_trace many OUT N         N one-shot regions (one instance
+ *                                         each, a sample in every tenth)
  *
  * Every variant has one thread that enters its region 40 times, with
  * samples inside, so the analysis has something to fold.
@@ -62,6 +67,7 @@ static void seal(out *o)
 	} while (0)
 
 static const uint64_t t0 = 1000000;
+static uint64_t sample_addr = 0x1100; /* in the module, if any */
 
 static void process_stream(out *o, const char *exe, const char *module, uint32_t region_id,
                            const char *region_name, unsigned ncounters)
@@ -83,8 +89,10 @@ static void process_stream(out *o, const char *exe, const char *module, uint32_t
 	}
 	if (module) {
 		uint8_t bid[4] = {0xde, 0xad, 0xbe, 0xef};
-		trace_segment seg = {0x1000, 0x10000, 5};
-		PUT(o, trace_enc_module_load, 1, t0, 0x400000, bid, sizeof bid, module, &seg, 1);
+		trace_segment seg = {sample_addr & ~0xfffull, 0x10000, 5};
+		/* a real file's module has no build-id to differ from */
+		size_t nbid = module[0] == '/' && access(module, F_OK) == 0 ? 0 : sizeof bid;
+		PUT(o, trace_enc_module_load, 1, t0, 0x400000, bid, nbid, module, &seg, 1);
 	}
 	PUT(o, trace_enc_clock, t0 + 40 * 20000 + 1000, t0 + 40 * 20000 + 1000,
 	    1700000000000000000ull + 801000);
@@ -102,7 +110,7 @@ static void thread_stream(out *o, uint32_t stream, uint32_t region_id, const cha
 	uint64_t ctr[TRACE_MAX_COUNTERS];
 	for (unsigned i = 0; i < 40; i++) {
 		uint64_t t = t0 + 100 + (uint64_t)i * 20000;
-		uint64_t frames[2] = {0x401100 + (i % 4) * 0x10, 0x401800};
+		uint64_t frames[2] = {0x400000 + sample_addr + (i % 4), 0x400000 + sample_addr + 0x10};
 		unsigned n = 0;
 		if (ncounters) {
 			/* a new set every instance, cycling through the definitions */
@@ -122,9 +130,36 @@ static void thread_stream(out *o, uint32_t stream, uint32_t region_id, const cha
 	seal(o);
 }
 
+/* N regions, each defined and entered once (5 us), on one thread. */
+static void many_regions(out *o, unsigned long n)
+{
+	process_stream(o, "/bin/prog", NULL, 1, "task_1", 0);
+	begin(o, TRACE_PROCESS_STREAM, 1);
+	for (unsigned long i = 2; i <= n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "task_%lu", i);
+		PUT(o, trace_enc_region_def, (uint32_t)i, TRACE_REGION_API, 0, name);
+	}
+	seal(o);
+	begin(o, 1, 0);
+	PUT(o, trace_enc_thread_start, 4242, 0, t0, "main");
+	uint64_t t = t0 + 100;
+	for (unsigned long i = 1; i <= n; i++) {
+		uint64_t frames[2] = {0x401100 + (i % 7) * 16, 0x401800};
+		PUT(o, trace_enc_enter, t, (uint32_t)i, NULL);
+		if (i % 10 == 0)
+			PUT(o, trace_enc_sample, t + 2000, frames, 2, 4, NULL);
+		t += 5000 + i % 13;
+		PUT(o, trace_enc_exit, t, (uint32_t)i, NULL);
+		t += 100;
+	}
+	PUT(o, trace_enc_thread_end, t);
+	seal(o);
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: make_hostile_trace escapes|stream|region|module|counters OUT [ARG]\n");
+	fprintf(stderr, "usage: make_hostile_trace escapes|stream|region|module|counters|many OUT [ARG]\n");
 	return 2;
 }
 
@@ -161,12 +196,16 @@ int main(int argc, char **argv)
 		process_stream(&o, "/bin/prog", NULL, id, "step", 0);
 		thread_stream(&o, 1, id, "main", 0);
 	} else if (!strcmp(variant, "module") && arg) {
+		if (argc > 4)
+			sample_addr = strtoull(argv[4], NULL, 0);
 		process_stream(&o, "/bin/prog", arg, 1, "step", 0);
 		thread_stream(&o, 1, 1, "main", 0);
 	} else if (!strcmp(variant, "counters") && arg) {
 		unsigned n = (unsigned)strtoul(arg, NULL, 0);
 		process_stream(&o, "/bin/prog", NULL, 1, "step", n);
 		thread_stream(&o, 1, 1, "main", n);
+	} else if (!strcmp(variant, "many") && arg) {
+		many_regions(&o, strtoul(arg, NULL, 0));
 	} else {
 		return usage();
 	}
