@@ -105,12 +105,22 @@ int analyze__fill_processes(analyze_ctx *c)
 			p->end_signal = (int)sv;
 		} else if (!ingest__trace_stat(t, "threads", &sv)) {
 			p->end = FOLD_END_CUT;
-			analyze__warn(
-			    c,
-			    "%s: the run was cut: no end records (the process was killed, by SIGKILL or the "
-			    "OOM killer, before fold's final flush); it holds what was flushed until then "
-			    "(FOLD_FLUSH_INTERVAL)",
-			    t->path);
+			p->chunks_recovered = t->rstats.chunks_recovered;
+			if (p->chunks_recovered)
+				analyze__warn(c,
+				              "%s: the process ended without fold's final flush (killed, by "
+				              "SIGKILL or the OOM killer, or an exit through the exit_group "
+				              "system call, as Go programs exit); what it recorded up to its end "
+				              "was recovered from its live file (%llu chunk(s))",
+				              t->path, (unsigned long long)p->chunks_recovered);
+			else
+				analyze__warn(
+				    c,
+				    "%s: the run was cut: no end records (the process ended before fold's final "
+				    "flush: killed, by SIGKILL or the OOM killer, or an exit through the exit_group "
+				    "system call) and left no live file; it holds what was flushed until then "
+				    "(FOLD_FLUSH_INTERVAL)",
+				    t->path);
 		}
 		if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
 			uint64_t ls = 0;

@@ -1030,14 +1030,6 @@ FOLD_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 	struct sigaction prev = app_action[sig];
 	if (ours[sig] && (sig == sample_signo || sig == SIGIO) && !is_fatal(sig)) {
 		/* Our sampling signal: the program's handler is chained to. */
-		if (act && sig == sample_signo && is_function(act)) {
-			static _Atomic int said;
-			if (!atomic_exchange(&said, 1))
-				rt__warn("the program handles signal %d, which fold samples with: its instances "
-				         "reach the program's handler, but the program cannot block them; set "
-				         "FOLD_SIGNAL to a signal the program does not use",
-				         sig);
-		}
 		if (act)
 			set_app_action(sig, act);
 		if (old)

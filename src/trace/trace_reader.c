@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "trace_reader.h"
+#include "trace_live.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -455,6 +456,11 @@ struct trace_reader {
 	trace_decoder *dec;
 	int in_chunk;
 	uint64_t chunk_offset;
+	/* the live file: 0 not looked for yet, 1 read (live_next: the next of
+	 * its chunks), 2 none or done */
+	int live_state;
+	trace_live live;
+	size_t live_next;
 };
 
 void trace_diag_stderr(void *arg, const char *message)
@@ -588,6 +594,7 @@ void trace_reader_close(trace_reader *r)
 	free(r->rbuf);
 	free(r->seq);
 	free(r->io);
+	trace_live_free(&r->live);
 	free(r);
 }
 
@@ -626,6 +633,9 @@ int trace_reader_rewind(trace_reader *r)
 	r->seq = NULL;
 	r->seq_cap = r->seq_n = 0;
 	r->in_chunk = 0;
+	r->live_next = 0;
+	if (r->live_state == 2 && r->live.n)
+		r->live_state = 1;
 	return 0;
 }
 
@@ -701,12 +711,56 @@ static void track_seq(trace_reader *r, const trace_chunk_header *h)
 		sl->next = h->seq + 1;
 }
 
+/* After the file's chunks: the live file's, of each stream those beyond the
+ * file's (trace_live.h). 1 with *chunk, or 0 at the end. */
+static int live_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
+{
+	if (r->live_state == 0) {
+		char msg[512];
+		int rc = trace_live_load(r->path, &r->live, msg, sizeof msg);
+		if (rc && rc != -ENOENT && msg[0])
+			diag(r, "%s", msg);
+		r->live_state = rc ? 2 : 1;
+	}
+	while (r->live_state == 1 && r->live_next < r->live.n) {
+		const trace_live_chunk *c = &r->live.chunks[r->live_next++];
+		struct seq_slot *sl = seq_slot(r, c->stream);
+		if (sl && c->seq < sl->next)
+			continue; /* the file has it */
+		if (util_grow((void **)&r->rbuf, &r->rbuf_cap, c->len, 1))
+			return -ENOMEM;
+		memcpy(r->rbuf, c->data, c->len);
+		memset(&chunk->hdr, 0, sizeof chunk->hdr);
+		chunk->hdr.stream = c->stream;
+		chunk->hdr.seq = c->seq;
+		chunk->hdr.raw_len = chunk->hdr.payload_len = c->len;
+		track_seq(r, &chunk->hdr);
+		chunk->offset = r->stats.file_bytes;
+		chunk->raw = r->rbuf;
+		chunk->raw_len = c->len;
+		r->stats.chunks_recovered++;
+		r->stats.bytes_recovered += c->len;
+		return 1;
+	}
+	if (r->live_state == 1) {
+		r->live_state = 2;
+		if (r->stats.chunks_recovered)
+			diag(r,
+			     "the process (pid %llu) ended without fold's final flush (killed, or an exit "
+			     "through the exit_group system call): %llu chunk(s), %llu bytes, recovered from "
+			     "%s%s",
+			     (unsigned long long)r->live.pid, (unsigned long long)r->stats.chunks_recovered,
+			     (unsigned long long)r->stats.bytes_recovered, r->path, TRACE_LIVE_SUFFIX);
+	}
+	return 0;
+}
+
 int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 {
 	for (;;) {
 		uint64_t off = r->pos;
 		if (off >= r->stats.file_bytes)
-			return 0;
+			return live_next_chunk(r, chunk);
 		uint8_t hb[TRACE_CHUNK_HEADER_SIZE];
 		size_t got = read_at(r, off, hb, sizeof hb);
 		trace_chunk_header h;
@@ -719,7 +773,7 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			     "bytes lost)",
 			     (unsigned long long)off, got);
 			r->pos = r->stats.file_bytes;
-			return 0;
+			return live_next_chunk(r, chunk);
 		}
 		if (trace_chunk_header_decode(hb, &h)) {
 			why = "bad chunk header";
@@ -734,7 +788,7 @@ int trace_reader_next_chunk(trace_reader *r, trace_raw_chunk *chunk)
 			     (unsigned long long)off, h.stream,
 			     (unsigned)(r->stats.file_bytes - off - sizeof hb), h.payload_len);
 			r->pos = r->stats.file_bytes;
-			return 0;
+			return live_next_chunk(r, chunk);
 		} else if (h.raw_len > TRACE_CHUNK_MAX_RAW || h.payload_len > TRACE_CHUNK_MAX_RAW ||
 		           (!(h.flags & (TRACE_CHUNK_FLAG_ZLIB | TRACE_CHUNK_FLAG_ZSTD)) &&
 		            h.payload_len != h.raw_len) ||

@@ -11,6 +11,10 @@
  *    chunk before a parse error inside it are kept.
  *  - Everything lost is counted in trace_read_stats, so the caller can say how
  *    much of the file was salvaged.
+ *  - After the file's last chunk come the chunks of its live file, when the
+ *    process left one (it ended without fold's final flush: exit_group,
+ *    SIGKILL), each stream's beyond those the file holds, in order; they
+ *    are counted (chunks_recovered) and said once (trace_live.h).
  *  - Pointers inside a trace_record stay valid until the next call on the
  *    reader (or decoder) that produced it.
  */
@@ -90,6 +94,10 @@ typedef struct trace_read_stats {
 	uint64_t records_damaged;  /* chunks whose record stream ended in a parse error */
 	uint64_t samples_without_stack_def; /* sample referenced an undefined stack */
 	int truncated;             /* the file ended inside a chunk */
+	/* chunks taken from the live file the process left behind (it ended
+	 * without fold's final flush: trace_live.h), after the file's own */
+	uint64_t chunks_recovered;
+	uint64_t bytes_recovered;
 } trace_read_stats;
 
 typedef void (*trace_diag_fn)(void *arg, const char *message);

@@ -45,10 +45,15 @@ typedef struct fold_process {
 	char **salvage_messages; /* what the reader lost, one line each */
 	size_t nsalvage;
 	/* How the process ended: FOLD_END_NORMAL (the runtime's end records),
-	 * FOLD_END_CUT (none: killed, by SIGKILL or the OOM killer, before the
-	 * final flush) or FOLD_END_SIGNAL (the crash path recorded end_signal). */
+	 * FOLD_END_CUT (none: the process ended without the final flush:
+	 * killed, by SIGKILL or the OOM killer, or through the exit_group
+	 * system call, as Go programs exit) or FOLD_END_SIGNAL (the crash path
+	 * recorded end_signal). */
 	int end;
 	int end_signal;
+	/* chunks of a cut process that its live file gave back: what it had
+	 * recorded up to its end (0: the trace holds what was flushed) */
+	uint64_t chunks_recovered;
 	/* 1 when this image ended in an exec: another of the traces is the same
 	 * host and pid at the next exec generation (an MPI singleton's fork of
 	 * the program before it became orted, a shell before its command). */
