@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "trace_format.h"
 #include "util.h"
 
 void cli__say(const char *msg)
@@ -57,8 +58,29 @@ void cli__usage(FILE *out)
 	             "over to the fold(1) that comes next on PATH. See fold(1).\n");
 }
 
+/* A trace's live file (TRACE.live, left by a process that ended without
+ * fold's final flush) is read with its trace: given beside it (a shell's
+ * `fold run.*`), it is not a trace of its own. Returns the new argc. */
+static int drop_live_files(int argc, char **argv)
+{
+	size_t sl = strlen(TRACE_LIVE_SUFFIX);
+	int k = 1;
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		int beside = 0;
+		if (n > sl && !strcmp(argv[i] + n - sl, TRACE_LIVE_SUFFIX))
+			for (int j = 1; j < argc && !beside; j++)
+				beside = j != i && strlen(argv[j]) == n - sl && !strncmp(argv[j], argv[i], n - sl);
+		if (!beside)
+			argv[k++] = argv[i];
+	}
+	argv[k] = NULL;
+	return k;
+}
+
 int main(int argc, char **argv)
 {
+	argc = drop_live_files(argc, argv);
 	int refused = cli__refuse_non_trace(argc, argv);
 	if (refused)
 		return refused;

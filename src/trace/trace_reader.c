@@ -560,6 +560,14 @@ int trace_reader_open(trace_reader **out, const char *path, trace_diag_fn diag_f
 			         path, r->major, r->minor, TRACE_VERSION_MAJOR);
 		goto fail;
 	}
+	if (rc && !memcmp(hdr, TRACE_LIVE_MAGIC, 8)) {
+		if (msg)
+			snprintf(msg, msg_len,
+			         "%s is the live file of a trace, not a trace: give the trace (its name without "
+			         "\"%s\"), which fold reads together with it",
+			         path, TRACE_LIVE_SUFFIX);
+		goto fail;
+	}
 	if (rc) {
 		if (msg)
 			snprintf(msg, msg_len, "%s: not a fold trace (expected the magic \"%s\" at offset 0)",

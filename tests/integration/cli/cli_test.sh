@@ -638,6 +638,47 @@ terminal_escapes)
   grep -qF "\"'"$'\t'"=HYPERLINK" csv/regions.csv ||
     fail "regions.csv: the formula is not defused: $(grep -a HYPERLINK csv/regions.csv | head -2 | cat -A)"
   ;;
+live_file)
+  # A trace's live file (TRACE.live, left by a process that ended without
+  # fold's final flush) is untrusted input too: a FIFO there never blocks,
+  # a damaged one is named and ignored, and the trace is read all the same.
+  "$make_seed" "$tmp"
+  t="$tmp/seed-zlib.bin"
+  base=$("$fold" -q "$t" --json "$tmp/base.json" 2>&1) || fail "fold on the plain trace: $base"
+  mkfifo "$t.live"
+  out=$(timeout 20 "$fold" -q "$t" 2>&1) || fail "a FIFO as the live file: exit $?: $out"
+  grep -q "not a regular file" <<<"$out" || fail "a FIFO as the live file is not named: $out"
+  rm "$t.live"
+  python3 - "$t.live" <<'PY'
+import struct, sys
+hdr = b"FOLDLIV1" + struct.pack("<IIIIIIQ", 1, 69632, 40, 65536, 1000000, 0, 1)
+open(sys.argv[1], "wb").write(hdr.ljust(4096, b"\0") + b"\0" * 69632)
+PY
+  out=$("$fold" -q "$t" 2>&1) || fail "a live file claiming a million slots: exit $?: $out"
+  grep -q "more slots than the file holds" <<<"$out" || fail "the impossible slot count is not named: $out"
+  python3 - "$t.live" <<'PY'
+import struct, sys
+hdr = b"FOLDLIV1" + struct.pack("<IIIIIIQ", 1, 69632, 40, 65536, 2, 0, 1)
+slot = struct.pack("<IIIII", 1, 0, 7, 0, 4000000000)  # a length past what a slot holds
+data = hdr.ljust(4096, b"\0") + (slot.ljust(69632, b"\0")) * 2
+open(sys.argv[1], "wb").write(data)
+PY
+  out=$("$fold" -q "$t" --json "$tmp/live.json" 2>&1) || fail "a live file with a slot too long: exit $?: $out"
+  grep -q "recovered" <<<"$out" && fail "a slot too long was taken: $out"
+  printf 'FOLDLIV1' >"$t.live"
+  out=$("$fold" -q "$t" 2>&1) || fail "a live file cut after its magic: exit $?: $out"
+  grep -q "shorter than its header" <<<"$out" || fail "the cut live file is not named: $out"
+  # Given on its own, it is not taken for a trace; given beside its trace
+  # (fold run.*), it is read with it.
+  python3 - "$t.live" <<'PY'
+import struct, sys
+hdr = b"FOLDLIV1" + struct.pack("<IIIIIIQ", 1, 69632, 40, 65536, 0, 0, 1)
+open(sys.argv[1], "wb").write(hdr.ljust(4096, b"\0"))
+PY
+  if out=$("$fold" -q "$t.live" 2>&1); then fail "a live file analysed as a trace"; fi
+  grep -q "is the live file of a trace" <<<"$out" || fail "a live file given alone: $out"
+  "$fold" -q "$t" "$t.live" >/dev/null 2>&1 || fail "a trace and its live file given together"
+  ;;
 unknown_region)
   # A --region that names no region is a usage error: the nearest names, exit
   # 2, and no output file at all, for the report, profile and export alike.

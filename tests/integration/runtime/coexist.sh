@@ -149,11 +149,24 @@ kill9)
 	want=$(( (steps * 10 - 1100) / 10 * 6 / 10 ))
 	[ $want -gt 40 ] || skip "the program got only $((steps * 10)) ms of CPU in 4 s: machine too loaded"
 	t=$(only_trace)
-	check "$t" --allow-damage --allow-unbalanced --min-samples $want --module prog_coexist \
+	# The live file next to the trace keeps what the buffers held: every
+	# sample up to the kill (less the report lag), and fold says where
+	# they came from.
+	[ -f "$t.live" ] || fail "no live file left next to the trace"
+	all=$(( (steps * 10 - 100) / 10 * 6 / 10 ))
+	check "$t" --allow-damage --allow-unbalanced --min-samples $all --module prog_coexist \
 		--info-present clock.tick_hz --info sample.period=10000000 --stack-in-exe 0.9
 	"$FOLD_CLI" "$t" >report.txt 2>&1 || fail "fold failed on the cut trace: $(cat report.txt)"
-	grep -q "the run was cut" report.txt || fail "fold does not say the run was cut: $(cat report.txt)"
+	grep -q "ended without fold's final flush" report.txt ||
+		fail "fold does not say the process ended without its final flush: $(cat report.txt)"
+	grep -q "recovered from its live file" report.txt || fail "fold does not say what it recovered: $(cat report.txt)"
 	grep -q "step" report.txt || fail "fold does not name the region: $(cat report.txt)"
+	# Without the live file (removed, or on another machine): what was
+	# flushed, all but the last FOLD_FLUSH_INTERVAL.
+	rm "$t.live"
+	check "$t" --allow-damage --allow-unbalanced --min-samples $want --module prog_coexist
+	"$FOLD_CLI" "$t" >report2.txt 2>&1 || fail "fold failed on the cut trace: $(cat report2.txt)"
+	grep -q "the run was cut" report2.txt || fail "fold does not say the run was cut: $(cat report2.txt)"
 	;;
 enospc)
 	# A full disk: the program is unaffected, the loss is counted and the
