@@ -9,7 +9,11 @@
  *    not close fold's trace file and hand its number to a file of the
  *    program's that fold would then write into;
  *  - seccomp and prctl(PR_SET_SECCOMP): fold goes quiet where the sandbox
- *    may deny its calls (rt_seccomp.c).
+ *    may deny its calls (rt_seccomp.c);
+ *  - exit_group and exit: the process's final flush, or the thread's end,
+ *    first, as for _exit (a program that ends so through syscall(2) is not
+ *    reported as killed; one that makes the system call itself, as Go's
+ *    runtime does, leaves its data in the live file: rt_pool.c).
  * Everything else goes to the kernel as it is. A system call instruction
  * in the program's own code (inline assembly, Go's runtime) is not seen.
  */
@@ -39,6 +43,8 @@ FOLD_EXPORT long syscall(long number, ...)
 	case SYS_close_range: return close_range((unsigned)a1, (unsigned)a2, (int)a3);
 	case SYS_dup2: return dup2((int)a1, (int)a2);
 	case SYS_dup3: return dup3((int)a1, (int)a2, (int)a3);
+	case SYS_exit_group: rt__finish("exit_group"); break;
+	case SYS_exit: rt__thread_end(rt__tls_thread); break;
 	case SYS_seccomp: rt__before_seccomp((unsigned long)a1, (unsigned long)a2, (const void *)a3); break;
 	case SYS_prctl:
 		if (a1 == PR_SET_SECCOMP)

@@ -80,13 +80,19 @@ static inline cursor open_record(trace_enc *enc, uint8_t kind)
 	return c;
 }
 
+/* The records so far end at p: published when asked (trace_enc_publish). */
+static inline void advance(trace_enc *enc, uint8_t *p)
+{
+	enc->pos = p;
+	if (enc->published)
+		__atomic_store_n(enc->published, (uint32_t)(enc->pos - enc->base), __ATOMIC_RELEASE);
+}
+
 static inline int commit(trace_enc *enc, cursor *c)
 {
 	if (c->overflow)
 		return -ENOSPC;
-	enc->pos = c->p;
-	if (enc->published)
-		__atomic_store_n(enc->published, (uint32_t)(enc->pos - enc->base), __ATOMIC_RELEASE);
+	advance(enc, c->p);
 	return 0;
 }
 
@@ -241,7 +247,7 @@ int trace_enc_thread_start(trace_enc *enc, uint64_t os_tid, uint32_t parent_stre
 	put_s(&c, name);
 	if (c.overflow)
 		return -ENOSPC;
-	enc->pos = c.p;
+	advance(enc, c.p);
 	enc->last_tick = tick;
 	return 0;
 }
@@ -252,7 +258,7 @@ int trace_enc_thread_end(trace_enc *enc, uint64_t tick)
 	put_z(&c, (int64_t)(tick - enc->last_tick));
 	if (c.overflow)
 		return -ENOSPC;
-	enc->pos = c.p;
+	advance(enc, c.p);
 	enc->last_tick = tick;
 	return 0;
 }
@@ -306,7 +312,7 @@ static int region_event(trace_enc *enc, uint8_t plain_kind, uint8_t ctr_kind, ui
 		put_counters(&c, enc, ctr);
 	if (c.overflow)
 		return -ENOSPC;
-	enc->pos = c.p;
+	advance(enc, c.p);
 	enc->last_tick = tick;
 	if (with_ctr)
 		save_counters(enc, ctr);
@@ -406,7 +412,7 @@ int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsi
 	put_counters(&c, enc, ctr);
 	if (c.overflow)
 		return -ENOSPC;
-	enc->pos = c.p;
+	advance(enc, c.p);
 	enc->last_tick = tick;
 	save_counters(enc, ctr);
 	if (define && enc->stacks) {
@@ -476,7 +482,7 @@ int trace_enc_marker(trace_enc *enc, uint64_t tick, const char *text)
 	put_s(&c, text);
 	if (c.overflow)
 		return -ENOSPC;
-	enc->pos = c.p;
+	advance(enc, c.p);
 	enc->last_tick = tick;
 	return 0;
 }
