@@ -19,9 +19,11 @@ build_pkgs=(
   openmpi-bin libopenmpi-dev
 )
 # g++ and clang build the symbol tests' C++ and clang programs and the fuzz
-# targets; stress-ng loads the machine for the load-robustness check.
+# targets; stress-ng loads the machine for the load-robustness check; gdb,
+# strace and valgrind run programs of the differential corpus (tests/diff)
+# under them.
 test_pkgs=(
-  g++ clang libcmocka-dev libclang-rt-14-dev valgrind python3 git
+  g++ clang libcmocka-dev libclang-rt-14-dev valgrind gdb strace python3 git
   chromium protobuf-compiler hyperfine papi-tools stress-ng
 )
 
