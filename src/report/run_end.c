@@ -84,10 +84,10 @@ int report_run_end_text(const fold_analysis *a, char *out, size_t n)
 		snprintf(more, sizeof more, "%zu of %zu processes ", cut, a->nprocs);
 	if (p->chunks_recovered)
 		snprintf(out, n,
-		         "%s%s ended without fold's final flush (killed, or an exit through the exit_group "
-		         "system call, as Go programs exit): %s of %u thread%s, all it recorded, recovered "
-		         "from its live file",
-		         more, a->nprocs > 1 ? "" : "The program", when, threads, threads == 1 ? "" : "s");
+		         "This run did not end normally: %sended without fold's final flush (killed, or "
+		         "an exit through the exit_group system call, as Go programs exit); all it "
+		         "recorded, %s of %u thread%s, was recovered from its live file",
+		         more, when, threads, threads == 1 ? "" : "s");
 	else
 		snprintf(out, n,
 		         "This run did not end normally: %skilled or ended through exit_group (no end "

@@ -171,10 +171,11 @@ run_end)
   kill -9 "$pid"
   wait "$pid" 2>/dev/null || true
   out=$("$fold" -q killed.trace) || fail "fold on a killed run must succeed"
-  sed -n 2p <<<"$out" | grep -Eq '^  This run did not end normally: killed \(no end record\); recovered [0-9.]+ ms of 1 thread up to the cut$' ||
+  # Its live file (killed.trace.live) gives back all it recorded.
+  sed -n 2,4p <<<"$out" | tr -s ' \n' ' ' | grep -Eq '^ This run did not end normally: ended without fold.s final flush \(killed, or an exit through the exit_group system call, as Go programs exit\); all it recorded, [0-9.]+ ms of 1 thread, was recovered from its live file( [A-Z].*)? $' ||
     fail "killed run: second line is not the cut: $(head -3 <<<"$out")"
   out=$(COLUMNS=200 "$fold" profile -q killed.trace) || fail "fold profile on a killed run failed"
-  grep -q '^This run did not end normally: killed' <<<"$(head -1 <<<"$out")" ||
+  grep -q '^This run did not end normally: ended without' <<<"$(head -1 <<<"$out")" ||
     fail "fold profile does not say first that the run was cut: $(head -2 <<<"$out")"
   "$fold" -q killed.trace --json killed.json -o killed.html || fail "fold --json/-o on a killed run failed"
   grep -q '"run_end":{"status":"cut",' killed.json || fail "JSON run_end: $(grep -o '"run_end":{[^}]*}' killed.json)"
@@ -184,7 +185,7 @@ run_end)
   # ...and a user sees it in a browser (when Chromium is there).
   rc=0
   python3 "$(dirname "$0")/../report/check_html_chromium.py" killed.html \
-    --expect "This run did not end normally: killed (no end record)" >chromium.txt 2>&1 || rc=$?
+    --expect "This run did not end normally: ended without fold's final flush" >chromium.txt 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || fail "the banner in Chromium: $(cat chromium.txt)"
   # A fatal signal.
   rc=0
@@ -209,6 +210,11 @@ run_end)
   kill -9 "$pid"
   wait "$pid" 2>/dev/null || true
   [ -e early.trace ] || fail "no trace after 0.4 s"
+  # with its live file, all it recorded; without (removed, or the trace
+  # alone copied elsewhere), nothing was flushed
+  "$fold" -q early.trace >early.txt 2>&1 || fail "a run cut early, with its live file: $(cat early.txt)"
+  grep -q "was recovered from its live file" early.txt || fail "early run, live file: $(head -3 early.txt)"
+  rm early.trace.live
   rc=0
   out=$("$fold" -q early.trace -o early.html 2>&1) || rc=$?
   [ "$rc" -eq 1 ] || fail "a run cut before any data: exit $rc, expected 1"
