@@ -338,6 +338,9 @@ typedef struct rt_thread {
 	 * deny fold's system calls (rt_seccomp.c): no samples, no writes,
 	 * no system call of fold's on it */
 	volatile sig_atomic_t sandboxed;
+	/* 1: the counter group's descriptor is not the group's any more (read
+	 * back as something else: closed behind fold's back); never read again */
+	uint8_t ctr_gone;
 } rt_thread;
 
 extern FOLD_TLS rt_thread *rt__tls_thread;

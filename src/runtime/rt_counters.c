@@ -512,6 +512,7 @@ void rt__counters_thread_start(rt_thread *t)
 	/* After fork the fds are the parent thread's counters: replace them. */
 	rt__counters_thread_stop(t);
 	memset(t->hw_last, 0, sizeof t->hw_last);
+	t->ctr_gone = 0;
 	if (!nhw)
 		return;
 	int adopt = probe_tid && probe_tid == t->tid;
@@ -641,10 +642,19 @@ static void read_hw(rt_thread *t)
 {
 	if (t->rdpmc && read_rdpmc(t) == 0)
 		return;
+	if (FOLD_UNLIKELY(t->ctr_gone)) /* the last values stay: counters stay monotonic */
+		return;
 	/* { nr, time_enabled, value[nr] } */
 	uint64_t buf[2 + FOLD_MAX_HW_COUNTERS];
 	t->cpu_known = 0;
 	ssize_t n = rt__sys_read(t->perf_fd[0], buf, (2 + t->nhw) * sizeof(uint64_t));
+	if (n == -EBADF || (n >= (ssize_t)sizeof(uint64_t) && buf[0] != t->nhw)) {
+		/* Not the thread's counter group any more: closed behind fold's
+		 * back (a raw close_range), maybe the program's file at that
+		 * number now. Never read it again (rt_fd.c: not closed either). */
+		t->ctr_gone = 1;
+		return;
+	}
 	if (n < (ssize_t)(2 * sizeof(uint64_t)))
 		return; /* keep the last values: counters stay monotonic */
 	uint64_t k = buf[0] < t->nhw ? buf[0] : t->nhw;

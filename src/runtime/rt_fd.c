@@ -49,7 +49,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,12 +63,14 @@
 #endif
 
 #define FD_MAX_TRACKED 65536
-#define MAX_OWN 8192
+#define MAX_OWN 4160 /* the budget's most, 4096, and some */
 
 static _Atomic uint64_t own_bits[FD_MAX_TRACKED / 64];
 static struct own {
 	int fd;
 	int *slot; /* where fold keeps the number (NULL: nowhere to update) */
+	dev_t dev; /* what it is: a raw close of the program's may have freed the */
+	ino_t ino; /* number, and the program's next file taken it */
 } own[MAX_OWN];
 static unsigned nown;
 static _Atomic int reg_lock;
@@ -200,10 +204,15 @@ static void reg_add(int fd, int *slot)
 {
 	if (fd < 0 || fd >= FD_MAX_TRACKED)
 		return;
+	struct stat st;
+	if (fstat(fd, &st))
+		memset(&st, 0, sizeof st);
 	reg_lock_take();
 	if (nown < MAX_OWN) {
 		own[nown].fd = fd;
 		own[nown].slot = slot;
+		own[nown].dev = st.st_dev;
+		own[nown].ino = st.st_ino;
 		nown++;
 	}
 	atomic_fetch_or(&own_bits[fd / 64], 1ull << (fd % 64));
@@ -222,6 +231,26 @@ static void reg_del(int fd)
 			break;
 		}
 	reg_lock_drop();
+}
+
+/* Whether fd is still the file fold registered at that number: a system
+ * call instruction of the program's own (close_range in assembly) can close
+ * it behind the wrappers, and the program's next file take the number,
+ * which fold must then never close, read or write. Async-signal-safe. */
+static int still_ours(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return 0;
+	int same = 0;
+	reg_lock_take();
+	for (unsigned i = 0; i < nown; i++)
+		if (own[i].fd == fd) {
+			same = own[i].dev == st.st_dev && own[i].ino == st.st_ino;
+			break;
+		}
+	reg_lock_drop();
+	return same;
 }
 
 int rt__fd_move(int fd, int *slot)
@@ -248,8 +277,10 @@ void rt__fd_close(int *slot)
 	if (fd < 0)
 		return;
 	*slot = -1;
+	int mine = still_ours(fd);
 	reg_del(fd);
-	sys_close(fd);
+	if (mine)
+		sys_close(fd);
 	rt__fd_give(1);
 }
 
@@ -265,8 +296,10 @@ void rt__fd_after_fork_forget(int fd)
 {
 	/* The child's copy of a descriptor of a thread that does not exist here. */
 	if (fd >= 0 && rt__fd_is_ours(fd)) {
+		int mine = still_ours(fd);
 		reg_del(fd);
-		sys_close(fd);
+		if (mine)
+			sys_close(fd);
 		rt__fd_give(1);
 	}
 }
@@ -313,9 +346,10 @@ static int evict(int fd)
 FOLD_EXPORT int close(int fd)
 {
 	if (rt__tls_unwinding && rt__fd_is_ours(fd)) { /* libunwind re-creating its pipe */
+		int mine = still_ours(fd);
 		reg_del(fd);
 		rt__fd_give(1);
-		return sys_close(fd);
+		return mine ? sys_close(fd) : 0; /* else the program's now: left alone */
 	}
 	if (rt__fd_is_ours(fd)) {
 		errno = EBADF;
