@@ -158,8 +158,8 @@ def main():
         probe = stall_probe(a.stall_over)
         if probe and probe[0] > a.max_stalls:
             print("SKIP: the machine stopped the stall probe for %.1f%% of its CPU time in stops over "
-                  "%g us that its kernel does not see (the host's: %s); the program's truth leaves those "
-                  "out and fold cannot, so %s cannot be judged to better than that" %
+                  "%g us that its kernel does not see (the host's: %s); a program's own account of its "
+                  "time and fold's part there, so %s cannot be judged on this machine" %
                   (probe[0], a.stall_over, probe[1], a.judge), file=sys.stderr)
             return 77
         if probe:
