@@ -46,7 +46,8 @@ FOLD_EXPORT long syscall(long number, ...)
 	case SYS_dup3: return dup3((int)a1, (int)a2, (int)a3);
 	case SYS_exit_group: rt__finish("exit_group"); break;
 	case SYS_exit: /* a raw clone's thread may share this TLS: only our own thread's end */
-		if (rt__tls_thread && rt__tls_thread->tid == (pid_t)rt__sys6(SYS_gettid, 0, 0, 0, 0, 0, 0))
+		if (rt__tls_thread && !rt__tls_thread->sandboxed && /* strict seccomp: exit only */
+		    rt__tls_thread->tid == (pid_t)rt__sys6(SYS_gettid, 0, 0, 0, 0, 0, 0))
 			rt__thread_end(rt__tls_thread);
 		break;
 	case SYS_seccomp: rt__before_seccomp((unsigned long)a1, (unsigned long)a2, (const void *)a3); break;
