@@ -148,6 +148,12 @@ void rt__sigmask_for_exec(void)
 
 static int apply(mask_fn real, int how, const sigset_t *set, sigset_t *old)
 {
+	/* libunwind, inside fold's own unwinding, blocks every signal around
+	 * its lock so that no handler of the thread can unwind into it (and
+	 * wait for it): fold's signals too, for real, or a sample landing
+	 * there deadlocks on that lock. */
+	if (FOLD_UNLIKELY(rt__tls_unwinding))
+		return real(how, set, old);
 	sigset_t k;
 	uint64_t before = rt__tls_vmask;
 	int rc = real(how, rt__strip_mask(set, &k), old);

@@ -294,7 +294,9 @@ static void drop_cpu(rt_thread *t, int reason, int read)
 
 void rt__sample(rt_thread *t, void *uc)
 {
-	if (t->busy) {
+	/* inside fold, or inside an unwind of fold's (an MPI call's path, a
+	 * handler's check for abort): never a second unwind on top of it */
+	if (t->busy || rt__tls_unwinding) {
 		t->dropped[FOLD_DROP_IN_RUNTIME]++;
 		return;
 	}
@@ -556,7 +558,18 @@ static uintptr_t abort_lo, abort_hi;
 static int in_abort(void)
 {
 	void *frames[16];
-	int n = abort_hi ? rt__unwind_backtrace(frames, 16) : 0;
+	if (!abort_hi)
+		return 0;
+	/* fold's own unwinding, as a sample's: the guard up, so that a sample
+	 * landing in it is dropped, not unwound into libunwind's lock */
+	rt_thread *t = rt__tls_thread;
+	if (t)
+		t->busy++;
+	atomic_signal_fence(memory_order_seq_cst);
+	int n = rt__unwind_backtrace(frames, 16);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t)
+		t->busy--;
 	for (int i = 0; i < n; i++)
 		if ((uintptr_t)frames[i] > abort_lo && (uintptr_t)frames[i] <= abort_hi)
 			return 1;
