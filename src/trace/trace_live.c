@@ -113,7 +113,8 @@ int trace_live_load(const char *trace_path, trace_live *out, char *msg, size_t m
 			continue;
 		chunks[n++] = (trace_live_chunk){s.stream, s.seq, s.len, slot + h.data_offset};
 	}
-	qsort(chunks, n, sizeof *chunks, cmp_chunk);
+	if (n)
+		qsort(chunks, n, sizeof *chunks, cmp_chunk);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!k || chunks[i].stream != chunks[k - 1].stream || chunks[i].seq != chunks[k - 1].seq)
