@@ -172,7 +172,7 @@ run_end)
   wait "$pid" 2>/dev/null || true
   out=$("$fold" -q killed.trace) || fail "fold on a killed run must succeed"
   # Its live file (killed.trace.live) gives back all it recorded.
-  sed -n 2,4p <<<"$out" | tr -s ' \n' ' ' | grep -Eq '^ This run did not end normally: ended without fold.s final flush \(killed, or an exit through the exit_group system call, as Go programs exit\); all it recorded, [0-9.]+ ms of 1 thread, was recovered from its live file( [A-Z].*)? $' ||
+  grep -Eq '^ This run did not end normally: ended without fold.s final flush \(killed, or an exit through the exit_group system call, as Go programs exit\); all it recorded, [0-9.]+ ms of 1 thread, was recovered from its live file( [A-Z].*)? $' <<<"$(sed -n 2,4p <<<"$out" | tr -s ' \n' ' ')" ||
     fail "killed run: second line is not the cut: $(head -3 <<<"$out")"
   out=$(COLUMNS=200 "$fold" profile -q killed.trace) || fail "fold profile on a killed run failed"
   grep -q '^This run did not end normally: ended without' <<<"$(head -1 <<<"$out")" ||
@@ -193,16 +193,16 @@ run_end)
     sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; kill -SEGV $$' || rc=$?
   [ "$rc" -eq 139 ] || fail "the crashing program exited $rc, not 139 (SIGSEGV)"
   out=$("$fold" -q crashed.trace) || fail "fold on a crashed run must succeed"
-  sed -n 2p <<<"$out" | grep -Eq '^  The program died of SIGSEGV at [0-9.]+ m?s' ||
+  grep -Eq '^  The program died of SIGSEGV at [0-9.]+ m?s' <<<"$(sed -n 2p <<<"$out")" ||
     fail "crashed run: second line is not the signal: $(head -3 <<<"$out")"
-  "$fold" -q crashed.trace --json - | grep -q '"run_end":{"status":"signal",.*"signal":"SIGSEGV","signal_number":11' ||
+  grep -q '"run_end":{"status":"signal",.*"signal":"SIGSEGV","signal_number":11' <<<"$("$fold" -q crashed.trace --json -)" ||
     fail "JSON run_end of the crash"
   # A normal run says nothing of the kind.
   FOLD_QUIET=1 FOLD_OUTPUT=normal.trace LD_PRELOAD="$libfold" sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
   out=$("$fold" -q normal.trace --json normal.json -o normal.html) || fail "fold on a normal run"
   grep -q '"run_end":{"status":"normal"}' normal.json || fail "JSON run_end of a normal run"
   ! grep -q 'id="run-end"' normal.html || fail "a banner on a normal run"
-  ! "$fold" -q normal.trace | grep -q "did not end normally" || fail "a normal run said to be cut"
+  ! grep -q "did not end normally" <<<"$("$fold" -q normal.trace)" || fail "a normal run said to be cut"
   # Killed before anything was flushed: nothing to analyse, exit 1.
   FOLD_QUIET=1 FOLD_FLUSH_INTERVAL=20s FOLD_OUTPUT=early.trace LD_PRELOAD="$libfold" sh -c "$loop" &
   pid=$!
@@ -318,9 +318,10 @@ unknown_counter)
     fail "misspelt preset: $err"
   ! grep -q "async-signal-safe" <<<"$err" || fail "a typo still called a missing read path: $err"
   [ "$(grep -c PAPI_TOT_INZ <<<"$err")" -eq 1 ] || fail "the typo said more than once: $err"
-  "$fold" dump c.trace | grep -q 'counter_missing name="PAPI_TOT_INZ" reason="unknown event (did you mean PAPI_TOT_INS' ||
-    fail "the trace does not record the unknown event: $("$fold" dump c.trace | grep counter_missing)"
-  "$fold" dump c.trace | grep -q 'counter_def id=1 kind=software name="perf::TASK-CLOCK"' ||
+  dump=$("$fold" dump c.trace)
+  grep -q 'counter_missing name="PAPI_TOT_INZ" reason="unknown event (did you mean PAPI_TOT_INS' <<<"$dump" ||
+    fail "the trace does not record the unknown event: $(grep counter_missing <<<"$dump")"
+  grep -q 'counter_def id=1 kind=software name="perf::TASK-CLOCK"' <<<"$dump" ||
     fail "the valid counter of the list was not recorded"
   err=$(run perf::TASK-CLOK time@10ms)
   grep -qF "fold: counter perf::TASK-CLOK: unknown event (did you mean perf::TASK-CLOCK?)" <<<"$err" ||
@@ -465,7 +466,8 @@ ids_bounded_by_file)
   make_hostile=${4:?make_hostile_trace}
   cd "$tmp"
   asan=0
-  ldd "$fold" | grep -q libasan && asan=1
+  # (not "ldd | grep -q": grep may stop reading first, and pipefail then sees ldd's SIGPIPE)
+  grep -q libasan <<<"$(ldd "$fold")" && asan=1
   max_kb=$((asan ? 1500000 : 200000))
   for v in "stream 4294967295" "stream 2147483647" "stream 65536" "region 4294967295" "region 4000000000" \
     "region 100000000" "region 0" "counters 100000"; do

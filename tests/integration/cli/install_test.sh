@@ -35,5 +35,5 @@ C
 cc "$tmp/app.c" -o "$tmp/app" $flags || fail "compiling against pkg-config fold"
 [ "$("$tmp/app")" = ok ] || fail "program linked with the stub does not run"
 # The installed fold runs from anywhere without FOLD_HOME or similar.
-(cd / && env -u FOLD_HOME "$q/bin/fold" --version) | grep -q '^fold ' || fail "installed fold --version"
+grep -q '^fold ' <<<"$(cd / && env -u FOLD_HOME "$q/bin/fold" --version)" || fail "installed fold --version"
 echo "PASS: install"

@@ -19,7 +19,7 @@ cd "$tmp"
 python3 "$here/../../tools/cpu_share.py" --judge "phase fidelity" --max-stalls 1.5 -- \
   FOLD_QUIET=1 FOLD_OUTPUT=run.trace FOLD_SAMPLE=time@1ms FOLD_COUNTERS=perf::PAGE-FAULTS LD_PRELOAD="$libfold" \
   "$prog" 1200 >truth.txt
-if "$fold" dump run.trace | grep -q '^0 counter_missing name="perf::PAGE-FAULTS"'; then
+if grep -q '^0 counter_missing name="perf::PAGE-FAULTS"' <<<"$("$fold" dump run.trace)"; then
   echo "SKIP: this machine cannot count perf::PAGE-FAULTS"
   exit 77
 fi
