@@ -4,7 +4,8 @@ if(FOLD_BUILD_TESTS) # fold_synth lives in tests/tools
   add_executable(fold-bench-speed ${CMAKE_CURRENT_LIST_DIR}/fold-speed.c)
   target_link_libraries(fold-bench-speed PRIVATE fold_analysis fold_synth)
   # times the analysis modules one by one: sees their private headers
-  target_include_directories(fold-bench-speed PRIVATE ${PROJECT_SOURCE_DIR}/src/fold)
+  get_property(fold_private_dirs GLOBAL PROPERTY FOLD_ANALYSIS_PRIVATE_DIRS)
+  target_include_directories(fold-bench-speed PRIVATE ${fold_private_dirs})
   fold_warnings(fold-bench-speed)
   add_executable(fold-bench-fidelity ${CMAKE_CURRENT_LIST_DIR}/fold-fidelity.c)
   target_link_libraries(fold-bench-fidelity PRIVATE fold_analysis fold_synth)

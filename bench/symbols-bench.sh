@@ -9,8 +9,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../src
 out=${TMPDIR:-/tmp}/fold-symbols-bench
-gcc -std=gnu11 -O2 -g -Wall -Wextra -I"$src/fold" -I"$src/trace" \
-	"$here/symbols-bench.c" "$src/fold/symbols.c" "$src/fold/symbols_elf.c" "$src/fold/symbols_dwarf.c" \
+gcc -std=gnu11 -O2 -g -Wall -Wextra -I"$src/fold/symbols" -I"$src/trace" -I"$src/util" \
+	"$here/symbols-bench.c" "$src/fold/symbols/symbols.c" "$src/fold/symbols/symbols_elf.c" "$src/fold/symbols/symbols_dwarf.c" \
 	"$src/trace/trace_reader.c" "$src/trace/trace_chunk.c" "$src/trace/trace_encode.c" \
 	-ldwarf -lelf -lz -ldl -lpthread -o "$out"
 echo "command: $0 $*"

@@ -58,7 +58,7 @@ MIN_PHASE_SAMPLES = 10
 TOL_SERIES = 0.10
 TOL_CURVE = 0.15
 # fold warns of a folded group whose instances ran on a CPU for less than
-# this share of their time (src/fold/region_pipeline.c, FOLD__LOW_CPU_SHARE)
+# this share of their time (src/fold/region/region_pipeline.c, FOLD__LOW_CPU_SHARE)
 LOW_CPU_SHARE = 0.6
 # perf vs fold sampled self shares: two independent runs, so a share p
 # measured with n1 and n2 samples differs by binomial noise of

@@ -347,7 +347,7 @@ void rt__sample(rt_thread *t, void *uc)
 	 * the timestamp after the read, 0.4 us behind), since enter and exit
 	 * read before their timestamp. The analysis measures what is left in
 	 * instances that ran on the CPU throughout and takes it out
-	 * (src/fold/perturb.c, align_cpu_clock). */
+	 * (src/fold/run/perturb.c, align_cpu_clock). */
 	uint64_t stamp_ns = rt__ns(CLOCK_MONOTONIC);
 	uint64_t tick = rt__tick();
 	rt__counter_set_refresh(t);

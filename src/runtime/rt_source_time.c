@@ -16,7 +16,7 @@
  * measures how a timer's signal stops the program around its deadline
  * (measure_stop): INFO sample.stop_onset_ns and sample.return_ns, which
  * the analysis uses to place samples and take their cost out
- * (src/fold/perturb.c). It is deferred until the process has taken its
+ * (src/fold/run/perturb.c). It is deferred until the process has taken its
  * first such sample and taken from the parent process when that one
  * published it (rt__stop_settle).
  */

@@ -1,5 +1,5 @@
 /* phase_split: one instance's counter increments over the phases, from its
- * own points (src/fold/phase_split.h). */
+ * own points (src/fold/stats/phase_split.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
