@@ -105,30 +105,42 @@ exec_clean)
 	FOLD_SAMPLE=time@100us preload "$PROGS/prog_exec" clean 20 || fail "a child was disturbed: $(cat err.txt)"
 	;;
 dlopen)
-	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_dlopen" >/dev/null || fail "program failed: $(cat err.txt)"
+	FOLD_SAMPLE=time@1ms preload "$PROGS/prog_dlopen" >out.txt || fail "program failed: $(cat err.txt)"
 	t=$(only_trace)
+	# The count of samples inside dlopen is judged only when the thread got
+	# half a CPU there (75 ms of the constructor's 150): a 1 ms timer whose
+	# thread waits for a CPU fires once for the periods it waited.
+	cpu=$(sed -n 's/^dlopen_cpu_ms //p' out.txt)
+	[ -n "$cpu" ] || fail "the program did not report its CPU time in dlopen: $(cat out.txt)"
+	in_dlopen=30 in_loader=30 all=50 loaded=
+	if [ "$cpu" -lt 75 ]; then
+		loaded="the thread got $cpu ms of CPU in the constructor's 150 ms (machine loaded): all but the counts of samples checked"
+		in_dlopen=1 in_loader=1 all=1
+	fi
 	check "$t" --module libfoldplugin.so --module-unloaded libfoldplugin.so \
-		--frame-in-module libfoldplugin.so --regions plugin=1 --min-samples 50 \
-		--stat "samples.leaf_only.in_dlopen>=30" --max-sample-cpu-ms 20
+		--frame-in-module libfoldplugin.so --regions plugin=1 --min-samples $all \
+		--stat "samples.leaf_only.in_dlopen>=$in_dlopen" --max-sample-cpu-ms 20
 	"$FOLD_CLI" dump "$t" | grep -q 'samples.dropped.in_dlopen' && fail "samples inside dlopen were dropped"
 	# inside the loader the runtime does not unwind, but keeps the leaf: the
 	# constructor's time is the plugin's work, under a root that says its
 	# callers are unknown, and no sample carries another's CPU time
 	"$FOLD_CLI" -q "$t" --json out.json 2>fold-err.txt || fail "fold failed: $(cat fold-err.txt)"
-	python3 - out.json <<'PY' || fail "the samples inside dlopen are misplaced"
+	python3 - out.json "$in_loader" <<'PY' || fail "the samples inside dlopen are misplaced"
 import json, sys
 d = json.load(open(sys.argv[1]))
+want = int(sys.argv[2])
 hot = {h["function"]: h for h in d["hot_cpu"]}
 assert "samples the runtime dropped" not in hot, hot["samples the runtime dropped"]
 ct = d["call_tree"]
 roots = {n["function"]: i for i, n in enumerate(ct) if n["parent"] == -1}
 loader = roots.get("[not unwound: inside the dynamic loader]")
-assert loader is not None and ct[loader]["total_samples"] >= 30, sorted(roots)
+assert loader is not None and ct[loader]["total_samples"] >= want, sorted(roots)
 kids = {n["function"]: n["total_samples"] for n in ct if n["parent"] == loader}
 assert kids.get("plugin_work", 0) >= 0.7 * ct[loader]["total_samples"], kids
 for f, h in hot.items():
     assert h["cpu_ns"] <= 2e6 * max(1, h["samples"]), (f, h)
 PY
+	[ -z "$loaded" ] || { echo "SKIP: $loaded"; exit 77; }
 	;;
 crash_segv)
 	s=$(FOLD_SAMPLE=time@1ms status "$PROGS/prog_crash" segv)
