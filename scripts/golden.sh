@@ -70,8 +70,8 @@ compare)
       echo "=== differs: $(basename "$f")"
       case $f in
       *.json) diff <(python3 -m json.tool "$f" 2>/dev/null || cat "$f") \
-        <(python3 -m json.tool "$g" 2>/dev/null || cat "$g") | head -20 ;;
-      *) diff "$f" "$g" | head -20 ;;
+        <(python3 -m json.tool "$g" 2>/dev/null || cat "$g") | head -20 || true ;;
+      *) diff "$f" "$g" | head -20 || true ;;
       esac
     fi
   done
