@@ -105,7 +105,7 @@ static void test_document_with_hostile_strings_is_valid(void **state)
 	assert_non_null(text);
 	assert_true(json_check(text, len));
 	assert_non_null(strstr(text, "\"format\":\"fold-json\""));
-	assert_non_null(strstr(text, "\"version\":1"));
+	assert_non_null(strstr(text, "\"version\":2"));
 	assert_non_null(strstr(text, "\"ctr\\\\x\":null"));
 	assert_non_null(strstr(text, "\\u001b[31mred"));
 	assert_non_null(strstr(text, "\"name\":\"w\\\"x\",\"class\":\"application\""));
