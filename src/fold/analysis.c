@@ -49,6 +49,9 @@ static void free_region(fold_region_result *r)
 {
 	free(r->name);
 	free(r->reason);
+	if (r->not_folded)
+		fold_diag_free(r->not_folded);
+	free(r->not_folded);
 	free(r->reason_common);
 	free(r->groups);
 	for (size_t i = 0; i < r->nseries; i++) {
@@ -143,7 +146,7 @@ void fold_analysis_free(fold_analysis *a)
 	free(a->bottom_up);
 	free_attributions(a->lines, a->nlines);
 	for (size_t i = 0; i < a->nwarnings; i++)
-		free(a->warnings[i].what);
+		fold_diag_free(&a->warnings[i]);
 	free(a->warnings);
 	free(a->sample_config);
 	free_kvs(a->models_skipped, a->nmodels_skipped);

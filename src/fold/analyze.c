@@ -8,7 +8,8 @@
  * the per-region pipeline (region_pipeline.c), in parallel on the worker
  * pool (fold_regions.c) -> whole-run attribution -> threads classed, CPU
  * and wall views (threads_class.c) -> imbalance (imbalance.c); regions
- * ranked by total time. Warnings are collected along the way (analyze__warn).
+ * ranked by total time. Diagnostics are collected along the way: this file
+ * is their one sink (analyze__diag), below every stage.
  */
 #define _GNU_SOURCE
 #include "analyze.h"
@@ -46,31 +47,111 @@ void analyze__warn_scope(size_t queue_place)
 	warn_scope = queue_place;
 }
 
-static void warn_v(analyze_ctx *c, const char *name, const char *fmt, va_list ap)
+static char *dup_or_null(const char *s, int *oom)
 {
-	char *s = util_vasprintf(fmt, ap);
-	if (!s)
+	char *d = s ? util_strdup(s) : NULL;
+	if (s && !d)
+		*oom = 1;
+	return d;
+}
+
+/* d's subject and detail copied from the caller's; 0 or -ENOMEM. */
+static int own_strings(fold_warning *d, const fold_diag_subject *s, const char *detail)
+{
+	int oom = 0;
+	d->subject = *s;
+	d->subject.trace = dup_or_null(s->trace, &oom);
+	d->subject.region = dup_or_null(s->region, &oom);
+	d->subject.counter = dup_or_null(s->counter, &oom);
+	d->subject.function = dup_or_null(s->function, &oom);
+	d->subject.file = dup_or_null(s->file, &oom);
+	d->detail = dup_or_null(detail, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+static void diag_v(analyze_ctx *c, unsigned kind, const fold_diag_subject *subject,
+                   const fold_diag_value *values, const char *detail, const char *fmt, va_list ap)
+{
+	fold_warning d;
+	memset(&d, 0, sizeof d);
+	d.kind = kind < FOLD_DIAG_NKINDS ? kind : FOLD_DIAG_UNCLASSIFIED;
+	d.severity = fold_diag_kind_severity(d.kind);
+	d.format = fmt;
+	for (; values && values->name && d.nvalues < FOLD_DIAG_MAX_VALUES; values++)
+		d.values[d.nvalues++] = *values;
+	d.what = util_vasprintf(fmt, ap);
+	if (!d.what || own_strings(&d, subject, detail)) {
+		fold_diag_free(&d);
 		return;
-	const char *at = name && *name ? strstr(s, name) : NULL;
+	}
+	const char *name = d.subject.function ? d.subject.function : d.subject.region;
+	const char *at = name && *name ? strstr(d.what, name) : NULL;
+	if (at) {
+		d.name_at = (size_t)(at - d.what);
+		d.name_len = strlen(name);
+	}
 	pthread_mutex_lock(&c->warn_lock);
 	fold_analysis *a = c->a;
 	if (util_grow((void **)&a->warnings, &c->cap_warn, a->nwarnings + 1, sizeof *a->warnings) == 0 &&
 	    util_grow((void **)&c->warn_order, &c->cap_warn_order, a->nwarnings + 1, sizeof *c->warn_order) ==
 	        0) {
 		c->warn_order[a->nwarnings] = warn_scope;
-		a->warnings[a->nwarnings++] =
-		    (fold_warning){s, at ? (size_t)(at - s) : 0, at ? strlen(name) : 0};
+		a->warnings[a->nwarnings++] = d;
 	} else {
-		free(s);
+		fold_diag_free(&d);
 	}
 	pthread_mutex_unlock(&c->warn_lock);
+}
+
+void analyze__diag(analyze_ctx *c, unsigned kind, const fold_diag_subject *subject,
+                   const fold_diag_value *values, const char *detail, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fold_diag_subject none = fold_diag_subject_none();
+	diag_v(c, kind, subject ? subject : &none, values, detail, fmt, ap);
+	va_end(ap);
+}
+
+fold_diag_subject analyze__subject_process(const analyze_ctx *c, size_t i)
+{
+	fold_diag_subject s = fold_diag_subject_none();
+	s.type = FOLD_SUBJECT_PROCESS;
+	s.process = (long)i;
+	s.trace = i < c->ntr ? (char *)c->tr[i]->path : NULL;
+	return s;
+}
+
+fold_diag_subject analyze__subject_thread(const analyze_ctx *c, size_t i, unsigned stream)
+{
+	fold_diag_subject s = analyze__subject_process(c, i);
+	s.type = FOLD_SUBJECT_THREAD;
+	s.thread = (long)stream;
+	return s;
+}
+
+fold_diag_subject analyze__subject_region(const char *name)
+{
+	fold_diag_subject s = fold_diag_subject_none();
+	s.type = FOLD_SUBJECT_REGION;
+	s.region = (char *)name;
+	return s;
+}
+
+fold_diag_subject analyze__subject_function(const char *name)
+{
+	fold_diag_subject s = fold_diag_subject_none();
+	s.type = FOLD_SUBJECT_FUNCTION;
+	s.function = (char *)name;
+	return s;
 }
 
 void analyze__warn(analyze_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	warn_v(c, NULL, fmt, ap);
+	fold_diag_subject none = fold_diag_subject_none();
+	diag_v(c, FOLD_DIAG_UNCLASSIFIED, &none, NULL, NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -78,8 +159,52 @@ void analyze__warn_about(analyze_ctx *c, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	warn_v(c, name, fmt, ap);
+	fold_diag_subject s = name ? analyze__subject_region(name) : fold_diag_subject_none();
+	diag_v(c, FOLD_DIAG_UNCLASSIFIED, &s, NULL, NULL, fmt, ap);
 	va_end(ap);
+}
+
+int analyze__not_folded(fold_region_result *r, unsigned kind, const fold_diag_value *values, const char *fmt,
+                        ...)
+{
+	fold_warning *d = calloc(1, sizeof *d);
+	if (!d)
+		return -ENOMEM;
+	d->kind = kind < FOLD_DIAG_NKINDS ? kind : FOLD_DIAG_UNCLASSIFIED;
+	d->severity = fold_diag_kind_severity(d->kind);
+	d->format = fmt;
+	for (; values && values->name && d->nvalues < FOLD_DIAG_MAX_VALUES; values++)
+		d->values[d->nvalues++] = *values;
+	va_list ap;
+	va_start(ap, fmt);
+	d->what = util_vasprintf(fmt, ap);
+	va_end(ap);
+	fold_diag_subject s = analyze__subject_region(r->name);
+	char *reason = d->what ? util_strdup(d->what) : NULL;
+	if (!reason || own_strings(d, &s, NULL)) {
+		free(reason);
+		fold_diag_free(d);
+		free(d);
+		return -ENOMEM;
+	}
+	free(r->reason);
+	r->reason = reason;
+	if (r->not_folded)
+		fold_diag_free(r->not_folded);
+	free(r->not_folded);
+	r->not_folded = d;
+	return 0;
+}
+
+/* Every record about a process names its rank (a->procs is filled after
+ * the first records were said). */
+static void diag_ranks(fold_analysis *a)
+{
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		fold_diag_subject *s = &a->warnings[i].subject;
+		if (s->process >= 0 && (size_t)s->process < a->nprocs)
+			s->rank = a->procs[s->process].rank;
+	}
 }
 
 /* Stable: by queue place, then the order they were said in. */
@@ -183,23 +308,24 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	c.nprog = programs__number(c.tr, c.ntr, c.prog);
 	c.main_prog = programs__main(c.tr, c.prog, c.ntr, c.nprog);
 	if (c.nprog > 1 && opt->allow_mixed)
-		analyze__warn(
-		    &c,
+		analyze__diag(
+		    &c, FOLD_DIAG_PROGRAMS_MIXED, NULL,
+		    ANALYZE_VALUES({"programs", "count", (double)c.nprog}), NULL,
 		    "traces of %zu different programs analysed together (--allow-mixed): the regions of "
 		    "all but %s are kept apart as \"name [program]\"; the call trees and hot functions "
 		    "merge functions of the same name",
 		    c.nprog, programs__label(c.tr[programs__first(c.prog, c.ntr, c.main_prog)]));
 	else if (c.nprog > 1)
-		for (size_t i = 0; i < c.ntr; i++)
-			if (c.prog[i] != c.main_prog)
-				analyze__warn(
-				    &c,
-				    "%s: a trace of another program of the same run (%s), analysed with "
-				    "it: its regions are kept apart as \"name [%s]\"",
-				    c.tr[i]->path,
-				    ingest__trace_info(c.tr[i], "exe") ? ingest__trace_info(c.tr[i], "exe")
-				                                       : "?",
-				    programs__label(c.tr[i]));
+		for (size_t i = 0; i < c.ntr; i++) {
+			if (c.prog[i] == c.main_prog)
+				continue;
+			const char *exe = ingest__trace_info(c.tr[i], "exe");
+			fold_diag_subject s = analyze__subject_process(&c, i);
+			analyze__diag(&c, FOLD_DIAG_OTHER_PROGRAM, &s, NULL, programs__label(c.tr[i]),
+			              "%s: a trace of another program of the same run (%s), analysed with "
+			              "it: its regions are kept apart as \"name [%s]\"",
+			              c.tr[i]->path, exe ? exe : "?", programs__label(c.tr[i]));
+		}
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))
 		goto fail_nomem;
@@ -243,6 +369,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	if ((rc = threads__classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = imbalance__compute(c.a)))
 		goto fail_nomem;
 	own_cost__warn(&c);
+	diag_ranks(c.a);
 	analyze__progress(&c, 1.0, "done");
 	*out = c.a;
 	c.a = NULL;

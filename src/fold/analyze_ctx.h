@@ -6,8 +6,8 @@
  *
  * Invariants: everything but the warnings list and the work queue is
  * written before the workers start and only read while they run; a worker
- * writes only its own fold_region_result. warn() is the one thread-safe
- * way to add to a->warnings.
+ * writes only its own fold_region_result. analyze__diag() is the one
+ * thread-safe way to add to a->warnings.
  */
 #ifndef FOLD_ANALYZE_CTX_H
 #define FOLD_ANALYZE_CTX_H
@@ -55,11 +55,35 @@ typedef struct analyze_ctx {
 	size_t cap_warn_order;
 } analyze_ctx;
 
-/* Appends a formatted warning to the analysis (thread-safe; dropped when
- * memory runs out, as a warning must not fail the analysis). */
+/* Diagnostics (analysis.h, fold_warning): the one sink every module says
+ * its warnings, notes and reasons through. analyze__diag files a record of
+ * kind about subject (its strings copied) with the numbers behind it
+ * (values: a list ending in {NULL}, ANALYZE_VALUES; NULL: none; at most
+ * FOLD_DIAG_MAX_VALUES kept), a detail word (copied; NULL: none) and the
+ * message. Thread-safe; dropped when memory runs out, as a diagnostic must
+ * not fail the analysis. The subject's function (else its region) is
+ * marked in the message where its name first appears. */
+#define ANALYZE_VALUES(...) ((const fold_diag_value[]){__VA_ARGS__, {NULL, NULL, 0}})
+void analyze__diag(analyze_ctx *c, unsigned kind, const fold_diag_subject *subject,
+                   const fold_diag_value *values, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* Subjects: the process of trace i, a thread (stream id) of it, a region
+ * and a function by name (borrowed until analyze__diag copies them). The
+ * ranks are filled in from a->procs when the analysis ends. */
+fold_diag_subject analyze__subject_process(const analyze_ctx *c, size_t i);
+fold_diag_subject analyze__subject_thread(const analyze_ctx *c, size_t i, unsigned stream);
+fold_diag_subject analyze__subject_region(const char *name);
+fold_diag_subject analyze__subject_function(const char *name);
+/* Why region r was not folded: sets r->reason to the message and
+ * r->not_folded to its record (kind FOLD_DIAG_NOT_SELECTED...; subject the
+ * region; values as for analyze__diag), replacing any earlier ones. Not a
+ * warning: the writers show it with the region. 0 or -ENOMEM. */
+int analyze__not_folded(fold_region_result *r, unsigned kind, const fold_diag_value *values, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+/* Compatibility for the calls not yet converted (src/fold/region/): a
+ * record of kind FOLD_DIAG_UNCLASSIFIED about the run (analyze__warn) or
+ * about region name (analyze__warn_about), kept apart by its format. */
 void analyze__warn(analyze_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The same for a warning about the region or function name, which fmt
- * prints whole (the first place it appears is the one marked). */
 void analyze__warn_about(analyze_ctx *c, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The calling thread's warnings are about the region at this place of the

@@ -1,8 +1,8 @@
 /* html_views.c: the report's answers before any region: where the CPUs
  * worked and where the threads spent wall time (with a selector by rank and
  * thread), the threads with their class and busy share, and the imbalance
- * over ranks and threads with the slowest named; the warnings grouped
- * (warn_group.c), each kind once with its count and every message in a
+ * over ranks and threads with the slowest named; the warnings grouped by
+ * kind (warn_group.c), each kind once with its count and every message in a
  * collapsed list.
  *
  * Invariants: every name from the trace is escaped; function names are
@@ -376,37 +376,38 @@ void report_html_warnings(html_ctx *h)
 	util_buf_printf(h->b, "<h3>Warnings (%zu)</h3><div id=\"warnings\">", a->nwarnings + nsalvage);
 	if (!a->nwarnings && !nsalvage)
 		util_buf_puts(h->b, "<p class=\"note\">None.</p>");
-	for (size_t i = 0; i < a->nwarnings; i++) {
-		const char *w = a->warnings[i].what;
-		int seen = 0;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = report_warn_alike(a->warnings[k].what, w);
-		if (seen)
-			continue;
-		size_t n = 0;
-		for (size_t k = i; k < a->nwarnings; k++)
-			n += report_warn_alike(a->warnings[k].what, w);
-		util_buf_puts(h->b, "<div class=\"warn\">");
+	size_t *order = a->nwarnings ? malloc(a->nwarnings * sizeof *order) : NULL;
+	report_warn_group *groups = a->nwarnings ? malloc(a->nwarnings * sizeof *groups) : NULL;
+	long ng = order && groups ? report_warn_groups(a, order, groups) : 0;
+	if (a->nwarnings && ng <= 0)
+		util_buf_puts(h->b,
+		              "<div class=\"warn\">Out of memory: the warnings are in the JSON.</div>\n");
+	for (long g = 0; g < ng; g++) {
+		const size_t *o = order + groups[g].first;
+		size_t n = groups[g].n;
+		const fold_warning *w = &a->warnings[o[0]];
+		util_buf_printf(h->b, "<div class=\"warn\" data-kind=\"%s\">", fold_diag_kind_id(w->kind));
 		if (n == 1) {
-			warning_text(h, &a->warnings[i], 0);
+			warning_text(h, w, 0);
 			util_buf_puts(h->b, "</div>\n");
 			continue;
 		}
-		/* Each kind once: the first whole, how many more say the same of
-		 * other subjects (a count in front, "2x 18 instance(s) ...", read
-		 * as a product), every message in a collapsed list. */
+		/* Each kind once: the first whole, how many more of its kind (a
+		 * count in front, "2x 18 instance(s) ...", read as a product),
+		 * every message in a collapsed list. */
 		util_buf_puts(h->b, "<details class=\"warns\"><summary>");
-		warning_text(h, &a->warnings[i], 0);
+		warning_text(h, w, 0);
 		util_buf_printf(h->b, " <span class=\"unit\">(and %zu more like it)</span>", n - 1);
 		util_buf_puts(h->b, "</summary><ul>");
-		for (size_t k = i; k < a->nwarnings; k++)
-			if (report_warn_alike(a->warnings[k].what, w)) {
-				util_buf_puts(h->b, "<li>");
-				warning_text(h, &a->warnings[k], 0);
-				util_buf_puts(h->b, "</li>");
-			}
+		for (size_t k = 0; k < n; k++) {
+			util_buf_puts(h->b, "<li>");
+			warning_text(h, &a->warnings[o[k]], 0);
+			util_buf_puts(h->b, "</li>");
+		}
 		util_buf_puts(h->b, "</ul></details></div>\n");
 	}
+	free(order);
+	free(groups);
 	for (size_t i = 0; i < a->nprocs; i++)
 		for (size_t k = 0; k < a->procs[i].nsalvage; k++) {
 			util_buf_puts(h->b, "<div class=\"warn bad\">");

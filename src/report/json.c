@@ -279,6 +279,63 @@ static void write_groups(jw *w, const fold_region_result *r)
 	close_(w, ']');
 }
 
+/* A diagnostic (docs/json.md, "warnings"): its kind, severity, the subject's
+ * fields that apply, the numbers behind it with their units, and the
+ * message. */
+static void diag_object(jw *w, const fold_warning *d)
+{
+	const fold_diag_subject *s = &d->subject;
+	open_(w, '{');
+	kstr(w, "kind", fold_diag_kind_id(d->kind));
+	kstr(w, "severity", fold_diag_severity_id(d->severity));
+	kobj(w, "subject");
+	kstr(w, "type", fold_diag_subject_type_id(s->type));
+	if (s->process >= 0)
+		kint(w, "process", s->process);
+	if (s->rank >= 0)
+		kint(w, "rank", s->rank);
+	if (s->trace)
+		kstr(w, "trace", s->trace);
+	if (s->thread >= 0)
+		kint(w, "thread", s->thread);
+	if (s->region)
+		kstr(w, "region", s->region);
+	if (s->group >= 0)
+		kint(w, "group", s->group);
+	if (s->phase >= 0)
+		kint(w, "phase", s->phase);
+	if (s->counter)
+		kstr(w, "counter", s->counter);
+	if (s->function)
+		kstr(w, "function", s->function);
+	if (s->file) {
+		kstr(w, "file", s->file);
+		kint(w, "line", s->line);
+	}
+	close_(w, '}');
+	kobj(w, "values");
+	for (size_t i = 0; i < d->nvalues && i < FOLD_DIAG_MAX_VALUES; i++) {
+		kobj(w, d->values[i].name);
+		knum(w, "value", d->values[i].value);
+		kstr(w, "unit", d->values[i].unit);
+		close_(w, '}');
+	}
+	close_(w, '}');
+	if (d->detail)
+		kstr(w, "detail", d->detail);
+	kstr(w, "message", d->what);
+	close_(w, '}');
+}
+
+/* Why a region was not folded, as a record, when the analysis gave one. */
+static void write_not_folded(jw *w, const fold_region_result *r)
+{
+	if (!r->not_folded)
+		return;
+	key(w, "not_folded");
+	diag_object(w, r->not_folded);
+}
+
 /* A region aggregated in the reports (aggregate.h): its counts and why it
  * was not folded, without groups and instances (docs/json.md). */
 static void write_region_aggregated(jw *w, const fold_region_result *r)
@@ -293,6 +350,7 @@ static void write_region_aggregated(jw *w, const fold_region_result *r)
 	knum(w, "mean_duration_ns", r->mean_duration_ns);
 	kbool(w, "folded", 0);
 	kstr(w, "reason", r->reason);
+	write_not_folded(w, r);
 	kbool(w, "aggregated", 1);
 	close_(w, '}');
 }
@@ -320,6 +378,7 @@ static void write_region(jw *w, const fold_region_result *r)
 	}
 	kbool(w, "folded", r->folded);
 	kstr(w, "reason", r->reason);
+	write_not_folded(w, r);
 	kint(w, "selected_group", r->selected_group);
 	kstr(w, "fit_method", r->fit_method);
 	kv_object(w, "fit_params", r->fit_params, r->nfit_params);
@@ -763,7 +822,7 @@ static void write_document(jw *w, const fold_analysis *a)
 	karr(w, "warnings");
 	for (size_t i = 0; i < a->nwarnings; i++) {
 		sep(w);
-		str_raw(w, a->warnings[i].what);
+		diag_object(w, &a->warnings[i]);
 	}
 	close_(w, ']');
 	close_(w, '}');

@@ -15,7 +15,7 @@
 
 #include "report.h"
 
-#define REPORT_JSON_VERSION 1
+#define REPORT_JSON_VERSION 2
 
 /* Writes s (len bytes) as a JSON string literal, quotes included
  * (report_esc_json_n). 0, or -ENOMEM after writing "" instead. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
@@ -441,8 +442,34 @@ static void region_phases(term *t, const fold_region_result *r)
 /* Columns of a region's or function's name inside a warning. */
 #define WARN_NAME_COLS 40
 
-/* Warnings grouped: each kind once, whole (wrapped, never cut), with how
- * many times it was said and of what. */
+/* The others of a group after its first (order[1..n-1]): each one's
+ * subject when it differs from the first's, else what it says of it. */
+static void warning_others(term *t, const fold_analysis *a, const size_t *order, size_t n)
+{
+	const fold_warning *first = &a->warnings[order[0]];
+	util_buf m, od;
+	util_buf_init(&m);
+	util_buf_init(&od);
+	util_buf_puts(&m, "also:");
+	for (size_t j = 1; j < n; j++) {
+		const fold_warning *d = &a->warnings[order[j]];
+		od.len = 0;
+		if (d->subject.type != FOLD_SUBJECT_RUN &&
+		    !fold_diag_same_subject(&d->subject, &first->subject))
+			report_warn_subject(d, WARN_NAME_COLS, &od);
+		else
+			report_warn_rest(d, WARN_NAME_COLS, &od);
+		util_buf_printf(&m, "%s %s", j > 1 ? ";" : "", od.oom || !od.data ? d->what : od.data);
+	}
+	term_put(t, "    ");
+	term_wrapped(t, m.oom ? "(out of memory)" : m.data, 6);
+	term_newline(t);
+	util_buf_free(&m);
+	util_buf_free(&od);
+}
+
+/* Warnings grouped by kind (warn_group.h): each kind once, its first whole
+ * (wrapped, never cut), with how many times it was said and of what. */
 static void warnings(term *t, const fold_analysis *a)
 {
 	size_t nsalvage = 0;
@@ -453,55 +480,33 @@ static void warnings(term *t, const fold_analysis *a)
 	char h[64];
 	snprintf(h, sizeof h, "Warnings (%zu)", a->nwarnings + nsalvage);
 	term_heading(t, h);
-	for (size_t i = 0; i < a->nwarnings; i++) {
-		const char *w = a->warnings[i].what;
-		int seen = 0;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = report_warn_alike(a->warnings[k].what, w);
-		if (seen)
-			continue;
-		size_t n = 0;
-		for (size_t k = i; k < a->nwarnings; k++)
-			n += report_warn_alike(a->warnings[k].what, w);
+	size_t *order = a->nwarnings ? malloc(a->nwarnings * sizeof *order) : NULL;
+	report_warn_group *groups = a->nwarnings ? malloc(a->nwarnings * sizeof *groups) : NULL;
+	long ng = order && groups ? report_warn_groups(a, order, groups) : 0;
+	if (a->nwarnings && ng <= 0) {
+		term_put(t, "  ! (out of memory: warnings in the JSON)");
+		term_newline(t);
+	}
+	for (long g = 0; g < ng; g++) {
+		const size_t *o = order + groups[g].first;
+		size_t n = groups[g].n;
+		const fold_warning *w = &a->warnings[o[0]];
 		term_sgr(t, "33");
 		term_put(t, "  ! ");
 		term_sgr(t, "0");
 		if (n > 1)
 			term_putf(t, "%zux ", n);
-		util_buf d, m, od;
+		util_buf d;
 		util_buf_init(&d);
-		report_warn_text(&a->warnings[i], WARN_NAME_COLS, &d);
-		term_wrapped(t, d.oom || !d.data ? w : d.data, 4);
+		report_warn_text(w, WARN_NAME_COLS, &d);
+		term_wrapped(t, d.oom || !d.data ? w->what : d.data, 4);
 		term_newline(t);
-		if (n < 2) {
-			util_buf_free(&d);
-			continue;
-		}
-		util_buf_init(&m);
-		util_buf_init(&od);
-		/* The others: their subject when it differs from the first's, else what they say. */
-		util_buf_puts(&m, "also:");
-		const char *dw = d.oom || !d.data ? w : d.data;
-		size_t wl = report_warn_subject(dw);
-		for (size_t k = i + 1, c = 0; k < a->nwarnings; k++) {
-			if (!report_warn_alike(a->warnings[k].what, w))
-				continue;
-			od.len = 0;
-			report_warn_text(&a->warnings[k], WARN_NAME_COLS, &od);
-			const char *o = od.oom || !od.data ? a->warnings[k].what : od.data;
-			size_t sl = report_warn_subject(o);
-			if (sl && (sl != wl || strncmp(o, dw, sl)))
-				util_buf_printf(&m, "%s %.*s", c++ ? ";" : "", (int)sl, o);
-			else
-				util_buf_printf(&m, "%s %s", c++ ? ";" : "", o + sl + (sl ? 2 : 0));
-		}
-		term_put(t, "    ");
-		term_wrapped(t, m.oom ? "(out of memory)" : m.data, 6);
-		term_newline(t);
-		util_buf_free(&m);
-		util_buf_free(&od);
 		util_buf_free(&d);
+		if (n > 1)
+			warning_others(t, a, o, n);
 	}
+	free(order);
+	free(groups);
 	/* what the reader salvaged: the first lines and the summary of each
 	 * trace (a trace may hold any number of damaged chunks) */
 	for (size_t i = 0; i < a->nprocs; i++) {

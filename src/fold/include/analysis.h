@@ -228,6 +228,9 @@ typedef struct fold_region_result {
 	unsigned long est_samples;
 	int folded; /* 0: too few instances/samples; reason says why */
 	char *reason;
+	/* The same as a record (kind FOLD_DIAG_NOT_SELECTED...), when the code
+	 * that decided it says so; NULL otherwise. Its message is reason. */
+	struct fold_warning *not_folded;
 	/* reason without its count (reason_count: the usable instances or the
 	 * samples in them), shared by the regions that miss the same, so that
 	 * they can be listed once with their counts; NULL when reason is the
@@ -317,13 +320,133 @@ typedef struct fold_cct_node {
 /* Callers followed from a sample's function in the bottom-up tree at most. */
 #define FOLD_BOTTOM_UP_DEPTH 24
 
+/* Diagnostics (diag.c; docs/diagnostics.md lists every kind): each
+ * warning, note and reason a region was not folded is a record with a kind,
+ * a subject, the numbers behind it and its message. The writers group,
+ * order and count the records; the message is the record in words. */
+enum fold_diag_kind {
+	FOLD_DIAG_UNCLASSIFIED = 0, /* said through the old text-only calls */
+	/* the run and its traces */
+	FOLD_DIAG_PROGRAMS_MIXED,     /* run: traces of several programs (--allow-mixed) */
+	FOLD_DIAG_OTHER_PROGRAM,      /* process: a helper program of the run */
+	FOLD_DIAG_SAMPLES_DROPPED,    /* process: the runtime dropped samples (detail: why) */
+	FOLD_DIAG_REGION_EVENTS_LOST, /* process: API region events lost in a stop */
+	FOLD_DIAG_CUT_RECOVERED,      /* process: no final flush, recovered from the live file */
+	FOLD_DIAG_CUT,                /* process: no final flush, no live file */
+	FOLD_DIAG_CHUNKS_LOST,        /* process: chunks not written (disk full) */
+	FOLD_DIAG_TRACE_DAMAGED,      /* process: the reader salvaged the trace */
+	FOLD_DIAG_CLOCK_UNKNOWN,      /* process: ticks taken as nanoseconds */
+	FOLD_DIAG_COUNTERS_DROPPED,   /* run: more counters than the analysis folds */
+	FOLD_DIAG_REGIONS_UNDEFINED,  /* process: region ids without a definition */
+	FOLD_DIAG_WRITER_PAUSES,      /* thread: writing the trace stopped it */
+	FOLD_DIAG_REGION_UNBALANCED,  /* region: unbalanced enter/exit */
+	FOLD_DIAG_FUNCTION_THROTTLED, /* function: FOLD_THROTTLE stopped recording it */
+	FOLD_DIAG_CALLS_TOO_DEEP,     /* process: calls beyond the runtime's open-call limit */
+	FOLD_DIAG_OWN_COST,           /* run (function: where it was most called from) */
+	/* the region pipeline */
+	FOLD_DIAG_REGION_NO_INSTANCE,   /* region: --region has no complete instance */
+	FOLD_DIAG_GROUP_TOO_FEW,        /* group: holds the most time, too few to fold */
+	FOLD_DIAG_GROUP_SLOW_TAIL,      /* group: the slow tail of another, which is folded */
+	FOLD_DIAG_GROUP_STRETCHED,      /* group: stretched by preemption or waiting */
+	FOLD_DIAG_GROUP_MISSING,        /* region: --group names a group it does not have */
+	FOLD_DIAG_OUTLIERS_EXCLUDED,    /* region: duration outliers left out */
+	FOLD_DIAG_LOW_CPU_SHARE,        /* region: its instances mostly off the CPU */
+	FOLD_DIAG_INSTANCES_STARVED,    /* region: some instances preempted or waiting */
+	FOLD_DIAG_KRIGING_FAILED,       /* counter: the piecewise-linear fit shown instead */
+	FOLD_DIAG_CURVE_CONTRADICTS,    /* counter: the mean rate shown in some phases */
+	FOLD_DIAG_PHASE_ENDPOINT_RATES, /* phase: rates from the enter/exit readings */
+	FOLD_DIAG_PHASE_NO_RATES,       /* phase: too few samples for rates */
+	FOLD_DIAG_SELF_CHECK_FAILED,    /* region: halves disagree */
+	FOLD_DIAG_BOUNDARY_MOVES,       /* region: a boundary moves with the duration */
+	FOLD_DIAG_ONE_PHASE,            /* region: too few samples to place boundaries */
+	FOLD_DIAG_BOUNDARIES_ALIGNED,   /* region: instances aligned before the fit */
+	/* why a region was not folded (fold_region_result.not_folded) */
+	FOLD_DIAG_NOT_SELECTED,      /* region: --region names another */
+	FOLD_DIAG_TOO_FEW_INSTANCES, /* region */
+	FOLD_DIAG_TOO_FEW_SAMPLES,   /* region */
+	FOLD_DIAG_NOTHING_FOLDABLE,  /* region: no counter, CPU time or sample */
+	FOLD_DIAG_THROTTLED,         /* region: a throttled function */
+	FOLD_DIAG_NKINDS
+};
+
+enum fold_diag_severity {
+	FOLD_DIAG_NOTE = 0,    /* what the analysis did, worth knowing */
+	FOLD_DIAG_WARNING = 1, /* a result is less certain, or data is missing */
+};
+
+/* What a diagnostic is about. Each field is set when it applies (-1 or
+ * NULL when not): a thread also names its process, a phase its region. */
+enum fold_diag_subject_type {
+	FOLD_SUBJECT_RUN = 0,
+	FOLD_SUBJECT_PROCESS,
+	FOLD_SUBJECT_THREAD,
+	FOLD_SUBJECT_REGION,
+	FOLD_SUBJECT_GROUP,
+	FOLD_SUBJECT_PHASE,
+	FOLD_SUBJECT_COUNTER,
+	FOLD_SUBJECT_FUNCTION,
+};
+
+typedef struct fold_diag_subject {
+	unsigned type;  /* enum fold_diag_subject_type */
+	long process;   /* index into fold_analysis.procs */
+	long rank;      /* MPI rank of that process */
+	char *trace;    /* its trace file */
+	long thread;    /* stream id */
+	char *region;   /* name, as the regions are named */
+	long group;     /* duration group of the region */
+	long phase;     /* 1-based, as the reports number phases */
+	char *counter;  /* series: a counter or derived metric */
+	char *function; /* a function of the profile */
+	char *file;     /* and a source line in it (line 0: none) */
+	unsigned line;
+} fold_diag_subject;
+
+/* A number behind a diagnostic: name and unit are static strings
+ * ("count", "ns", "s", "share" in [0,1], "ratio"). */
+typedef struct fold_diag_value {
+	const char *name, *unit;
+	double value;
+} fold_diag_value;
+
+#define FOLD_DIAG_MAX_VALUES 8
+
 typedef struct fold_warning {
+	unsigned kind;     /* enum fold_diag_kind */
+	unsigned severity; /* enum fold_diag_severity (the kind's) */
+	fold_diag_subject subject;
+	fold_diag_value values[FOLD_DIAG_MAX_VALUES];
+	size_t nvalues;
+	char *detail; /* a word the kind defines (why samples were dropped...), or NULL */
+	/* The message: the record in words. */
 	char *what;
 	/* The region or function the warning is about, as its full name
 	 * appears in what from byte name_at on (name_len bytes; 0: none), so
 	 * that a writer can show it as it names it elsewhere. */
 	size_t name_at, name_len;
+	/* The format it was said with (static; kept for unclassified records,
+	 * which are of one kind when said by one call): NULL when unknown. */
+	const char *format;
 } fold_warning;
+
+/* A kind's stable identifier ("samples_dropped"; "unclassified" for an
+ * unknown kind), its severity, and the identifier of a severity and of a
+ * subject type. */
+const char *fold_diag_kind_id(unsigned kind);
+unsigned fold_diag_kind_severity(unsigned kind);
+const char *fold_diag_severity_id(unsigned severity);
+const char *fold_diag_subject_type_id(unsigned type);
+/* A subject about nothing (the run): every index -1, every name NULL. */
+fold_diag_subject fold_diag_subject_none(void);
+/* Whether two records are of one kind (unclassified: said by one call,
+ * known by its format). */
+int fold_diag_same_kind(const fold_warning *x, const fold_warning *y);
+/* Whether two records are about the same subject. */
+int fold_diag_same_subject(const fold_diag_subject *x, const fold_diag_subject *y);
+/* The value named name of d, or NULL. */
+const fold_diag_value *fold_diag_value_of(const fold_warning *d, const char *name);
+/* Frees what d owns (its strings), not d. */
+void fold_diag_free(fold_warning *d);
 
 /* The function name of samples taken inside fold's own runtime (libfold.so:
  * region hooks, MPI and OpenMP wrappers): the measurement's cost. */

@@ -702,8 +702,12 @@ static void warn_writing(analyze_ctx *c, size_t p)
 		/* zlib takes 3x zstd's time (docs/configuration.md, FOLD_COMPRESS) */
 		const char *how = ingest__trace_info(t, "trace.compress");
 		int zlib = how && !strncmp(how, "zlib", 4);
-		analyze__warn(
-		    c,
+		fold_diag_subject ts = analyze__subject_thread(c, p, th->stream);
+		analyze__diag(
+		    c, FOLD_DIAG_WRITER_PAUSES, &ts,
+		    ANALYZE_VALUES({"paused", "ns", sum}, {"pauses", "count", (double)th->npause},
+		                   {"share", "share", sum / span}),
+		    zlib ? "zlib" : NULL,
 		    "%s: writing the trace stopped thread %u for %.1f ms in %zu pause(s), %.1f%% of its "
 		    "time; taken out of the times shown, but the program ran that much slower: record "
 		    "fewer calls (FOLD_FILTER, FOLD_THROTTLE)%s",

@@ -203,9 +203,12 @@ static int map_trace_regions(analyze_ctx *c, size_t i)
 		rc = trace_region_index(c, i, name, d->kind, d->address, &c->map[i][k]);
 	}
 	free(bn);
+	fold_diag_subject ps = analyze__subject_process(c, i);
 	if (!rc && undefined)
-		analyze__warn(c, "%s: %zu region id(s) used without a definition; shown as region#ID",
-		              t->path, undefined);
+		analyze__diag(c, FOLD_DIAG_REGIONS_UNDEFINED, &ps,
+		              ANALYZE_VALUES({"regions", "count", (double)undefined}), NULL,
+		              "%s: %zu region id(s) used without a definition; shown as region#ID", t->path,
+		              undefined);
 	return rc;
 }
 

@@ -86,13 +86,17 @@ int analyze__fill_processes(analyze_ctx *c)
 		p->duration_ns = ingest__tick_ns(t, t->max_tick);
 		if (p->duration_ns < 0)
 			p->duration_ns = 0;
+		fold_diag_subject ps = analyze__subject_process(c, i);
 		for (size_t k = 0; k < t->nstats; k++)
 			if (!strncmp(t->stats[k].key, "samples.dropped.", 16) && t->stats[k].value)
-				analyze__warn(c, "%s: %llu samples dropped (%s)", t->path,
+				analyze__diag(c, FOLD_DIAG_SAMPLES_DROPPED, &ps,
+				              ANALYZE_VALUES({"samples", "count", (double)t->stats[k].value}),
+				              t->stats[k].key + 16, "%s: %llu samples dropped (%s)", t->path,
 				              (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
 		uint64_t sv;
 		if (ingest__trace_stat(t, "regions.events_lost", &sv) && sv)
-			analyze__warn(c,
+			analyze__diag(c, FOLD_DIAG_REGION_EVENTS_LOST, &ps,
+			              ANALYZE_VALUES({"events", "count", (double)sv}), NULL,
 			              "%s: %llu API region event(s) lost while the runtime was stopped for a "
 			              "moment (another thread's fork or exec, or no free buffer): instances "
 			              "wholly inside the stop are missing, the others are kept balanced",
@@ -107,37 +111,45 @@ int analyze__fill_processes(analyze_ctx *c)
 			p->end = FOLD_END_CUT;
 			p->chunks_recovered = t->rstats.chunks_recovered;
 			if (p->chunks_recovered)
-				analyze__warn(c,
-				              "%s: the process ended without fold's final flush (killed, by "
-				              "SIGKILL or the OOM killer, or an exit through the exit_group "
-				              "system call, as Go programs exit); what it recorded up to its end "
-				              "was recovered from its live file (%llu chunk(s))",
-				              t->path, (unsigned long long)p->chunks_recovered);
+				analyze__diag(
+				    c, FOLD_DIAG_CUT_RECOVERED, &ps,
+				    ANALYZE_VALUES({"chunks", "count", (double)p->chunks_recovered}), NULL,
+				    "%s: the process ended without fold's final flush (killed, by "
+				    "SIGKILL or the OOM killer, or an exit through the exit_group "
+				    "system call, as Go programs exit); what it recorded up to its end "
+				    "was recovered from its live file (%llu chunk(s))",
+				    t->path, (unsigned long long)p->chunks_recovered);
 			else
-				analyze__warn(
-				    c,
-				    "%s: the run was cut: no end records (the process ended before fold's final "
-				    "flush: killed, by SIGKILL or the OOM killer, or an exit through the exit_group "
-				    "system call) and left no live file; it holds what was flushed until then "
-				    "(FOLD_FLUSH_INTERVAL)",
-				    t->path);
+				analyze__diag(c, FOLD_DIAG_CUT, &ps, NULL, NULL,
+				              "%s: the run was cut: no end records (the process ended before "
+				              "fold's final "
+				              "flush: killed, by SIGKILL or the OOM killer, or an exit "
+				              "through the exit_group "
+				              "system call) and left no live file; it holds what was flushed "
+				              "until then "
+				              "(FOLD_FLUSH_INTERVAL)",
+				              t->path);
 		}
 		if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
 			uint64_t ls = 0;
 			ingest__trace_stat(t, "samples.lost_writing", &ls);
-			analyze__warn(c,
-			              "%s: %llu chunk(s) with %llu samples could not be written (disk full "
-			              "or write error)",
-			              t->path, (unsigned long long)sv, (unsigned long long)ls);
+			analyze__diag(
+			    c, FOLD_DIAG_CHUNKS_LOST, &ps,
+			    ANALYZE_VALUES({"chunks", "count", (double)sv}, {"samples", "count", (double)ls}),
+			    NULL,
+			    "%s: %llu chunk(s) with %llu samples could not be written (disk full "
+			    "or write error)",
+			    t->path, (unsigned long long)sv, (unsigned long long)ls);
 		}
 		if (t->nsalvage)
-			analyze__warn(
-			    c,
+			analyze__diag(
+			    c, FOLD_DIAG_TRACE_DAMAGED, &ps,
+			    ANALYZE_VALUES({"problems", "count", (double)t->nsalvage}), NULL,
 			    "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
 			    "section)",
 			    t->path, t->nsalvage);
 		if (t->nclock < 2 && !ingest__trace_info(t, "clock.tick_hz") && t->nthreads)
-			analyze__warn(c,
+			analyze__diag(c, FOLD_DIAG_CLOCK_UNKNOWN, &ps, NULL, NULL,
 			              "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
 			              "nanoseconds",
 			              t->path);
@@ -262,7 +274,11 @@ static int fill_used_counters(analyze_ctx *c, util_hmap *by_name)
 	if (rc)
 		return rc;
 	if (dropped)
-		analyze__warn(c,
+		analyze__diag(c, FOLD_DIAG_COUNTERS_DROPPED, NULL,
+		              ANALYZE_VALUES({"counters", "count", (double)dropped},
+		                             {"limit", "count", FOLD__MAX_COUNTERS},
+		                             {"per_process", "count", TRACE_MAX_COUNTERS}),
+		              NULL,
 		              "the traces carry %zu counters beyond the first %d, which are all the analysis "
 		              "folds (a process records at most %d): those are not analysed",
 		              dropped, FOLD__MAX_COUNTERS, TRACE_MAX_COUNTERS);

@@ -111,11 +111,17 @@ void own_cost__warn(analyze_ctx *c)
 		         "runs its hooks: keep it out of the instrumentation at compile time "
 		         "(-finstrument-functions-exclude-function-list)",
 		         top);
-	analyze__warn_about(
-	    c, strstr(where, "most called from") ? top : NULL,
-	    "fold's own work (its hooks, their PLT stubs, the trace writing) took %.0f%% of the %s "
-	    "of the program's threads (%lu samples): the program took about %.1fx the time it "
-	    "would without that work%s",
-	    100 * share, a->cpu_weighted ? "CPU time" : "samples", own_samples,
-	    share < 0.99 ? 1 / (1 - share) : 100.0, where);
+	/* about the run; the function most of it was called from, when named */
+	fold_diag_subject s = fold_diag_subject_none();
+	s.function = strstr(where, "most called from") ? (char *)top : NULL;
+	analyze__diag(c, FOLD_DIAG_OWN_COST, &s,
+	              ANALYZE_VALUES({"share", "share", share}, {"samples", "count", (double)own_samples},
+	                             {"slowdown", "ratio", share < 0.99 ? 1 / (1 - share) : 100.0},
+	                             {"system_header_share", "share", all ? (double)sys / (double)all : 0}),
+	              a->cpu_weighted ? "cpu_time" : "samples",
+	              "fold's own work (its hooks, their PLT stubs, the trace writing) took %.0f%% of the %s "
+	              "of the program's threads (%lu samples): the program took about %.1fx the time it "
+	              "would without that work%s",
+	              100 * share, a->cpu_weighted ? "CPU time" : "samples", own_samples,
+	              share < 0.99 ? 1 / (1 - share) : 100.0, where);
 }

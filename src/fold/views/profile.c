@@ -230,9 +230,13 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 	qsort(a->callpairs, a->ncallpairs, sizeof *a->callpairs, cmp_callpair);
 	for (size_t g = 0; g < c->nreg; g++) {
 		const instances__region_acc *A = &c->acc[g];
+		fold_diag_subject rs = analyze__subject_region(c->reg[g].name);
 		if (A->unclosed || A->stray_exit)
-			analyze__warn_about(
-			    c, c->reg[g].name,
+			analyze__diag(
+			    c, FOLD_DIAG_REGION_UNBALANCED, &rs,
+			    ANALYZE_VALUES({"unclosed", "count", (double)A->unclosed},
+			                   {"stray_exits", "count", (double)A->stray_exit}),
+			    NULL,
 			    "region %s: unbalanced enter/exit (%lu entered but never exited, %lu exits "
 			    "without enter); "
 			    "those calls are left out of its instances",
@@ -244,8 +248,15 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			const char *name = "?";
 			if (th->region < c->nmap[i] && c->map[i][th->region] != UINT32_MAX)
 				name = c->reg[c->map[i][th->region]].name;
-			analyze__warn_about(
-			    c, name,
+			fold_diag_subject fs = analyze__subject_function(name);
+			fs.process = (long)i;
+			fs.trace = c->tr[i]->path;
+			analyze__diag(
+			    c, FOLD_DIAG_FUNCTION_THROTTLED, &fs,
+			    ANALYZE_VALUES({"at", "s", ingest__tick_ns(c->tr[i], th->tick) / 1e9},
+			                   {"calls", "count", (double)th->calls},
+			                   {"mean", "ns", (double)th->mean_ns}),
+			    NULL,
 			    "function %s was throttled at %.3f s after %llu calls (mean %llu ns): later "
 			    "calls are not "
 			    "recorded",
@@ -259,11 +270,14 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 		if (!ingest__trace_stat(c->tr[i], "regions.calls_too_deep", &n) || !n)
 			continue;
 		ingest__trace_stat(c->tr[i], "regions.depth_limit", &limit);
-		analyze__warn(c,
-		              "%s: %llu call(s) of instrumented functions not recorded: more than %llu "
-		              "instrumented calls were open on their thread (fold's limit); their time is "
-		              "in the exclusive time of the deepest recorded call around them",
-		              c->tr[i]->path, (unsigned long long)n, (unsigned long long)limit);
+		fold_diag_subject ps = analyze__subject_process(c, i);
+		analyze__diag(
+		    c, FOLD_DIAG_CALLS_TOO_DEEP, &ps,
+		    ANALYZE_VALUES({"calls", "count", (double)n}, {"limit", "count", (double)limit}), NULL,
+		    "%s: %llu call(s) of instrumented functions not recorded: more than %llu "
+		    "instrumented calls were open on their thread (fold's limit); their time is "
+		    "in the exclusive time of the deepest recorded call around them",
+		    c->tr[i]->path, (unsigned long long)n, (unsigned long long)limit);
 	}
 	return 0;
 }
@@ -298,14 +312,14 @@ static int mark_throttled_region(const fold_analysis *a, fold_region_result *r)
 		r->est_total_err_ns = p->est_inclusive_err_ns;
 		r->est_samples = p->est_samples;
 		if (!r->folded) {
-			char *why =
-			    util_asprintf("throttled at %.3f s after %lu calls, later calls not recorded; "
-			                  "FOLD_THROTTLE=off records them all",
-			                  p->throttled_at_ns / 1e9, p->calls);
-			if (!why)
+			if (analyze__not_folded(
+			        r, FOLD_DIAG_THROTTLED,
+			        ANALYZE_VALUES({"at", "s", p->throttled_at_ns / 1e9},
+			                       {"calls", "count", (double)p->calls}),
+			        "throttled at %.3f s after %lu calls, later calls not recorded; "
+			        "FOLD_THROTTLE=off records them all",
+			        p->throttled_at_ns / 1e9, p->calls))
 				return -ENOMEM;
-			free(r->reason);
-			r->reason = why;
 			free(r->reason_common);
 			r->reason_common = NULL;
 		}

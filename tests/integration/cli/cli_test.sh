@@ -492,7 +492,8 @@ if v.startswith("stream"):
     assert streams == [int(v.split()[1])], (v, streams)
 if v.startswith("counters"):
     assert len(d["counters"]) == 64, (v, len(d["counters"]))
-    assert any("beyond the first 64" in w["text"] if isinstance(w, dict) else "beyond the first 64" in w
+    assert any(w["kind"] == "counters_dropped" and w["subject"]["type"] == "run" and
+               w["values"]["limit"]["value"] == 64 and "beyond the first 64" in w["message"]
                for w in d["warnings"]), d["warnings"][:3]
 assert secs < 30, (v, secs)
 PY

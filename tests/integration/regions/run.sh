@@ -330,7 +330,11 @@ if kind == "plain" and lost != 3 * (100000 - 65534):
 if not lost or stats.get("regions.depth_limit") != 65536:
     bad.append("stats regions.calls_too_deep %s, regions.depth_limit %s: expected the loss and 65536" %
                (lost, stats.get("regions.depth_limit")))
-if not any("%d call(s) of instrumented functions not recorded: more than 65536" % lost in w for w in a["warnings"]):
+if not any(w["kind"] == "calls_too_deep" and w["subject"]["type"] == "process" and
+           w["values"]["calls"] == {"value": lost, "unit": "count"} and
+           w["values"]["limit"]["value"] == 65536 and
+           "%d call(s) of instrumented functions not recorded: more than 65536" % lost in w["message"]
+           for w in a["warnings"]):
     bad.append("no warning of the %s calls not recorded: %s" % (lost, a["warnings"]))
 for b in bad:
     print("FAIL:", b, file=sys.stderr)

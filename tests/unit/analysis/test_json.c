@@ -75,6 +75,7 @@ static void test_document_with_hostile_strings_is_valid(void **state)
 	a->regions[0].phases[0].rates = calloc(1, sizeof(double));
 	a->regions[0].phases[0].rates[0] = 0.0 / 0.0; /* NaN must become null */
 	a->warnings = calloc(1, sizeof(fold_warning));
+	a->warnings[0].subject = fold_diag_subject_none();
 	a->warnings[0].what = strdup("\x1b[31mred\x1b[0m");
 	a->nwarnings = 1;
 	/* a thread with a hostile name, an idle helper, and an imbalance row */
@@ -104,7 +105,7 @@ static void test_document_with_hostile_strings_is_valid(void **state)
 	assert_non_null(text);
 	assert_true(json_check(text, len));
 	assert_non_null(strstr(text, "\"format\":\"fold-json\""));
-	assert_non_null(strstr(text, "\"version\":1"));
+	assert_non_null(strstr(text, "\"version\":2"));
 	assert_non_null(strstr(text, "\"ctr\\\\x\":null"));
 	assert_non_null(strstr(text, "\\u001b[31mred"));
 	assert_non_null(strstr(text, "\"name\":\"w\\\"x\",\"class\":\"application\""));

@@ -602,12 +602,33 @@ fold_analysis *report_fixture_new(size_t points_per_series)
 		a->total_samples += a->cct[i].self_samples;
 	a->nwarnings = 4;
 	a->warnings = xcalloc(4, sizeof(fold_warning));
-	a->warnings[0].what =
-	    xstrdup("region " FIXTURE_REGION_FLUX ": phase 2 has only 9 samples (want >= 20)");
+	for (size_t i = 0; i < 4; i++)
+		a->warnings[i].subject = fold_diag_subject_none();
+	a->warnings[0] = (fold_warning){
+	    .kind = FOLD_DIAG_PHASE_NO_RATES,
+	    .severity = FOLD_DIAG_WARNING,
+	    .subject = a->warnings[0].subject,
+	    .values = {{"samples", "count", 9}},
+	    .nvalues = 1,
+	    .what = xstrdup("region " FIXTURE_REGION_FLUX ": phase 2 has only 9 samples (want >= 20)")};
+	a->warnings[0].subject.type = FOLD_SUBJECT_PHASE;
+	a->warnings[0].subject.region = xstrdup(FIXTURE_REGION_FLUX);
+	a->warnings[0].subject.phase = 2;
+	a->warnings[1].kind = FOLD_DIAG_SAMPLES_DROPPED;
+	a->warnings[1].subject.type = FOLD_SUBJECT_PROCESS;
+	a->warnings[1].subject.process = 0;
 	a->warnings[1].what =
 	    xstrdup("15 samples dropped (12 unwind_failed, 3 in_runtime) " FIXTURE_ESCAPE_SEQ);
+	a->warnings[2].kind = FOLD_DIAG_FUNCTION_THROTTLED;
+	a->warnings[2].severity = FOLD_DIAG_NOTE;
+	a->warnings[2].subject.type = FOLD_SUBJECT_FUNCTION;
+	a->warnings[2].subject.function = xstrdup(FIXTURE_FUNC_OPERATOR);
 	a->warnings[2].what = xstrdup("function " FIXTURE_FUNC_OPERATOR " throttled after 100000 calls");
 	/* about a region: the analysis marks where its full name is */
+	a->warnings[3].kind = FOLD_DIAG_OUTLIERS_EXCLUDED;
+	a->warnings[3].severity = FOLD_DIAG_NOTE;
+	a->warnings[3].subject.type = FOLD_SUBJECT_REGION;
+	a->warnings[3].subject.region = xstrdup(FIXTURE_FUNC_WARNED);
 	a->warnings[3].what = xstrdup("region " FIXTURE_FUNC_WARNED
 	                              ": 2 instance(s) of the folded group excluded as duration outliers");
 	a->warnings[3].name_at = strlen("region ");

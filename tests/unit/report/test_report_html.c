@@ -548,9 +548,17 @@ static void test_warnings_of_a_kind_say_how_many_more(void **state)
 	fold_warning *w = realloc(a->warnings, (a->nwarnings + 1) * sizeof *w);
 	assert_non_null(w);
 	a->warnings = w;
-	w[a->nwarnings++] = (fold_warning){
-	    strdup("region compute_flux: 5 instance(s) of the folded group excluded as duration outliers"),
-	    strlen("region "), strlen("compute_flux")};
+	/* of the fixture's kind "outliers_excluded", about another region */
+	fold_warning *d = &w[a->nwarnings++];
+	*d = (fold_warning){.kind = FOLD_DIAG_OUTLIERS_EXCLUDED,
+	                    .severity = FOLD_DIAG_NOTE,
+	                    .subject = fold_diag_subject_none(),
+	                    .what = strdup("region compute_flux: 5 instance(s) of the folded group "
+	                                   "excluded as duration outliers"),
+	                    .name_at = strlen("region "),
+	                    .name_len = strlen("compute_flux")};
+	d->subject.type = FOLD_SUBJECT_REGION;
+	d->subject.region = strdup("compute_flux");
 	size_t len;
 	char *html = written(a, &len);
 	const char *g = strstr(html, "<details class=\"warns\"><summary>region ");

@@ -100,6 +100,40 @@ static void test_shows_regions_phases_and_warnings(void **state)
 	free(text);
 }
 
+/* Warnings of one kind are said once, counted, with the other subjects
+ * named from their records: samples dropped for another reason in another
+ * process are the same kind (a text comparison kept them apart), and an
+ * outlier warning about a second region names only that region. */
+static void test_warnings_grouped_by_kind_name_their_subjects(void **state)
+{
+	(void)state;
+	fold_analysis *a = report_fixture_new(50);
+	fold_warning *w = realloc(a->warnings, (a->nwarnings + 2) * sizeof *w);
+	assert_non_null(w);
+	a->warnings = w;
+	fold_warning *d = &w[a->nwarnings++];
+	*d = (fold_warning){.kind = FOLD_DIAG_SAMPLES_DROPPED, .subject = fold_diag_subject_none()};
+	d->subject.type = FOLD_SUBJECT_PROCESS;
+	d->subject.process = 1;
+	d->subject.trace = strdup("rank1.trace");
+	d->what = strdup("rank1.trace: 4 samples dropped (buffer_full)");
+	d = &w[a->nwarnings++];
+	*d = (fold_warning){.kind = FOLD_DIAG_OUTLIERS_EXCLUDED, .subject = fold_diag_subject_none()};
+	d->subject.type = FOLD_SUBJECT_REGION;
+	d->subject.region = strdup("halo_exchange");
+	d->what =
+	    strdup("region halo_exchange: 9 instance(s) of the folded group excluded as duration outliers");
+	size_t len;
+	char *text = rendered(a, 120, 0, &len);
+	const char *warn = strstr(text, "Warnings (7)");
+	assert_non_null(warn);
+	if (!strstr(warn, "! 2x 15 samples dropped") || !strstr(warn, "also: rank1.trace\n") ||
+	    !strstr(warn, "also: region halo_exchange\n") || strstr(warn, "buffer_full"))
+		fail_msg("warnings not grouped by kind with their subjects:\n%s", warn);
+	free(text);
+	fold_analysis_free(a);
+}
+
 /* 16 ranks: the threads table stops at 12 rows and says how busy the
  * ranks were in one line, naming the least and the most busy. */
 static void test_many_ranks_summarised(void **state)
@@ -210,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fits_width_without_color),
 	    cmocka_unit_test(test_shows_regions_phases_and_warnings),
+	    cmocka_unit_test(test_warnings_grouped_by_kind_name_their_subjects),
 	    cmocka_unit_test(test_color_only_when_asked),
 	    cmocka_unit_test(test_many_ranks_summarised),
 	    cmocka_unit_test(test_shared_not_folded_reason_once),
