@@ -14,6 +14,7 @@
  *  - rt__reg_lock comes before rt__proc.proc_lock (lock order, fold_rt.h).
  */
 #include "fold_rt.h"
+#include "util_hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -228,12 +229,8 @@ static uint32_t index_cap;
 
 static uint64_t region_hash(unsigned kind, uint64_t address, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ kind;
-	h = (h ^ address) * 0x100000001b3ull;
-	if (kind != TRACE_REGION_FUNCTION)
-		for (const char *p = name; p && *p; p++)
-			h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	return h ^ (h >> 31);
+	uint64_t h = util_hash_mix(kind, address);
+	return kind == TRACE_REGION_FUNCTION ? h : util_hash_mix(h, util_hash_str(name));
 }
 
 static int region_equal(const region_entry *e, unsigned kind, uint64_t address, const char *name)
