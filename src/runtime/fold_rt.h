@@ -373,7 +373,7 @@ void rt__deliver_deferred(void);
 /* Forgets them (a fork child, which has no pending signals). */
 void rt__deferred_after_fork(void);
 
-/* Seals t's current buffer into the flusher queue and claims a fresh one
+/* Seals t's current buffer into the write queue (rt_pool.c) and claims a fresh one
  * (async-signal-safe). Returns 0 or -ENOSPC when no buffer is free. */
 int rt__thread_swap_buffer(rt_thread *t);
 /* Seals t's current buffer without claiming a new one. */

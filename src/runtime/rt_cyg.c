@@ -35,6 +35,7 @@
  *    a decision (an instrumented malloc, say) are ignored.
  */
 #include "rt_regions.h"
+#include "util_hash.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -85,7 +86,7 @@ static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline uint32_t cache_hash(uint64_t fn)
 {
-	return (uint32_t)(((fn >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+	return (uint32_t)(util_hash_mix(fn, 0) >> (64 - CACHE_BITS));
 }
 
 static inline fn_entry *cache_find(uint64_t fn)

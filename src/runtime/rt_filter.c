@@ -29,6 +29,7 @@
  *    path and load bias, so a different object at the same place gets its own).
  */
 #include "rt_regions.h"
+#include "util.h" /* util_grow: header-only */
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -120,16 +121,8 @@ int rt__filter_parse(const char *text, const char *origin, char *msg, size_t msg
 			rc = -EINVAL;
 			goto out;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			filter_rule *r = realloc(out, ncap * sizeof *r);
-			if (!r) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			out = r;
-			cap = ncap;
-		}
+		if ((rc = util_grow((void **)&out, &cap, n + 1, sizeof *out)))
+			goto out;
 		out[n].include = include;
 		out[n].on_file = what[1] == 'i';
 		out[n].glob = strdup(glob);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "fold_rt.h"
+#include "util.h" /* util_grow: header-only */
 
 #define MAX_SEGS 16
 
@@ -43,7 +44,8 @@ typedef struct module {
 pthread_mutex_t rt__mod_lock = PTHREAD_MUTEX_INITIALIZER; /* held across fork (rt_fork.c) */
 #define mod_lock rt__mod_lock
 static module *mods;
-static unsigned nmods, cap_mods;
+static unsigned nmods;
+static size_t cap_mods;
 static uint32_t next_id = 1;
 
 typedef struct found {
@@ -57,7 +59,7 @@ typedef struct found {
 
 typedef struct scan_state {
 	found *items;
-	unsigned n, cap;
+	size_t n, cap;
 	int first;
 } scan_state;
 
@@ -89,14 +91,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	scan_state *s = arg;
-	if (s->n == s->cap) {
-		unsigned ncap = s->cap ? s->cap * 2 : 32;
-		found *n = realloc(s->items, ncap * sizeof *n);
-		if (!n)
-			return 1;
-		s->items = n;
-		s->cap = ncap;
-	}
+	if (util_grow((void **)&s->items, &s->cap, s->n + 1, sizeof *s->items))
+		return 1;
 	found *f = &s->items[s->n];
 	memset(f, 0, sizeof *f);
 	f->bias = info->dlpi_addr;
@@ -192,7 +188,7 @@ void rt__modules_scan(void)
 	code_ranges_set(s.items, s.n);
 	for (unsigned i = 0; i < nmods; i++)
 		mods[i].seen = 0;
-	for (unsigned k = 0; k < s.n; k++) {
+	for (size_t k = 0; k < s.n; k++) {
 		found *f = &s.items[k];
 		unsigned i;
 		for (i = 0; i < nmods; i++)
@@ -202,14 +198,8 @@ void rt__modules_scan(void)
 			mods[i].seen = 1;
 			continue;
 		}
-		if (nmods == cap_mods) {
-			unsigned ncap = cap_mods ? cap_mods * 2 : 64;
-			module *n = realloc(mods, ncap * sizeof *n);
-			if (!n)
-				break;
-			mods = n;
-			cap_mods = ncap;
-		}
+		if (util_grow((void **)&mods, &cap_mods, (size_t)nmods + 1, sizeof *mods))
+			break;
 		char *copy = strdup(f->path);
 		if (!copy)
 			break;

@@ -45,6 +45,7 @@
  *    library, which call PMPI_ in C, so a Fortran call is one region.
  */
 #include "rt_regions.h"
+#include "util.h" /* util_grow: header-only */
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -344,14 +345,8 @@ static uint32_t burst_region(enum mpi_call call, uint64_t site, uint64_t path, u
 			r = bursts[i].region;
 			goto out;
 		}
-	if (nbursts == cap_bursts) {
-		size_t ncap = cap_bursts ? cap_bursts * 2 : 64;
-		burst_key *n = realloc(bursts, ncap * sizeof *n);
-		if (!n)
-			goto out;
-		bursts = n;
-		cap_bursts = ncap;
-	}
+	if (util_grow((void **)&bursts, &cap_bursts, nbursts + 1, sizeof *bursts))
+		goto out;
 	char name[96];
 	unsigned k = ++burst_sites[call];
 	if (k == 1)

@@ -487,12 +487,12 @@ void rt__pool_unshare(void)
 	}
 }
 
-/* After fork in the child: the parent's queue and flusher do not exist here. */
+/* After fork in the child: the parent's queue and writer do not exist here. */
 void rt__pool_after_fork(void)
 {
 	atomic_store(&queue_head, NULL);
 	atomic_store(&writer_busy, 0);
-	/* The zlib state may have been mid-deflate in another thread of the parent. */
+	/* The compressor may have been mid-chunk in another thread of the parent. */
 	atomic_store(&zwriter_ok, 0);
 	memset(&zwriter, 0, sizeof zwriter);
 	arena_used = 0;
@@ -531,7 +531,7 @@ void rt__pool_after_fork(void)
 
 void rt__flush_queue_raw(void)
 {
-	/* Chunks in the queue or popped by the flusher but not started yet, in
+	/* Chunks in the queue or popped by a writer but not started yet, in
 	 * (stream, seq) order so a reader sees each stream in sequence. */
 	unsigned n = atomic_load(&nbufs);
 	for (;;) {

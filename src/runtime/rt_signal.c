@@ -7,8 +7,9 @@
  * the PAPI overflow callback must keep them):
  *
  *  1. Async-signal-safe calls only: no malloc/free, no stdio, no locks, no
- *     zlib, no PAPI_read, no dl* calls. Allowed: the trace encoder (pure
- *     memory), read(2) on our perf fds, clock_gettime, timer_settime,
+ *     PAPI_read, no dl* calls. Allowed: the trace encoder (pure memory),
+ *     the chunk writer of invariant 7 (its compressor's memory is a static
+ *     arena), read(2) on our perf fds, clock_gettime, timer_settime,
  *     sem_post, write/writev, unw_backtrace, atomics. libunwind's
  *     process-wide state is initialised once at start (rt__unwind_warm);
  *     a thread's first unw_backtrace, in its first sample, creates its
@@ -36,10 +37,11 @@
  *  6. Counter values come from one read(2) of the thread's perf group fd (no
  *     PAPI call), app counters from the thread's own array: nothing that
  *     another thread may be changing.
- *  7. Compression and file writes happen in whichever thread seals a chunk
- *     (one writer at a time, zlib on a static buffer: rt_pool.c), except on
- *     the crash path, which writes raw chunks (trace_chunk_write_raw) and
- *     then re-raises the signal with the default action.
+ *  7. Compression and file writes happen in whichever thread seals a chunk,
+ *     in the sample handler too (one writer at a time, zstd or zlib on a
+ *     static arena: rt_pool.c), except on the crash path, which writes raw
+ *     chunks (trace_chunk_write_raw) and then re-raises the signal with the
+ *     default action.
  *  8. A signal that is not ours (another sender of the sampling signal) goes
  *     to the program's handler as if we were not there.
  *  9. The program never sees our signal: every sampling signal bumps this

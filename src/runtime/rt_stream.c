@@ -14,6 +14,7 @@
  *  - rt__reg_lock comes before rt__proc.proc_lock (lock order, fold_rt.h).
  */
 #include "fold_rt.h"
+#include "util.h" /* util_grow, util_hash.h: header-only */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -222,18 +223,15 @@ typedef struct region_entry {
  * rt__reg_lock, never from a signal handler. */
 pthread_mutex_t rt__reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static region_entry *regions;     /* by id - 1 */
-static uint32_t nregions, cap_regions;
+static uint32_t nregions;
+static size_t cap_regions;
 static uint32_t *rt_region_index; /* open addressing over hashes, 0 = empty */
 static uint32_t index_cap;
 
 static uint64_t region_hash(unsigned kind, uint64_t address, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ kind;
-	h = (h ^ address) * 0x100000001b3ull;
-	if (kind != TRACE_REGION_FUNCTION)
-		for (const char *p = name; p && *p; p++)
-			h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	return h ^ (h >> 31);
+	uint64_t h = util_hash_mix(kind, address);
+	return kind == TRACE_REGION_FUNCTION ? h : util_hash_mix(h, util_hash_str(name));
 }
 
 static int region_equal(const region_entry *e, unsigned kind, uint64_t address, const char *name)
@@ -289,14 +287,8 @@ uint32_t rt__region_define(unsigned kind, uint64_t address, const char *name)
 	}
 	if ((nregions + 1) * 2 > index_cap && index_grow())
 		goto out;
-	if (nregions == cap_regions) {
-		uint32_t ncap = cap_regions ? cap_regions * 2 : 64;
-		region_entry *n = realloc(regions, ncap * sizeof *n);
-		if (!n)
-			goto out;
-		regions = n;
-		cap_regions = ncap;
-	}
+	if (util_grow((void **)&regions, &cap_regions, (size_t)nregions + 1, sizeof *regions))
+		goto out;
 	char *copy = strdup(name);
 	if (!copy)
 		goto out;

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "util_hash.h"
+
 /* Worst-case bytes of one varint. */
 #define VARINT_MAX 10
 
@@ -329,17 +331,6 @@ int trace_enc_exit(trace_enc *enc, uint64_t tick, uint32_t region, const uint64_
 	return region_event(enc, TRACE_REC_EXIT, TRACE_REC_EXIT_CTR, tick, region, ctr);
 }
 
-static uint32_t hash_frames(const uint64_t *frames, unsigned depth)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ depth;
-	for (unsigned i = 0; i < depth; i++) {
-		h ^= frames[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	return (uint32_t)(h ^ (h >> 32));
-}
-
 /* Looks the stack up in the chunk's table. Returns its ref if known (and sets
  * *known), else reserves a slot and returns the ref it will get once the
  * STACK_DEF is committed. Returns 0 when the table is full (define inline). */
@@ -393,7 +384,7 @@ int trace_enc_sample(trace_enc *enc, uint64_t tick, const uint64_t *frames, unsi
 	if (depth) {
 		trace_stack_table *st = enc->stacks;
 		if (st) {
-			hash = hash_frames(frames, depth);
+			hash = (uint32_t)util_hash_frames(frames, depth);
 			ref = stack_lookup(st, frames, depth, hash, &known, &slot);
 		}
 		if (!known) {

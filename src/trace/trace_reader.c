@@ -670,7 +670,7 @@ static uint64_t resync(trace_reader *r, uint64_t off)
 
 static size_t seq_home(uint32_t stream, size_t cap)
 {
-	return (size_t)(((uint64_t)stream * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (size_t)util_hash_mix(stream, 0) & (cap - 1);
 }
 
 /* The slot of stream, added (expecting sequence 0) when new; NULL when

@@ -60,30 +60,6 @@ void util_hmap_free(util_hmap *m)
 	memset(m, 0, sizeof *m);
 }
 
-uint64_t util_hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-uint64_t util_hash_str(const char *s)
-{
-	return util_hash_bytes(s ? s : "", s ? strlen(s) : 0);
-}
-
-uint64_t util_hash_mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
 char *util_strdup(const char *s)
 {
 	return strdup(s ? s : "");

@@ -1,8 +1,10 @@
 /* util.h: the offline tool's building blocks (src/util), shared by the
  * analysis (src/fold), the writers (src/report) and the CLI: a growable
- * array, a hash map, a string buffer, string helpers. The runtime (src/runtime) does not use
- * them on purpose: it must not allocate on its signal path and keeps its own
- * preallocated, lock-free tables.
+ * array, a hash map, a string buffer, string helpers. The runtime
+ * (src/runtime) links none of them on purpose: it must not allocate on its
+ * signal path and keeps its own preallocated, lock-free tables. It and the
+ * trace layer take only what is header-only: util_grow (outside signal
+ * handlers), util_hash.h and util_nearest.h.
  *
  * Functions return 0 or a negative errno; on failure the container is
  * unchanged.
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util_hash.h"    /* util_hash_mix, util_hash_str, util_hash_frames */
 #include "util_nearest.h" /* util_edit_distance, util_nearest */
 
 /* --- growable array: (T *buf, size_t n, size_t cap) triples --- */
@@ -68,11 +71,8 @@ int util_hmap_insert(util_hmap *m, uint64_t hash, size_t value);
 void util_hmap_clear(util_hmap *m);
 void util_hmap_free(util_hmap *m);
 
-/* Hashes: FNV-1a of a string (NULL hashes as ""), of bytes, and a 64-bit
- * mix of two words (for pairs of ids). */
-uint64_t util_hash_str(const char *s);
-uint64_t util_hash_bytes(const void *p, size_t n);
-uint64_t util_hash_mix(uint64_t a, uint64_t b);
+/* Hashes for the map's keys: util_hash_str, util_hash_bytes, util_hash_mix,
+ * util_hash_frames (util_hash.h). */
 
 /* --- strings --- */
 

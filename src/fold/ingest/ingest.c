@@ -400,17 +400,6 @@ static int latest_id(util_hmap *m, uint32_t id, util_hmap_eq eq, const ingest__t
 	return util_hmap_insert(m, hash_id(id), i);
 }
 
-static uint64_t hash_frames(const uint64_t *f, unsigned depth)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ depth;
-	for (unsigned i = 0; i < depth; i++) {
-		h ^= f[i];
-		h *= 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	return h;
-}
-
 typedef struct stack_probe {
 	const ingest__trace *t;
 	const uint64_t *frames;
@@ -428,7 +417,7 @@ static int same_stack(const void *arg, size_t id)
 static int intern_stack(loader *L, const uint64_t *frames, unsigned depth, uint32_t *id_out)
 {
 	ingest__trace *t = L->t;
-	uint64_t h = hash_frames(frames, depth);
+	uint64_t h = util_hash_frames(frames, depth);
 	stack_probe probe = {t, frames, depth};
 	const size_t *found = util_hmap_find(&t->stk_by_frames, h, same_stack, &probe);
 	if (found) {

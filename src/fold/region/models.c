@@ -33,7 +33,7 @@ typedef struct node {
 typedef struct alias {
 	char *name;
 	char **names; /* candidate counter names, first present wins */
-	size_t nnames;
+	size_t nnames, cap_names;
 } alias;
 
 typedef struct metric {
@@ -46,14 +46,14 @@ typedef struct metric {
 typedef struct model {
 	char *id, *title, *origin;
 	alias *al;
-	size_t nal;
+	size_t nal, cap_al;
 	metric *mt;
-	size_t nmt;
+	size_t nmt, cap_mt;
 } model;
 
 struct models__set {
 	model *m;
-	size_t n;
+	size_t n, cap;
 };
 
 models__set *models__new(void)
@@ -354,10 +354,8 @@ int models__parse(models__set *ms, const char *text, const char *origin, char *e
 				snprintf(msg, sizeof msg, "expected: counter ALIAS = NAME | NAME ...");
 				goto bad;
 			}
-			alias *na = realloc(md.al, (md.nal + 1) * sizeof *na);
-			if (!na)
+			if (util_grow((void **)&md.al, &md.cap_al, md.nal + 1, sizeof *md.al))
 				goto fail_nomem;
-			md.al = na;
 			alias *a = &md.al[md.nal++];
 			memset(a, 0, sizeof *a);
 			a->name = strdup(name);
@@ -366,10 +364,9 @@ int models__parse(models__set *ms, const char *text, const char *origin, char *e
 				char *t = trim(alt);
 				if (!*t)
 					continue;
-				char **nn = realloc(a->names, (a->nnames + 1) * sizeof *nn);
-				if (!nn)
+				if (util_grow((void **)&a->names, &a->cap_names, a->nnames + 1,
+				              sizeof *a->names))
 					goto fail_nomem;
-				a->names = nn;
 				a->names[a->nnames++] = strdup(t);
 			}
 			if (!a->nnames) {
@@ -382,10 +379,8 @@ int models__parse(models__set *ms, const char *text, const char *origin, char *e
 				snprintf(msg, sizeof msg, "expected: metric NAME UNIT = EXPRESSION");
 				goto bad;
 			}
-			metric *nm = realloc(md.mt, (md.nmt + 1) * sizeof *nm);
-			if (!nm)
+			if (util_grow((void **)&md.mt, &md.cap_mt, md.nmt + 1, sizeof *md.mt))
 				goto fail_nomem;
-			md.mt = nm;
 			metric *mt = &md.mt[md.nmt++];
 			memset(mt, 0, sizeof *mt);
 			mt->name = strdup(name);
@@ -410,10 +405,8 @@ int models__parse(models__set *ms, const char *text, const char *origin, char *e
 		         md.origin);
 		goto fail;
 	}
-	model *nmv = realloc(ms->m, (ms->n + 1) * sizeof *nmv);
-	if (!nmv)
+	if (util_grow((void **)&ms->m, &ms->cap, ms->n + 1, sizeof *ms->m))
 		goto fail_nomem;
-	ms->m = nmv;
 	ms->m[ms->n++] = md;
 	free(copy);
 	return 0;
@@ -472,16 +465,14 @@ int models__load(const char *dir, models__set **out, trace_diag_fn diag, void *d
 	if (!d)
 		return 0;
 	char **names = NULL;
-	size_t nn = 0;
+	size_t nn = 0, cap_names = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		if (l < 7 || strcmp(de->d_name + l - 6, ".model"))
 			continue;
-		char **nv = realloc(names, (nn + 1) * sizeof *nv);
-		if (!nv)
+		if (util_grow((void **)&names, &cap_names, nn + 1, sizeof *names))
 			break;
-		names = nv;
 		names[nn++] = strdup(de->d_name);
 	}
 	closedir(d);

@@ -776,9 +776,7 @@ static int symbolize(symtab *s, const sym_module *m, uint64_t v, symtab_result *
 
 static uint64_t cache_hash(unsigned proc, uint64_t addr, int is_ret)
 {
-	uint64_t h = addr * 0x9e3779b97f4a7c15ull;
-	h ^= ((uint64_t)proc << 1 | (uint64_t)(is_ret != 0)) * 0xc2b2ae3d27d4eb4full;
-	return h ^ (h >> 29);
+	return util_hash_mix(addr, (uint64_t)proc << 1 | (uint64_t)(is_ret != 0));
 }
 
 static int cache_eq(const void *arg, size_t value)

@@ -93,6 +93,14 @@ static void test_hashes(void **state)
 	assert_int_equal(util_hash_str("abc"), util_hash_bytes("abc", 3));
 	assert_int_not_equal(util_hash_str("abc"), util_hash_str("abd"));
 	assert_int_not_equal(util_hash_mix(1, 2), util_hash_mix(2, 1));
+	/* A call stack's hash depends on its frames, their order and its depth
+	 * (a stack ending in a frame at address 0 is another stack). */
+	const uint64_t ab[] = {0x401000, 0x402000}, ba[] = {0x402000, 0x401000}, a0[] = {0x401000, 0};
+	assert_int_equal(util_hash_frames(ab, 2),
+	                 util_hash_frames((const uint64_t[]){0x401000, 0x402000}, 2));
+	assert_int_not_equal(util_hash_frames(ab, 2), util_hash_frames(ba, 2));
+	assert_int_not_equal(util_hash_frames(ab, 1), util_hash_frames(a0, 2));
+	assert_int_not_equal(util_hash_frames(ab, 0), util_hash_frames(ab, 1));
 }
 
 static void test_buf_builds_text(void **state)
