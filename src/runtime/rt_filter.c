@@ -394,18 +394,23 @@ int rt__symbol_lookup(uint64_t addr, char *name, size_t name_len, uint64_t *star
 	return s ? 0 : -ENOENT;
 }
 
+/* The first executable segment of each loaded object, collected without
+ * allocating: module_for reads symbols (allocation, files) and must run
+ * outside dl_iterate_phdr, whose lock a sample's unwind in another thread
+ * may need while that thread holds the allocator's lock. */
+#define PRELOAD_MAX 1024
+typedef struct preload_list {
+	uint64_t addr[PRELOAD_MAX];
+	unsigned n;
+} preload_list;
+
 static int preload_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
-	(void)data;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+	preload_list *l = data;
+	for (unsigned i = 0; i < info->dlpi_phnum && l->n < PRELOAD_MAX; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
-			uint64_t addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-			int known = 0;
-			for (module_syms *m = modules; m && !known; m = m->next)
-				known = addr >= m->lo && addr < m->hi;
-			if (!known)
-				module_for(addr);
+			l->addr[l->n++] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
 			break;
 		}
 	return 0;
@@ -415,9 +420,20 @@ void rt__filter_preload(void)
 {
 	if (!rt__filter_active())
 		return;
+	preload_list *l = calloc(1, sizeof *l);
+	if (!l)
+		return;
+	dl_iterate_phdr(preload_one, l);
 	rt__lock(&lock_);
-	dl_iterate_phdr(preload_one, NULL);
+	for (unsigned k = 0; k < l->n; k++) {
+		int known = 0;
+		for (module_syms *m = modules; m && !known; m = m->next)
+			known = l->addr[k] >= m->lo && l->addr[k] < m->hi;
+		if (!known)
+			module_for(l->addr[k]);
+	}
 	rt__unlock(&lock_);
+	free(l);
 }
 
 /* ---------------------------------------------------------------- source files (libdw, lazily) */

@@ -60,7 +60,7 @@ typedef struct found {
 typedef struct scan_state {
 	found *items;
 	size_t n, cap;
-	int first;
+	int first, full;
 } scan_state;
 
 static void read_build_id(struct dl_phdr_info *info, found *f)
@@ -87,12 +87,29 @@ static void read_build_id(struct dl_phdr_info *info, found *f)
 	}
 }
 
+/* Counts the loaded objects: no allocation inside dl_iterate_phdr, whose
+ * lock a sample's unwind in another thread needs while that thread may
+ * hold the allocator's lock (TeaLeaf's MPI_Finalize deadlocked so: this
+ * callback in realloc under the loader's lock, a PMIx thread's sample
+ * unwinding inside free). */
+static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	++*(size_t *)arg;
+	return 0;
+}
+
+/* Fills the array allocated before the walk; stops when it is full (an
+ * object loaded since the count: the caller walks again). */
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	scan_state *s = arg;
-	if (util_grow((void **)&s->items, &s->cap, s->n + 1, sizeof *s->items))
+	if (s->n == s->cap) {
+		s->full = 1;
 		return 1;
+	}
 	found *f = &s->items[s->n];
 	memset(f, 0, sizeof *f);
 	f->bias = info->dlpi_addr;
@@ -181,8 +198,19 @@ int rt__code_readable(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *gen)
 
 void rt__modules_scan(void)
 {
-	scan_state s = {.first = 1};
-	dl_iterate_phdr(scan_cb, &s);
+	scan_state s = {0};
+	for (int tries = 0; tries < 4; tries++) {
+		size_t count = 0;
+		dl_iterate_phdr(count_cb, &count);
+		free(s.items);
+		s = (scan_state){.first = 1, .cap = count + 8};
+		s.items = malloc(s.cap * sizeof *s.items);
+		if (!s.items)
+			return;
+		dl_iterate_phdr(scan_cb, &s);
+		if (!s.full)
+			break;
+	}
 	uint64_t tick = rt__tick();
 	rt__lock(&mod_lock);
 	code_ranges_set(s.items, s.n);

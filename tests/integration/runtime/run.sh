@@ -142,6 +142,24 @@ for f, h in hot.items():
 PY
 	[ -z "$loaded" ] || { echo "SKIP: $loaded"; exit 77; }
 	;;
+no_alloc_in_phdr)
+	# No allocation of fold's inside dl_iterate_phdr (the loader's lock):
+	# with the allocator's lock held by a thread whose sample unwinds (and
+	# takes the loader's), the two wait for each other. Module scans at start,
+	# dlopen and dlclose, and the filter reading every object's symbols.
+	printf 'exclude plugin_*\n' >filter.txt
+	for prog in prog_dlopen prog_dlopen_cyg; do
+		FOLD_SAMPLE=time@1ms FOLD_FILTER=$PWD/filter.txt \
+			LD_PRELOAD="$PROGS/libphdr_alloc_shim.so $LIBFOLD" "$PROGS/$prog" >out.txt 2>err.txt ||
+			fail "$prog failed: $(cat err.txt)"
+		line=$(grep '^phdr_alloc_shim:' err.txt) || fail "$prog: the shim did not report: $(cat err.txt)"
+		case $line in
+		"phdr_alloc_shim: 0 allocation(s)"*) ;;
+		*) fail "$prog under fold: $line" ;;
+		esac
+	done
+	rm -f fold.*.trace*
+	;;
 crash_segv)
 	s=$(FOLD_SAMPLE=time@1ms status "$PROGS/prog_crash" segv)
 	[ "$s" = 139 ] || fail "exit status $s, expected 139 (SIGSEGV)"
