@@ -45,9 +45,9 @@ static int big_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap * 2 : 1024;
-	while (n < need)
-		n *= 2;
+	size_t n = util_grow_cap(*cap, need, 1024, elem);
+	if (!n)
+		return -ENOMEM;
 	size_t ob = page_round(*cap * elem), nb = page_round(n * elem);
 	void *p = *buf ? mremap(*buf, ob, nb, MREMAP_MAYMOVE)
 	               : mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -904,18 +904,13 @@ static void *read_chunks(void *arg)
 		chunk_copy *s = &q->slot[q->produced % FOLD__RING];
 		pthread_mutex_unlock(&q->m);
 		/* The slot is this thread's until produced advances. */
-		if (s->cap < c.raw_len) {
-			uint8_t *nb = realloc(s->raw, c.raw_len);
-			if (!nb) {
-				pthread_mutex_lock(&q->m);
-				q->done = 1;
-				q->rc = -ENOMEM;
-				pthread_cond_broadcast(&q->cv);
-				pthread_mutex_unlock(&q->m);
-				return NULL;
-			}
-			s->raw = nb;
-			s->cap = c.raw_len;
+		if (util_grow((void **)&s->raw, &s->cap, c.raw_len, 1)) {
+			pthread_mutex_lock(&q->m);
+			q->done = 1;
+			q->rc = -ENOMEM;
+			pthread_cond_broadcast(&q->cv);
+			pthread_mutex_unlock(&q->m);
+			return NULL;
 		}
 		memcpy(s->raw, c.raw, c.raw_len);
 		s->len = c.raw_len;
