@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
+#include "run_facts.h"
 #include "util.h"
 
 #include <errno.h>
@@ -138,10 +139,14 @@ const char *ingest__trace_info(const ingest__trace *t, const char *key)
 	return i ? t->info[*i].value : NULL;
 }
 
+static const char *info_of(const void *t, const char *key)
+{
+	return ingest__trace_info(t, key);
+}
+
 unsigned ingest__thread_number(const ingest__trace *t, size_t i)
 {
-	const char *v = ingest__trace_info(t, "pid");
-	long pid = v ? strtol(v, NULL, 10) : -1;
+	long pid = t->facts.pid;
 	size_t main_at = 0;
 	for (size_t k = 0; k < t->nthreads; k++)
 		if (pid > 0 && t->threads[k].os_tid == (uint64_t)pid) {
@@ -777,8 +782,7 @@ static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag, uint64_t de
 
 static void finish_clock(ingest__trace *t)
 {
-	const char *hz = ingest__trace_info(t, "clock.tick_hz");
-	double tick_hz = hz ? strtod(hz, NULL) : 0;
+	double tick_hz = t->facts.tick_hz;
 	if (t->nclock >= 2 && t->clk_tick1 > t->clk_tick0 && t->clk_mono1 > t->clk_mono0)
 		t->ns_per_tick =
 		    (double)(t->clk_mono1 - t->clk_mono0) / (double)(t->clk_tick1 - t->clk_tick0);
@@ -1035,6 +1039,7 @@ static int load_one(const char *path, ingest__trace **out, trace_diag_fn diag, v
 		rc = -ENOMEM;
 		goto fail;
 	}
+	run_facts__parse(&t->facts, info_of, t);
 	finish_clock(t);
 	finish_pauses(t);
 	rc = finish_cpu(t);
