@@ -196,9 +196,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 				    &c,
 				    "%s: a trace of another program of the same run (%s), analysed with "
 				    "it: its regions are kept apart as \"name [%s]\"",
-				    c.tr[i]->path,
-				    ingest__trace_info(c.tr[i], "exe") ? ingest__trace_info(c.tr[i], "exe")
-				                                       : "?",
+				    c.tr[i]->path, c.tr[i]->facts.exe ? c.tr[i]->facts.exe : "?",
 				    programs__label(c.tr[i]));
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))

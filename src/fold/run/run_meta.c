@@ -79,13 +79,15 @@ int analyze__fill_processes(analyze_ctx *c)
 		}
 		for (size_t k = 0; k < t->nsalvage; k++)
 			p->salvage_messages[p->nsalvage++] = util_strdup(t->salvage[k]);
-		/* host/exe/cmdline point into info: the last value of each key. */
+		/* host/exe/cmdline point into info: the copies of the trace's
+		 * records its facts point to (the last value of each key). */
 		for (size_t k = 0; k < p->ninfo; k++) {
-			if (!strcmp(p->info[k].key, "host"))
+			const char *v = t->info[k].value;
+			if (v == t->facts.host)
 				p->host = p->info[k].value;
-			else if (!strcmp(p->info[k].key, "exe"))
+			if (v == t->facts.exe)
 				p->exe = p->info[k].value;
-			else if (!strcmp(p->info[k].key, "cmdline"))
+			if (v == t->facts.cmdline)
 				p->cmdline = p->info[k].value;
 		}
 		p->pid = t->facts.pid;
