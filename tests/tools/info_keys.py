@@ -24,6 +24,11 @@ DOTTED = SAMPLING + ["sample.stop_onset_ns", "sample.return_ns", "mpi.rank", "mp
                      "clock.tick_hz", "clock.source", "start.realtime_ns", "exec.generation",
                      "fork.parent_pid", "trace.compress"]
 UNDOTTED = ["pid", "ppid", "host", "exe", "cmdline", "cwd"]
+# Who may look up INFO text at all besides the parser: the lookup's own
+# definition, and facts that are no run facts (per region, keyed by its id).
+LOOKUP_ALLOWED = {"fold/ingest/ingest.c": "defines ingest__trace_info",
+                  "fold/ingest/ingest.h": "declares ingest__trace_info",
+                  "fold/run/region_match.c": "burst.caller.ID, a fact of one region"}
 
 
 def literal(key):
@@ -62,6 +67,10 @@ def main():
             for key in DOTTED:
                 if literal(key).search(line):
                     failures.append("src/%s:%d: INFO %s outside %s" % (path, n, key, PARSER))
+        if path not in LOOKUP_ALLOWED:
+            for m in re.finditer(r"\bingest__trace_info\s*\(", text):
+                n = text.count("\n", 0, m.start()) + 1
+                failures.append("src/%s:%d: looks up INFO text outside %s" % (path, n, PARSER))
         for m in lookup.finditer(text):
             n = text.count("\n", 0, m.start()) + 1
             msg = "src/%s:%d: looks up INFO %s outside %s" % (path, n, m.group(1), PARSER)

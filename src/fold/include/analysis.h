@@ -57,6 +57,26 @@ static inline double fold_sampling_period_ns(const fold_sampling *s)
 	return s->mode == FOLD_SAMPLING_WALL_TIMER || s->mode == FOLD_SAMPLING_CPU_TIMER ? s->period : 0;
 }
 
+/* The compiler hooks' cost as the runtime calibrated it (INFO overhead.*,
+ * docs/trace-format.md). A value the trace does not carry, or carries
+ * malformed, is NaN (older runtimes wrote some as STAT records, which the
+ * analysis reads first). */
+#define FOLD_FACTS_COLD_BINS 16
+typedef struct fold_hook_facts {
+	double pair_ns;     /* overhead.hook_ns: a recorded enter+exit pair */
+	double pair_ns_old; /* calibration.hook_ns: the same, older runtimes */
+	double inner_ns;    /* overhead.hook_inner_ns: its part between the two timestamps */
+	double enter_after_ns, exit_after_ns, enter_before_ns; /* overhead.hook_*_ns: warm */
+	double measure_after_ns, measure_before_ns;            /* overhead.cold_measure_*_ns */
+	double cold_gap_ns; /* overhead.cold_gap_ns: older runtimes' one gap */
+	/* overhead.cold_bins_ns: present (has_cold_bins), and its increasing
+	 * lower bounds (ncold_bins 0: malformed) */
+	int has_cold_bins;
+	unsigned ncold_bins;
+	double cold_bin_lo_ns[FOLD_FACTS_COLD_BINS];
+	int gap_from_function; /* overhead.cold_gap_from is "function" */
+} fold_hook_facts;
+
 /* The facts of one process' run, from its trace's INFO records, parsed
  * once (src/fold/ingest/run_facts.c) and read by the analysis and the
  * exporters (export_data.h). Strings point into the trace's INFO and live
@@ -80,6 +100,7 @@ typedef struct fold_facts {
 	 * probe) and its return after the handler (-1: not probed); each bounded
 	 * to 50 us, beyond which it cannot be a probe. */
 	double stop_onset_ns, stop_return_ns;
+	fold_hook_facts hooks;
 } fold_facts;
 
 /* One measured process (one trace file). */

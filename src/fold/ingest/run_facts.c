@@ -75,6 +75,43 @@ static void parse_sampling(fold_sampling *s, run_facts__get_fn get, const void *
 	s->jitter = whole_double(get(arg, "sample.jitter"), 0, 0.999, 0);
 }
 
+/* overhead.cold_bins_ns: increasing lower bounds, comma separated; at
+ * most FOLD_FACTS_COLD_BINS are read, none when one is malformed. */
+static unsigned parse_bins(const char *bins, double *lo)
+{
+	unsigned n = 0;
+	for (const char *p = bins; *p && n < FOLD_FACTS_COLD_BINS;) {
+		char *end;
+		double v = strtod(p, &end);
+		if (end == p || !isfinite(v) || (n && !(v > lo[n - 1])))
+			return 0;
+		lo[n++] = v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static void parse_hooks(fold_hook_facts *h, run_facts__get_fn get, const void *arg)
+{
+	h->pair_ns = whole_double(get(arg, "overhead.hook_ns"), -INFINITY, INFINITY, NAN);
+	h->pair_ns_old = whole_double(get(arg, "calibration.hook_ns"), -INFINITY, INFINITY, NAN);
+	h->inner_ns = whole_double(get(arg, "overhead.hook_inner_ns"), -INFINITY, INFINITY, NAN);
+	h->enter_after_ns = whole_double(get(arg, "overhead.hook_enter_after_ns"), -INFINITY, INFINITY, NAN);
+	h->exit_after_ns = whole_double(get(arg, "overhead.hook_exit_after_ns"), -INFINITY, INFINITY, NAN);
+	h->enter_before_ns =
+	    whole_double(get(arg, "overhead.hook_enter_before_ns"), -INFINITY, INFINITY, NAN);
+	h->measure_after_ns =
+	    whole_double(get(arg, "overhead.cold_measure_after_ns"), -INFINITY, INFINITY, NAN);
+	h->measure_before_ns =
+	    whole_double(get(arg, "overhead.cold_measure_before_ns"), -INFINITY, INFINITY, NAN);
+	h->cold_gap_ns = whole_double(get(arg, "overhead.cold_gap_ns"), -INFINITY, INFINITY, NAN);
+	const char *bins = get(arg, "overhead.cold_bins_ns");
+	h->has_cold_bins = bins != NULL;
+	h->ncold_bins = bins ? parse_bins(bins, h->cold_bin_lo_ns) : 0;
+	const char *from = get(arg, "overhead.cold_gap_from");
+	h->gap_from_function = from && !strcmp(from, "function");
+}
+
 void run_facts__parse(fold_facts *f, run_facts__get_fn get, const void *arg)
 {
 	memset(f, 0, sizeof *f);
@@ -106,4 +143,5 @@ void run_facts__parse(fold_facts *f, run_facts__get_fn get, const void *arg)
 		f->stop_onset_ns = 0;
 		f->stop_return_ns = -1;
 	}
+	parse_hooks(&f->hooks, get, arg);
 }

@@ -218,12 +218,49 @@ static void test_identity_and_clock(void **state)
 	assert_true(f.stop_onset_ns == -12.5 && f.stop_return_ns == 300);
 }
 
+/* The compiler hooks' calibration: decimal ns; absent or malformed is NaN
+ * (the analysis then takes a STAT of the key, or no compensation). */
+static void test_hook_costs(void **state)
+{
+	(void)state;
+	const char *kv[] = {"overhead.hook_ns",
+	                    "41.50",
+	                    "overhead.hook_inner_ns",
+	                    "12.25",
+	                    "overhead.cold_bins_ns",
+	                    "0,2000,4000",
+	                    "overhead.cold_gap_from",
+	                    "function",
+	                    "overhead.hook_exit_after_ns",
+	                    "7x",
+	                    NULL};
+	fold_facts f = parse(kv);
+	assert_true(f.hooks.pair_ns == 41.5 && f.hooks.inner_ns == 12.25);
+	assert_true(isnan(f.hooks.pair_ns_old) && isnan(f.hooks.enter_after_ns));
+	assert_true(isnan(f.hooks.exit_after_ns)); /* malformed */
+	assert_true(f.hooks.has_cold_bins && f.hooks.ncold_bins == 3 && f.hooks.cold_bin_lo_ns[2] == 4000);
+	assert_true(f.hooks.gap_from_function);
+	/* bins that do not increase, or are not numbers: none */
+	static const char *const bad[] = {"0,2000,2000", "0,x", "", "0,2000,1e999"};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		const char *b[] = {"overhead.cold_bins_ns", bad[k], NULL};
+		f = parse(b);
+		assert_true(f.hooks.has_cold_bins && f.hooks.ncold_bins == 0);
+	}
+	/* more bins than fold keeps: the first FOLD_FACTS_COLD_BINS */
+	const char *many[] = {"overhead.cold_bins_ns", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19",
+	                      NULL};
+	f = parse(many);
+	assert_int_equal(f.hooks.ncold_bins, FOLD_FACTS_COLD_BINS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_wall_timer), cmocka_unit_test(test_cpu_timer),
 	    cmocka_unit_test(test_overflow),   cmocka_unit_test(test_off_and_unknown),
 	    cmocka_unit_test(test_malformed),  cmocka_unit_test(test_identity_and_clock),
+	    cmocka_unit_test(test_hook_costs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
