@@ -319,7 +319,7 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		for (size_t i = 0; i < c.ntr; i++) {
 			if (c.prog[i] == c.main_prog)
 				continue;
-			const char *exe = ingest__trace_info(c.tr[i], "exe");
+			const char *exe = c.tr[i]->facts.exe;
 			fold_diag_subject s = analyze__subject_process(&c, i);
 			analyze__diag(&c, FOLD_DIAG_OTHER_PROGRAM, &s, NULL, programs__label(c.tr[i]),
 			              "%s: a trace of another program of the same run (%s), analysed with "

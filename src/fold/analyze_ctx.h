@@ -105,8 +105,11 @@ int analyze__fill_counters(analyze_ctx *c);
 /* 0 unless every process was cut and not one sample or region event was
  * recovered: then -ENODATA with the reason in err. */
 int analyze__check_recovered(const analyze_ctx *c, char *err, size_t errlen);
-/* The sampling configuration of a trace's INFO, in words with units. */
-char *analyze__sampling_text(const char *source, const char *event, const char *period, const char *jitter);
+/* A trace's sampling (its fold_facts) in words with units; NULL for an
+ * unknown mode or out of memory. */
+char *analyze__sampling_text(const fold_sampling *s);
+/* The run's sampling: the first trace's whose mode is known, or NULL. */
+const fold_sampling *analyze__run_sampling(const analyze_ctx *c);
 
 /* region_match.c: c->reg and c->map: every trace's region ids mapped to one
  * region per name (unnamed regions by their function's name), per program

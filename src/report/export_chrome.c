@@ -321,19 +321,18 @@ int export_chrome(export_ctx *c, util_buf *out, export_stats *st, char *err, siz
 			total_items += th.nitems;
 		}
 	for (size_t p = 0; p < fold_export_nprocs(c->x) && !rc; p++) {
-		const char *pid = fold_export_info(c->x, p, "pid"), *host = fold_export_info(c->x, p, "host");
-		const char *rank = fold_export_info(c->x, p, "mpi.rank"),
-		           *exe = fold_export_info(c->x, p, "exe");
+		const fold_facts *f = fold_export_facts(c->x, p);
+		const char *host = f->host, *exe = f->exe;
 		s.proc = p;
-		s.pid = pid ? strtol(pid, NULL, 10) : (long)p + 1;
-		const char *src = fold_export_info(c->x, p, "sample.source"),
-		           *period = fold_export_info(c->x, p, "sample.period");
-		s.period_ns = src && period && !strcmp(src, "time") ? strtod(period, NULL) : 0;
+		s.pid = f->pid >= 0 ? f->pid : (long)p + 1;
+		/* a timer's period (wall or CPU time) bounds a run's last slice; an
+		 * overflow's counts events, so the run's mean gap does */
+		s.period_ns = fold_sampling_period_ns(&f->sampling);
 		s.tid = 0;
 		util_buf name;
 		util_buf_init(&name);
-		if (rank)
-			util_buf_printf(&name, "rank %s ", rank);
+		if (f->rank >= 0)
+			util_buf_printf(&name, "rank %ld ", f->rank);
 		util_buf_printf(&name, "%s",
 		                exe ? (strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe) : "process");
 		util_buf_printf(&name, " (pid %ld%s%s)", s.pid, host ? " on " : "", host ? host : "");

@@ -24,6 +24,21 @@
 
 /* --- growable array: (T *buf, size_t n, size_t cap) triples --- */
 
+/* The capacity (in elements) util_grow grows to for need > cap elements of
+ * elem bytes: cap doubled (first, > 0, when cap is 0) until it holds need;
+ * 0 when that many bytes do not fit a size_t. For arrays held in other
+ * memory than malloc's (mappings). */
+static inline size_t util_grow_cap(size_t cap, size_t need, size_t first, size_t elem)
+{
+	size_t n = cap ? cap : first;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return 0;
+		n *= 2;
+	}
+	return n > SIZE_MAX / elem ? 0 : n;
+}
+
 /* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap, in
  * elements), doubling from 4. Returns 0 or -ENOMEM; *buf is unchanged on
  * failure. */
@@ -31,10 +46,8 @@ static inline int util_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap * 2 : 4;
-	while (n < need)
-		n *= 2;
-	if (n > SIZE_MAX / elem)
+	size_t n = util_grow_cap(*cap, need, 4, elem);
+	if (!n)
 		return -ENOMEM;
 	void *nb = realloc(*buf, n * elem);
 	if (!nb)

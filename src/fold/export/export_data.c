@@ -133,12 +133,11 @@ static void align_processes(fold_export *c)
 	double min_start = 0;
 	int aligned = 1;
 	for (size_t p = 0; p < c->ntr; p++) {
-		const char *s = ingest__trace_info(c->tr[p], "start.realtime_ns");
-		if (!s) {
+		if (!c->tr[p]->facts.has_start) {
 			aligned = 0;
 			break;
 		}
-		c->offset_ns[p] = strtod(s, NULL);
+		c->offset_ns[p] = (double)c->tr[p]->facts.start_realtime_ns;
 		if (p == 0 || c->offset_ns[p] < min_start)
 			min_start = c->offset_ns[p];
 	}
@@ -232,9 +231,17 @@ size_t fold_export_nprocs(const fold_export *c)
 	return c->ntr;
 }
 
-const char *fold_export_info(const fold_export *c, size_t proc, const char *key)
+const fold_facts *fold_export_facts(const fold_export *c, size_t proc)
 {
-	return ingest__trace_info(c->tr[proc], key);
+	return &c->tr[proc]->facts;
+}
+
+const fold_sampling *fold_export_run_sampling(const fold_export *c)
+{
+	for (size_t p = 0; p < c->ntr; p++)
+		if (c->tr[p]->facts.sampling.mode != FOLD_SAMPLING_UNKNOWN)
+			return &c->tr[p]->facts.sampling;
+	return NULL;
 }
 
 double fold_export_origin_ns(const fold_export *c, size_t proc)

@@ -30,6 +30,79 @@ typedef struct fold_missing_counter {
 	char *reason;
 } fold_missing_counter;
 
+/* How a process was sampled (FOLD_SAMPLE, docs/configuration.md), as its
+ * trace's INFO says (sample.source, sample.event, sample.period,
+ * sample.jitter), parsed in one place (src/fold/ingest/run_facts.c). */
+typedef enum fold_sample_mode {
+	FOLD_SAMPLING_UNKNOWN = 0, /* the trace does not say, or names a source fold does not know */
+	FOLD_SAMPLING_OFF,         /* off: no samples */
+	FOLD_SAMPLING_WALL_TIMER,  /* time@PERIOD: every PERIOD ns of wall time */
+	FOLD_SAMPLING_CPU_TIMER,   /* cputime@PERIOD: every PERIOD ns of the thread's CPU time */
+	FOLD_SAMPLING_OVERFLOW,    /* EVENT@COUNT: every COUNT occurrences of an event */
+} fold_sample_mode;
+
+typedef struct fold_sampling {
+	fold_sample_mode mode;
+	const char *source; /* as the trace says ("time", "papi", ...), NULL when it does not */
+	const char
+	    *event;    /* "CLOCK_MONOTONIC", "CLOCK_THREAD_CPUTIME_ID", "PAPI_TOT_CYC", ...; NULL: unsaid */
+	double period; /* ns for a timer, occurrences for an overflow; 0: unknown or malformed */
+	double jitter; /* fraction of the period, [0, 1); 0: unknown or malformed */
+} fold_sampling;
+
+/* The period in ns of a timer (wall or CPU time), else 0 (an overflow's
+ * period counts events; off and unknown have none). */
+static inline double fold_sampling_period_ns(const fold_sampling *s)
+{
+	return s->mode == FOLD_SAMPLING_WALL_TIMER || s->mode == FOLD_SAMPLING_CPU_TIMER ? s->period : 0;
+}
+
+/* The compiler hooks' cost as the runtime calibrated it (INFO overhead.*,
+ * docs/trace-format.md). A value the trace does not carry, or carries
+ * malformed, is NaN (older runtimes wrote some as STAT records, which the
+ * analysis reads first). */
+#define FOLD_FACTS_COLD_BINS 16
+typedef struct fold_hook_facts {
+	double pair_ns;     /* overhead.hook_ns: a recorded enter+exit pair */
+	double pair_ns_old; /* calibration.hook_ns: the same, older runtimes */
+	double inner_ns;    /* overhead.hook_inner_ns: its part between the two timestamps */
+	double enter_after_ns, exit_after_ns, enter_before_ns; /* overhead.hook_*_ns: warm */
+	double measure_after_ns, measure_before_ns;            /* overhead.cold_measure_*_ns */
+	double cold_gap_ns; /* overhead.cold_gap_ns: older runtimes' one gap */
+	/* overhead.cold_bins_ns: present (has_cold_bins), and its increasing
+	 * lower bounds (ncold_bins 0: malformed) */
+	int has_cold_bins;
+	unsigned ncold_bins;
+	double cold_bin_lo_ns[FOLD_FACTS_COLD_BINS];
+	int gap_from_function; /* overhead.cold_gap_from is "function" */
+} fold_hook_facts;
+
+/* The facts of one process' run, from its trace's INFO records, parsed
+ * once (src/fold/ingest/run_facts.c) and read by the analysis and the
+ * exporters (export_data.h). Strings point into the trace's INFO and live
+ * as long as it; an integer the trace does not carry, or carries
+ * malformed or out of range, is -1. */
+typedef struct fold_facts {
+	fold_sampling sampling;
+	long pid, ppid;
+	long rank, size;      /* mpi.rank, mpi.size */
+	long exec_generation; /* 0 for the first image, +1 per exec */
+	long fork_parent_pid; /* a fork child's parent */
+	const char *host, *exe, *cmdline, *cwd;
+	const char *clock_source;  /* "tsc", "monotonic" */
+	double tick_hz;            /* clock.tick_hz; 0: unknown */
+	int has_start;             /* start.realtime_ns present and well-formed */
+	int64_t start_realtime_ns; /* ns since the epoch at the process' start (has_start) */
+	const char *compress;      /* trace.compress: "zstd:1", "zlib:6", "none" */
+	const char *counters_mode; /* counters.mode: "hardware", "software", ... */
+	/* The runtime's stop probe (sample.stop_onset_ns, sample.return_ns):
+	 * the kernel's stop onset after a timer's deadline (0 without a usable
+	 * probe) and its return after the handler (-1: not probed); each bounded
+	 * to 50 us, beyond which it cannot be a probe. */
+	double stop_onset_ns, stop_return_ns;
+	fold_hook_facts hooks;
+} fold_facts;
+
 /* One measured process (one trace file). */
 typedef struct fold_process {
 	char *trace_path;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h" /* fold_facts */
 #include "trace_reader.h"
 
 typedef struct fold_export fold_export;
@@ -43,9 +44,13 @@ void fold_export_close(fold_export *x);
 
 /* --- processes --- */
 size_t fold_export_nprocs(const fold_export *x);
-/* The last value of INFO key of process proc ("pid", "host", "exe",
- * "mpi.rank", "start.realtime_ns", "sample.source", ...), or NULL. */
-const char *fold_export_info(const fold_export *x, size_t proc, const char *key);
+/* The run facts of process proc (analysis.h: sampling, pid, rank, host,
+ * exe, clock), parsed from its INFO by the analysis: an exporter reads
+ * these, never INFO text. Valid until the fold_export is closed. */
+const fold_facts *fold_export_facts(const fold_export *x, size_t proc);
+/* The run's sampling, as the analysis reports it (sample_config): the first
+ * process' whose mode is known, or NULL. */
+const fold_sampling *fold_export_run_sampling(const fold_export *x);
 /* The process' origin and its last recorded tick on the timeline, in ns. */
 double fold_export_origin_ns(const fold_export *x, size_t proc);
 double fold_export_end_ns(const fold_export *x, size_t proc);

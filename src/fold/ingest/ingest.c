@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
+#include "run_facts.h"
 #include "util.h"
 
 #include <errno.h>
@@ -45,9 +46,9 @@ static int big_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap * 2 : 1024;
-	while (n < need)
-		n *= 2;
+	size_t n = util_grow_cap(*cap, need, 1024, elem);
+	if (!n)
+		return -ENOMEM;
 	size_t ob = page_round(*cap * elem), nb = page_round(n * elem);
 	void *p = *buf ? mremap(*buf, ob, nb, MREMAP_MAYMOVE)
 	               : mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -138,10 +139,14 @@ const char *ingest__trace_info(const ingest__trace *t, const char *key)
 	return i ? t->info[*i].value : NULL;
 }
 
+static const char *info_of(const void *t, const char *key)
+{
+	return ingest__trace_info(t, key);
+}
+
 unsigned ingest__thread_number(const ingest__trace *t, size_t i)
 {
-	const char *v = ingest__trace_info(t, "pid");
-	long pid = v ? strtol(v, NULL, 10) : -1;
+	long pid = t->facts.pid;
 	size_t main_at = 0;
 	for (size_t k = 0; k < t->nthreads; k++)
 		if (pid > 0 && t->threads[k].os_tid == (uint64_t)pid) {
@@ -766,8 +771,7 @@ static int put_cost(ingest__thread *th, uint64_t cost, uint64_t lag, uint64_t de
 
 static void finish_clock(ingest__trace *t)
 {
-	const char *hz = ingest__trace_info(t, "clock.tick_hz");
-	double tick_hz = hz ? strtod(hz, NULL) : 0;
+	double tick_hz = t->facts.tick_hz;
 	if (t->nclock >= 2 && t->clk_tick1 > t->clk_tick0 && t->clk_mono1 > t->clk_mono0)
 		t->ns_per_tick =
 		    (double)(t->clk_mono1 - t->clk_mono0) / (double)(t->clk_tick1 - t->clk_tick0);
@@ -893,18 +897,13 @@ static void *read_chunks(void *arg)
 		chunk_copy *s = &q->slot[q->produced % FOLD__RING];
 		pthread_mutex_unlock(&q->m);
 		/* The slot is this thread's until produced advances. */
-		if (s->cap < c.raw_len) {
-			uint8_t *nb = realloc(s->raw, c.raw_len);
-			if (!nb) {
-				pthread_mutex_lock(&q->m);
-				q->done = 1;
-				q->rc = -ENOMEM;
-				pthread_cond_broadcast(&q->cv);
-				pthread_mutex_unlock(&q->m);
-				return NULL;
-			}
-			s->raw = nb;
-			s->cap = c.raw_len;
+		if (util_grow((void **)&s->raw, &s->cap, c.raw_len, 1)) {
+			pthread_mutex_lock(&q->m);
+			q->done = 1;
+			q->rc = -ENOMEM;
+			pthread_cond_broadcast(&q->cv);
+			pthread_mutex_unlock(&q->m);
+			return NULL;
 		}
 		memcpy(s->raw, c.raw, c.raw_len);
 		s->len = c.raw_len;
@@ -1029,6 +1028,7 @@ static int load_one(const char *path, ingest__trace **out, trace_diag_fn diag, v
 		rc = -ENOMEM;
 		goto fail;
 	}
+	run_facts__parse(&t->facts, info_of, t);
 	finish_clock(t);
 	finish_pauses(t);
 	rc = finish_cpu(t);

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h" /* fold_facts */
 #include "trace_reader.h"
 #include "util.h"
 
@@ -151,6 +152,7 @@ typedef struct ingest__trace {
 	char *path;
 	ingest__strpair *info;
 	size_t ninfo;
+	fold_facts facts; /* the run facts of info (run_facts.h), its strings in info */
 	ingest__statval *stats;
 	size_t nstats;
 	char **salvage;

@@ -9,7 +9,7 @@
 /* The module loaded from the exe (its build-id identifies the program). */
 static const ingest__module *main_module(const ingest__trace *t)
 {
-	const char *exe = ingest__trace_info(t, "exe");
+	const char *exe = t->facts.exe;
 	if (!exe)
 		return NULL;
 	for (size_t m = 0; m < t->nmod; m++)
@@ -25,7 +25,7 @@ static int same_program(const ingest__trace *a, const ingest__trace *b)
 	if (ma && mb && ma->build_id_len && mb->build_id_len)
 		return ma->build_id_len == mb->build_id_len &&
 		       !memcmp(ma->build_id, mb->build_id, ma->build_id_len);
-	const char *ea = ingest__trace_info(a, "exe"), *eb = ingest__trace_info(b, "exe");
+	const char *ea = a->facts.exe, *eb = b->facts.exe;
 	return !ea || !eb || !strcmp(ea, eb);
 }
 
@@ -43,7 +43,7 @@ size_t programs__number(ingest__trace *const *tr, size_t n, unsigned *prog)
 
 const char *programs__label(const ingest__trace *t)
 {
-	const char *exe = ingest__trace_info(t, "exe");
+	const char *exe = t->facts.exe;
 	if (!exe)
 		return "unknown program";
 	const char *slash = strrchr(exe, '/');
@@ -113,7 +113,7 @@ int programs__check(ingest__trace *const *tr, size_t n, int allow_mixed, char *e
 	for (size_t i = 1; i < n; i++) {
 		if (same_program(tr[0], tr[i]))
 			continue;
-		const char *a = ingest__trace_info(tr[0], "exe"), *b = ingest__trace_info(tr[i], "exe");
+		const char *a = tr[0]->facts.exe, *b = tr[i]->facts.exe;
 		int rebuilt = !strcmp(a, b); /* same path, other build-id */
 		snprintf(err, errlen,
 		         "%s and %s come from different programs (%s, %s%s): give one program's traces, or "

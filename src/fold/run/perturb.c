@@ -251,10 +251,7 @@ static double handler_ns(const ingest__thread *th, size_t k, double fallback)
 
 int perturb__short_against_period(const analyze_ctx *c, size_t p, double duration_ns)
 {
-	const char *per = ingest__trace_info(c->tr[p], "sample.period");
-	const char *src = ingest__trace_info(c->tr[p], "sample.source");
-	double period =
-	    per && src && (!strcmp(src, "time") || !strcmp(src, "cputime")) ? strtod(per, NULL) : 0;
+	double period = fold_sampling_period_ns(&c->tr[p]->facts.sampling);
 	return !(period > 0 && duration_ns > FOLD__MAX_COST_INSTANCE_SHARE * period);
 }
 
@@ -392,20 +389,9 @@ typedef struct stop_probe {
 
 static stop_probe stop_probe_of(const ingest__trace *t)
 {
-	stop_probe s = {0, -1};
-	const char *o = ingest__trace_info(t, "sample.stop_onset_ns");
-	const char *r = ingest__trace_info(t, "sample.return_ns");
-	char *end;
-	double v;
-	/* a probe that cannot be one (beyond 50 us either way) is not used */
-	if (o && r && (v = strtod(o, &end), end != o && fabs(v) < 50000)) {
-		s.onset_ns = v;
-		v = strtod(r, &end);
-		s.return_ns = end != r && v >= 0 && v < 50000 ? v : -1;
-		if (s.return_ns < 0)
-			s.onset_ns = 0;
-	}
-	return s;
+	/* a probe that cannot be one (beyond 50 us either way) is not used:
+	 * run_facts.c bounds both */
+	return (stop_probe){t->facts.stop_onset_ns, t->facts.stop_return_ns};
 }
 
 /* Sample k's measured stop before the handler (its timer's deadline to
@@ -700,7 +686,7 @@ static void warn_writing(analyze_ctx *c, size_t p)
 		if (!(span > 0) || sum < 0.01 * span)
 			continue;
 		/* zlib takes 3x zstd's time (docs/configuration.md, FOLD_COMPRESS) */
-		const char *how = ingest__trace_info(t, "trace.compress");
+		const char *how = t->facts.compress;
 		int zlib = how && !strncmp(how, "zlib", 4);
 		fold_diag_subject ts = analyze__subject_thread(c, p, th->stream);
 		analyze__diag(

@@ -10,12 +10,17 @@
 #include "analyze_ctx.h"
 
 /* "wall-clock timer every 10 ms, jitter 10%", "CPU-time timer every 1 ms",
- * "PAPI_TOT_CYC every 2000000 events": the sampling a user set, with units. */
-char *analyze__sampling_text(const char *src, const char *ev, const char *per, const char *jit)
+ * "PAPI_TOT_CYC every 2000000 events", "off": the sampling a user set, with
+ * units; NULL for an unknown mode (the trace does not say). */
+char *analyze__sampling_text(const fold_sampling *s)
 {
 	char period[64] = "", jitter[48] = "";
-	double p = per ? strtod(per, NULL) : 0, j = jit ? strtod(jit, NULL) : 0;
-	int timer = !strcmp(src, "time");
+	double p = s->period;
+	int timer = s->mode == FOLD_SAMPLING_WALL_TIMER || s->mode == FOLD_SAMPLING_CPU_TIMER;
+	if (s->mode == FOLD_SAMPLING_UNKNOWN)
+		return NULL;
+	if (s->mode == FOLD_SAMPLING_OFF)
+		return util_strdup("off");
 	if (p > 0 && timer) {
 		/* The period of a timer is in nanoseconds. */
 		if (p >= 1e9)
@@ -29,16 +34,21 @@ char *analyze__sampling_text(const char *src, const char *ev, const char *per, c
 	} else if (p > 0) {
 		snprintf(period, sizeof period, " every %.0f events", p);
 	}
-	if (j > 0)
-		snprintf(jitter, sizeof jitter, ", jitter %.3g%%", 100 * j);
-	if (!strcmp(src, "off"))
-		return util_strdup("off");
-	if (timer) {
-		const char *what =
-		    ev && !strcmp(ev, "CLOCK_THREAD_CPUTIME_ID") ? "CPU-time timer" : "wall-clock timer";
-		return util_asprintf("%s%s%s", what, period, jitter);
-	}
-	return util_asprintf("%s%s%s", ev && *ev ? ev : src, period, jitter);
+	if (s->jitter > 0)
+		snprintf(jitter, sizeof jitter, ", jitter %.3g%%", 100 * s->jitter);
+	if (timer)
+		return util_asprintf(
+		    "%s%s%s", s->mode == FOLD_SAMPLING_CPU_TIMER ? "CPU-time timer" : "wall-clock timer",
+		    period, jitter);
+	return util_asprintf("%s%s%s", s->event && *s->event ? s->event : s->source, period, jitter);
+}
+
+const fold_sampling *analyze__run_sampling(const analyze_ctx *c)
+{
+	for (size_t i = 0; i < c->ntr; i++)
+		if (c->tr[i]->facts.sampling.mode != FOLD_SAMPLING_UNKNOWN)
+			return &c->tr[i]->facts.sampling;
+	return NULL;
 }
 
 int analyze__fill_processes(analyze_ctx *c)
@@ -69,19 +79,20 @@ int analyze__fill_processes(analyze_ctx *c)
 		}
 		for (size_t k = 0; k < t->nsalvage; k++)
 			p->salvage_messages[p->nsalvage++] = util_strdup(t->salvage[k]);
-		/* host/exe/cmdline point into info: the last value of each key. */
+		/* host/exe/cmdline point into info: the copies of the trace's
+		 * records its facts point to (the last value of each key). */
 		for (size_t k = 0; k < p->ninfo; k++) {
-			if (!strcmp(p->info[k].key, "host"))
+			const char *v = t->info[k].value;
+			if (v == t->facts.host)
 				p->host = p->info[k].value;
-			else if (!strcmp(p->info[k].key, "exe"))
+			if (v == t->facts.exe)
 				p->exe = p->info[k].value;
-			else if (!strcmp(p->info[k].key, "cmdline"))
+			if (v == t->facts.cmdline)
 				p->cmdline = p->info[k].value;
 		}
-		const char *v;
-		p->pid = (v = ingest__trace_info(t, "pid")) ? strtol(v, NULL, 10) : -1;
-		p->rank = (v = ingest__trace_info(t, "mpi.rank")) ? strtol(v, NULL, 10) : -1;
-		p->size = (v = ingest__trace_info(t, "mpi.size")) ? strtol(v, NULL, 10) : -1;
+		p->pid = t->facts.pid;
+		p->rank = t->facts.rank;
+		p->size = t->facts.size;
 		p->nthreads = (unsigned)t->nthreads;
 		p->duration_ns = ingest__tick_ns(t, t->max_tick);
 		if (p->duration_ns < 0)
@@ -148,7 +159,7 @@ int analyze__fill_processes(analyze_ctx *c)
 			    "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
 			    "section)",
 			    t->path, t->nsalvage);
-		if (t->nclock < 2 && !ingest__trace_info(t, "clock.tick_hz") && t->nthreads)
+		if (t->nclock < 2 && !(t->facts.tick_hz > 0) && t->nthreads)
 			analyze__diag(c, FOLD_DIAG_CLOCK_UNKNOWN, &ps, NULL, NULL,
 			              "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
 			              "nanoseconds",
@@ -163,22 +174,14 @@ int analyze__fill_processes(analyze_ctx *c)
 			if (k == i || pi->pid < 0 || pi->pid != pk->pid ||
 			    (pi->host && pk->host && strcmp(pi->host, pk->host)))
 				continue;
-			const char *gi = ingest__trace_info(c->tr[i], "exec.generation"),
-			           *gk = ingest__trace_info(c->tr[k], "exec.generation");
-			if (gi && gk && strtol(gk, NULL, 10) == strtol(gi, NULL, 10) + 1)
+			long gi = c->tr[i]->facts.exec_generation, gk = c->tr[k]->facts.exec_generation;
+			if (gi >= 0 && gk == gi + 1)
 				a->procs[i].exec_replaced = 1;
 		}
 	/* Sampling configuration, from the first trace that says. */
-	for (size_t i = 0; i < c->ntr && !a->sample_config; i++) {
-		const ingest__trace *t = c->tr[i];
-		const char *src = ingest__trace_info(t, "sample.source");
-		if (!src)
-			continue;
-		const char *ev = ingest__trace_info(t, "sample.event"),
-		           *per = ingest__trace_info(t, "sample.period"),
-		           *jit = ingest__trace_info(t, "sample.jitter");
-		a->sample_config = analyze__sampling_text(src, ev, per, jit);
-	}
+	const fold_sampling *s = analyze__run_sampling(c);
+	if (s && !(a->sample_config = analyze__sampling_text(s)))
+		return -ENOMEM;
 	return 0;
 }
 

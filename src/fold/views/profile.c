@@ -10,18 +10,35 @@
 
 #include "analyze_ctx.h"
 
-/* A calibration value from an INFO (decimal) or STAT (integer) key; 0 if absent. */
-static double calibration(const ingest__trace *t, const char *const *keys, size_t nkeys)
+_Static_assert(FOLD_FACTS_COLD_BINS == INSTANCES__COLD_BINS, "the run facts keep every cold bin");
+
+/* A calibration value: the STAT (integer) of key if the trace has one
+ * (older runtimes), else its INFO value parsed in the run facts (info,
+ * NaN: absent). Returns whether there was one. */
+static int calibration(const ingest__trace *t, const char *key, double info, double *out)
 {
-	for (size_t k = 0; k < nkeys; k++) {
-		uint64_t v;
-		if (ingest__trace_stat(t, keys[k], &v))
-			return (double)v;
-		const char *s = ingest__trace_info(t, keys[k]);
-		if (s)
-			return strtod(s, NULL);
-	}
-	return 0;
+	uint64_t v;
+	if (ingest__trace_stat(t, key, &v))
+		*out = (double)v;
+	else if (!isnan(info))
+		*out = info;
+	else
+		return 0;
+	return 1;
+}
+
+/* A STAT count (the cold hooks' totals per bin); 0 if absent. */
+static double stat_of(const ingest__trace *t, const char *key)
+{
+	uint64_t v;
+	return ingest__trace_stat(t, key, &v) ? (double)v : 0;
+}
+
+/* calibration's value, 0 if absent. */
+static double calibration_or_0(const ingest__trace *t, const char *key, double info)
+{
+	double v;
+	return calibration(t, key, info, &v) ? v : 0;
 }
 
 /* Per bin: the measured mean over the warm value of the same measurement
@@ -37,9 +54,8 @@ static void cold_kind(const ingest__trace *t, const char *ticks_key, const char 
 		snprintf(k1, sizeof k1, "%s.%u", ticks_key, b);
 		snprintf(k2, sizeof k2, "%s.%u", n_key, b);
 		/* traces of older runtimes: one bin (1), no suffix */
-		const char *const keys1[] = {nbins == 2 && b == 1 ? ticks_key : k1};
-		const char *const keys2[] = {nbins == 2 && b == 1 ? n_key : k2};
-		double ticks = calibration(t, keys1, 1), n = calibration(t, keys2, 1);
+		double ticks = stat_of(t, nbins == 2 && b == 1 ? ticks_key : k1),
+		       n = stat_of(t, nbins == 2 && b == 1 ? n_key : k2);
 		double extra = n > 0 ? ticks * t->ns_per_tick / n - warm : 0;
 		have[b] = n > 0;
 		out[b] = extra > 0 && extra < 1e5 ? extra : 0;
@@ -65,70 +81,60 @@ static void cold_kind(const ingest__trace *t, const char *ticks_key, const char 
  * gap (overhead.cold_gap_ns) and the part after the timestamp only. */
 static void cold_bins(const ingest__trace *t, instances__hook_cost *h)
 {
-	const char *bins = ingest__trace_info(t, "overhead.cold_bins_ns");
-	static const char *const gap_key[] = {"overhead.cold_gap_ns"};
+	const fold_hook_facts *f = &t->facts.hooks;
+	double gap = calibration_or_0(t, "overhead.cold_gap_ns", f->cold_gap_ns);
 	h->nbins = 0;
-	if (bins) {
-		for (const char *p = bins; *p && h->nbins < INSTANCES__COLD_BINS;) {
-			char *end;
-			double v = strtod(p, &end);
-			if (end == p || (h->nbins && !(v > h->bin_lo_ns[h->nbins - 1]))) {
-				h->nbins = 0; /* malformed: no cold compensation */
-				break;
-			}
-			h->bin_lo_ns[h->nbins++] = v;
-			p = *end == ',' ? end + 1 : end;
-		}
-	} else if (calibration(t, gap_key, 1) > 0) {
+	if (f->has_cold_bins) {
+		for (unsigned b = 0; b < f->ncold_bins && b < INSTANCES__COLD_BINS; b++)
+			h->bin_lo_ns[h->nbins++] = f->cold_bin_lo_ns[b];
+	} else if (gap > 0) {
 		h->nbins = 2;
 		h->bin_lo_ns[0] = 0;
-		h->bin_lo_ns[1] = calibration(t, gap_key, 1);
+		h->bin_lo_ns[1] = gap;
 	}
 	if (h->nbins < 2) {
 		h->nbins = 0;
 		return;
 	}
-	const char *from = ingest__trace_info(t, "overhead.cold_gap_from");
-	h->gap_from_function = from && !strcmp(from, "function");
-	static const char *const w_enter[] = {"overhead.hook_enter_after_ns"};
-	static const char *const w_exit[] = {"overhead.hook_exit_after_ns"};
-	static const char *const w_before[] = {"overhead.hook_enter_before_ns"};
-	static const char *const m_after[] = {"overhead.cold_measure_after_ns"};
-	static const char *const m_before[] = {"overhead.cold_measure_before_ns"};
-	double ma = calibration(t, m_after, 1), mb = calibration(t, m_before, 1);
+	h->gap_from_function = f->gap_from_function;
+	double ma = calibration_or_0(t, "overhead.cold_measure_after_ns", f->measure_after_ns),
+	       mb = calibration_or_0(t, "overhead.cold_measure_before_ns", f->measure_before_ns);
 	if (!(ma >= 0 && ma < 1e4))
 		ma = 0;
 	if (!(mb >= 0 && mb < 1e4))
 		mb = 0;
 	h->measure_after_ns = ma;
 	h->measure_before_ns = mb;
-	h->exit_after_ns = calibration(t, w_exit, 1);
-	h->before_warm_ns = calibration(t, w_before, 1);
-	cold_kind(t, "overhead.cold_enter_ticks", "overhead.cold_enters", calibration(t, w_enter, 1), ma, 1,
-	          h->nbins, h->enter_ns);
-	cold_kind(t, "overhead.cold_exit_ticks", "overhead.cold_exits", calibration(t, w_exit, 1), ma, 1,
-	          h->nbins, h->exit_ns);
-	if (bins)
-		cold_kind(t, "overhead.cold_before_ticks", "overhead.cold_befores",
-		          calibration(t, w_before, 1), mb, 0, h->nbins, h->before_ns);
+	double w_enter = calibration_or_0(t, "overhead.hook_enter_after_ns", f->enter_after_ns);
+	h->exit_after_ns = calibration_or_0(t, "overhead.hook_exit_after_ns", f->exit_after_ns);
+	h->before_warm_ns = calibration_or_0(t, "overhead.hook_enter_before_ns", f->enter_before_ns);
+	cold_kind(t, "overhead.cold_enter_ticks", "overhead.cold_enters", w_enter, ma, 1, h->nbins,
+	          h->enter_ns);
+	cold_kind(t, "overhead.cold_exit_ticks", "overhead.cold_exits", h->exit_after_ns, ma, 1, h->nbins,
+	          h->exit_ns);
+	if (f->has_cold_bins)
+		cold_kind(t, "overhead.cold_before_ticks", "overhead.cold_befores", h->before_warm_ns, mb, 0,
+		          h->nbins, h->before_ns);
 	h->enter_ns[0] = h->exit_ns[0] = 0;
 }
 
 /* The compiler hooks' calibrated cost (docs/trace-format.md, overhead.*). */
 instances__hook_cost analyze__hook_cost(const ingest__trace *t)
 {
-	static const char *const pair_keys[] = {"overhead.hook_ns", "calibration.hook_ns"};
-	static const char *const inner_keys[] = {"overhead.hook_inner_ns"};
-	instances__hook_cost h = {.pair_ns = calibration(t, pair_keys, 2),
-	                          .inner_ns = calibration(t, inner_keys, 1)};
+	const fold_hook_facts *f = &t->facts.hooks;
+	double pair = 0;
+	if (!calibration(t, "overhead.hook_ns", f->pair_ns, &pair))
+		calibration(t, "calibration.hook_ns", f->pair_ns_old, &pair);
+	instances__hook_cost h = {.pair_ns = pair,
+	                          .inner_ns = calibration_or_0(t, "overhead.hook_inner_ns", f->inner_ns)};
 	if (!(h.pair_ns > 0 && h.pair_ns < 1e6))
 		h.pair_ns = h.inner_ns = 0; /* absent or absurd: no compensation */
 	if (!(h.inner_ns >= 0 && h.inner_ns <= h.pair_ns))
 		h.inner_ns = 0;
 	if (h.pair_ns > 0)
 		cold_bins(t, &h);
-	static const char *const enter_after[] = {"overhead.hook_enter_after_ns"};
-	h.enter_after_ns = h.pair_ns > 0 ? calibration(t, enter_after, 1) : 0;
+	h.enter_after_ns =
+	    h.pair_ns > 0 ? calibration_or_0(t, "overhead.hook_enter_after_ns", f->enter_after_ns) : 0;
 	return h;
 }
 

@@ -8,6 +8,8 @@ reader here; sample counts, CPU time, build-id, function names and
 leaf-first location order must match. Chrome: parses (json.tool too), B/E
 events balanced and nested per thread, sample events counted. Folded: the
 counts sum to the samples. Each with --region and --from/--to filters.
+Sampling modes: for each FOLD_SAMPLE form, pprof's period and Chrome's
+sample slices follow the sampling the analysis reports.
 """
 import gzip
 import json
@@ -223,6 +225,43 @@ def errors_check(fold, trace, work):
     p = run([fold, "export", "--format=folded", "--from", "2", "--to", "1", trace], 2)
 
 
+# Each FOLD_SAMPLE form: what the analysis reports (sample_config), the
+# pprof period_type and period, and how long Chrome draws a lone sample (a
+# timer's period, in us; an overflow's period counts events, so none).
+SAMPLING_MODES = {
+    "wall": ("wall-clock timer every 1 ms", ("cpu", "nanoseconds", 1000000), 1000.0),
+    "cputime-rt": ("CPU-time timer every 1 ms", ("cpu", "nanoseconds", 1000000), 1000.0),
+    "cputime": ("CPU-time timer every 1 ms", ("cpu", "nanoseconds", 1000000), 1000.0),
+    "overflow": ("PAPI_TOT_CYC every 2000000 events", ("PAPI_TOT_CYC", "count", 2000000), 0.0),
+    "off": ("off", None, 0.0),
+}
+
+
+def sampling_check(fold, maker, work):
+    """The exporters take each sampling mode as the analysis does."""
+    for mode, (config, period, lone_us) in SAMPLING_MODES.items():
+        trace = os.path.join(work, "mode-%s.trace" % mode)
+        run([maker, trace, trace + ".expect", mode])
+        out = os.path.join(work, "mode-%s.json" % mode)
+        run([fold, "-q", trace, "--json", out])
+        got = json.load(open(out, encoding="utf-8")).get("sample_config") if os.path.exists(out) else None
+        check(got == config, "%s: the analysis reports sampling %r, want %r" % (mode, got, config))
+        pb = os.path.join(work, "mode-%s.pb.gz" % mode)
+        run([fold, "export", "--format=pprof", "-q", "-o", pb, trace])
+        prof = message(gzip.open(pb).read())
+        strings = [x.decode() for x in prof.get(6, [])]
+        have = None
+        if 11 in prof:
+            t = message(prof[11][0])
+            have = (strings[t[1][0]], strings[t[2][0]], prof.get(12, [0])[0])
+        check(have == period, "%s: pprof period %r, want %r (as the analysis: %s)" % (mode, have, period, config))
+        events, _, _ = chrome(fold, trace, work)
+        lone = [e["dur"] for e in events if e["ph"] == "X" and e["cat"] == "sample" and e["args"]["samples"] == 1]
+        check(lone and max(lone) == lone_us,
+              "%s: chrome draws a lone sample up to %r us, want %r (as the analysis: %s)" %
+              (mode, max(lone) if lone else None, lone_us, config))
+
+
 def main():
     fold, maker, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -242,6 +281,7 @@ def main():
     chrome_check(fold, trace, exp, work)
     pprof_check(fold, trace, exp, work)
     errors_check(fold, trace, work)
+    sampling_check(fold, maker, work)
     print("exports: %s" % ("ok" if not failures else "%d failure(s)" % len(failures)))
     return 1 if failures else 0
 

@@ -1,7 +1,7 @@
 /* make_export_trace: writes a small, fully known trace for the `fold export`
  * tests, and the numbers the exports must reproduce.
  *
- * usage: make_export_trace TRACE EXPECT
+ * usage: make_export_trace TRACE EXPECT [wall|cputime-rt|cputime|overflow|off]
  * The MODULE_LOAD record describes this very executable (its real load bias,
  * PT_LOAD segments and build-id), and sample frames are addresses of the
  * functions below, so the exports symbolise them to names a test can check.
@@ -96,7 +96,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
+	if (argc != 3 && argc != 4) {
 		fprintf(stderr, "usage: %s TRACE EXPECT\n", argv[0]);
 		return 2;
 	}
@@ -129,8 +129,28 @@ int main(int argc, char **argv)
 	PUT(0, trace_enc_info, "cmdline", "make_export_trace");
 	PUT(0, trace_enc_info, "clock.source", "monotonic");
 	PUT(0, trace_enc_info, "clock.tick_hz", "1000000000");
-	PUT(0, trace_enc_info, "sample.source", "time");
-	PUT(0, trace_enc_info, "sample.period", "1000000");
+	/* The sampling as each FOLD_SAMPLE form records it (docs/configuration.md):
+	 * wall (time@1ms, as hand-made traces say it: no event), cputime-rt
+	 * (cputime@1ms as the runtime writes it), cputime (as fold-synth does),
+	 * overflow (PAPI_TOT_CYC@2000000), off. */
+	const char *mode = argc > 3 ? argv[3] : "wall";
+	if (!strcmp(mode, "wall")) {
+		PUT(0, trace_enc_info, "sample.source", "time");
+		PUT(0, trace_enc_info, "sample.period", "1000000");
+	} else if (!strcmp(mode, "cputime-rt") || !strcmp(mode, "cputime")) {
+		PUT(0, trace_enc_info, "sample.source", strcmp(mode, "cputime") ? "time" : "cputime");
+		PUT(0, trace_enc_info, "sample.event", "CLOCK_THREAD_CPUTIME_ID");
+		PUT(0, trace_enc_info, "sample.period", "1000000");
+	} else if (!strcmp(mode, "overflow")) {
+		PUT(0, trace_enc_info, "sample.source", "papi");
+		PUT(0, trace_enc_info, "sample.event", "PAPI_TOT_CYC");
+		PUT(0, trace_enc_info, "sample.period", "2000000");
+	} else if (!strcmp(mode, "off")) {
+		PUT(0, trace_enc_info, "sample.source", "off");
+	} else {
+		fprintf(stderr, "make_export_trace: unknown sampling mode %s\n", mode);
+		return 2;
+	}
 	PUT(0, trace_enc_info, "start.realtime_ns", "1700000000000000000");
 	PUT(0, trace_enc_info, "start.monotonic_ns", "5000000000");
 	PUT(0, trace_enc_clock, t0, t0, 1700000000000000000ull);
