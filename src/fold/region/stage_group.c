@@ -41,8 +41,10 @@ static double cpu_utilisation(ingest__trace *const *tr, const instances__instanc
 		return v1 >= v0 ? fmin(1, (v1 - v0) / in->dur_ns) : -1;
 	}
 	if (!th->cpu_cum || !(in->dur_ns > 0) ||
-	    folding__boundary_value(t, th, &th->ev[in->ev_enter], 0, 1, in->sb, in->se, 0, &v0) ||
-	    folding__boundary_value(t, th, &th->ev[in->ev_exit], 0, 1, in->sb, in->se, 1, &v1))
+	    folding__boundary_value(t, th, &(folding__boundary){&th->ev[in->ev_enter], in->sb, in->se, 0}, 0,
+	                            1, &v0) ||
+	    folding__boundary_value(t, th, &(folding__boundary){&th->ev[in->ev_exit], in->sb, in->se, 1}, 0,
+	                            1, &v1))
 		return -1;
 	return fmin(1, (v1 - v0) / in->dur_ns);
 }

@@ -18,9 +18,6 @@
 #include "region_work.h"
 #include "uncertainty.h"
 
-/* Bootstrap replicates behind each interval: 5th-95th percentiles of 30
- * are within a few per cent of their limit and cost 30 phase fits. */
-
 /* Intervals of every phase's start and of its rates, and the self-check. */
 int stage_uncertainty(analyze_ctx *c, region_work *w)
 {
