@@ -63,14 +63,14 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
                                uint64_t seed)
 {
 	int rc;
-	if ((rc = fit__param(p, "pwlr.segments", "%zu", pr->nseg)) ||
-	    (rc = fit__param(p, "pwlr.cells", "%u", po->cells)) ||
-	    (rc = fit__param(p, "pwlr.min_len", "%g", po->min_len)) ||
-	    (rc = fit__param(p, "pwlr.bic", "%.6g", pr->bic)) ||
-	    (rc = fit__param(p, "pwlr.bic_segments", "%zu", pr->bic_segments)) ||
-	    (rc = fit__param(p, "pwlr.transitions_absorbed", "%zu", pr->transitions)) ||
-	    (rc = fit__param(p, "pwlr.gradual_merged", "%zu", pr->gradual_merged)) ||
-	    (rc = fit__param(p, "pwlr.smear", "%.4g", po->smear)))
+	if ((rc = fit__integer(p, "pwlr.segments", pr->nseg, "segments")) ||
+	    (rc = fit__integer(p, "pwlr.cells", po->cells, "cells")) ||
+	    (rc = fit__number(p, "pwlr.min_len", po->min_len, "instance")) ||
+	    (rc = fit__number(p, "pwlr.bic", pr->bic, "")) ||
+	    (rc = fit__integer(p, "pwlr.bic_segments", pr->bic_segments, "segments")) ||
+	    (rc = fit__integer(p, "pwlr.transitions_absorbed", pr->transitions, "transitions")) ||
+	    (rc = fit__integer(p, "pwlr.gradual_merged", pr->gradual_merged, "segments")) ||
+	    (rc = fit__number(p, "pwlr.smear", po->smear, "")))
 		return rc;
 	char *list = NULL;
 	for (size_t k = 0; k < nsw; k++) {
@@ -84,9 +84,9 @@ static int record_phase_params(const fit_params *p, const pwlr__result *pr, cons
 			return -ENOMEM;
 	}
 	/* none qualified: one phase (choose_phase_series) */
-	rc = fit__param(p, "pwlr.phase_series", "%s", list ? list : "(none: one phase)");
+	rc = fit__note(p, "pwlr.phase_series", "%s", list ? list : "(none: one phase)");
 	free(list);
-	return rc ? rc : fit__param(p, "seed", "%llu", (unsigned long long)seed);
+	return rc ? rc : fit__integer(p, "seed", seed, "");
 }
 
 /* r->series from the folded series, each with the chosen fit's curve on the
@@ -104,7 +104,7 @@ static int fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, si
 	r->series = calloc(nsw + models__max_metrics(c->models) + 1, sizeof *r->series);
 	if (!r->series || !r->fit_method)
 		return -ENOMEM;
-	fit_params params = {&r->fit_params, &r->nfit_params};
+	fit_params params = FIT__PARAMS_OF(r);
 	for (size_t k = 0; k < nsw; k++) {
 		series_work *s = &sw[k];
 		fold_series *o = &r->series[r->nseries++];
@@ -135,8 +135,8 @@ static int fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, si
 		if (rc < 0)
 			return rc;
 		if (few) {
-			if (fit__param(&params, "kriging.too_few_points",
-			               "%s: %zu point(s), piecewise-linear curve", o->name, o->npoints) ||
+			if (fit__note(&params, "kriging.too_few_points",
+			              "%s: %zu point(s), piecewise-linear curve", o->name, o->npoints) ||
 			    (rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc ? rc : -ENOMEM;
 		} else if (rc > 0) {
@@ -158,7 +158,7 @@ static int fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, si
 					                        "%s%u [%.3f, %.3f]", len ? ", " : "", b + 1,
 					                        pr->bounds[b], pr->bounds[b + 1]);
 			snprintf(key, sizeof key, "curve.shape_withheld.%s", o->name);
-			if (fit__param(&params, key, "phase(s) %s", list))
+			if (fit__note(&params, key, "phase(s) %s", list))
 				return -ENOMEM;
 			analyze__warn_about(
 			    c, r->name,
@@ -168,8 +168,8 @@ static int fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, si
 			    r->name, o->name, list);
 		}
 		size_t nclamp = clamp_curve(&o->fit, max);
-		if (nclamp && fit__param(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
-		                         o->name, nclamp, o->fit.n, max))
+		if (nclamp && fit__note(&params, "bounds.curve", "%s: %zu of %zu points clamped to [0, %g]",
+		                        o->name, nclamp, o->fit.n, max))
 			return -ENOMEM;
 	}
 	return 0;
@@ -302,16 +302,16 @@ static int sparse_steps(fold_region_result *r, const series_work *sw, size_t nsw
 	}
 	int rc = 0;
 	if (which.len &&
-	    fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "curve.steps",
-	               "%s: fewer than %g events per instance (or none in most): the curve is the phase "
-	               "rates' steps",
-	               which.oom ? "?" : which.data, FOLD__MIN_EVENTS_PER_INSTANCE))
+	    fit__note(&FIT__PARAMS_OF(r), "curve.steps",
+	              "%s: fewer than %g events per instance (or none in most): the curve is the phase "
+	              "rates' steps",
+	              which.oom ? "?" : which.data, FOLD__MIN_EVENTS_PER_INSTANCE))
 		rc = -ENOMEM;
 	if (!rc && busy.len &&
-	    fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "curve.steps_busy",
-	               "%s: the instances ran on a CPU %.0f%% of their time (median): the curve is the "
-	               "phase rates' steps; its dips were single instances' preemptions",
-	               busy.oom ? "?" : busy.data, 100 * busy_share))
+	    fit__note(&FIT__PARAMS_OF(r), "curve.steps_busy",
+	              "%s: the instances ran on a CPU %.0f%% of their time (median): the curve is the "
+	              "phase rates' steps; its dips were single instances' preemptions",
+	              busy.oom ? "?" : busy.data, 100 * busy_share))
 		rc = -ENOMEM;
 	util_buf_free(&which);
 	util_buf_free(&busy);
@@ -320,7 +320,7 @@ static int sparse_steps(fold_region_result *r, const series_work *sw, size_t nsw
 
 int stage_curves(analyze_ctx *c, region_work *w)
 {
-	fit_params params = {&w->r->fit_params, &w->r->nfit_params};
+	fit_params params = FIT__PARAMS_OF(w->r);
 	int rc = fit_curves(c, w->r, w->sw, w->nsw, &w->pr, w->pw);
 	return rc ? rc
 	          : record_phase_params(&params, &w->pr, &w->po, w->sw, w->r->series, w->nsw, w->pw,

@@ -108,9 +108,9 @@ static int one_cpu_series(series_work *sw, size_t *nsw, fit_params *params)
 		return 0;
 	int measured = 2 * sw[clk].f.nexact >= sw[clk].f.ninst && sw[clk].f.ninst > 0;
 	size_t keep = measured ? clk : cpu, drop = measured ? cpu : clk;
-	int rc = fit__param(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
-	                    measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
-	                    measured ? "estimated at the boundaries" : "not read at enter/exit either");
+	int rc = fit__note(params, "cpu_series", "%s (%s); %s dropped: the same CPU time, %s", sw[keep].name,
+	                   measured ? "read at enter/exit" : "read at the samples", sw[drop].name,
+	                   measured ? "estimated at the boundaries" : "not read at enter/exit either");
 	folding__folded_free(&sw[drop].f);
 	free(sw[drop].name);
 	for (size_t k = drop; k + 1 < *nsw; k++)
@@ -127,7 +127,7 @@ int stage_fold(analyze_ctx *c, region_work *w)
 	if (!w->sw)
 		return -ENOMEM;
 	int rc = fold_all_series(c, &w->gr, w->sw, &w->nsw);
-	fit_params cp = {&r->fit_params, &r->nfit_params};
+	fit_params cp = FIT__PARAMS_OF(r);
 	if (rc || (rc = one_cpu_series(w->sw, &w->nsw, &cp)))
 		return rc;
 	if (!w->nsw) {

@@ -386,8 +386,8 @@ static int group_durations(analyze_ctx *c, instances__region_acc *A, fold_region
 	free(dur);
 	if (rc)
 		return -ENOMEM;
-	fit_params params = {&r->fit_params, &r->nfit_params};
-	if (cost > 0 && fit__param(&params, "grouping.sample_cost_ns", "%.0f", cost))
+	fit_params params = FIT__PARAMS_OF(r);
+	if (cost > 0 && fit__number(&params, "grouping.sample_cost_ns", cost, "ns"))
 		return -ENOMEM;
 	r->groups = calloc(ng + 1, sizeof *r->groups);
 	if (!r->groups)

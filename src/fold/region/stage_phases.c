@@ -440,21 +440,16 @@ int stage_phases(analyze_ctx *c, region_work *w)
 		    "region %s: a phase's length varies from instance to instance: each instance's "
 		    "phase boundary was aligned to %.3f (%zu instances) before the phases were fitted",
 		    r->name, w->ai.at, w->ai.aligned);
-		if ((rc = fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.boundary", "%.4f",
-		                     w->ai.at)) ||
-		    (rc = fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "align.instances", "%zu",
-		                     w->ai.aligned)))
+		if ((rc = fit__number(&FIT__PARAMS_OF(r), "align.boundary", w->ai.at, "instance")) ||
+		    (rc = fit__integer(&FIT__PARAMS_OF(r), "align.instances", w->ai.aligned, "instances")))
 			return rc;
 	}
 	if (!w->ai.done && w->pr.nseg >= 3) {
 		size_t dropped = 0;
 		if ((rc = drop_unlocated(c, w->ps, w->nps, &w->po, &w->pr, &dropped)))
 			return rc;
-		if (dropped && (rc = fit__param(
-		                    &(fit_params){&r->fit_params, &r->nfit_params}, "pwlr.unlocated_dropped",
-		                    "%zu boundary(ies) whose 90%% bootstrap interval spans more than %.2f of "
-		                    "the instance",
-		                    dropped, FOLD__UNLOCATED_WIDTH)))
+		if (dropped &&
+		    (rc = fit__integer(&FIT__PARAMS_OF(r), "pwlr.unlocated_dropped", dropped, "boundaries")))
 			return rc;
 	}
 	return 0;

@@ -381,10 +381,10 @@ int stage_sampled_rates(analyze_ctx *c, region_work *w)
 		util_buf_printf(&which, "%s%s", which.len ? ", " : "", name);
 	}
 	if (!rc && which.len &&
-	    fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "rates.from_sample_pairs",
-	               "%s: boundary values estimated; phase rates from consecutive samples of one instance "
-	               "(at least %d per phase)",
-	               which.oom ? "?" : which.data, FOLD__MIN_SAMPLE_PAIRS))
+	    fit__note(&FIT__PARAMS_OF(r), "rates.from_sample_pairs",
+	              "%s: boundary values estimated; phase rates from consecutive samples of one instance "
+	              "(at least %d per phase)",
+	              which.oom ? "?" : which.data, FOLD__MIN_SAMPLE_PAIRS))
 		rc = -ENOMEM;
 	util_buf_free(&which);
 	free(ids);
@@ -516,18 +516,18 @@ int stage_bound_rates(analyze_ctx *c, region_work *w)
 		if (redone)
 			region__step_curve(r, k, pr);
 	}
-	fit_params fp = {&r->fit_params, &r->nfit_params};
+	fit_params fp = FIT__PARAMS_OF(r);
 	if (!rc && which.len &&
-	    fit__param(&fp, "rates.at_bound_from_instances",
-	               "%s: the fit's rate sat at its physical bound; rate from each instance's own values "
-	               "at the phase's bounds; the series' curve is the phase rates' steps",
-	               which.oom ? "?" : which.data))
+	    fit__note(&fp, "rates.at_bound_from_instances",
+	              "%s: the fit's rate sat at its physical bound; rate from each instance's own values "
+	              "at the phase's bounds; the series' curve is the phase rates' steps",
+	              which.oom ? "?" : which.data))
 		rc = -ENOMEM;
 	if (!rc && apart.len &&
-	    fit__param(&fp, "rates.from_instances",
-	               "%s: the fit's rate lay outside what the instances' own values over the phase allow; "
-	               "rate from those values; the series' curve is the phase rates' steps",
-	               apart.oom ? "?" : apart.data))
+	    fit__note(&fp, "rates.from_instances",
+	              "%s: the fit's rate lay outside what the instances' own values over the phase allow; "
+	              "rate from those values; the series' curve is the phase rates' steps",
+	              apart.oom ? "?" : apart.data))
 		rc = -ENOMEM;
 	util_buf_free(&which);
 	util_buf_free(&apart);

@@ -73,10 +73,7 @@ static int count_phase_samples(analyze_ctx *c, fold_region_result *r, const pwlr
 	 * (38 of 971 under load), not only the phases' sum. */
 	if (no_time) {
 		r->samples_folded = r->samples_folded > no_time ? r->samples_folded - no_time : 0;
-		if (fit__param(&(fit_params){&r->fit_params, &r->nfit_params}, "samples.no_time_left",
-		               "%lu sample(s) in instances whose samples' cost took all their time "
-		               "(compensated duration 0): not folded",
-		               no_time))
+		if (fit__integer(&FIT__PARAMS_OF(r), "samples.no_time_left", no_time, "samples"))
 			return -ENOMEM;
 	}
 	return 0;
@@ -228,9 +225,8 @@ static int build_phases(analyze_ctx *c, fold_region_result *r, const series_work
 	withhold_unsupported_rates(c, r, sw, nsw, xlo, xlo + pr->nseg + 1);
 	free(xlo);
 	if (nclamped) {
-		fit_params params = {&r->fit_params, &r->nfit_params};
-		if (fit__param(&params, "bounds.phase_rates", "%zu rate(s) clamped to their physical range",
-		               nclamped))
+		fit_params params = FIT__PARAMS_OF(r);
+		if (fit__integer(&params, "bounds.phase_rates", nclamped, "rates"))
 			return -ENOMEM;
 	}
 	warn_thin_phases(c, r);

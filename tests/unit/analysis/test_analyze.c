@@ -167,12 +167,12 @@ static void test_synthetic_groups_outliers_phases_json(void **state)
 	/* the Kriging fit saw the instances and the phase table: its
 	 * hyper-parameters come from cross-validation over instances */
 	const char *sel = NULL, *trend = NULL;
-	for (size_t i = 0; i < r->nfit_params; i++) {
-		if (!strcmp(r->fit_params[i].key, "kriging.selection"))
-			sel = r->fit_params[i].value;
-		if (!strcmp(r->fit_params[i].key, "kriging.trend"))
-			trend = r->fit_params[i].value;
-	}
+	for (size_t i = 0; i < r->nfit_notes; i++)
+		if (!strcmp(r->fit_notes[i].key, "kriging.selection"))
+			sel = r->fit_notes[i].value;
+	for (size_t i = 0; i < r->nfit_params; i++)
+		if (!strcmp(r->fit_params[i].name, "kriging.trend") && r->fit_params[i].kind == FOLD_FIT_WORD)
+			trend = r->fit_params[i].word;
 	assert_non_null(sel);
 	assert_non_null(trend);
 	assert_ptr_equal(strstr(sel, "leave-instances-out cross-validation, 5 folds"), sel);
@@ -428,9 +428,9 @@ static void test_cpu_rates_bounded_one_series(void **state)
 	const fold_series *tc = series_of(r, "perf::TASK-CLOCK");
 	assert_non_null(tc);
 	int said = 0;
-	for (size_t i = 0; i < r->nfit_params; i++)
-		said |= !strcmp(r->fit_params[i].key, "cpu_series") &&
-		        strstr(r->fit_params[i].value, "perf::TASK-CLOCK") == r->fit_params[i].value;
+	for (size_t i = 0; i < r->nfit_notes; i++)
+		said |= !strcmp(r->fit_notes[i].key, "cpu_series") &&
+		        strstr(r->fit_notes[i].value, "perf::TASK-CLOCK") == r->fit_notes[i].value;
 	assert_true(said);
 	for (size_t k = 0; k < r->nseries; k++) {
 		const fold_series *sr = &r->series[k];
@@ -786,8 +786,8 @@ static void test_no_sample_cost_from_long_instances_under_cputime(void **state)
 	const fold_region_result *r = region(a, "iteration");
 	assert_true(r->samples > 100 && r->samples < 200); /* about one instance in twelve */
 	for (size_t i = 0; i < r->nfit_params; i++)
-		if (!strcmp(r->fit_params[i].key, "grouping.sample_cost_ns"))
-			fail_msg("a sample cost of %s ns was estimated from long instances",
+		if (!strcmp(r->fit_params[i].name, "grouping.sample_cost_ns"))
+			fail_msg("a sample cost of %g ns was estimated from long instances",
 			         r->fit_params[i].value);
 	fold_analysis_free(a);
 }
@@ -895,8 +895,8 @@ static void test_no_sample_cost_from_another_population(void **state)
 	const fold_region_result *r = region(a, "iteration");
 	assert_true(r->samples > 200);
 	for (size_t i = 0; i < r->nfit_params; i++)
-		if (!strcmp(r->fit_params[i].key, "grouping.sample_cost_ns"))
-			fail_msg("a sample cost of %s ns was estimated from the long calls",
+		if (!strcmp(r->fit_params[i].name, "grouping.sample_cost_ns"))
+			fail_msg("a sample cost of %g ns was estimated from the long calls",
 			         r->fit_params[i].value);
 	double groups = 0;
 	for (size_t k = 0; k < r->ngroups; k++)
@@ -939,12 +939,26 @@ static void test_cpu_share_from_the_clock_read_at_enter_and_exit(void **state)
 }
 
 /* The value of fit parameter key of region r, or NULL. */
+/* The fit note called key (a sentence), or the word of the parameter so
+ * named; NULL when there is neither. */
 static const char *fit_param_of(const fold_region_result *r, const char *key)
 {
+	for (size_t i = 0; i < r->nfit_notes; i++)
+		if (!strcmp(r->fit_notes[i].key, key))
+			return r->fit_notes[i].value;
 	for (size_t i = 0; i < r->nfit_params; i++)
-		if (!strcmp(r->fit_params[i].key, key))
-			return r->fit_params[i].value;
+		if (!strcmp(r->fit_params[i].name, key) && r->fit_params[i].kind == FOLD_FIT_WORD)
+			return r->fit_params[i].word;
 	return NULL;
+}
+
+/* Whether the fits recorded a parameter or a note called key. */
+static int fit_has(const fold_region_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfit_params; i++)
+		if (!strcmp(r->fit_params[i].name, key))
+			return 1;
+	return fit_param_of(r, key) != NULL;
 }
 
 /* Instances that run on a CPU all the time, a few preempted for 0.4 ms:
@@ -1342,9 +1356,9 @@ static void test_sparse_counter_counts_its_events(void **state)
 					         1) < 1e-9);
 		}
 		int said = 0;
-		for (size_t i = 0; i < r->nfit_params; i++)
-			said |= !strcmp(r->fit_params[i].key, "curve.steps") &&
-			        strstr(r->fit_params[i].value, "app::faults") != NULL;
+		for (size_t i = 0; i < r->nfit_notes; i++)
+			said |= !strcmp(r->fit_notes[i].key, "curve.steps") &&
+			        strstr(r->fit_notes[i].value, "app::faults") != NULL;
 		assert_true(said);
 		fold_analysis_free(a);
 	}
@@ -1593,8 +1607,7 @@ static void test_rate_at_bound_from_the_instances(void **state)
 		double truth = (active - before) / ((1 - start) * d) * 1e9;
 		double rate = last->rates[k], lo = last->rate_lo[k], hi = last->rate_hi[k];
 		int redone = 0;
-		for (size_t i = 0; i < r->nfit_params; i++)
-			redone |= !strcmp(r->fit_params[i].key, "rates.at_bound_from_instances");
+		redone |= fit_param_of(r, "rates.at_bound_from_instances") != NULL;
 		print_message(
 		    "seed %u: last phase [%.3f, 1] TASK-CLOCK %.4g/s [%.4g, %.4g], truth %.4g/s%s\n", seed,
 		    start, rate, lo, hi, truth, redone ? " (from the instances)" : "");
@@ -1695,9 +1708,9 @@ static void test_gradual_phase_ends_on_its_own_line(void **state)
 	size_t q = (size_t)(rare - r->series);
 	assert_true(q < ramp->nrange);
 	int steps = 0;
-	for (size_t i = 0; i < r->nfit_params; i++)
-		steps |= !strcmp(r->fit_params[i].key, "curve.steps") &&
-		         strstr(r->fit_params[i].value, "app::rare");
+	for (size_t i = 0; i < r->nfit_notes; i++)
+		steps |=
+		    !strcmp(r->fit_notes[i].key, "curve.steps") && strstr(r->fit_notes[i].value, "app::rare");
 	assert_true(steps);
 	double from = ramp->rate_from[q], to = ramp->rate_to[q];
 	print_message("app::rare: %.4g/s, gradual %.4g -> %.4g\n", ramp->rates[q], from, to);
@@ -1755,8 +1768,7 @@ static void test_starved_rates_from_the_instances(void **state)
 		assert_non_null(s);
 		double sum = 0;
 		int redone = 0;
-		for (size_t i = 0; i < r->nfit_params; i++)
-			redone |= !strcmp(r->fit_params[i].key, "rates.from_instances");
+		redone |= fit_param_of(r, "rates.from_instances") != NULL;
 		for (size_t p = 0; p < r->nphases; p++) {
 			const fold_phase_result *ph = &r->phases[p];
 			size_t k = rate_index(ph, "app::work");
@@ -1973,7 +1985,7 @@ static void test_few_alignable_instances_are_not_aligned(void **state)
 	fold_analysis *a = fold_synth_fit(&c, 0, NULL);
 	const fold_region_result *r = region(a, "iteration");
 	assert_true(r->folded);
-	assert_null(fit_param_of(r, "align.instances"));
+	assert_false(fit_has(r, "align.instances"));
 	const fold_series *tc = series_of(r, "perf::TASK-CLOCK");
 	assert_non_null(tc);
 	for (size_t p = 0; p < r->nphases; p++) {
@@ -2559,8 +2571,7 @@ static void test_withheld_band_is_the_phase_interval(void **state)
 	assert_true(r->folded);
 	assert_int_equal(r->nphases, 1);
 	int said = 0;
-	for (size_t k = 0; k < r->nfit_params; k++)
-		said |= !strcmp(r->fit_params[k].key, "curve.shape_withheld.app::work");
+	said |= fit_param_of(r, "curve.shape_withheld.app::work") != NULL;
 	assert_true(said);
 	const fold_series *s = series_of(r, "app::work");
 	assert_non_null(s);
