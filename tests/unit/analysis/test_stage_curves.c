@@ -15,6 +15,7 @@
 #include "contradicted_points.h"
 #include "json.h"
 #include "json_check.h"
+#include "region_work.h"
 #include "synth.h"
 #include "trace_format.h"
 #include "trace_writer.h"
@@ -164,9 +165,51 @@ static void test_withheld_band_is_the_phase_interval(void **state)
 	fold_analysis_free(a);
 }
 
+/* stage_steps alone, on a work record built by hand: a sparse counter (3
+ * events per instance, read at enter and exit) whose two phases hold 100/s
+ * and 300/s gets the steps of those rates as its curve, its cumulative their
+ * integral, whatever the fit drew, and a curve.steps note naming it. */
+static void test_steps_stage_on_a_hand_built_record(void **state)
+{
+	(void)state;
+	double x[] = {0, 0.2, 0.39, 0.5, 1}, value[5] = {7, 7, 7, 7, 7}, cum[5] = {0};
+	double rate0 = 100, rate1 = 300;
+	char *names[] = {"app::rare"};
+	fold_group group = {.cpu_share = 0.5};
+	fold_series series = {.name = "app::rare", .fit = {5, x, cum, value, NULL, NULL}};
+	fold_phase_result ph[2] = {
+	    {.start = 0, .end = 0.4, .rate_names = names, .rates = &rate0, .nrates = 1},
+	    {.start = 0.4, .end = 1, .rate_names = names, .rates = &rate1, .nrates = 1}};
+	fold_region_result r = {.name = "r",
+	                        .groups = &group,
+	                        .ngroups = 1,
+	                        .series = &series,
+	                        .nseries = 1,
+	                        .phases = ph,
+	                        .nphases = 2};
+	series_work sw = {.skind = FOLD__SER_COUNTER, .f = {.ninst = 100, .nexact = 100, .sum_total = 300}};
+	region_work w = {.r = &r, .sw = &sw, .nsw = 1, .pr = {.nseg = 2, .bounds = {0, 0.4, 1}}};
+	assert_int_equal(stage_steps(NULL, &w), 0);
+	double want[] = {100, 100, 100, 300, 300}, total = 0.4 * 100 + 0.6 * 300;
+	double want_cum[] = {0, 20 / total, 39 / total, 70 / total, 1};
+	for (size_t i = 0; i < 5; i++) {
+		assert_true(fabs(value[i] - want[i]) < 1e-9);
+		assert_true(fabs(cum[i] - want_cum[i]) < 1e-9);
+	}
+	const char *note = fit_param_of(&r, "curve.steps");
+	assert_non_null(note);
+	assert_ptr_equal(strstr(note, "app::rare"), note);
+	for (size_t i = 0; i < r.nfit_notes; i++) {
+		free(r.fit_notes[i].key);
+		free(r.fit_notes[i].value);
+	}
+	free(r.fit_notes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_steps_stage_on_a_hand_built_record),
 	    cmocka_unit_test_setup_teardown(test_sparse_counter_no_kriging_failure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_withheld_band_is_the_phase_interval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sparse_counter_counts_its_events, setup, teardown),

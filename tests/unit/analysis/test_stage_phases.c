@@ -16,6 +16,7 @@
 #include "contradicted_points.h"
 #include "json.h"
 #include "json_check.h"
+#include "region_work.h"
 #include "synth.h"
 #include "trace_format.h"
 #include "trace_writer.h"
@@ -293,9 +294,78 @@ static void test_few_alignable_instances_are_not_aligned(void **state)
 	fold_analysis_free(a);
 }
 
+/* stage_phases alone, on a work record built by hand: one counter read at
+ * enter and exit, 100 instances of 20 points each whose cumulative share
+ * rises at twice the mean rate up to 0.4 and at a third of it after. The
+ * joint fit locates the switch at 0.4 with those rates on either side, the
+ * counter places boundaries (pw, ps), and nothing is aligned, recorded or
+ * warned of. */
+static void test_phases_stage_on_a_hand_built_record(void **state)
+{
+	(void)state;
+	enum { NI = 100, NP = 20 };
+	fold_options opt;
+	fold_options_init(&opt);
+	fold_analysis a = {0};
+	analyze_ctx c = {.opt = &opt, .a = &a};
+	pthread_mutex_init(&c.warn_lock, NULL);
+	instances__instance inst[NI];
+	memset(inst, 0, sizeof inst);
+	for (size_t i = 0; i < NI; i++) {
+		inst[i].used = 1;
+		inst[i].dur_ns = 1e6 * (1 + 0.05 * sin((double)i));
+		inst[i].id = (uint32_t)i;
+	}
+	instances__region_acc acc = {.inst = inst, .ninst = NI};
+	fold_group group = {.cpu_share = 0.5};
+	fold_region_result r = {
+	    .name = "r", .groups = &group, .ngroups = 1, .instances_used = NI, .samples_folded = NI * NP};
+	series_work *sw = calloc(1, sizeof *sw);
+	assert_non_null(sw);
+	folding__folded *f = &sw->f;
+	uint64_t seed = 1;
+	f->x = malloc(NI * NP * sizeof *f->x);
+	f->y = malloc(NI * NP * sizeof *f->y);
+	f->inst = malloc(NI * NP * sizeof *f->inst);
+	assert_true(f->x && f->y && f->inst);
+	for (size_t i = 0; i < NI; i++)
+		for (size_t j = 0; j < NP; j++) {
+			double x = ((double)j + 0.5 + 0.3 * sin((double)(i * NP + j))) / NP;
+			double y = x < 0.4 ? 2 * x : 0.8 + (x - 0.4) / 3;
+			f->x[f->n] = x;
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			f->y[f->n] = y + 0.01 * ((double)(seed >> 11) / 9007199254740992.0 - 0.5);
+			f->inst[f->n++] = (uint32_t)i;
+		}
+	f->ninst = f->nexact = NI;
+	f->sum_total = 1e6 * NI;
+	f->sum_dur_ns = 1e6 * NI;
+	sw->skind = FOLD__SER_COUNTER;
+	region_work w = {.acc = &acc, .r = &r, .sw = sw, .nsw = 1};
+	assert_int_equal(stage_phases(&c, &w), 0);
+	/* the switch is located and the phases on either side hold their rates
+	 * (an exact switch can keep a segment of min_len across it) */
+	assert_true(w.pr.nseg == 2 || w.pr.nseg == 3);
+	int located = 0;
+	for (size_t j = 1; j < w.pr.nseg; j++)
+		located |= fabs(w.pr.bounds[j] - 0.4) < 0.015;
+	assert_true(located);
+	assert_true(fabs(w.pr.slope[pwlr__segment(&w.pr, 0.2)] / 2 - 1) < 0.05);
+	assert_true(fabs(w.pr.slope[pwlr__segment(&w.pr, 0.7)] * 3 - 1) < 0.05);
+	assert_int_equal(w.nps, 1);
+	assert_int_equal(w.pw[0], 0);
+	assert_false(sw->rates_only);
+	assert_false(w.ai.done);
+	assert_int_equal(r.nfit_params, 0);
+	assert_int_equal(a.nwarnings, 0);
+	region_work_free(&w);
+	pthread_mutex_destroy(&c.warn_lock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_phases_stage_on_a_hand_built_record),
 	    cmocka_unit_test_setup_teardown(test_pwlr_fit_counter_sets_and_no_boundary_counters, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_noisy_run_two_phases_robust_rates, setup, teardown),
