@@ -727,7 +727,7 @@ def check_region(run, doc, r, region_total_all):
         # One that does not (a sparse counter, CPU time when counters are
         # measured: pwlr.phase_series) may vary inside a phase, whose rate
         # is then its mean over the whole phase: compare over all of it.
-        placing = (r.get("fit_params") or {}).get("pwlr.phase_series", "(all)")
+        placing = (r.get("fit_notes") or {}).get("pwlr.phase_series", "(all)")
         places = placing == "(all)" or re.search(r"(^|, )" + re.escape(s["name"]) + r"( \(|,|$)", placing) is not None
         # A starved region's rates are not flat next to the instance's
         # enter and exit either: its thread runs at both (it returned from

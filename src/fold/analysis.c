@@ -86,7 +86,12 @@ static void free_region(fold_region_result *r)
 	free(r->timeline);
 	free(r->inst);
 	free(r->fit_method);
-	free_kvs(r->fit_params, r->nfit_params);
+	for (size_t i = 0; i < r->nfit_params; i++) {
+		free(r->fit_params[i].name);
+		free(r->fit_params[i].word);
+	}
+	free(r->fit_params);
+	free_kvs(r->fit_notes, r->nfit_notes);
 }
 
 static void free_hot(fold_hot_function *h, size_t n)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int region__unknown(char *err, size_t errlen, const char *region, util_nearest_name_fn name_of,
+int region_suggest__unknown(char *err, size_t errlen, const char *region, util_nearest_name_fn name_of,
                     const void *arg, size_t n, const char *const *paths, size_t npaths)
 {
 	char where[320];

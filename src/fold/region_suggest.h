@@ -14,7 +14,7 @@
  * a, b, c (list them with fold profile)", WHERE being the trace or "the N
  * traces", the nearest (up to 3) among the n names name_of gives. Returns
  * -REGION_UNKNOWN_ERRNO. */
-int region__unknown(char *err, size_t errlen, const char *region, util_nearest_name_fn name_of,
+int region_suggest__unknown(char *err, size_t errlen, const char *region, util_nearest_name_fn name_of,
                     const void *arg, size_t n, const char *const *paths, size_t npaths);
 
 #endif

@@ -254,11 +254,11 @@ static void series_chart(html_ctx *h, const fold_region_result *r, size_t si)
 	}
 	util_buf_puts(h->b, "</span>");
 	/* fit_kriging.c withheld the curve's shape in some phases */
-	for (size_t i = 0; i < r->nfit_params; i++) {
-		const char *k = r->fit_params[i].key, *pre = "curve.shape_withheld.";
+	for (size_t i = 0; i < r->nfit_notes; i++) {
+		const char *k = r->fit_notes[i].key, *pre = "curve.shape_withheld.";
 		if (!strncmp(k, pre, strlen(pre)) && !strcmp(k + strlen(pre), s->name)) {
 			util_buf_puts(h->b, "<span class=\"withheld\">shape withheld in ");
-			report_esc_html(h->b, r->fit_params[i].value);
+			report_esc_html(h->b, r->fit_notes[i].value);
 			util_buf_puts(h->b, ": the instances' points contradict each other, the line is the "
 			                    "phase's mean rate</span>");
 		}
@@ -884,6 +884,41 @@ static void groups_table(html_ctx *h, const fold_region_result *r)
 	util_buf_puts(h->b, "</tbody></table>\n");
 }
 
+/* The fit's parameters (value and unit) and notes, folded away: evidence
+ * for who asks, not the first thing to read. */
+static void fit_table(html_ctx *h, const fold_region_result *r)
+{
+	util_buf_printf(h->b,
+	                "<details class=\"fitparams\"><summary class=\"note\">fit parameters (%zu)</summary>"
+	                "<table><tbody>",
+	                r->nfit_params + r->nfit_notes);
+	for (size_t i = 0; i < r->nfit_params; i++) {
+		const fold_fit_param *p = &r->fit_params[i];
+		util_buf_puts(h->b, "<tr><td class=\"mono\">");
+		report_html_text(h, p->name);
+		util_buf_puts(h->b, "</td><td class=\"mono\">");
+		if (p->kind == FOLD_FIT_WORD)
+			report_html_text(h, p->word);
+		else if (p->kind == FOLD_FIT_INTEGER)
+			util_buf_printf(h->b, "%llu", (unsigned long long)p->integer);
+		else
+			util_buf_printf(h->b, "%.6g", p->value);
+		if (p->unit && *p->unit) {
+			util_buf_puts(h->b, " ");
+			report_html_text(h, p->unit);
+		}
+		util_buf_puts(h->b, "</td></tr>");
+	}
+	for (size_t i = 0; i < r->nfit_notes; i++) {
+		util_buf_puts(h->b, "<tr><td class=\"mono\">");
+		report_html_text(h, r->fit_notes[i].key);
+		util_buf_puts(h->b, "</td><td>");
+		report_html_text(h, r->fit_notes[i].value);
+		util_buf_puts(h->b, "</td></tr>");
+	}
+	util_buf_puts(h->b, "</tbody></table></details>\n");
+}
+
 void report_html_region(html_ctx *h, size_t ri)
 {
 	const fold_region_result *r = &h->a->regions[ri];
@@ -921,21 +956,8 @@ void report_html_region(html_ctx *h, size_t ri)
 	}
 	util_buf_puts(h->b, "</p>\n");
 	/* The fit's parameters are evidence for who asks, not the first thing to read. */
-	if (r->nfit_params) {
-		util_buf_printf(
-		    h->b,
-		    "<details class=\"fitparams\"><summary class=\"note\">fit parameters (%zu)</summary>"
-		    "<table><tbody>",
-		    r->nfit_params);
-		for (size_t i = 0; i < r->nfit_params; i++) {
-			util_buf_puts(h->b, "<tr><td class=\"mono\">");
-			report_html_text(h, r->fit_params[i].key);
-			util_buf_puts(h->b, "</td><td class=\"mono\">");
-			report_html_text(h, r->fit_params[i].value);
-			util_buf_puts(h->b, "</td></tr>");
-		}
-		util_buf_puts(h->b, "</tbody></table></details>\n");
-	}
+	if (r->nfit_params || r->nfit_notes)
+		fit_table(h, r);
 	if (!r->folded) {
 		util_buf_puts(h->b, "<div class=\"warn\">Not folded: ");
 		report_html_text(h, r->reason ? r->reason : "no reason given");

@@ -149,6 +149,29 @@ static void kv_object(jw *w, const char *k, const fold_kv *kv, size_t n)
 	close_(w, '}');
 }
 
+/* fit_params[] as {name, value, unit} (value a number, or a string for a
+ * word), then fit_notes as key -> sentence. */
+static void write_fit(jw *w, const fold_region_result *r)
+{
+	karr(w, "fit_params");
+	for (size_t i = 0; i < r->nfit_params; i++) {
+		const fold_fit_param *p = &r->fit_params[i];
+		eobj(w);
+		kstr(w, "name", p->name);
+		if (p->kind == FOLD_FIT_WORD)
+			kstr(w, "value", p->word);
+		else if (p->kind == FOLD_FIT_INTEGER) {
+			key(w, "value");
+			fprintf(w->f, "%llu", (unsigned long long)p->integer);
+		} else
+			knum(w, "value", p->value);
+		kstr(w, "unit", p->unit ? p->unit : "");
+		close_(w, '}');
+	}
+	close_(w, ']');
+	kv_object(w, "fit_notes", r->fit_notes, r->nfit_notes);
+}
+
 static void write_process(jw *w, const fold_process *p)
 {
 	eobj(w);
@@ -381,7 +404,7 @@ static void write_region(jw *w, const fold_region_result *r)
 	write_not_folded(w, r);
 	kint(w, "selected_group", r->selected_group);
 	kstr(w, "fit_method", r->fit_method);
-	kv_object(w, "fit_params", r->fit_params, r->nfit_params);
+	write_fit(w, r);
 	kint(w, "bootstrap_replicates", r->bootstrap_replicates);
 	kobj(w, "self_check");
 	kbool(w, "done", r->self_check.done);

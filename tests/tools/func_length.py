@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """func_length.py: lists the C functions under the given directories that are
-longer than a limit (default 150 lines, signature to closing brace), and exits
-1 when any is not on the allow-list.
+longer than a limit (default 150 lines, signature to closing brace) or that
+take more parameters than a limit (--max-params, default none), and exits 1
+when any is not on the allow-list.
 
-    tests/tools/func_length.py [--max N] [--allow FILE] DIR...
+    tests/tools/func_length.py [--max N] [--max-params N] [--allow FILE] DIR...
 
 The allow-list (tests/tools/func_length.allow) names functions that read as
 one unit although long: numeric kernels and switches over record kinds. One
-"path:function  reason" per line; '#' starts a comment. A listed function
+"path:function  reason" per line; '#' starts a comment. A function allowed
+more parameters is listed as "path:function(params)  reason". A listed function
 that is no longer too long is reported as stale, so the list stays true.
 
 The scan needs no compiler: comments, strings and character literals are
@@ -52,8 +54,27 @@ def blank(text):
     return "".join(out)
 
 
+def count_params(params):
+    """How many parameters a parameter list (the text between its parens)
+    declares: commas outside nested parens and brackets, plus one; none for
+    "" or "void"."""
+    p = params.strip()
+    if not p or p == "void":
+        return 0
+    level, n = 0, 1
+    for ch in p:
+        if ch in "([":
+            level += 1
+        elif ch in ")]":
+            level -= 1
+        elif ch == "," and level == 0:
+            n += 1
+    return n
+
+
 def functions(path):
-    """(name, first line, last line) of every function defined in path."""
+    """(name, first line, last line, parameter count) of every function
+    defined in path."""
     with open(path, encoding="utf-8", errors="replace") as f:
         text = blank(f.read())
     # Preprocessor lines (with their continuations) take no part in braces.
@@ -94,12 +115,12 @@ def functions(path):
                         sig = head[line_start:mm.start()]
                         if not sig.strip() and line_start > 0:
                             first -= 1
-                        start = (name, first)
+                        start = (name, first, count_params(head[mm.end():head.rfind(")")]))
             depth += 1
         else:
             depth -= 1
             if depth == 0 and start:
-                found.append((start[0], start[1], text.count("\n", 0, m.start()) + 1))
+                found.append((start[0], start[1], text.count("\n", 0, m.start()) + 1, start[2]))
                 start = None
     return found
 
@@ -107,6 +128,9 @@ def functions(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--max", type=int, default=150)
+    ap.add_argument("--max-params", type=int, default=0, help="most parameters a function takes (0: no limit)")
+    ap.add_argument("--params-under", action="append", default=[],
+                    help="apply --max-params only under this directory (relative to --root; repeatable)")
     ap.add_argument("--allow", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "func_length.allow"))
     ap.add_argument("--root", default=".", help="paths in the report and the allow-list are relative to this")
     ap.add_argument("dirs", nargs="+")
@@ -129,9 +153,20 @@ def main():
                     continue
                 path = os.path.join(dirpath, fn)
                 rel = os.path.relpath(path, a.root)
-                for name, first, last in functions(path):
+                for name, first, last, nparams in functions(path):
                     length = last - first + 1
                     key = f"{rel}:{name}"
+                    pkey = f"{key}(params)"
+                    limited = a.max_params > 0 and (
+                        not a.params_under or any(rel == u or rel.startswith(u.rstrip("/") + "/") for u in a.params_under))
+                    if limited and nparams > a.max_params:
+                        if pkey in allow:
+                            seen.add(pkey)
+                            print(f"allowed  {pkey} {nparams} parameters ({allow[pkey]})")
+                        else:
+                            bad += 1
+                            print(f"TOO MANY {key} {nparams} parameters (line {first}, limit {a.max_params}); "
+                                  "group them in a struct that names what they are")
                     if length <= a.max:
                         continue
                     if key in allow:
@@ -142,7 +177,7 @@ def main():
                         print(f"TOO LONG {key} {length} lines (lines {first}-{last}, limit {a.max})")
     for key in sorted(set(allow) - seen):
         bad += 1
-        print(f"STALE    {key} is on the allow-list but not over {a.max} lines (or gone): remove it")
+        print(f"STALE    {key} is on the allow-list but not over its limit (or gone): remove it")
     if bad:
         print(f"{bad} problem(s); split the function or allow-list it with a reason", file=sys.stderr)
     return 1 if bad else 0

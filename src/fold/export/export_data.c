@@ -96,7 +96,7 @@ static int unknown_region(const fold_export *c, const char *const *paths, size_t
 				rc = util_hmap_insert(&seen, h, f.n++);
 		}
 	if (!rc)
-		rc = region__unknown(err, errlen, c->filter.region, flat_region_name, &f, f.n, paths, n);
+		rc = region_suggest__unknown(err, errlen, c->filter.region, flat_region_name, &f, f.n, paths, n);
 	else
 		snprintf(err, errlen, "%s: out of memory", n ? paths[0] : "export");
 	util_hmap_free(&seen);

@@ -20,6 +20,28 @@ typedef struct fold_kv {
 	char *value;
 } fold_kv;
 
+/* One parameter a region's fits chose or used, typed: a number with its
+ * unit, a whole number (a count, the seed) with its unit, or a word naming
+ * a choice (the Kriging kernel). What the fits did that a reader should
+ * know in words (a fallback, a clamp, which series) is a note instead
+ * (fold_region_result.fit_notes). */
+typedef enum fold_fit_kind {
+	FOLD_FIT_NUMBER,  /* value */
+	FOLD_FIT_INTEGER, /* integer */
+	FOLD_FIT_WORD,    /* word */
+} fold_fit_kind;
+
+typedef struct fold_fit_param {
+	char *name; /* "pwlr.segments", "kriging.length_scale" */
+	fold_fit_kind kind;
+	double value;
+	uint64_t integer;
+	char *word;
+	/* static text: "" (a pure number), "ns", "instance" (a share of the
+	 * instance), or what a count counts ("segments", "instances") */
+	const char *unit;
+} fold_fit_param;
+
 typedef struct fold_counter_info {
 	char *name;
 	unsigned kind; /* enum trace_counter_kind */
@@ -322,8 +344,10 @@ typedef struct fold_region_result {
 	fold_instance_info *inst; /* every instance, for the duration distribution */
 	size_t ninst;
 	char *fit_method;    /* "kriging" or "pwlr" */
-	fold_kv *fit_params; /* hyper-parameters chosen, seeds, approximation notes */
+	fold_fit_param *fit_params; /* hyper-parameters chosen, counts, the seed */
 	size_t nfit_params;
+	fold_kv *fit_notes; /* what the fits did, in words: key -> sentence */
+	size_t nfit_notes;
 	unsigned bootstrap_replicates; /* behind the phases' intervals (0: none) */
 	fold_self_check self_check;
 } fold_region_result;

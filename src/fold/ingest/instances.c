@@ -32,10 +32,15 @@ typedef struct frame {
  * measurement over the warm value; the others their bin's mean, which mixes
  * functions whose hooks find different caches. Returns whether the event
  * was measured (and so arms the next enter). */
+typedef struct cold_cost {
+	double after;  /* after the event's timestamp */
+	double before; /* before it (an enter after a measured event) */
+} cold_cost;
+
 static int cold_surplus(const ingest__trace *t, const ingest__thread *th, size_t e, uint64_t prev, int armed,
-                        const instances__hook_cost *h, const ingest__hook_cost *hc, double *after,
-                        double *before)
+                        const instances__hook_cost *h, const ingest__hook_cost *hc, cold_cost *out)
 {
+	double *after = &out->after, *before = &out->before;
 	const ingest__event *ev = &th->ev[e];
 	*after = *before = 0;
 	if (h->nbins < 2)
@@ -241,12 +246,119 @@ static size_t drop_unclosed(const frame *stk, size_t nstk, size_t k, instances__
 	return nstk;
 }
 
-static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const uint32_t *map, size_t nmap,
-                       const uint8_t *is_burst, const first_calls *first, instances__region_acc *acc,
-                       size_t nacc, instances__hook_cost hook, instances__callpairs *pairs, thread_prof *tp,
-                       uint32_t *active, uint32_t *touched, size_t *ntouched)
+/* What walking one trace's threads reads and writes: the trace, its
+ * regions' map to the run's and kinds, the hooks' costs, and per region of
+ * the run its accumulator, call pairs, the thread's profile, how many of
+ * its instances are open, and which regions the thread touched. */
+typedef struct trace_walk {
+	const ingest__trace *t;
+	unsigned proc;
+	const uint32_t *map; /* trace region -> run region */
+	size_t nmap;
+	const uint8_t *is_burst; /* per trace region: 1 burst, 2 an instrumented function */
+	const first_calls *first;
+	instances__region_acc *acc;
+	size_t nacc;
+	instances__hook_cost hook;
+	instances__callpairs *pairs;
+	thread_prof *tp;
+	uint32_t *active;
+	uint32_t *touched;
+	size_t ntouched;
+} trace_walk;
+
+/* The exit event e of thread ti closes its innermost open instance of the
+ * same region on stack S: the instance, its profile and its parent's
+ * accounting. cold: the exit hook's cold surplus (and trace writing). */
+static int close_instance(trace_walk *w, unsigned ti, size_t e, stack *S, int burst, double cold)
 {
+	const ingest__trace *t = w->t;
 	const ingest__thread *th = &t->threads[ti];
+	const ingest__event *ev = &th->ev[e];
+	instances__region_acc *acc = w->acc;
+	uint32_t *active = w->active;
+	instances__hook_cost hook = w->hook;
+	uint32_t g = w->map[ev->region];
+	frame *stk = S->f;
+	size_t nstk = S->n;
+	/* Exit: find the matching enter, innermost first. */
+	size_t k = nstk;
+	while (k > 0 && stk[k - 1].g != g)
+		k--;
+	if (k == 0) {
+		acc[g].stray_exit++;
+		return 0;
+	}
+	nstk = drop_unclosed(stk, nstk, k, acc, active);
+	frame f = stk[--nstk];
+	S->n = nstk;
+	active[g]--;
+	const ingest__event *en = &th->ev[f.ev];
+	double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
+	if (ev->tick < en->tick)
+		dur = 0;
+	instances__region_acc *A = &acc[g];
+	if (util_grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
+		return -ENOMEM;
+	}
+	instances__instance *in = &A->inst[A->ninst++];
+	memset(in, 0, sizeof *in);
+	in->t0 = en->tick;
+	in->t1 = ev->tick;
+	in->start_ns = ingest__tick_ns(t, en->tick);
+	in->dur_ns = dur;
+	in->proc = w->proc;
+	in->thread = ti;
+	in->ev_enter = f.ev;
+	in->ev_exit = (uint32_t)e;
+	in->sb = en->nsamples;
+	in->se = ev->nsamples;
+	in->isb = in->sb;
+	in->ise = in->se;
+	in->nested_same = active[g];
+	in->used = 1;
+
+	/* see "Overhead compensation" in instances.h; a burst is not a hooked call */
+	instances__hook_cost hc = burst ? (instances__hook_cost){0} : hook;
+	double incl = dur - hc.inner_ns - hc.pair_ns * (double)f.desc - f.cold_own - f.cold_desc;
+	double excl = dur - f.child_ns - hc.inner_ns - (hc.pair_ns - hc.inner_ns) * (double)f.nchild -
+	              f.cold_own - f.cold_child;
+	/* Summed as they are: a call shorter than the calibrated hook
+	 * cost reads negative, and clamping each at 0 would bias the
+	 * totals up (fib(27)'s 9.5 ns calls summed to an exclusive time
+	 * above their inclusive one); the totals are clamped instead. */
+	thread_prof *p = &w->tp[g];
+	if (!p->calls)
+		w->touched[w->ntouched++] = g;
+	account_call(p, incl, excl, active[g] == 0, hc.pair_ns * (double)f.desc + f.cold_desc);
+	if (w->is_burst[ev->region] == 2)
+		p->hooks += f.hooks_own + cold;
+	p->hooks_first += f.hooks_first;
+	/* A burst has no parent or children: it is not nested with the
+	 * other regions (it ends inside one and begins inside another). */
+	if (nstk > 0 && !burst) {
+		frame *parent = &stk[nstk - 1];
+		parent->child_ns += dur;
+		parent->desc += f.desc + 1;
+		parent->nchild++;
+		parent->cold_desc += f.cold_own + f.cold_desc + f.cold_before + cold;
+		parent->cold_child += f.cold_before + cold;
+		if (pairs_add(w->pairs, parent->g, g, incl)) {
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int walk_thread(trace_walk *w, unsigned ti)
+{
+	const ingest__trace *t = w->t;
+	const ingest__thread *th = &t->threads[ti];
+	const uint32_t *map = w->map;
+	const uint8_t *is_burst = w->is_burst;
+	const first_calls *first = w->first;
+	const instances__hook_cost hook = w->hook;
+	size_t nmap = w->nmap, nacc = w->nacc;
 	stack stacks[2] = {{0}, {0}};
 	int rc = 0;
 	uint64_t prev = th->start_tick, prev_fn = 0;
@@ -258,12 +370,13 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		 * cold surplus after the timestamp is */
 		double pause = pause_after(th, &pi, e);
 		/* is_burst: 1 burst, 2 an instrumented function (cold hooks) */
-		double cold = 0, before = 0;
+		cold_cost cc = {0, 0};
 		if (ev->region < nmap && is_burst[ev->region] == 2) {
 			armed = cold_surplus(t, th, e, hook.gap_from_function ? prev_fn : prev, armed, &hook,
-			                     hook_cost_of(th, &hi, e), &cold, &before);
+			                     hook_cost_of(th, &hi, e), &cc);
 			prev_fn = ev->tick;
 		}
+		double cold = cc.after, before = cc.before;
 		prev = ev->tick;
 		if (ev->region >= nmap)
 			continue;
@@ -274,8 +387,6 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 		stack *S = &stacks[burst];
 		if (burst)
 			pause_in_open_region(&stacks[0], pause);
-		frame *stk = S->f;
-		size_t nstk = S->n;
 		if (ev->kind == INGEST__EV_ENTER) {
 			if (util_grow((void **)&S->f, &S->cap, S->n + 1, sizeof *S->f)) {
 				rc = -ENOMEM;
@@ -297,83 +408,16 @@ static int walk_thread(const ingest__trace *t, unsigned proc, unsigned ti, const
 			cold += pause;
 			own += pause;
 			S->f[S->n++] = (frame){g, (uint32_t)e, 0, 0, 0, cold, before, 0, 0, own, once};
-			active[g]++;
+			w->active[g]++;
 			continue;
 		}
-		cold += pause;
-		/* Exit: find the matching enter, innermost first. */
-		size_t k = nstk;
-		while (k > 0 && stk[k - 1].g != g)
-			k--;
-		if (k == 0) {
-			acc[g].stray_exit++;
-			continue;
-		}
-		nstk = drop_unclosed(stk, nstk, k, acc, active);
-		frame f = stk[--nstk];
-		S->n = nstk;
-		active[g]--;
-		const ingest__event *en = &th->ev[f.ev];
-		double dur = (double)(ev->tick - en->tick) * t->ns_per_tick;
-		if (ev->tick < en->tick)
-			dur = 0;
-		instances__region_acc *A = &acc[g];
-		if (util_grow((void **)&A->inst, &A->cap_inst, A->ninst + 1, sizeof *A->inst)) {
-			rc = -ENOMEM;
+		if ((rc = close_instance(w, ti, e, S, burst, cold + pause)))
 			goto out;
-		}
-		instances__instance *in = &A->inst[A->ninst++];
-		memset(in, 0, sizeof *in);
-		in->t0 = en->tick;
-		in->t1 = ev->tick;
-		in->start_ns = ingest__tick_ns(t, en->tick);
-		in->dur_ns = dur;
-		in->proc = proc;
-		in->thread = ti;
-		in->ev_enter = f.ev;
-		in->ev_exit = (uint32_t)e;
-		in->sb = en->nsamples;
-		in->se = ev->nsamples;
-		in->isb = in->sb;
-		in->ise = in->se;
-		in->nested_same = active[g];
-		in->used = 1;
-
-		/* see "Overhead compensation" in instances.h; a burst is not a hooked call */
-		instances__hook_cost hc = burst ? (instances__hook_cost){0} : hook;
-		double incl = dur - hc.inner_ns - hc.pair_ns * (double)f.desc - f.cold_own - f.cold_desc;
-		double excl = dur - f.child_ns - hc.inner_ns - (hc.pair_ns - hc.inner_ns) * (double)f.nchild -
-		              f.cold_own - f.cold_child;
-		/* Summed as they are: a call shorter than the calibrated hook
-		 * cost reads negative, and clamping each at 0 would bias the
-		 * totals up (fib(27)'s 9.5 ns calls summed to an exclusive time
-		 * above their inclusive one); the totals are clamped instead. */
-		thread_prof *p = &tp[g];
-		if (!p->calls)
-			touched[(*ntouched)++] = g;
-		account_call(p, incl, excl, active[g] == 0, hc.pair_ns * (double)f.desc + f.cold_desc);
-		if (is_burst[ev->region] == 2)
-			p->hooks += f.hooks_own + cold;
-		p->hooks_first += f.hooks_first;
-		/* A burst has no parent or children: it is not nested with the
-		 * other regions (it ends inside one and begins inside another). */
-		if (nstk > 0 && !burst) {
-			frame *parent = &stk[nstk - 1];
-			parent->child_ns += dur;
-			parent->desc += f.desc + 1;
-			parent->nchild++;
-			parent->cold_desc += f.cold_own + f.cold_desc + f.cold_before + cold;
-			parent->cold_child += f.cold_before + cold;
-			if (pairs_add(pairs, parent->g, g, incl)) {
-				rc = -ENOMEM;
-				goto out;
-			}
-		}
 	}
 	for (int b = 0; b < 2; b++)
 		for (size_t k = 0; k < stacks[b].n; k++) {
-			acc[stacks[b].f[k].g].unclosed++;
-			active[stacks[b].f[k].g]--;
+			w->acc[stacks[b].f[k].g].unclosed++;
+			w->active[stacks[b].f[k].g]--;
 		}
 out:
 	free(stacks[0].f);
@@ -470,8 +514,10 @@ int instances__build(const ingest__trace *t, unsigned proc, const uint32_t *map,
 		goto out;
 	for (size_t ti = 0; ti < t->nthreads; ti++) {
 		size_t ntouched = 0;
-		rc = walk_thread(t, proc, (unsigned)ti, map, nmap, is_burst, &first, acc, nacc, hook, pairs,
-		                 tp, active, touched, &ntouched);
+		trace_walk w = {t,    proc, map,   nmap, is_burst, &first,  acc,
+		                nacc, hook, pairs, tp,   active,   touched, 0};
+		rc = walk_thread(&w, (unsigned)ti);
+		ntouched = w.ntouched;
 		for (size_t k = 0; k < ntouched && !rc; k++) {
 			uint32_t g = touched[k];
 			instances__region_acc *A = &acc[g];

@@ -43,9 +43,12 @@ int folding__event_value(const ingest__trace *t, const ingest__thread *th, const
 	return 0;
 }
 
-int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
-                            uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v)
+int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const folding__boundary *b,
+                            uint32_t id, int cpu, double *v)
 {
+	const ingest__event *ev = b->ev;
+	size_t sb = b->sb, se = b->se;
+	int is_exit = b->is_exit;
 	if (!cpu && folding__event_value(t, th, ev, id, v) == 0)
 		return 0;
 	/* Not measured at the boundary: estimate it from the instance's own
@@ -243,9 +246,12 @@ static int fold_instances(ingest__trace *const *tr, const instances__instance *i
 		}
 		if (!carries)
 			continue;
-		if (folding__boundary_value(t, th, &th->ev[in->ev_enter], id, cpu, in->isb, in->ise, 0,
-		                            &v0) ||
-		    folding__boundary_value(t, th, &th->ev[in->ev_exit], id, cpu, in->isb, in->ise, 1, &v1)) {
+		if (folding__boundary_value(t, th,
+		                            &(folding__boundary){&th->ev[in->ev_enter], in->isb, in->ise, 0},
+		                            id, cpu, &v0) ||
+		    folding__boundary_value(t, th,
+		                            &(folding__boundary){&th->ev[in->ev_exit], in->isb, in->ise, 1},
+		                            id, cpu, &v1)) {
 			if (!in->cont)
 				out->nskipped++;
 			continue;

@@ -85,7 +85,12 @@ int folding__event_value(const ingest__trace *t, const ingest__thread *th, const
  * estimated from the instance's own samples (see the invariants). Returns 0
  * or -ENOENT when neither the event nor two of the instance's samples carry
  * the counter. */
-int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const ingest__event *ev,
-                            uint32_t id, int cpu, size_t sb, size_t se, int is_exit, double *v);
+typedef struct folding__boundary {
+	const ingest__event *ev; /* the instance's enter or exit event */
+	size_t sb, se;           /* its samples: [sb, se) of the thread's */
+	int is_exit;             /* ev is the exit */
+} folding__boundary;
+int folding__boundary_value(const ingest__trace *t, const ingest__thread *th, const folding__boundary *b,
+                            uint32_t id, int cpu, double *v);
 
 #endif

@@ -268,5 +268,5 @@ int analyze__check_region(const analyze_ctx *c, const char *const *paths, size_t
 	for (size_t g = 0; g < c->nreg; g++)
 		if (analyze__region_selected(c, c->reg[g].name))
 			return 0;
-	return region__unknown(err, errlen, want, region_def_name, c, c->nreg, paths, npaths);
+	return region_suggest__unknown(err, errlen, want, region_def_name, c, c->nreg, paths, npaths);
 }

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +20,53 @@ const fit_method *fit__find(const char *name)
 	return NULL;
 }
 
-int fit__param(const fit_params *p, const char *key, const char *fmt, ...)
+static int add_param(const fit_params *p, fold_fit_param v)
+{
+	fold_fit_param *a = v.name ? realloc(*p->p, (*p->n + 1) * sizeof **p->p) : NULL;
+	if (!a || (v.kind == FOLD_FIT_WORD && !v.word)) {
+		free(v.name);
+		free(v.word);
+		if (a)
+			*p->p = a;
+		return -ENOMEM;
+	}
+	*p->p = a;
+	a[(*p->n)++] = v;
+	return 0;
+}
+
+int fit__number(const fit_params *p, const char *name, double value, const char *unit)
+{
+	return add_param(p, (fold_fit_param){strdup(name), FOLD_FIT_NUMBER, value, 0, NULL, unit});
+}
+
+int fit__integer(const fit_params *p, const char *name, uint64_t value, const char *unit)
+{
+	return add_param(p,
+	                 (fold_fit_param){strdup(name), FOLD_FIT_INTEGER, (double)value, value, NULL, unit});
+}
+
+int fit__word(const fit_params *p, const char *name, const char *word)
+{
+	return add_param(p, (fold_fit_param){strdup(name), FOLD_FIT_WORD, NAN, 0, strdup(word), ""});
+}
+
+int fit__note(const fit_params *p, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *value = util_vasprintf(fmt, ap);
 	va_end(ap);
 	char *k = strdup(key);
-	fold_kv *kv = value && k ? realloc(*p->kv, (*p->n + 1) * sizeof **p->kv) : NULL;
+	fold_kv *kv = value && k ? realloc(*p->notes, (*p->nnotes + 1) * sizeof **p->notes) : NULL;
 	if (!kv) {
 		free(value);
 		free(k);
 		return -ENOMEM;
 	}
-	*p->kv = kv;
-	kv[*p->n].key = k;
-	kv[*p->n].value = value;
-	(*p->n)++;
+	*p->notes = kv;
+	kv[*p->nnotes].key = k;
+	kv[*p->nnotes].value = value;
+	(*p->nnotes)++;
 	return 0;
 }

@@ -31,11 +31,18 @@ typedef struct fit_input {
 	unsigned long *shape_withheld;
 } fit_input;
 
-/* Where a fit records its parameters ("name.key" = value) in the result. */
+/* Where a fit records its parameters ("name.key" = typed value) and its
+ * notes (key = sentence) in the result. */
 typedef struct fit_params {
-	fold_kv **kv;
+	fold_fit_param **p;
 	size_t *n;
+	fold_kv **notes;
+	size_t *nnotes;
 } fit_params;
+
+/* The parameters of region result r. */
+#define FIT__PARAMS_OF(r)                                                                                    \
+	((fit_params){&(r)->fit_params, &(r)->nfit_params, &(r)->fit_notes, &(r)->nfit_notes})
 
 typedef struct fit_method {
 	const char *name;
@@ -52,8 +59,13 @@ extern const fit_method fit__kriging, fit__pwlr;
 /* The fit called name, or NULL. */
 const fit_method *fit__find(const char *name);
 
-/* Appends key = formatted value to *p. 0 or -ENOMEM. */
-int fit__param(const fit_params *p, const char *key, const char *fmt, ...)
+/* Appends a parameter to *p: a number, a whole number (unit: static text,
+ * see fold_fit_param) or a word. 0 or -ENOMEM. */
+int fit__number(const fit_params *p, const char *name, double value, const char *unit);
+int fit__integer(const fit_params *p, const char *name, uint64_t value, const char *unit);
+int fit__word(const fit_params *p, const char *name, const char *word);
+/* Appends the note key = formatted sentence to *p. 0 or -ENOMEM. */
+int fit__note(const fit_params *p, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

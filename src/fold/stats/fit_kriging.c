@@ -375,17 +375,13 @@ static int kriging_fit(const fit_input *in, fold_curve *out, double *rms, const 
 	else
 		snprintf(sel, sizeof sel, "marginal likelihood");
 	rc = 0;
-	if (params &&
-	    ((rc = fit__param(params, "kriging.kernel", "%s", "matern32")) ||
-	     (rc = fit__param(params, "kriging.trend", "%s",
-	                      have_trend
-	                          ? "phase table (each phase's rate, switches rounded by their fitted spread)"
-	                          : "y = x")) ||
-	     (rc = fit__param(params, "kriging.length_scale", "%.6g", kr.length_scale)) ||
-	     (rc = fit__param(params, "kriging.nugget_ratio", "%.6g", kr.eta)) ||
-	     (rc = fit__param(params, "kriging.selection", "%s", sel)) ||
-	     (rc = fit__param(params, "kriging.bins", "%zu", kr.nbins)) ||
-	     (rc = fit__param(params, "kriging.approximation", "%s", kr.approximation))))
+	if (params && ((rc = fit__word(params, "kriging.kernel", "matern32")) ||
+	               (rc = fit__word(params, "kriging.trend", have_trend ? "phase table" : "y = x")) ||
+	               (rc = fit__number(params, "kriging.length_scale", kr.length_scale, "instance")) ||
+	               (rc = fit__number(params, "kriging.nugget_ratio", kr.eta, "")) ||
+	               (rc = fit__note(params, "kriging.selection", "%s", sel)) ||
+	               (rc = fit__integer(params, "kriging.bins", kr.nbins, "bins")) ||
+	               (rc = fit__note(params, "kriging.approximation", "%s", kr.approximation))))
 		rc = -ENOMEM;
 	kriging__result_free(&kr);
 	return rc;

@@ -163,6 +163,8 @@ static int cmp_callpair(const void *x, const void *y)
 	return r ? r : strcmp(a->callee, b->callee);
 }
 
+static void profile_diags(analyze_ctx *c);
+
 int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 {
 	fold_analysis *a = c->a;
@@ -234,6 +236,14 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 			return -ENOMEM;
 	}
 	qsort(a->callpairs, a->ncallpairs, sizeof *a->callpairs, cmp_callpair);
+	profile_diags(c);
+	return 0;
+}
+
+/* What the exact profile leaves out, said once: unbalanced regions,
+ * throttled functions, calls beyond the runtime's depth limit. */
+static void profile_diags(analyze_ctx *c)
+{
 	for (size_t g = 0; g < c->nreg; g++) {
 		const instances__region_acc *A = &c->acc[g];
 		fold_diag_subject rs = analyze__subject_region(c->reg[g].name);
@@ -285,7 +295,6 @@ int analyze__build_profile(analyze_ctx *c, instances__callpairs *pairs)
 		    "in the exclusive time of the deepest recorded call around them",
 		    c->tr[i]->path, (unsigned long long)n, (unsigned long long)limit);
 	}
-	return 0;
 }
 
 static double region_rank_ns(const fold_region_result *r)

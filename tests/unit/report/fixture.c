@@ -461,10 +461,13 @@ static void fill_region(fold_region_result *r, const char *name, unsigned kind, 
 	fill_timeline(r, s, fns, files);
 	r->fit_method = xstrdup(method);
 	r->nfit_params = 3;
-	r->fit_params = xcalloc(3, sizeof(fold_kv));
-	set_kv(&r->fit_params[0], "kernel", "matern52");
-	set_kv(&r->fit_params[1], "nugget", "0.0021");
-	set_kv(&r->fit_params[2], "seed", "12345");
+	r->fit_params = xcalloc(3, sizeof(fold_fit_param));
+	r->fit_params[0] = (fold_fit_param){xstrdup("kernel"), FOLD_FIT_WORD, 0, 0, xstrdup("matern52"), ""};
+	r->fit_params[1] = (fold_fit_param){xstrdup("nugget"), FOLD_FIT_NUMBER, 0.0021, 0, NULL, ""};
+	r->fit_params[2] = (fold_fit_param){xstrdup("seed"), FOLD_FIT_INTEGER, 12345, 12345, NULL, ""};
+	r->nfit_notes = 1;
+	r->fit_notes = xcalloc(1, sizeof(fold_kv));
+	set_kv(&r->fit_notes[0], "kriging.approximation", "exact (40 points, no binning)");
 }
 
 static fold_hot_function hot(const char *fn, const char *file, unsigned line, unsigned long samples,
