@@ -3,7 +3,8 @@
 
 check.py --app APP --mode MODE --dir RUNDIR --results TSV
     reads RUNDIR/fold.json (fold --json), the app's own output (app.out,
-    miniFE's YAML, CloverLeaf's clover.out) and, in perf mode, perf.txt;
+    miniFE's YAML, CloverLeaf's clover.out, TeaLeaf's tea.out) and, in perf
+    mode, perf.txt;
     prints one line per check and appends `app mode status check detail`
     rows to TSV. Exit 0 when no invariant failed, 1 otherwise.
 check.py --summary TSV
@@ -257,6 +258,72 @@ def app_timers(app, mode, d):
             t.append(("profiler PdV vs pdv_kernel + clover_check_error", pdv,
                       ("sum", [("profile", "pdv_kernel_module::pdv_kernel"),
                                ("profile", "*clover_check_error")], "busiest-rank"), -TOL_BOUND))
+    elif app == "CoMD":
+        # rank 0's table after "Timings for Rank 0": name, calls, avg/call,
+        # total (s), % of the loop
+        tab = {}
+        m = re.search(r"^Timings for Rank 0\n.*\n_+\n((?:.+\n)+)", out, re.M)
+        for line in (m.group(1).splitlines() if m else []):
+            w = line.split()
+            if len(w) == 5:
+                tab[w[0]] = float(w[3])
+        if mode == "step" and "timestep" in tab:
+            # the "timestep" timer times timestep(): its 10 steps and the
+            # kineticEnergy after them (a pass over the atoms and an
+            # MPI_Allreduce), which no region of this mode holds: one-sided,
+            # as XSBench's
+            t.append(("timestep (timestep(): its steps + kineticEnergy) vs timestep region", tab["timestep"],
+                      ("region", "timestep"), -0.05))
+        elif mode not in ("default", "perf") and "timestep" in tab:
+            # the filter keeps kineticEnergy: the calls after the first step
+            # are the loop's, one per timestep() (the setup's come before)
+            t.append(("timestep (timestep(): its steps + kineticEnergy) vs timestep region + kineticEnergy in the "
+                      "loop", tab["timestep"],
+                      ("sum", [("region", "timestep"), ("after-steps", "kineticEnergy")]), TOL_LOOSE))
+        if mode in ("cyg", "mpi2"):
+            # startTimer/stopTimer right around every call, the setup's one
+            # (initSimulation) too: all calls, + their own hooks
+            if "force" in tab:
+                t.append(("force vs computeForce (+ its hooks)", tab["force"], ("timed-calls", "computeForce"),
+                          TOL_LOOSE))
+            if "redistribute" in tab:
+                t.append(("redistribute vs redistributeAtoms (+ its hooks)", tab["redistribute"],
+                          ("timed-calls", "redistributeAtoms"), TOL_LOOSE))
+    elif app == "TeaLeaf_ref":
+        to = os.path.join(d, "tea.out")
+        c = open(to, errors="replace").read() if os.path.exists(to) else ""
+        # the boss's step clock, from step_time = timer() to right after
+        # the step's last code, where the region ends: printed after every
+        # step as "Step time per cell", divided by diffuse's "cells", which
+        # start.f90 sets to its count of tiles (1, 2 with 2 ranks), not of
+        # cells; the lines before give it: "Average time per cell" is
+        # "Wall clock" / (step x cells)
+        steps, ncell = [], set()
+        trip = re.findall(r"Wall clock\s+([0-9.eE+-]+)\s*\n\s*Average time per cell\s+([0-9.eE+-]+)\s*\n"
+                          r"\s*Step time per cell\s+([0-9.eE+-]+)", c)
+        for k, (wall, avg, grind) in enumerate(trip):
+            cells = round(float(wall) / ((k + 1) * float(avg))) if float(avg) > 0 else 0
+            ncell.add(cells)
+            steps.append(float(grind) * cells)
+        solve = [float(x) for x in re.findall(r"Solve Time\s+([0-9.eE+-]+)\s+Its", c)]
+        if mode not in ("default", "perf") and steps and 0 not in ncell:
+            t.append(("step clocks (%d x 'Step time per cell' x %s 'cells') vs timestep region" % (
+                len(steps), "/".join(str(x) for x in sorted(ncell))), sum(steps), ("region", "timestep"), TOL_LOOSE))
+        if mode in ("cyg", "mpi2", "omp2") and solve:
+            # tea_leaf's own clock, started after its locals are set and
+            # read before its print: inside the call, so fold's inclusive
+            # time holds a little more (the way in and out)
+            t.append(("Solve Time (%d, tea_leaf's clock inside it) vs tea_leaf" % len(solve), sum(solve),
+                      ("profile", "tea_leaf_module::tea_leaf"), TOL_LOOSE))
+            dot = num(r"^\s*Dot Product\s*:\s*([0-9.eE+-]+)", c)
+            if dot:
+                # the profiler's Dot Product times the MPI_Allreduce inside
+                # tea_allsum, of the rank with the largest kernel total; the
+                # function also holds two timer() calls (gettimeofday) and
+                # its hooks, which are most of a singleton's 25 ns
+                # allreduce: a figure, not a verdict
+                t.append(("profiler Dot Product (the MPI_Allreduce in tea_allsum) vs tea_allsum", dot,
+                          ("sum", [("profile", "*tea_allsum")], "busiest-rank"), None))
     return t
 
 
@@ -817,6 +884,12 @@ def norm(name):
     k = k[start:cut].strip()
     # compiler clones (.part.0, .isra.0, .constprop.0, .cold) are the same function
     k = re.sub(r"\.(part|isra|constprop|cold)(\.[0-9]+)?", "", k)
+    # one address, two names: glibc's unaligned memcpy variants are aliases
+    # of memmove's (strong_alias in sysdeps/x86_64/multiarch/
+    # memmove-vec-unaligned-erms.S), and perf and fold may pick either
+    # (CoMD's halo copies: perf __memmove_avx512_unaligned_erms 7.3%, fold
+    # __memcpy_avx512_unaligned_erms 7.8%)
+    k = re.sub(r"^__memcpy_(\w*unaligned\w*)$", r"__memmove_\1", k)
     if "_MOD_" in k:
         k = k.split("_MOD_")[-1]
     elif "<" not in k and "::" in k:

@@ -8,9 +8,10 @@
 #
 # Usage: FOLD_PROXY_APPS=DIR bench/validation/run.sh [--fast] [--apps "A B"]
 #                                                    [--modes "M N"] [--keep DIR]
-#   DIR holds one entry per app, named miniFE, miniMD, XSBench, CloverLeaf_ref
-#   (or owner+name, e.g. Mantevo+miniFE): an extracted source tree, a git
-#   checkout, or a bare git directory (also DIR/APP/repo). See README.md.
+#   DIR holds one entry per app, named miniFE, miniMD, XSBench, CloverLeaf_ref,
+#   CoMD, TeaLeaf_ref (or owner+name, e.g. Mantevo+miniFE, ECP-copa+CoMD):
+#   an extracted source tree, a git checkout, or a bare git directory (also
+#   DIR/APP/repo). See README.md.
 #   FOLD_BUILD: fold's build directory (default: ../../build from here);
 #   FOLD and FOLDRUN override the two programs.
 #   FOLD_VALIDATION_COLD_PROBE=1: miniFE's timed calls also time an empty
@@ -19,11 +20,12 @@
 #   Modes: default (plain build, foldrun with its defaults), step (the
 #   time-step region, 1 ms sampling), cyg (-finstrument-functions with a
 #   filter keeping the kernels), mpi2 (2 ranks), omp2 (2 OpenMP threads),
-#   perf (perf record vs fold's sampled call tree, when perf works).
+#   perf (perf record vs fold's sampled call tree, when perf works), exact
+#   (miniFE's leaf kernels at 0.05%).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 fast=0
-apps="miniFE miniMD XSBench CloverLeaf_ref"
+apps="miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref"
 modes="default step cyg mpi2 omp2 perf exact"
 keep=""
 while [ $# -gt 0 ]; do
@@ -32,15 +34,15 @@ while [ $# -gt 0 ]; do
 	--apps) apps=$2; shift ;;
 	--modes) modes=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
 
 for app in $apps; do
-	case $app in miniFE | miniMD | XSBench | CloverLeaf_ref) ;;
-	*) echo "run.sh: --apps: unknown app '$app' (expected some of: miniFE miniMD XSBench CloverLeaf_ref)" >&2; exit 2 ;;
+	case $app in miniFE | miniMD | XSBench | CloverLeaf_ref | CoMD | TeaLeaf_ref) ;;
+	*) echo "run.sh: --apps: unknown app '$app' (expected some of: miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref)" >&2; exit 2 ;;
 	esac
 done
 for m in $modes; do
@@ -51,7 +53,7 @@ done
 
 if [ -z "${FOLD_PROXY_APPS:-}" ]; then
 	echo "SKIP: FOLD_PROXY_APPS is not set; it names a directory holding the proxy apps' sources" \
-	     "(miniFE miniMD XSBench CloverLeaf_ref; how to get them: bench/validation/README.md)"
+	     "(miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref; how to get them: bench/validation/README.md)"
 	exit 77
 fi
 if [ ! -d "$FOLD_PROXY_APPS" ]; then
@@ -98,7 +100,7 @@ log() { printf '%s\n' "$*"; }
 # src APP DEST: extract APP's sources into DEST; fails with a reason.
 src() {
 	local app=$1 dest=$2 d="" cand
-	for cand in "$app" "$app.git" Mantevo+$app ANL-CESAR+$app UK-MAC+$app; do
+	for cand in "$app" "$app.git" Mantevo+$app ANL-CESAR+$app UK-MAC+$app ECP-copa+$app; do
 		[ -e "$FOLD_PROXY_APPS/$cand" ] && { d=$FOLD_PROXY_APPS/$cand; break; }
 	done
 	[ -n "$d" ] || { echo "no $app (nor owner+$app) in $FOLD_PROXY_APPS"; return 1; }
@@ -227,6 +229,48 @@ build_CloverLeaf_ref() {
 	make COMPILER=GNU FLAGS_GNU="$flags" CFLAGS_GNU="-O3 -g" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
 	echo "$d/tree/clover_leaf"
 }
+build_CoMD() {
+	# src-mpi as its README builds it (Makefile.vanilla: mpicc -g -O5);
+	# it has no OpenMP (src-openmp is a separate code without MPI)
+	local v=$1 d=$2 opt="-g -O5" lib=""
+	src CoMD "$d/tree" >&2 || return 1
+	cd "$d/tree/src-mpi" || return 1
+	if [ "$v" = instr ]; then
+		step_objects
+		# the time step: one iteration of timestep()'s loop, from the first
+		# velocity half step to the second (the app's timers time its five
+		# calls; "timestep" times timestep(), its nSteps iterations and the
+		# kineticEnergy after them)
+		perl -0pi -e 's/(for \(int ii=0; ii<nSteps; \+\+ii\)\s*\{)/$1 fold_step_enter();/ or die "step start not found\n";
+		              s/(stopTimer\(velocityTimer\);)(\s*\}\s*kineticEnergy\(s\);)/$1 fold_step_exit();$2/ or die "step end not found\n"' \
+			timestep.c >&2 || return 1
+		opt="$opt -finstrument-functions -include $here/fold_step.h"
+		lib=$work/fold_step.o
+	fi
+	cp Makefile.vanilla Makefile || return 1
+	make -j2 OPTFLAGS="$opt" OTHER_LIB="$lib" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+	echo "$d/tree/bin/CoMD-mpi"
+}
+build_TeaLeaf_ref() {
+	# as its Makefile builds it with COMPILER=GNU (MPI + OpenMP); gfortran
+	# 12 rejects global_mpi.f90's MPI calls without -fallow-argument-mismatch
+	local v=$1 d=$2 opt="-g -fallow-argument-mismatch" lib=""
+	src TeaLeaf_ref "$d/tree" >&2 || return 1
+	cd "$d/tree" || return 1
+	if [ "$v" = instr ]; then
+		step_objects
+		# the time step: diffuse's loop body from its step clock's start
+		# (step_time = timer()) to the last code before the boss's report,
+		# which reads the step clock right after it ("Step time per cell")
+		perl -0pi -e 's/(\n *)(step_time = timer\(\))/$1$2$1CALL fold_step_enter()/ or die "step start not found\n";
+		              s/(\n *)(IF\(step\.EQ\.2\) second_step=\(timer\(\) - step_time\))/$1$2$1CALL fold_step_exit()/ or die "step end not found\n"' \
+			diffuse.f90 >&2 || return 1
+		opt="$opt -finstrument-functions"
+		lib=$work/fold_step.o
+	fi
+	make -j2 COMPILER=GNU OPTIONS="$opt" C_OPTIONS="-g" LDLIBS="$lib" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+	echo "$d/tree/tea_leaf"
+}
 
 # Problem sizes: small (whole suite in minutes on 2 cores), enough time
 # steps to fold. run_APP RUNDIR LAUNCH... runs the app in RUNDIR.
@@ -280,6 +324,42 @@ EOF
 	(cd "$dir" && "$@" >app.out 2>&1)
 }
 
+run_CoMD() {
+	local dir=$1; shift
+	# the Lennard-Jones default (no potential files); 4 n^3 atoms, a rank
+	# grid of $np (the caller's) x 1 x 1; -n: timestep() makes 10 steps a call
+	local n; n=$(size 8 10)
+	(cd "$dir" && "$@" -x $n -y $n -z $n -N "$(size 50 100)" -n 10 -i "${np:-1}" -j 1 -k 1 >app.out 2>&1)
+}
+run_TeaLeaf_ref() {
+	local dir=$1; shift
+	local n; n=$(size 64 128)
+	# the CG solver; profiler_on for its timer table, summary every 5 steps
+	cat >"$dir/tea.in" <<EOF
+*tea
+state 1 density=100.0 energy=0.0001
+state 2 density=0.1 energy=25.0 geometry=rectangle xmin=0.0 xmax=1.0 ymin=1.0 ymax=2.0
+state 3 density=0.1 energy=0.1 geometry=rectangle xmin=1.0 xmax=6.0 ymin=1.0 ymax=2.0
+state 4 density=0.1 energy=0.1 geometry=rectangle xmin=5.0 xmax=6.0 ymin=1.0 ymax=8.0
+state 5 density=0.1 energy=0.1 geometry=rectangle xmin=5.0 xmax=10.0 ymin=7.0 ymax=8.0
+x_cells=$n
+y_cells=$n
+xmin=0.0
+ymin=0.0
+xmax=10.0
+ymax=10.0
+initial_timestep=0.004
+end_step=$(size 10 20)
+tl_max_iters=10000
+tl_use_cg
+tl_eps=1.0e-15
+summary_frequency=5
+profiler_on
+*endtea
+EOF
+	(cd "$dir" && "$@" >app.out 2>&1)
+}
+
 # Filters for -finstrument-functions: only the kernels the app times itself
 # (and their drivers), so the exact profile can be compared with its timers.
 filter_for() {
@@ -288,6 +368,8 @@ filter_for() {
 	miniFE) printf 'exclude function *\ninclude function *matvec_std*operator()*\ninclude function *miniFE::dot<*\ninclude function *miniFE::waxpby<*\ninclude function *miniFE::breakdown<*\n' ;;
 	XSBench) printf 'exclude function *\ninclude function calculate_macro_xs\n' ;;
 	CloverLeaf_ref) printf 'exclude function *\ninclude function pdv\ninclude function pdv_kernel\ninclude function advection\ninclude function accelerate\ninclude function field_summary\ninclude function clover_check_error\n' ;;
+	CoMD) printf 'exclude function *\ninclude function computeForce\ninclude function ljForce\ninclude function redistributeAtoms\ninclude function kineticEnergy\n' ;;
+	TeaLeaf_ref) printf 'exclude function *\ninclude function tea_leaf\ninclude function tea_leaf_cg_calc_w\ninclude function tea_leaf_cg_calc_ur\ninclude function tea_leaf_cg_calc_p\ninclude function tea_allsum\ninclude function tea_allsum2\n' ;;
 	esac
 }
 
@@ -300,7 +382,13 @@ one() {
 	# only fires once per scheduler tick)
 	perf) variant=plain sample=perf::TASK-CLOCK@1000000 ;;
 	mpi2) np=2 ;;
-	omp2) threads=2 ;;
+	omp2)
+		if [ "$app" = CoMD ]; then
+			log "== $app omp2: not run (CoMD's src-mpi has no OpenMP; its src-openmp is another code, without MPI)"
+			return
+		fi
+		threads=2
+		;;
 	exact)
 		if [ "$app" != miniFE ]; then
 			log "== $app exact: not run (only miniFE times leaf kernels right around their calls)"
