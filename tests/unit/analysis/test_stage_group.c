@@ -381,6 +381,36 @@ static void test_low_cpu_share_warned(void **state)
 	fold_analysis_free(a);
 }
 
+/* --group naming a group the region does not have: the default group is
+ * folded, and the warning says which was asked for, how many there are and
+ * which is folded. */
+static void test_missing_group_said_with_its_numbers(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	o.group = 7;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_GROUP_MISSING);
+	assert_non_null(d);
+	assert_non_null(strstr(d->what, "group 7 requested"));
+	assert_int_equal(d->subject.type, FOLD_SUBJECT_REGION);
+	assert_string_equal(d->subject.region, "iteration");
+	assert_int_equal(diag_value(d, "requested"), 7);
+	assert_int_equal(diag_value(d, "groups"), r->ngroups);
+	assert_int_equal(diag_value(d, "folded_group"), r->selected_group);
+	fold_analysis_free(a);
+}
+
 /* A group's min and max, when most of its instances carried no sample,
  * are those instances' measured durations. A sampled one's is its
  * measurement less the estimated cost of its samples, and the cost varies
@@ -450,6 +480,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_group_said_with_its_numbers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_starved_instances_only_from_measured_shares, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_share_from_the_clock_read_at_enter_and_exit, setup,
