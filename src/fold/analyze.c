@@ -146,24 +146,6 @@ fold_diag_subject analyze__subject_function(const char *name)
 	return s;
 }
 
-void analyze__warn(analyze_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fold_diag_subject none = fold_diag_subject_none();
-	diag_v(c, FOLD_DIAG_UNCLASSIFIED, &none, NULL, NULL, fmt, ap);
-	va_end(ap);
-}
-
-void analyze__warn_about(analyze_ctx *c, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fold_diag_subject s = name ? analyze__subject_region(name) : fold_diag_subject_none();
-	diag_v(c, FOLD_DIAG_UNCLASSIFIED, &s, NULL, NULL, fmt, ap);
-	va_end(ap);
-}
-
 int analyze__not_folded(fold_region_result *r, unsigned kind, const fold_diag_value *values, const char *fmt,
                         ...)
 {

@@ -80,12 +80,6 @@ fold_diag_subject analyze__subject_function(const char *name);
  * warning: the writers show it with the region. 0 or -ENOMEM. */
 int analyze__not_folded(fold_region_result *r, unsigned kind, const fold_diag_value *values, const char *fmt,
                         ...) __attribute__((format(printf, 4, 5)));
-/* Compatibility for the calls not yet converted (src/fold/region/): a
- * record of kind FOLD_DIAG_UNCLASSIFIED about the run (analyze__warn) or
- * about region name (analyze__warn_about), kept apart by its format. */
-void analyze__warn(analyze_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void analyze__warn_about(analyze_ctx *c, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* The calling thread's warnings are about the region at this place of the
  * work queue from now on (0: none). The pool's warnings are put in queue
  * order afterwards (analyze__warn_sort), so the output does not depend on

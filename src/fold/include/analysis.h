@@ -422,7 +422,7 @@ typedef struct fold_cct_node {
  * a subject, the numbers behind it and its message. The writers group,
  * order and count the records; the message is the record in words. */
 enum fold_diag_kind {
-	FOLD_DIAG_UNCLASSIFIED = 0, /* said through the old text-only calls */
+	FOLD_DIAG_UNCLASSIFIED = 0, /* a kind this build does not know */
 	/* the run and its traces */
 	FOLD_DIAG_PROGRAMS_MIXED,     /* run: traces of several programs (--allow-mixed) */
 	FOLD_DIAG_OTHER_PROGRAM,      /* process: a helper program of the run */

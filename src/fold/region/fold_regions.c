@@ -150,8 +150,7 @@ int analyze__fold_regions(analyze_ctx *c)
 	for (size_t i = 0; i < a->nregions; i++) {
 		fold_region_result *r = &a->regions[i];
 		if (!analyze__region_selected(c, r->name)) {
-			r->reason = util_strdup("not selected (--region)");
-			if (!r->reason)
+			if (analyze__not_folded(r, FOLD_DIAG_NOT_SELECTED, NULL, "not selected (--region)"))
 				goto out;
 			continue;
 		}
@@ -167,8 +166,11 @@ int analyze__fold_regions(analyze_ctx *c)
 		w++;
 	}
 	q.ntodo = w;
-	if (c->opt->region && !w)
-		analyze__warn(c, "region \"%s\" has no complete instance to fold", c->opt->region);
+	if (c->opt->region && !w) {
+		fold_diag_subject s = analyze__subject_region(c->opt->region);
+		analyze__diag(c, FOLD_DIAG_REGION_NO_INSTANCE, &s, NULL, NULL,
+		              "region \"%s\" has no complete instance to fold", c->opt->region);
+	}
 	size_t said_before = a->nwarnings;
 	rc = run_pool(&q, analyze__worker_count(c->opt));
 	analyze__warn_sort(c, said_before);

@@ -8,7 +8,7 @@
  * a negative errno. A new stage is a new file and one row below.
  *
  * Runs in a worker thread: reads the context, writes only the region's
- * result (and warnings through analyze__warn).
+ * result (and diagnostics through analyze__diag).
  */
 #include "region_work.h"
 

@@ -1,7 +1,8 @@
 /* region_work.c: the pipeline's work record (region_work.h) and the
  * helpers its stages share: which series is the CPU clock or counting
  * noise, the counters' ids per trace, a series' physical rate bound, and
- * the boundary alignment's warp of instance positions.
+ * the boundary alignment's warp of instance positions, the subjects of
+ * its diagnostics.
  *
  * Invariants: nothing here warns or writes the region's result; a work
  * record owns every pointer in it until a stage moves it into the result.
@@ -34,6 +35,30 @@ void region__work_free(region_work *w)
 	pwlr__result_free(&w->pr);
 	region__align_info_free(&w->ai);
 	memset(w, 0, sizeof *w);
+}
+
+fold_diag_subject region__subject_group(const char *name, size_t group)
+{
+	fold_diag_subject s = analyze__subject_region(name);
+	s.type = FOLD_SUBJECT_GROUP;
+	s.group = (long)group;
+	return s;
+}
+
+fold_diag_subject region__subject_phase(const char *name, size_t phase)
+{
+	fold_diag_subject s = analyze__subject_region(name);
+	s.type = FOLD_SUBJECT_PHASE;
+	s.phase = (long)phase;
+	return s;
+}
+
+fold_diag_subject region__subject_counter(const char *name, const char *counter)
+{
+	fold_diag_subject s = analyze__subject_region(name);
+	s.type = FOLD_SUBJECT_COUNTER;
+	s.counter = (char *)counter;
+	return s;
 }
 
 /* Is series s the thread's CPU clock as a counter? */

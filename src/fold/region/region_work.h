@@ -7,8 +7,9 @@
  * reads what the stages before it filled (the comment of each field says
  * which stage fills it), writes its own fields and the region's result
  * w->r, and returns 0 to go on, 1 when the region is not folded (w->r->reason
- * says why) or a negative errno. It adds warnings through analyze__warn and
- * nothing else of the context; it runs in a worker thread.
+ * says why, set by analyze__not_folded) or a negative errno. It adds
+ * diagnostics through analyze__diag and nothing else of the context; it
+ * runs in a worker thread.
  *
  * Invariants: a field is written by the stage that owns it and read only by
  * the stages after it; every pointer in the record is owned by it (freed by
@@ -122,6 +123,12 @@ void region__align_info_free(align_info *ai);
 double region__warp(double x, double lo, double from, double to, double hi);
 /* Position x of instance id as the phases were fitted (after its warps). */
 double region__aligned_x(const align_info *ai, uint32_t id, double x);
+/* Diagnostic subjects within region name (borrowed until analyze__diag
+ * copies them): its duration group, its phase (1-based, as the reports
+ * number phases) and its series called counter. */
+fold_diag_subject region__subject_group(const char *name, size_t group);
+fold_diag_subject region__subject_phase(const char *name, size_t phase);
+fold_diag_subject region__subject_counter(const char *name, const char *counter);
 /* stage_curves.c: series k's curve as the steps of its phase rates. */
 void region__step_curve(fold_region_result *r, size_t k, const pwlr__result *pr);
 

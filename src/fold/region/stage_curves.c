@@ -140,9 +140,10 @@ static int fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, si
 			    (rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc ? rc : -ENOMEM;
 		} else if (rc > 0) {
-			analyze__warn_about(
-			    c, r->name, "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
-			    r->name, o->name);
+			fold_diag_subject subj = region__subject_counter(r->name, o->name);
+			analyze__diag(c, FOLD_DIAG_KRIGING_FAILED, &subj, NULL, NULL,
+			              "region %s, %s: Kriging fit failed; showing the piecewise-linear fit",
+			              r->name, o->name);
 			if ((rc = fit__pwlr.fit(&in, &o->fit, &o->fit_error, NULL)))
 				return rc;
 		}
@@ -160,8 +161,13 @@ static int fit_curves(analyze_ctx *c, fold_region_result *r, series_work *sw, si
 			snprintf(key, sizeof key, "curve.shape_withheld.%s", o->name);
 			if (fit__note(&params, key, "phase(s) %s", list))
 				return -ENOMEM;
-			analyze__warn_about(
-			    c, r->name,
+			unsigned nwithheld = 0;
+			for (unsigned long m = withheld; m; m &= m - 1)
+				nwithheld++;
+			fold_diag_subject subj = region__subject_counter(r->name, o->name);
+			analyze__diag(
+			    c, FOLD_DIAG_CURVE_CONTRADICTS, &subj,
+			    ANALYZE_VALUES({"phases", "count", nwithheld}), NULL,
 			    "region %s, %s: in phase(s) %s the folded points of different instances "
 			    "contradict each other (their fitted mean falls where it should rise): "
 			    "the curve shows the phase's mean rate there, not a shape",

@@ -131,8 +131,9 @@ int stage_fold(analyze_ctx *c, region_work *w)
 	if (rc || (rc = one_cpu_series(w->sw, &w->nsw, &cp)))
 		return rc;
 	if (!w->nsw) {
-		r->reason = util_strdup("no counter, CPU time or sample could be folded");
-		return r->reason ? 1 : -ENOMEM;
+		rc = analyze__not_folded(r, FOLD_DIAG_NOTHING_FOLDABLE, NULL,
+		                         "no counter, CPU time or sample could be folded");
+		return rc ? rc : 1;
 	}
 	return 0;
 }

@@ -139,10 +139,19 @@ static void say_unfoldable_time(analyze_ctx *c, const fold_region_result *r, con
 	if (most == sel || can_fold[most] >= can_fold[sel] || !(all > 0))
 		return;
 	const char *what = "run longer or sample more often (FOLD_SAMPLE)";
-	if (gs[most].used < c->opt->min_instances)
+	int one_off = gs[most].used < c->opt->min_instances;
+	if (one_off)
 		what = "a one-off, not a repetition; its time is in the exact profile";
-	analyze__warn_about(
-	    c, r->name,
+	fold_diag_subject s = region__subject_group(r->name, most);
+	analyze__diag(
+	    c, FOLD_DIAG_GROUP_TOO_FEW, &s,
+	    ANALYZE_VALUES(
+	        {"median", "ns", gs[most].median}, {"share", "share", gs[most].total / all},
+	        {"samples", "count", (double)r->groups[most].samples},
+	        {"instances", "count", (double)gs[most].used}, {"min_samples", "count", c->opt->min_samples},
+	        {"min_instances", "count", c->opt->min_instances}, {"folded_group", "count", (double)sel},
+	        {"folded_share", "share", gs[sel].total / all}),
+	    one_off ? "one_off" : NULL,
 	    "region %s: group %zu (median %.3g ms) holds the most time (%.0f%% of the region's) "
 	    "but has only %lu sample(s) in %lu instance(s), too few to fold (%u samples and %u "
 	    "instances needed): %s; group %zu (%.0f%%) is folded (--group %zu folds the other "
@@ -194,13 +203,18 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping
 	 * tail held 51% of the time and its switch read 0.55 against 0.50). */
 	int parent = gs[sel].tail_of;
 	if (parent >= 0 && (size_t)parent < ng && can_fold[parent] && gs[parent].used >= gs[sel].used) {
-		analyze__warn_about(
-		    c, r->name,
-		    "region %s: group %zu (median %.3g ms, %.0f%% of the region's time) is the "
-		    "slow tail of group %d (median %.3g ms), whose instances it has stretched; "
-		    "group %d, the typical instance, is folded (--group %zu folds the tail)",
-		    r->name, sel, gs[sel].median / 1e6, 100 * gs[sel].total / region_time(gs, ng), parent,
-		    gs[parent].median / 1e6, parent, sel);
+		fold_diag_subject s = region__subject_group(r->name, sel);
+		analyze__diag(c, FOLD_DIAG_GROUP_SLOW_TAIL, &s,
+		              ANALYZE_VALUES({"median", "ns", gs[sel].median},
+		                             {"share", "share", gs[sel].total / region_time(gs, ng)},
+		                             {"tail_of", "count", parent},
+		                             {"tail_of_median", "ns", gs[parent].median}),
+		              NULL,
+		              "region %s: group %zu (median %.3g ms, %.0f%% of the region's time) is the "
+		              "slow tail of group %d (median %.3g ms), whose instances it has stretched; "
+		              "group %d, the typical instance, is folded (--group %zu folds the tail)",
+		              r->name, sel, gs[sel].median / 1e6, 100 * gs[sel].total / region_time(gs, ng),
+		              parent, gs[parent].median / 1e6, parent, sel);
 		sel = (size_t)parent;
 	}
 	double best = -1;
@@ -231,8 +245,15 @@ static size_t choose_group(analyze_ctx *c, fold_region_result *r, const grouping
 	    (double)gs[pick].used < FOLD__MIN_PICK_SHARE * (double)gs[sel].used)
 		pick = sel;
 	if (pick != SIZE_MAX && pick != sel) {
-		analyze__warn_about(
-		    c, r->name,
+		fold_diag_subject s = region__subject_group(r->name, sel);
+		analyze__diag(
+		    c, FOLD_DIAG_GROUP_STRETCHED, &s,
+		    ANALYZE_VALUES({"median", "ns", gs[sel].median},
+		                   {"cpu_share", "share", r->groups[sel].cpu_share},
+		                   {"folded_group", "count", (double)pick},
+		                   {"folded_cpu_share", "share", r->groups[pick].cpu_share},
+		                   {"folded_median", "ns", gs[pick].median}),
+		    NULL,
 		    "region %s: group %zu (median %.3g ms) has the most time but its instances spend %.0f%% "
 		    "of it "
 		    "on the CPU against %.0f%% in group %zu (median %.3g ms), which is folded: stretched by "
@@ -413,12 +434,15 @@ static int group_durations(analyze_ctx *c, instances__region_acc *A, fold_region
 	if (want < 0)
 		say_unfoldable_time(c, r, gs, ng, can_fold, *sel);
 	if (want >= 0) {
+		fold_diag_subject s = analyze__subject_region(r->name);
 		if ((size_t)want < ng)
 			*sel = (size_t)want;
 		else
-			analyze__warn_about(
-			    c, r->name,
-			    "region %s: group %d requested but it has %zu group(s); folding group %zu",
+			analyze__diag(
+			    c, FOLD_DIAG_GROUP_MISSING, &s,
+			    ANALYZE_VALUES({"requested", "count", want}, {"groups", "count", (double)ng},
+			                   {"folded_group", "count", (double)*sel}),
+			    NULL, "region %s: group %d requested but it has %zu group(s); folding group %zu",
 			    r->name, want, ng, *sel);
 	}
 	r->selected_group = (unsigned)*sel;
@@ -461,12 +485,14 @@ static int group_instances(analyze_ctx *c, instances__region_acc *A, fold_region
 	 * region's, which includes outliers and other groups) gives durations. */
 	r->folded_mean_duration_ns = out->used ? used_ns / (double)out->used : 0;
 	r->samples_folded = out->sfold;
+	fold_diag_subject s = analyze__subject_region(r->name);
 	if (outl)
-		analyze__warn_about(
-		    c, r->name,
-		    "region %s: %lu instance(s) of the folded group excluded as duration outliers "
-		    "(outside median +- %.1f MAD, or isolated durations)",
-		    r->name, outl, outlier_k);
+		analyze__diag(c, FOLD_DIAG_OUTLIERS_EXCLUDED, &s,
+		              ANALYZE_VALUES({"instances", "count", (double)outl}, {"k", "ratio", outlier_k}),
+		              NULL,
+		              "region %s: %lu instance(s) of the folded group excluded as duration outliers "
+		              "(outside median +- %.1f MAD, or isolated durations)",
+		              r->name, outl, outlier_k);
 	rc = 0;
 out:
 	free(grp);
@@ -503,16 +529,21 @@ static void warn_cpu_share(analyze_ctx *c, const fold_region_result *r, const in
 		size_t low = 0;
 		while (low < m && u[low] < FOLD__STARVED_SHARE * med)
 			low++;
+		fold_diag_subject s = analyze__subject_region(r->name);
 		if (med < FOLD__LOW_CPU_SHARE)
-			analyze__warn_about(
-			    c, r->name,
+			analyze__diag(
+			    c, FOLD_DIAG_LOW_CPU_SHARE, &s, ANALYZE_VALUES({"cpu_share", "share", med}), NULL,
 			    "region %s: the folded instances ran on a CPU for only %.0f%% of their time "
 			    "(median): they waited (I/O, locks, messages) or were preempted; phases with "
 			    "low cpu_time may be waits rather than code",
 			    r->name, 100 * med);
 		else if (10 * low > m && 2 * nmeasured >= m)
-			analyze__warn_about(
-			    c, r->name,
+			analyze__diag(
+			    c, FOLD_DIAG_INSTANCES_STARVED, &s,
+			    ANALYZE_VALUES({"starved", "share", (double)low / (double)m},
+			                   {"threshold", "share", FOLD__STARVED_SHARE},
+			                   {"typical_cpu_share", "share", med}),
+			    NULL,
 			    "region %s: %.0f%% of the folded instances got less than %.0f%% of the typical "
 			    "instance's CPU share (%.0f%%): preempted or waiting; their samples fold where "
 			    "they were paused (are other busy threads or processes sharing these cores?)",
@@ -532,6 +563,7 @@ static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
 	if (!few_inst && g->sfold >= opt->min_samples)
 		return 0;
 	char other[160] = "";
+	long other_group = -1;
 	for (size_t k = 0; k < r->ngroups; k++) {
 		const fold_group *G = &r->groups[k];
 		if (k != r->selected_group && G->used >= opt->min_instances && G->used > 0 &&
@@ -540,20 +572,32 @@ static int too_few(analyze_ctx *c, fold_region_result *r, const grouped *g)
 			         "; group %zu (%lu instances, median %.3g ms, %lu samples) can be folded "
 			         "with --group %zu",
 			         k, G->used, G->median_duration_ns / 1e6, G->samples, k);
+			other_group = (long)k;
 			break;
 		}
 	}
+	fold_diag_value v[5] = {
+	    {few_inst ? "instances" : "samples", "count", (double)(few_inst ? g->used : g->sfold)},
+	    {"needed", "count", few_inst ? opt->min_instances : opt->min_samples},
+	    {"group", "count", r->selected_group},
+	    {NULL, NULL, 0},
+	    {NULL, NULL, 0}};
+	if (other_group >= 0)
+		v[3] = (fold_diag_value){"other_group", "count", (double)other_group};
+	int rc;
 	if (few_inst)
-		r->reason = util_asprintf("%lu instance(s) usable in group %u, at least %u needed to fold%s",
-		                          g->used, r->selected_group, opt->min_instances,
-		                          *other ? other : "; run more iterations or lower --min-instances");
+		rc = analyze__not_folded(r, FOLD_DIAG_TOO_FEW_INSTANCES, v,
+		                         "%lu instance(s) usable in group %u, at least %u needed to fold%s",
+		                         g->used, r->selected_group, opt->min_instances,
+		                         *other ? other : "; run more iterations or lower --min-instances");
 	else
-		r->reason = util_asprintf(
+		rc = analyze__not_folded(
+		    r, FOLD_DIAG_TOO_FEW_SAMPLES, v,
 		    "%lu sample(s) inside the usable instances of group %u, at least %u needed to fold%s",
 		    g->sfold, r->selected_group, opt->min_samples,
 		    *other ? other : "; sample more often (FOLD_SAMPLE=time@1ms) or run more iterations");
-	if (!r->reason)
-		return -ENOMEM;
+	if (rc)
+		return rc;
 	if (!*other) {
 		r->reason_count = few_inst ? g->used : g->sfold;
 		r->reason_common =

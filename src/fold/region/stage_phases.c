@@ -421,9 +421,16 @@ int stage_phases(analyze_ctx *c, region_work *w)
 	int rc = fit_phases(w, &few);
 	if (rc)
 		return rc;
+	fold_diag_subject subj = analyze__subject_region(r->name);
+	double per_instance = r->instances_used ? (double)r->samples_folded / (double)r->instances_used : 0;
 	if (few)
-		analyze__warn_about(
-		    c, r->name,
+		analyze__diag(
+		    c, FOLD_DIAG_ONE_PHASE, &subj,
+		    ANALYZE_VALUES({"samples_per_instance", "count", per_instance},
+		                   {"needed", "count", FOLDING__EXTRAPOLATE_MIN}),
+		    r->kind == TRACE_REGION_FUNCTION ? "function"
+		    : r->kind == TRACE_REGION_OPENMP ? "openmp"
+		                                     : NULL,
 		    "region %s: one phase shown: the series that could place phase boundaries are not "
 		    "read at enter and exit%s, and its instances carry %.1f samples each, too few to "
 		    "estimate them (%d needed); rates come from consecutive samples. Sample more often "
@@ -432,11 +439,12 @@ int stage_phases(analyze_ctx *c, region_work *w)
 		    r->kind == TRACE_REGION_FUNCTION ? " (a function region)"
 		    : r->kind == TRACE_REGION_OPENMP ? " (an OpenMP region)"
 		                                     : "",
-		    r->instances_used ? (double)r->samples_folded / (double)r->instances_used : 0,
-		    FOLDING__EXTRAPOLATE_MIN);
+		    per_instance, FOLDING__EXTRAPOLATE_MIN);
 	if (w->ai.done) {
-		analyze__warn_about(
-		    c, r->name,
+		analyze__diag(
+		    c, FOLD_DIAG_BOUNDARIES_ALIGNED, &subj,
+		    ANALYZE_VALUES({"at", "share", w->ai.at}, {"instances", "count", (double)w->ai.aligned}),
+		    NULL,
 		    "region %s: a phase's length varies from instance to instance: each instance's "
 		    "phase boundary was aligned to %.3f (%zu instances) before the phases were fitted",
 		    r->name, w->ai.at, w->ai.aligned);

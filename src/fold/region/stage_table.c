@@ -143,16 +143,24 @@ static void warn_thin_phases(analyze_ctx *c, const fold_region_result *r)
 		size_t shown = 0;
 		for (size_t k = 0; k < ph->nrates; k++)
 			shown += !isnan(ph->rates[k]);
+		fold_diag_subject subj = region__subject_phase(r->name, p + 1);
 		if (shown)
-			analyze__warn_about(
-			    c, r->name,
+			analyze__diag(
+			    c, FOLD_DIAG_PHASE_ENDPOINT_RATES, &subj,
+			    ANALYZE_VALUES({"start", "share", ph->start}, {"end", "share", ph->end},
+			                   {"samples", "count", (double)ph->samples},
+			                   {"pairs_across", "count", (double)ph->pairs_across}),
+			    NULL,
 			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s): its rates are "
 			    "those of the counters read at enter and exit, across it in %lu instances "
 			    "sampled on either side",
 			    r->name, p + 1, ph->start, ph->end, ph->samples, ph->pairs_across);
 		else
-			analyze__warn_about(
-			    c, r->name,
+			analyze__diag(
+			    c, FOLD_DIAG_PHASE_NO_RATES, &subj,
+			    ANALYZE_VALUES({"start", "share", ph->start}, {"end", "share", ph->end},
+			                   {"samples", "count", (double)ph->samples}),
+			    NULL,
 			    "region %s: phase %zu [%.3f, %.3f] holds only %lu sample(s), too few for "
 			    "its rates (none shown)",
 			    r->name, p + 1, ph->start, ph->end, ph->samples);

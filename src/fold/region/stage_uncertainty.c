@@ -99,16 +99,23 @@ int stage_uncertainty(analyze_ctx *c, region_work *w)
 	 * boundaries of its own (half the samples: the fit follows more noise)
 	 * does not contradict them; a half lacking one of them does, through
 	 * the boundary figure. */
+	fold_diag_subject subj = analyze__subject_region(r->name);
 	if (sc->done && !sc->reproducible)
-		analyze__warn_about(
-		    c, r->name,
-		    "region %s: self-check failed: its two halves of instances folded on their own "
-		    "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
-		    "rates %.0f%% apart; a %s %.1f%% apart where their sampling noise allows "
-		    "%.1f%%: these phases are not reproducible",
-		    r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary, 100 * sc->rate,
-		    u.check_worst_rate ? "rate" : "boundary", 100 * u.check_worst,
-		    100 * u.check_worst_allowed);
+		analyze__diag(c, FOLD_DIAG_SELF_CHECK_FAILED, &subj,
+		              ANALYZE_VALUES({"phases_a", "count", (double)sc->phases_a},
+		                             {"phases_b", "count", (double)sc->phases_b},
+		                             {"phases", "count", (double)r->nphases},
+		                             {"boundary", "share", sc->boundary}, {"rate", "share", sc->rate},
+		                             {"worst", "share", u.check_worst},
+		                             {"allowed", "share", u.check_worst_allowed}),
+		              u.check_worst_rate ? "rate" : "boundary",
+		              "region %s: self-check failed: its two halves of instances folded on their own "
+		              "give %zu and %zu phase(s) (all: %zu), boundaries %.1f%% of the instance and "
+		              "rates %.0f%% apart; a %s %.1f%% apart where their sampling noise allows "
+		              "%.1f%%: these phases are not reproducible",
+		              r->name, sc->phases_a, sc->phases_b, r->nphases, 100 * sc->boundary,
+		              100 * sc->rate, u.check_worst_rate ? "rate" : "boundary", 100 * u.check_worst,
+		              100 * u.check_worst_allowed);
 	/* A boundary that moves between the shorter and the longer instances
 	 * by more than the halves' own disagreement (and 1% of the instance):
 	 * a phase whose length varies. */
@@ -116,8 +123,12 @@ int stage_uncertainty(analyze_ctx *c, region_work *w)
 		double shift = fabs(u.dur_long - u.dur_short);
 		sc->duration_shift = u.dur_long - u.dur_short;
 		if (shift > 0.01 && (!sc->done || shift > 2 * sc->boundary))
-			analyze__warn_about(
-			    c, r->name,
+			analyze__diag(
+			    c, FOLD_DIAG_BOUNDARY_MOVES, &subj,
+			    ANALYZE_VALUES({"at", "share", pr->bounds[u.dur_boundary]},
+			                   {"shorter", "share", u.dur_short},
+			                   {"longer", "share", u.dur_long}),
+			    NULL,
 			    "region %s: the phase boundary at %.3f moves with the instance's duration "
 			    "(%.3f in the shorter half of the instances, %.3f in the longer): a phase's "
 			    "length varies from instance to instance, so phase shares and durations are "

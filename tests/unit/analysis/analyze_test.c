@@ -104,6 +104,22 @@ int warned_about(const fold_analysis *a, const char *text)
 	return 0;
 }
 
+const fold_warning *warning_of_kind(const fold_analysis *a, unsigned kind)
+{
+	for (size_t i = 0; i < a->nwarnings; i++)
+		if (a->warnings[i].kind == kind)
+			return &a->warnings[i];
+	return NULL;
+}
+
+double diag_value(const fold_warning *d, const char *name)
+{
+	const fold_diag_value *v = fold_diag_value_of(d, name);
+	if (!v)
+		fail_msg("the %s diagnostic has no value %s", fold_diag_kind_id(d->kind), name);
+	return v->value;
+}
+
 /* 20000 instances of 50 us, 50 us apart, 1 ms sampling, each sample
  * costing the program 26 us (8 us of it the handler, whose timestamp lags
  * its entry by 2 us): the short region of issue 13 on a VM. */

@@ -31,6 +31,10 @@ fold_analysis *fold_synth_fit(const synth_config *c, unsigned min_samples, const
 fold_analysis *fold_synth(const synth_config *c, unsigned min_samples);
 /* Does some warning of a contain text? */
 int warned_about(const fold_analysis *a, const char *text);
+/* The first diagnostic of a of that kind (enum fold_diag_kind), or NULL;
+ * the value named name of d (fails the test when there is none). */
+const fold_warning *warning_of_kind(const fold_analysis *a, unsigned kind);
+double diag_value(const fold_warning *d, const char *name);
 /* 20000 instances of 50 us with 1 ms sampling whose samples cost 26 us. */
 void short_region_with_sample_cost(synth_config *c, uint64_t seed);
 /* The two phases of the default synthetic region, at their rates. */

@@ -708,17 +708,17 @@ static void test_warnings_in_region_order_whichever_worker_finished_first(void *
 	memset(&c, 0, sizeof c);
 	c.a = &a;
 	pthread_mutex_init(&c.warn_lock, NULL);
-	analyze__warn(&c, "before the pool");
+	analyze__diag(&c, FOLD_DIAG_OUTLIERS_EXCLUDED, NULL, NULL, NULL, "before the pool");
 	size_t from = a.nwarnings;
 	/* the worker of queue place 2 is faster than the one of place 1 */
 	analyze__warn_scope(2);
-	analyze__warn(&c, "region b: first");
+	analyze__diag(&c, FOLD_DIAG_OUTLIERS_EXCLUDED, NULL, NULL, NULL, "region b: first");
 	analyze__warn_scope(1);
-	analyze__warn(&c, "region a: first");
+	analyze__diag(&c, FOLD_DIAG_OUTLIERS_EXCLUDED, NULL, NULL, NULL, "region a: first");
 	analyze__warn_scope(2);
-	analyze__warn(&c, "region b: second");
+	analyze__diag(&c, FOLD_DIAG_OUTLIERS_EXCLUDED, NULL, NULL, NULL, "region b: second");
 	analyze__warn_scope(1);
-	analyze__warn(&c, "region a: second");
+	analyze__diag(&c, FOLD_DIAG_OUTLIERS_EXCLUDED, NULL, NULL, NULL, "region a: second");
 	analyze__warn_scope(0);
 	analyze__warn_sort(&c, from);
 	const char *want[] = {"before the pool", "region a: first", "region a: second", "region b: first",

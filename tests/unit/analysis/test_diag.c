@@ -104,15 +104,18 @@ static void test_values_beyond_the_limit_are_left_out(void **state)
 	free_fixture(f);
 }
 
-/* The old text-only calls file unclassified records: about the region they
- * name, of one kind when said by one call. */
-static void test_old_calls_file_unclassified_records(void **state)
+/* A kind fold does not know files an unclassified record, of one kind
+ * with the others said by the same call. */
+static void test_unknown_kind_files_unclassified_records(void **state)
 {
 	(void)state;
 	fixture *f = new_fixture();
-	for (int i = 0; i < 2; i++)
-		analyze__warn_about(&f->c, i ? "b" : "a", "region %s: %d outlier(s)", i ? "b" : "a", i + 1);
-	analyze__warn(&f->c, "region %s has no complete instance", "c");
+	for (int i = 0; i < 2; i++) {
+		fold_diag_subject s = analyze__subject_region(i ? "b" : "a");
+		analyze__diag(&f->c, FOLD_DIAG_NKINDS + 3, &s, NULL, NULL, "region %s: %d outlier(s)",
+		              i ? "b" : "a", i + 1);
+	}
+	analyze__diag(&f->c, FOLD_DIAG_NKINDS, NULL, NULL, NULL, "region %s has no complete instance", "c");
 	const fold_warning *w = f->c.a->warnings;
 	assert_int_equal(f->c.a->nwarnings, 3);
 	assert_int_equal(w[0].kind, FOLD_DIAG_UNCLASSIFIED);
@@ -228,7 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_record_holds_kind_subject_and_numbers),
 	    cmocka_unit_test(test_values_beyond_the_limit_are_left_out),
-	    cmocka_unit_test(test_old_calls_file_unclassified_records),
+	    cmocka_unit_test(test_unknown_kind_files_unclassified_records),
 	    cmocka_unit_test(test_not_folded_sets_reason_and_record),
 	    cmocka_unit_test(test_pool_records_in_queue_order),
 	    cmocka_unit_test(test_every_kind_has_a_documented_identifier),

@@ -86,6 +86,13 @@ static void test_sampled_instances_are_not_outliers(void **state)
 	assert_non_null(r->reason);
 	assert_non_null(strstr(r->reason, "100 sample(s)"));
 	assert_non_null(strstr(r->reason, "FOLD_SAMPLE="));
+	/* ... and its record gives the numbers to scripts */
+	assert_non_null(r->not_folded);
+	assert_int_equal(r->not_folded->kind, FOLD_DIAG_TOO_FEW_SAMPLES);
+	assert_string_equal(r->not_folded->what, r->reason);
+	assert_int_equal(diag_value(r->not_folded, "samples"), 100);
+	assert_int_equal(diag_value(r->not_folded, "needed"), 1000);
+	assert_null(fold_diag_value_of(r->not_folded, "other_group"));
 	fold_analysis_free(a);
 }
 
@@ -104,6 +111,13 @@ static void test_stretched_group_not_folded_by_default(void **state)
 	assert_true(fabs(r->groups[r->selected_group].median_duration_ns / 1e6 - 1) < 0.05);
 	check_two_phases(r);
 	assert_true(warned_about(a, "stretched by preemption"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_GROUP_STRETCHED);
+	assert_non_null(d);
+	assert_int_equal(d->subject.type, FOLD_SUBJECT_GROUP);
+	assert_string_equal(d->subject.region, "iteration");
+	assert_int_equal(d->subject.group, 1 - (long)r->selected_group);
+	assert_int_equal(diag_value(d, "folded_group"), r->selected_group);
+	assert_true(diag_value(d, "cpu_share") < diag_value(d, "folded_cpu_share"));
 	fold_analysis_free(a);
 }
 
@@ -137,6 +151,12 @@ static void test_slow_tail_with_the_time_not_folded(void **state)
 	assert_true(fabs(sel->median_duration_ns / 1e6 - 1) < 0.02);
 	check_two_phases(r);
 	assert_true(warned_about(a, "slow tail"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_GROUP_SLOW_TAIL);
+	assert_non_null(d);
+	assert_int_equal(d->subject.type, FOLD_SUBJECT_GROUP);
+	assert_int_equal(d->subject.group, 1 - (long)r->selected_group);
+	assert_int_equal(diag_value(d, "tail_of"), r->selected_group);
+	assert_true(fabs(diag_value(d, "tail_of_median") - sel->median_duration_ns) < 1);
 	fold_analysis_free(a);
 }
 
@@ -212,6 +232,11 @@ static void test_unfoldable_group_with_the_time_is_said(void **state)
 	assert_true(g->cpu_share > 0 && g->cpu_share <= 1.0001);
 	assert_true(warned_about(a, "holds the most time"));
 	assert_true(warned_about(a, "a one-off, not a repetition"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_GROUP_TOO_FEW);
+	assert_non_null(d);
+	assert_string_equal(d->detail, "one_off");
+	assert_int_equal(d->subject.group, 1 - (long)r->selected_group);
+	assert_int_equal(diag_value(d, "folded_group"), r->selected_group);
 	char want[32];
 	snprintf(want, sizeof want, "--group %u", r->selected_group ? 0u : 1u);
 	assert_true(warned_about(a, want));
@@ -349,6 +374,40 @@ static void test_low_cpu_share_warned(void **state)
 	const char *paths[] = {trace};
 	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
 	assert_true(warned_about(a, "ran on a CPU for only 40%"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_LOW_CPU_SHARE);
+	assert_non_null(d);
+	assert_int_equal(d->subject.type, FOLD_SUBJECT_REGION);
+	assert_true(fabs(diag_value(d, "cpu_share") - 0.4) < 0.02);
+	fold_analysis_free(a);
+}
+
+/* --group naming a group the region does not have: the default group is
+ * folded, and the warning says which was asked for, how many there are and
+ * which is folded. */
+static void test_missing_group_said_with_its_numbers(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	o.group = 7;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_GROUP_MISSING);
+	assert_non_null(d);
+	assert_non_null(strstr(d->what, "group 7 requested"));
+	assert_int_equal(d->subject.type, FOLD_SUBJECT_REGION);
+	assert_string_equal(d->subject.region, "iteration");
+	assert_int_equal(diag_value(d, "requested"), 7);
+	assert_int_equal(diag_value(d, "groups"), r->ngroups);
+	assert_int_equal(diag_value(d, "folded_group"), r->selected_group);
 	fold_analysis_free(a);
 }
 
@@ -421,6 +480,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_few_long_instances_not_picked_for_cpu_share, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_low_cpu_share_warned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_group_said_with_its_numbers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_starved_instances_only_from_measured_shares, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_share_from_the_clock_read_at_enter_and_exit, setup,

@@ -240,6 +240,11 @@ static void test_variable_phase_length_warned(void **state)
 	assert_true(fabs(fold_phase_duration_ns(r, &r->phases[0]) / 5e5 - 1) < 0.05);
 	assert_true(fabs(fold_phase_duration_ns(r, &r->phases[1]) / 1e6 - 1) < 0.05);
 	assert_true(warned_about(a, "phase boundary was aligned"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_BOUNDARIES_ALIGNED);
+	assert_non_null(d);
+	assert_string_equal(d->subject.region, "iteration");
+	assert_true(diag_value(d, "at") > 0 && diag_value(d, "at") < 1);
+	assert_true(diag_value(d, "instances") > 0);
 	/* after the alignment the halves agree */
 	assert_true(r->self_check.done && r->self_check.boundary < 0.01);
 	fold_analysis_free(a);

@@ -60,6 +60,9 @@ static void test_estimated_series_rates_from_sample_pairs(void **state)
 	r = region(a, "iteration");
 	assert_int_equal(r->nphases, 1);
 	assert_true(warned_about(a, "one phase shown"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_ONE_PHASE);
+	assert_non_null(d);
+	assert_true(fabs(diag_value(d, "samples_per_instance") - 3.3) < 0.3);
 	assert_true(fabs(rate_of(&r->phases[0], "app::work") / (0.37 * 1e9 + 0.63 * 3e8) - 1) < 0.05);
 	fold_analysis_free(a);
 

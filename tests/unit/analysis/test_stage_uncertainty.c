@@ -143,6 +143,10 @@ static void test_self_check_scales_with_evidence(void **state)
 	assert_true(sc->boundary_allowed < sc->boundary);
 	assert_false(sc->reproducible);
 	assert_true(warned_about(a, "not reproducible"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_SELF_CHECK_FAILED);
+	assert_non_null(d);
+	assert_true(fabs(diag_value(d, "boundary") - sc->boundary) < 1e-12);
+	assert_true(diag_value(d, "worst") > diag_value(d, "allowed"));
 	fold_analysis_free(a);
 }
 
