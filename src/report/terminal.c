@@ -442,8 +442,28 @@ static void region_phases(term *t, const fold_region_result *r)
 /* Columns of a region's or function's name inside a warning. */
 #define WARN_NAME_COLS 40
 
+/* Appends the values of d that the first record of its group does not
+ * share (" (phases 3, samples 0)"): a record named only by its subject
+ * must not seem to say the first one's numbers. */
+static void differing_values(const fold_warning *d, const fold_warning *first, util_buf *out)
+{
+	int any = 0;
+	for (size_t i = 0; i < d->nvalues; i++) {
+		const fold_diag_value *v = &d->values[i];
+		const fold_diag_value *f = fold_diag_value_of(first, v->name);
+		if (f && (f->value == v->value || (isnan(f->value) && isnan(v->value))))
+			continue;
+		int share = v->unit && !strcmp(v->unit, "share");
+		util_buf_printf(out, "%s%s %.*g", any ? ", " : " (", v->name, share ? 3 : 6, v->value);
+		any = 1;
+	}
+	if (any)
+		util_buf_puts(out, ")");
+}
+
 /* The others of a group after its first (order[1..n-1]): each one's
- * subject when it differs from the first's, else what it says of it. */
+ * subject when it differs from the first's, with the values it does not
+ * share with the first, else what it says of it. */
 static void warning_others(term *t, const fold_analysis *a, const size_t *order, size_t n)
 {
 	const fold_warning *first = &a->warnings[order[0]];
@@ -455,9 +475,10 @@ static void warning_others(term *t, const fold_analysis *a, const size_t *order,
 		const fold_warning *d = &a->warnings[order[j]];
 		od.len = 0;
 		if (d->subject.type != FOLD_SUBJECT_RUN &&
-		    !fold_diag_same_subject(&d->subject, &first->subject))
+		    !fold_diag_same_subject(&d->subject, &first->subject)) {
 			report_warn_subject(d, WARN_NAME_COLS, &od);
-		else
+			differing_values(d, first, &od);
+		} else
 			report_warn_rest(d, WARN_NAME_COLS, &od);
 		util_buf_printf(&m, "%s %s", j > 1 ? ";" : "", od.oom || !od.data ? d->what : od.data);
 	}

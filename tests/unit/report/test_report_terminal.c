@@ -102,8 +102,9 @@ static void test_shows_regions_phases_and_warnings(void **state)
 
 /* Warnings of one kind are said once, counted, with the other subjects
  * named from their records: samples dropped for another reason in another
- * process are the same kind (a text comparison kept them apart), and an
- * outlier warning about a second region names only that region. */
+ * process are the same kind (a text comparison kept them apart) and say
+ * their own numbers, and an outlier warning about a second region names
+ * only that region. */
 static void test_warnings_grouped_by_kind_name_their_subjects(void **state)
 {
 	(void)state;
@@ -117,6 +118,9 @@ static void test_warnings_grouped_by_kind_name_their_subjects(void **state)
 	d->subject.process = 1;
 	d->subject.trace = strdup("rank1.trace");
 	d->what = strdup("rank1.trace: 4 samples dropped (buffer_full)");
+	/* its own count, which the first record (no values) does not share */
+	d->values[0] = (fold_diag_value){"samples", "count", 4};
+	d->nvalues = 1;
 	d = &w[a->nwarnings++];
 	*d = (fold_warning){.kind = FOLD_DIAG_OUTLIERS_EXCLUDED, .subject = fold_diag_subject_none()};
 	d->subject.type = FOLD_SUBJECT_REGION;
@@ -127,7 +131,7 @@ static void test_warnings_grouped_by_kind_name_their_subjects(void **state)
 	char *text = rendered(a, 120, 0, &len);
 	const char *warn = strstr(text, "Warnings (7)");
 	assert_non_null(warn);
-	if (!strstr(warn, "! 2x 15 samples dropped") || !strstr(warn, "also: rank1.trace\n") ||
+	if (!strstr(warn, "! 2x 15 samples dropped") || !strstr(warn, "also: rank1.trace (samples 4)\n") ||
 	    !strstr(warn, "also: region halo_exchange\n") || strstr(warn, "buffer_full"))
 		fail_msg("warnings not grouped by kind with their subjects:\n%s", warn);
 	free(text);
