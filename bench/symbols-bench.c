@@ -62,8 +62,9 @@ int main(int argc, char **argv)
 	symtab *s;
 	if (symbols__new(&s, diag_print, NULL) < 0)
 		return 1;
-	symbols__add_module(s, 0, 1, object, facts.build_id, facts.build_id_len, bias, facts.loads,
-	                    facts.nloads);
+	symbols__add_module(s, 0,
+	                    &(symbols__module){1, object, facts.build_id, facts.build_id_len, bias,
+	                                       facts.loads, facts.nloads});
 
 	double t0 = now(), c0 = cpu_now();
 	symtab_module_info info;

@@ -235,6 +235,96 @@ static void default_diag(void *arg, const char *msg)
 	fputc('\n', stderr);
 }
 
+/* The programs the traces are of (c->prog, c->nprog, c->main_prog), and
+ * the diagnostics of more than one. 0 or -ENOMEM. */
+static int number_programs(analyze_ctx *c)
+{
+	c->prog = calloc(c->ntr, sizeof *c->prog);
+	if (!c->prog)
+		return -ENOMEM;
+	c->nprog = programs__number(c->tr, c->ntr, c->prog);
+	c->main_prog = programs__main(c->tr, c->prog, c->ntr, c->nprog);
+	if (c->nprog > 1 && c->opt->allow_mixed)
+		analyze__diag(
+		    c, FOLD_DIAG_PROGRAMS_MIXED, NULL,
+		    ANALYZE_VALUES({"programs", "count", (double)c->nprog}), NULL,
+		    "traces of %zu different programs analysed together (--allow-mixed): the regions of "
+		    "all but %s are kept apart as \"name [program]\"; the call trees and hot functions "
+		    "merge functions of the same name",
+		    c->nprog, programs__label(c->tr[programs__first(c->prog, c->ntr, c->main_prog)]));
+	else if (c->nprog > 1)
+		for (size_t i = 0; i < c->ntr; i++) {
+			if (c->prog[i] == c->main_prog)
+				continue;
+			const char *exe = c->tr[i]->facts.exe;
+			fold_diag_subject s = analyze__subject_process(c, i);
+			analyze__diag(c, FOLD_DIAG_OTHER_PROGRAM, &s, NULL, programs__label(c->tr[i]),
+			              "%s: a trace of another program of the same run (%s), analysed with "
+			              "it: its regions are kept apart as \"name [%s]\"",
+			              c->tr[i]->path, exe ? exe : "?", programs__label(c->tr[i]));
+		}
+	return 0;
+}
+
+/* Each trace's region instances (into c->acc) and the call pairs of its
+ * hooks; the run's hook overhead and sample count. 0 or a negative errno. */
+static int build_instances(analyze_ctx *c, instances__callpairs *pairs)
+{
+	int rc;
+	c->acc = calloc(c->nreg + 1, sizeof *c->acc);
+	if (!c->acc)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->ntr; i++) {
+		instances__hook_cost h = analyze__hook_cost(c->tr[i]);
+		if (h.pair_ns > 0)
+			c->a->hook_overhead_ns = h.pair_ns;
+		rc =
+		    instances__build(c->tr[i], (unsigned)i, c->map[i], c->nmap[i], c->acc, c->nreg, h, pairs);
+		if (rc)
+			return rc;
+		for (size_t t = 0; t < c->tr[i]->nthreads; t++)
+			c->a->total_samples += c->tr[i]->threads[t].nsmp;
+	}
+	return 0;
+}
+
+/* The views over the folded regions: global attribution, bottom-up, the
+ * throttling estimate, thread classes, imbalance, and their diagnostics.
+ * 0 or a negative errno. */
+static int global_views(analyze_ctx *c)
+{
+	int rc;
+	if ((rc = attribution__global(c->attrib, c->tr, c->ntr, c->a)) ||
+	    (rc = fold_analysis_bottom_up(c->a)) || (rc = analyze__estimate_throttled(c)))
+		return rc;
+	if ((rc = threads__classify(c->attrib, c->tr, c->ntr, c->a)) || (rc = imbalance__compute(c->a)))
+		return rc;
+	own_cost__warn(c);
+	diag_ranks(c->a);
+	return 0;
+}
+
+/* Frees what the analysis context holds (but c->a) and the call pairs. */
+static void ctx_free(analyze_ctx *c, instances__callpairs *pairs)
+{
+	if (c->tr)
+		for (size_t i = 0; i < c->ntr; i++)
+			ingest__trace_free(c->tr[i]);
+	free(c->tr);
+	free(c->prog);
+	if (c->acc)
+		for (size_t g = 0; g < c->nreg; g++)
+			instances__region_acc_free(&c->acc[g]);
+	free(c->acc);
+	analyze__regions_free(c);
+	instances__callpairs_free(pairs);
+	models__free(c->models);
+	attribution__free(c->attrib);
+	free(c->warn_order);
+	free(c->ctr_ids);
+	pthread_mutex_destroy(&c->warn_lock);
+}
+
 int fold_analyze(const char *const *paths, size_t npaths, const fold_options *opt_in, fold_analysis **out,
                  char *err, size_t errlen)
 {
@@ -282,32 +372,8 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 	c.ntr = npaths;
 	if ((rc = programs__check(c.tr, c.ntr, opt->allow_mixed, err, errlen)))
 		goto fail;
-	c.prog = calloc(c.ntr, sizeof *c.prog);
-	if (!c.prog) {
-		rc = -ENOMEM;
+	if ((rc = number_programs(&c)))
 		goto fail_nomem;
-	}
-	c.nprog = programs__number(c.tr, c.ntr, c.prog);
-	c.main_prog = programs__main(c.tr, c.prog, c.ntr, c.nprog);
-	if (c.nprog > 1 && opt->allow_mixed)
-		analyze__diag(
-		    &c, FOLD_DIAG_PROGRAMS_MIXED, NULL,
-		    ANALYZE_VALUES({"programs", "count", (double)c.nprog}), NULL,
-		    "traces of %zu different programs analysed together (--allow-mixed): the regions of "
-		    "all but %s are kept apart as \"name [program]\"; the call trees and hot functions "
-		    "merge functions of the same name",
-		    c.nprog, programs__label(c.tr[programs__first(c.prog, c.ntr, c.main_prog)]));
-	else if (c.nprog > 1)
-		for (size_t i = 0; i < c.ntr; i++) {
-			if (c.prog[i] == c.main_prog)
-				continue;
-			const char *exe = c.tr[i]->facts.exe;
-			fold_diag_subject s = analyze__subject_process(&c, i);
-			analyze__diag(&c, FOLD_DIAG_OTHER_PROGRAM, &s, NULL, programs__label(c.tr[i]),
-			              "%s: a trace of another program of the same run (%s), analysed with "
-			              "it: its regions are kept apart as \"name [%s]\"",
-			              c.tr[i]->path, exe ? exe : "?", programs__label(c.tr[i]));
-		}
 	analyze__progress(&c, 0.3, "instances");
 	if ((rc = analyze__fill_processes(&c)) || (rc = analyze__fill_counters(&c)))
 		goto fail_nomem;
@@ -325,33 +391,15 @@ int fold_analyze(const char *const *paths, size_t npaths, const fold_options *op
 		goto fail_nomem;
 	if ((rc = analyze__check_region(&c, paths, npaths, err, errlen)))
 		goto fail;
-	c.acc = calloc(c.nreg + 1, sizeof *c.acc);
-	if (!c.acc) {
-		rc = -ENOMEM;
+	if ((rc = build_instances(&c, &pairs)))
 		goto fail_nomem;
-	}
-	for (size_t i = 0; i < c.ntr; i++) {
-		instances__hook_cost h = analyze__hook_cost(c.tr[i]);
-		if (h.pair_ns > 0)
-			c.a->hook_overhead_ns = h.pair_ns;
-		rc = instances__build(c.tr[i], (unsigned)i, c.map[i], c.nmap[i], c.acc, c.nreg, h, &pairs);
-		if (rc)
-			goto fail_nomem;
-		for (size_t t = 0; t < c.tr[i]->nthreads; t++)
-			c.a->total_samples += c.tr[i]->threads[t].nsmp;
-	}
 	if ((rc = analyze__build_profile(&c, &pairs)) || (rc = perturb__compensate_samples(&c)))
 		goto fail_nomem;
 	analyze__progress(&c, 0.5, "folding");
 	if ((rc = analyze__fold_regions(&c)))
 		goto fail_nomem;
-	if ((rc = attribution__global(c.attrib, c.tr, c.ntr, c.a)) || (rc = fold_analysis_bottom_up(c.a)) ||
-	    (rc = analyze__estimate_throttled(&c)))
+	if ((rc = global_views(&c)))
 		goto fail_nomem;
-	if ((rc = threads__classify(c.attrib, c.tr, c.ntr, c.a)) || (rc = imbalance__compute(c.a)))
-		goto fail_nomem;
-	own_cost__warn(&c);
-	diag_ranks(c.a);
 	analyze__progress(&c, 1.0, "done");
 	*out = c.a;
 	c.a = NULL;
@@ -364,21 +412,6 @@ fail:
 	fold_analysis_free(c.a);
 	c.a = NULL;
 cleanup:
-	if (c.tr)
-		for (size_t i = 0; i < c.ntr; i++)
-			ingest__trace_free(c.tr[i]);
-	free(c.tr);
-	free(c.prog);
-	if (c.acc)
-		for (size_t g = 0; g < c.nreg; g++)
-			instances__region_acc_free(&c.acc[g]);
-	free(c.acc);
-	analyze__regions_free(&c);
-	instances__callpairs_free(&pairs);
-	models__free(c.models);
-	attribution__free(c.attrib);
-	free(c.warn_order);
-	free(c.ctr_ids);
-	pthread_mutex_destroy(&c.warn_lock);
+	ctx_free(&c, &pairs);
 	return rc;
 }

@@ -378,6 +378,118 @@ static void write_region_aggregated(jw *w, const fold_region_result *r)
 	close_(w, '}');
 }
 
+/* The region's self-check (fold_self_check) as the object "self_check". */
+static void write_self_check(jw *w, const fold_self_check *c)
+{
+	kobj(w, "self_check");
+	kbool(w, "done", c->done);
+	if (!c->done && c->why_not)
+		kstr(w, "why_not", c->why_not);
+	if (c->done) {
+		kint(w, "instances_a", (long long)c->instances_a);
+		kint(w, "instances_b", (long long)c->instances_b);
+		kint(w, "phases_a", (long long)c->phases_a);
+		kint(w, "phases_b", (long long)c->phases_b);
+		knum(w, "boundary", c->boundary);
+		knum(w, "rate", c->rate);
+		knum(w, "boundary_allowed", c->boundary_allowed);
+		knum(w, "rate_allowed", c->rate_allowed);
+		kbool(w, "reproducible", c->reproducible);
+		knum(w, "duration_shift", c->duration_shift);
+	}
+	close_(w, '}');
+}
+
+/* Phase i of a region, one object of its "phases". */
+static void write_phase(jw *w, const fold_phase_result *p, size_t i)
+{
+	eobj(w);
+	knum(w, "start", p->start);
+	knum(w, "end", p->end);
+	kint(w, "samples", (long long)p->samples);
+	kint(w, "pairs_across", (long long)p->pairs_across);
+	kint(w, "samples_waited", (long long)p->samples_waited);
+	kobj(w, "rates");
+	for (size_t k = 0; k < p->nrates; k++)
+		knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rates[k]);
+	close_(w, '}');
+	karr(w, "start_interval");
+	sep(w);
+	num_raw(w, i ? p->start_lo : 0);
+	sep(w);
+	num_raw(w, i ? p->start_hi : 0);
+	close_(w, ']');
+	kobj(w, "rate_intervals");
+	for (size_t k = 0; k < p->nrate_ci && k < p->nrates; k++) {
+		karr(w, p->rate_names[k] ? p->rate_names[k] : "");
+		sep(w);
+		num_raw(w, p->rate_lo[k]);
+		sep(w);
+		num_raw(w, p->rate_hi[k]);
+		close_(w, ']');
+	}
+	close_(w, '}');
+	kbool(w, "gradual", p->gradual);
+	if (p->gradual) {
+		kobj(w, "rate_from");
+		for (size_t k = 0; k < p->nrange; k++)
+			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_from[k]);
+		close_(w, '}');
+		kobj(w, "rate_to");
+		for (size_t k = 0; k < p->nrange; k++)
+			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_to[k]);
+		close_(w, '}');
+	}
+	karr(w, "top_functions");
+	for (size_t k = 0; k < p->ntop; k++)
+		write_attribution(w, &p->top[k]);
+	close_(w, ']');
+	close_(w, '}');
+}
+
+/* The region's "timeline": its call-depth levels with their spans. */
+static void write_timeline(jw *w, const fold_region_result *r)
+{
+	karr(w, "timeline");
+	for (size_t i = 0; i < r->ntimeline; i++) {
+		const fold_timeline_level *l = &r->timeline[i];
+		eobj(w);
+		kint(w, "depth", l->depth);
+		karr(w, "spans");
+		for (size_t k = 0; k < l->nspans; k++) {
+			eobj(w);
+			knum(w, "start", l->spans[k].start);
+			knum(w, "end", l->spans[k].end);
+			kstr(w, "function", l->spans[k].function);
+			kstr(w, "file", l->spans[k].file);
+			kint(w, "line", l->spans[k].line);
+			close_(w, '}');
+		}
+		close_(w, ']');
+		close_(w, '}');
+	}
+	close_(w, ']');
+}
+
+/* The region's instances, at most JSON_MAX_INSTANCES of them, as arrays
+ * ("instance_list", "instance_list_truncated"). */
+static void write_instance_list(jw *w, const fold_region_result *r)
+{
+	size_t ni = r->ninst < JSON_MAX_INSTANCES ? r->ninst : JSON_MAX_INSTANCES;
+	kbool(w, "instance_list_truncated", ni < r->ninst);
+	karr(w, "instance_list");
+	for (size_t i = 0; i < ni; i++) {
+		const fold_instance_info *in = &r->inst[i];
+		sep(w);
+		fprintf(w->f, "[");
+		num_raw(w, in->start_ns);
+		fputc(',', w->f);
+		num_raw(w, in->duration_ns);
+		fprintf(w->f, ",%u,%ld,%u,%d]", in->thread, in->rank, in->group, in->used);
+	}
+	close_(w, ']');
+}
+
 static void write_region(jw *w, const fold_region_result *r)
 {
 	eobj(w);
@@ -406,107 +518,18 @@ static void write_region(jw *w, const fold_region_result *r)
 	kstr(w, "fit_method", r->fit_method);
 	write_fit(w, r);
 	kint(w, "bootstrap_replicates", r->bootstrap_replicates);
-	kobj(w, "self_check");
-	kbool(w, "done", r->self_check.done);
-	if (!r->self_check.done && r->self_check.why_not)
-		kstr(w, "why_not", r->self_check.why_not);
-	if (r->self_check.done) {
-		kint(w, "instances_a", (long long)r->self_check.instances_a);
-		kint(w, "instances_b", (long long)r->self_check.instances_b);
-		kint(w, "phases_a", (long long)r->self_check.phases_a);
-		kint(w, "phases_b", (long long)r->self_check.phases_b);
-		knum(w, "boundary", r->self_check.boundary);
-		knum(w, "rate", r->self_check.rate);
-		knum(w, "boundary_allowed", r->self_check.boundary_allowed);
-		knum(w, "rate_allowed", r->self_check.rate_allowed);
-		kbool(w, "reproducible", r->self_check.reproducible);
-		knum(w, "duration_shift", r->self_check.duration_shift);
-	}
-	close_(w, '}');
+	write_self_check(w, &r->self_check);
 	write_groups(w, r);
 	karr(w, "phases");
-	for (size_t i = 0; i < r->nphases; i++) {
-		const fold_phase_result *p = &r->phases[i];
-		eobj(w);
-		knum(w, "start", p->start);
-		knum(w, "end", p->end);
-		kint(w, "samples", (long long)p->samples);
-		kint(w, "pairs_across", (long long)p->pairs_across);
-		kint(w, "samples_waited", (long long)p->samples_waited);
-		kobj(w, "rates");
-		for (size_t k = 0; k < p->nrates; k++)
-			knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rates[k]);
-		close_(w, '}');
-		karr(w, "start_interval");
-		sep(w);
-		num_raw(w, i ? p->start_lo : 0);
-		sep(w);
-		num_raw(w, i ? p->start_hi : 0);
-		close_(w, ']');
-		kobj(w, "rate_intervals");
-		for (size_t k = 0; k < p->nrate_ci && k < p->nrates; k++) {
-			karr(w, p->rate_names[k] ? p->rate_names[k] : "");
-			sep(w);
-			num_raw(w, p->rate_lo[k]);
-			sep(w);
-			num_raw(w, p->rate_hi[k]);
-			close_(w, ']');
-		}
-		close_(w, '}');
-		kbool(w, "gradual", p->gradual);
-		if (p->gradual) {
-			kobj(w, "rate_from");
-			for (size_t k = 0; k < p->nrange; k++)
-				knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_from[k]);
-			close_(w, '}');
-			kobj(w, "rate_to");
-			for (size_t k = 0; k < p->nrange; k++)
-				knum(w, p->rate_names[k] ? p->rate_names[k] : "", p->rate_to[k]);
-			close_(w, '}');
-		}
-		karr(w, "top_functions");
-		for (size_t k = 0; k < p->ntop; k++)
-			write_attribution(w, &p->top[k]);
-		close_(w, ']');
-		close_(w, '}');
-	}
+	for (size_t i = 0; i < r->nphases; i++)
+		write_phase(w, &r->phases[i], i);
 	close_(w, ']');
 	karr(w, "series");
 	for (size_t i = 0; i < r->nseries; i++)
 		write_series(w, &r->series[i]);
 	close_(w, ']');
-	karr(w, "timeline");
-	for (size_t i = 0; i < r->ntimeline; i++) {
-		const fold_timeline_level *l = &r->timeline[i];
-		eobj(w);
-		kint(w, "depth", l->depth);
-		karr(w, "spans");
-		for (size_t k = 0; k < l->nspans; k++) {
-			eobj(w);
-			knum(w, "start", l->spans[k].start);
-			knum(w, "end", l->spans[k].end);
-			kstr(w, "function", l->spans[k].function);
-			kstr(w, "file", l->spans[k].file);
-			kint(w, "line", l->spans[k].line);
-			close_(w, '}');
-		}
-		close_(w, ']');
-		close_(w, '}');
-	}
-	close_(w, ']');
-	size_t ni = r->ninst < JSON_MAX_INSTANCES ? r->ninst : JSON_MAX_INSTANCES;
-	kbool(w, "instance_list_truncated", ni < r->ninst);
-	karr(w, "instance_list");
-	for (size_t i = 0; i < ni; i++) {
-		const fold_instance_info *in = &r->inst[i];
-		sep(w);
-		fprintf(w->f, "[");
-		num_raw(w, in->start_ns);
-		fputc(',', w->f);
-		num_raw(w, in->duration_ns);
-		fprintf(w->f, ",%u,%ld,%u,%d]", in->thread, in->rank, in->group, in->used);
-	}
-	close_(w, ']');
+	write_timeline(w, r);
+	write_instance_list(w, r);
 	close_(w, '}');
 }
 

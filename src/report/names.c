@@ -214,13 +214,10 @@ static const char *after_return_type(const char *s)
 	return s;
 }
 
-void report_short_name(const char *full, unsigned maxcols, char *out, size_t outn)
+/* full without glibc's internal prefix ("__GI___poll" is poll), or, for an
+ * address in a module without symbols, "libname (no symbols)" in lib. */
+static const char *plain_name(const char *full, char *lib, size_t libn)
 {
-	if (!outn)
-		return;
-	out[0] = 0;
-	if (!full)
-		full = "[unknown]";
 	/* glibc's internal aliases: "__GI___poll", "__libc_recv" are poll, recv. */
 	if (!strncmp(full, "__GI___libc_", 12) && full[12]) /* __libc_write: write */
 		full += 12;
@@ -230,7 +227,6 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 		full += 5;
 	else if (!strncmp(full, "__libc_", 7) && full[7])
 		full += 7;
-	char a[1024], b[1024], lib[512];
 	/* "[libopen-pal.so.40+0x878b3]": an address in a module without
 	 * symbols reads "libopen-pal (no symbols)", as in the hot views */
 	size_t fl = strlen(full);
@@ -238,12 +234,18 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 	if (plus) {
 		const char *so = strstr(full, ".so");
 		const char *end = so && so < plus ? so : plus;
-		snprintf(lib, sizeof lib, "%.*s (no symbols)", (int)(end - full - 1), full + 1);
+		snprintf(lib, libn, "%.*s (no symbols)", (int)(end - full - 1), full + 1);
 		full = lib;
 	}
+	return full;
+}
+
+/* A burst's name ("burst after MPI_Allreduce in main:26") made to fit
+ * maxcols as far as its words allow (in burst when its caller changes). */
+static const char *shorter_burst(const char *full, unsigned maxcols, char *burst, size_t burstn)
+{
 	/* a burst: "burst after MPI_Allreduce in main:26" loses its first word
 	 * first, so the call and the place stay */
-	char burst[1024];
 	if (!strncmp(full, "burst after ", 12) && report_term_width(full) > maxcols) {
 		full += 6;
 		if (report_term_width(full) > maxcols)
@@ -252,33 +254,56 @@ void report_short_name(const char *full, unsigned maxcols, char *out, size_t out
 		 * without the outlined function's suffix, the line is in its
 		 * source function's; then without its class or namespaces */
 		for (int level = 1; level <= 3 && report_term_width(full) > maxcols; level++)
-			if (burst_caller(full, level, burst, sizeof burst))
+			if (burst_caller(full, level, burst, burstn))
 				full = burst;
 	}
+	return full;
+}
+
+/* An OpenMP outlined function's name: "parallel region num in FUNCTION"
+ * (FUNCTION the first base bytes of full), shortened to maxcols. */
+static void parallel_region_name(const char *full, long num, size_t base, unsigned maxcols, char *out,
+                                 size_t outn)
+{
+	char a[1024];
+	/* "parallel region 2 in Integrate::run(Atom&, ...)": the name of its function, shortened in
+	 * turn. */
+	char fn[1024];
+	snprintf(fn, sizeof fn, "%.*s", (int)(base < sizeof fn - 1 ? base : sizeof fn - 1), full);
+	char head[48];
+	int hn = snprintf(head, sizeof head, "parallel region %ld in ", num);
+	unsigned room = maxcols > (unsigned)hn + 8 ? maxcols - (unsigned)hn : 8;
+	/* A Fortran module procedure ("advec_cell_kernel_module::
+	 * advec_cell_kernel": no parameter list, unlike C++) by its own
+	 * name when the module's does not fit: "parallel region 0 in
+	 * advec_cell_kernel", not "omp 0 …_cell_kernel_module::advec_cell_kernel". */
+	const char *proc = strchr(fn, '(') ? NULL : strrchr(fn, ':');
+	if (!(proc && proc > fn && proc[-1] == ':' && proc[1]))
+		proc = NULL;
+	omp_name(fn, proc, room, a, sizeof a);
+	if (!strncmp(a, "\xe2\x80\xa6", 3) && maxcols >= 12) {
+		/* No room for the words: "omp 3 Integrate::run(…)". */
+		hn = snprintf(head, sizeof head, "omp %ld ", num);
+		omp_name(fn, proc, maxcols - (unsigned)hn, a, sizeof a);
+	}
+	snprintf(out, outn, "%s%s", head, a);
+}
+
+void report_short_name(const char *full, unsigned maxcols, char *out, size_t outn)
+{
+	if (!outn)
+		return;
+	out[0] = 0;
+	if (!full)
+		full = "[unknown]";
+	char a[1024], b[1024], lib[512];
+	full = plain_name(full, lib, sizeof lib);
+	char burst[1024];
+	full = shorter_burst(full, maxcols, burst, sizeof burst);
 	size_t base;
 	long num = omp_fn(full, &base);
 	if (num >= 0) {
-		/* "parallel region 2 in Integrate::run(Atom&, ...)": the name of its function, shortened in
-		 * turn. */
-		char fn[1024];
-		snprintf(fn, sizeof fn, "%.*s", (int)(base < sizeof fn - 1 ? base : sizeof fn - 1), full);
-		char head[48];
-		int hn = snprintf(head, sizeof head, "parallel region %ld in ", num);
-		unsigned room = maxcols > (unsigned)hn + 8 ? maxcols - (unsigned)hn : 8;
-		/* A Fortran module procedure ("advec_cell_kernel_module::
-		 * advec_cell_kernel": no parameter list, unlike C++) by its own
-		 * name when the module's does not fit: "parallel region 0 in
-		 * advec_cell_kernel", not "omp 0 …_cell_kernel_module::advec_cell_kernel". */
-		const char *proc = strchr(fn, '(') ? NULL : strrchr(fn, ':');
-		if (!(proc && proc > fn && proc[-1] == ':' && proc[1]))
-			proc = NULL;
-		omp_name(fn, proc, room, a, sizeof a);
-		if (!strncmp(a, "\xe2\x80\xa6", 3) && maxcols >= 12) {
-			/* No room for the words: "omp 3 Integrate::run(…)". */
-			hn = snprintf(head, sizeof head, "omp %ld ", num);
-			omp_name(fn, proc, maxcols - (unsigned)hn, a, sizeof a);
-		}
-		snprintf(out, outn, "%s%s", head, a);
+		parallel_region_name(full, num, base, maxcols, out, outn);
 		return;
 	}
 	if (report_term_width(full) <= maxcols) {

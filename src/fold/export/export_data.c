@@ -150,8 +150,10 @@ static int add_modules(fold_export *c, size_t p, char *err, size_t errlen)
 	const ingest__trace *t = c->tr[p];
 	for (size_t m = 0; m < t->nmod; m++) {
 		const ingest__module *mod = &t->mod[m];
-		int rc = symbols__add_module(c->sym, (unsigned)p, mod->id, mod->path, mod->build_id,
-		                             mod->build_id_len, mod->load_bias, mod->segs, mod->nseg);
+		int rc = symbols__add_module(c->sym, (unsigned)p,
+		                             &(symbols__module){mod->id, mod->path, mod->build_id,
+		                                                mod->build_id_len, mod->load_bias, mod->segs,
+		                                                mod->nseg});
 		if (rc) {
 			snprintf(err, errlen, "%s: cannot register module %s: %s", t->path, mod->path,
 			         strerror(-rc));

@@ -99,9 +99,10 @@ int attribution__new(attribution__ctx **out, ingest__trace *const *tr, size_t nt
 	for (size_t i = 0; i < ntr; i++)
 		for (size_t k = 0; k < tr[i]->nmod; k++) {
 			const ingest__module *m = &tr[i]->mod[k];
-			symbols__add_module(a->st, (unsigned)i, m->id, m->path,
-			                    m->build_id_len ? m->build_id : NULL, m->build_id_len,
-			                    m->load_bias, m->segs, m->nseg);
+			symbols__add_module(
+			    a->st, (unsigned)i,
+			    &(symbols__module){m->id, m->path, m->build_id_len ? m->build_id : NULL,
+			                       m->build_id_len, m->load_bias, m->segs, m->nseg});
 		}
 	*out = a;
 	return 0;

@@ -152,8 +152,8 @@ static void span_gaps(const fold_region_result *r, size_t k, unsigned long targe
 		               ? r->phases[p].rates[k] * 1e-9 * ns_per_tick
 		               : NAN;
 	}
-	phase_split__instance(pr->bounds, nseg, known, max_per_ns * ns_per_tick, pts->u, pts->t, pts->v,
-	                      pts->n, sh);
+	phase_split__instance(pr->bounds, nseg, known, max_per_ns * ns_per_tick,
+	                      &(phase_split__points){pts->u, pts->t, pts->v, pts->n}, sh);
 	for (size_t p = 0; p < nseg; p++) {
 		if (!(sh[p].dt > 0))
 			continue;

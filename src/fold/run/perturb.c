@@ -78,6 +78,14 @@
 
 #include "analyze_ctx.h"
 
+/* A trace's delivery of a sample (see stolen_per_sample): D, the typical
+ * delivery, Db of it before the handler's entry; cap, the most a
+ * measured delivery counts for; sp, the runtime's probe of the stop. */
+typedef struct perturb__delivery {
+	double D, Db, cap;
+	const struct stop_probe *sp;
+} perturb__delivery;
+
 /* Fewest samples in busy instances for the CPU clock's read offset. */
 #define FOLD__MIN_OFFSET_SAMPLES 20
 /* Fewest instances with no sample and with exactly one for an estimate. */
@@ -486,10 +494,11 @@ typedef struct stolen_sums {
  * instance shortened by more than the sample cost: positions past the
  * instance's exit, whose CPU clock was still short of the exit's (a busy
  * 60 us region folded with TASK-CLOCK 0/s in its last 4.5%). */
-static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb, double D,
-                              double Db, double cap, const stop_probe *sp, double *S, sample_delay *B,
-                              stolen_sums *sum)
+static void stolen_per_sample(const ingest__trace *t, const ingest__thread *th, double fb,
+                              const perturb__delivery *dl, double *S, sample_delay *B, stolen_sums *sum)
 {
+	double D = dl->D, Db = dl->Db, cap = dl->cap;
+	const stop_probe *sp = dl->sp;
 	const double nspt = t->ns_per_tick;
 	size_t e = 0;
 	S[0] = 0;
@@ -795,7 +804,8 @@ int perturb__compensate_samples(analyze_ctx *c)
 			if (!(S[i] = malloc((th->nsmp + 1) * sizeof **S)) ||
 			    !(B[i] = malloc((th->nsmp + 1) * sizeof **B)))
 				goto fail;
-			stolen_per_sample(t, th, fallback[i], D, Db, cap, &sp, S[i], B[i], &sum);
+			stolen_per_sample(t, th, fallback[i], &(perturb__delivery){D, Db, cap, &sp}, S[i],
+			                  B[i], &sum);
 			if ((rc = note_waits(th, B[i])) < 0)
 				goto fail;
 			rc = -ENOMEM;

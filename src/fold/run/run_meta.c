@@ -51,6 +51,120 @@ const fold_sampling *analyze__run_sampling(const analyze_ctx *c)
 	return NULL;
 }
 
+/* p: the copy of trace t's records (info, stats, salvage messages) and
+ * facts. 0 or -ENOMEM. */
+static int copy_process(const ingest__trace *t, fold_process *p)
+{
+	p->trace_path = util_strdup(t->path);
+	p->info = calloc(t->ninfo + 1, sizeof *p->info);
+	p->stats = calloc(t->nstats + 1, sizeof *p->stats);
+	p->salvage_messages = calloc(t->nsalvage + 1, sizeof *p->salvage_messages);
+	if (!p->trace_path || !p->info || !p->stats || !p->salvage_messages)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->ninfo; k++) {
+		p->info[k].key = util_strdup(t->info[k].key);
+		p->info[k].value = util_strdup(t->info[k].value);
+		p->ninfo++;
+	}
+	for (size_t k = 0; k < t->nstats; k++) {
+		p->stats[k].key = util_strdup(t->stats[k].key);
+		p->stats[k].value = util_asprintf("%llu", (unsigned long long)t->stats[k].value);
+		p->nstats++;
+	}
+	for (size_t k = 0; k < t->nsalvage; k++)
+		p->salvage_messages[p->nsalvage++] = util_strdup(t->salvage[k]);
+	/* host/exe/cmdline point into info: the copies of the trace's
+	 * records its facts point to (the last value of each key). */
+	for (size_t k = 0; k < p->ninfo; k++) {
+		const char *v = t->info[k].value;
+		if (v == t->facts.host)
+			p->host = p->info[k].value;
+		if (v == t->facts.exe)
+			p->exe = p->info[k].value;
+		if (v == t->facts.cmdline)
+			p->cmdline = p->info[k].value;
+	}
+	p->pid = t->facts.pid;
+	p->rank = t->facts.rank;
+	p->size = t->facts.size;
+	p->nthreads = (unsigned)t->nthreads;
+	p->duration_ns = ingest__tick_ns(t, t->max_tick);
+	if (p->duration_ns < 0)
+		p->duration_ns = 0;
+	return 0;
+}
+
+/* How process i (p, from trace c->tr[i]) ended, and the diagnostics of what
+ * its trace lost or lacks. */
+static void note_process_end(analyze_ctx *c, size_t i, fold_process *p)
+{
+	const ingest__trace *t = c->tr[i];
+	fold_diag_subject ps = analyze__subject_process(c, i);
+	for (size_t k = 0; k < t->nstats; k++)
+		if (!strncmp(t->stats[k].key, "samples.dropped.", 16) && t->stats[k].value)
+			analyze__diag(c, FOLD_DIAG_SAMPLES_DROPPED, &ps,
+			              ANALYZE_VALUES({"samples", "count", (double)t->stats[k].value}),
+			              t->stats[k].key + 16, "%s: %llu samples dropped (%s)", t->path,
+			              (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
+	uint64_t sv;
+	if (ingest__trace_stat(t, "regions.events_lost", &sv) && sv)
+		analyze__diag(c, FOLD_DIAG_REGION_EVENTS_LOST, &ps,
+		              ANALYZE_VALUES({"events", "count", (double)sv}), NULL,
+		              "%s: %llu API region event(s) lost while the runtime was stopped for a "
+		              "moment (another thread's fork or exec, or no free buffer): instances "
+		              "wholly inside the stop are missing, the others are kept balanced",
+		              t->path, (unsigned long long)sv);
+	/* The runtime writes these statistics in its final flush (and the
+	 * crash path "threads" and "exit.signal"): without them the process
+	 * never got there. */
+	if (ingest__trace_stat(t, "exit.signal", &sv)) {
+		p->end = FOLD_END_SIGNAL;
+		p->end_signal = (int)sv;
+	} else if (!ingest__trace_stat(t, "threads", &sv)) {
+		p->end = FOLD_END_CUT;
+		p->chunks_recovered = t->rstats.chunks_recovered;
+		if (p->chunks_recovered)
+			analyze__diag(c, FOLD_DIAG_CUT_RECOVERED, &ps,
+			              ANALYZE_VALUES({"chunks", "count", (double)p->chunks_recovered}), NULL,
+			              "%s: the process ended without fold's final flush (killed, by "
+			              "SIGKILL or the OOM killer, or an exit through the exit_group "
+			              "system call, as Go programs exit); what it recorded up to its end "
+			              "was recovered from its live file (%llu chunk(s))",
+			              t->path, (unsigned long long)p->chunks_recovered);
+		else
+			analyze__diag(c, FOLD_DIAG_CUT, &ps, NULL, NULL,
+			              "%s: the run was cut: no end records (the process ended before "
+			              "fold's final "
+			              "flush: killed, by SIGKILL or the OOM killer, or an exit "
+			              "through the exit_group "
+			              "system call) and left no live file; it holds what was flushed "
+			              "until then "
+			              "(FOLD_FLUSH_INTERVAL)",
+			              t->path);
+	}
+	if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
+		uint64_t ls = 0;
+		ingest__trace_stat(t, "samples.lost_writing", &ls);
+		analyze__diag(
+		    c, FOLD_DIAG_CHUNKS_LOST, &ps,
+		    ANALYZE_VALUES({"chunks", "count", (double)sv}, {"samples", "count", (double)ls}), NULL,
+		    "%s: %llu chunk(s) with %llu samples could not be written (disk full "
+		    "or write error)",
+		    t->path, (unsigned long long)sv, (unsigned long long)ls);
+	}
+	if (t->nsalvage)
+		analyze__diag(c, FOLD_DIAG_TRACE_DAMAGED, &ps,
+		              ANALYZE_VALUES({"problems", "count", (double)t->nsalvage}), NULL,
+		              "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
+		              "section)",
+		              t->path, t->nsalvage);
+	if (t->nclock < 2 && !(t->facts.tick_hz > 0) && t->nthreads)
+		analyze__diag(c, FOLD_DIAG_CLOCK_UNKNOWN, &ps, NULL, NULL,
+		              "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
+		              "nanoseconds",
+		              t->path);
+}
+
 int analyze__fill_processes(analyze_ctx *c)
 {
 	fold_analysis *a = c->a;
@@ -61,109 +175,9 @@ int analyze__fill_processes(analyze_ctx *c)
 	for (size_t i = 0; i < c->ntr; i++) {
 		const ingest__trace *t = c->tr[i];
 		fold_process *p = &a->procs[i];
-		p->trace_path = util_strdup(t->path);
-		p->info = calloc(t->ninfo + 1, sizeof *p->info);
-		p->stats = calloc(t->nstats + 1, sizeof *p->stats);
-		p->salvage_messages = calloc(t->nsalvage + 1, sizeof *p->salvage_messages);
-		if (!p->trace_path || !p->info || !p->stats || !p->salvage_messages)
+		if (copy_process(t, p))
 			return -ENOMEM;
-		for (size_t k = 0; k < t->ninfo; k++) {
-			p->info[k].key = util_strdup(t->info[k].key);
-			p->info[k].value = util_strdup(t->info[k].value);
-			p->ninfo++;
-		}
-		for (size_t k = 0; k < t->nstats; k++) {
-			p->stats[k].key = util_strdup(t->stats[k].key);
-			p->stats[k].value = util_asprintf("%llu", (unsigned long long)t->stats[k].value);
-			p->nstats++;
-		}
-		for (size_t k = 0; k < t->nsalvage; k++)
-			p->salvage_messages[p->nsalvage++] = util_strdup(t->salvage[k]);
-		/* host/exe/cmdline point into info: the copies of the trace's
-		 * records its facts point to (the last value of each key). */
-		for (size_t k = 0; k < p->ninfo; k++) {
-			const char *v = t->info[k].value;
-			if (v == t->facts.host)
-				p->host = p->info[k].value;
-			if (v == t->facts.exe)
-				p->exe = p->info[k].value;
-			if (v == t->facts.cmdline)
-				p->cmdline = p->info[k].value;
-		}
-		p->pid = t->facts.pid;
-		p->rank = t->facts.rank;
-		p->size = t->facts.size;
-		p->nthreads = (unsigned)t->nthreads;
-		p->duration_ns = ingest__tick_ns(t, t->max_tick);
-		if (p->duration_ns < 0)
-			p->duration_ns = 0;
-		fold_diag_subject ps = analyze__subject_process(c, i);
-		for (size_t k = 0; k < t->nstats; k++)
-			if (!strncmp(t->stats[k].key, "samples.dropped.", 16) && t->stats[k].value)
-				analyze__diag(c, FOLD_DIAG_SAMPLES_DROPPED, &ps,
-				              ANALYZE_VALUES({"samples", "count", (double)t->stats[k].value}),
-				              t->stats[k].key + 16, "%s: %llu samples dropped (%s)", t->path,
-				              (unsigned long long)t->stats[k].value, t->stats[k].key + 16);
-		uint64_t sv;
-		if (ingest__trace_stat(t, "regions.events_lost", &sv) && sv)
-			analyze__diag(c, FOLD_DIAG_REGION_EVENTS_LOST, &ps,
-			              ANALYZE_VALUES({"events", "count", (double)sv}), NULL,
-			              "%s: %llu API region event(s) lost while the runtime was stopped for a "
-			              "moment (another thread's fork or exec, or no free buffer): instances "
-			              "wholly inside the stop are missing, the others are kept balanced",
-			              t->path, (unsigned long long)sv);
-		/* The runtime writes these statistics in its final flush (and the
-		 * crash path "threads" and "exit.signal"): without them the process
-		 * never got there. */
-		if (ingest__trace_stat(t, "exit.signal", &sv)) {
-			p->end = FOLD_END_SIGNAL;
-			p->end_signal = (int)sv;
-		} else if (!ingest__trace_stat(t, "threads", &sv)) {
-			p->end = FOLD_END_CUT;
-			p->chunks_recovered = t->rstats.chunks_recovered;
-			if (p->chunks_recovered)
-				analyze__diag(
-				    c, FOLD_DIAG_CUT_RECOVERED, &ps,
-				    ANALYZE_VALUES({"chunks", "count", (double)p->chunks_recovered}), NULL,
-				    "%s: the process ended without fold's final flush (killed, by "
-				    "SIGKILL or the OOM killer, or an exit through the exit_group "
-				    "system call, as Go programs exit); what it recorded up to its end "
-				    "was recovered from its live file (%llu chunk(s))",
-				    t->path, (unsigned long long)p->chunks_recovered);
-			else
-				analyze__diag(c, FOLD_DIAG_CUT, &ps, NULL, NULL,
-				              "%s: the run was cut: no end records (the process ended before "
-				              "fold's final "
-				              "flush: killed, by SIGKILL or the OOM killer, or an exit "
-				              "through the exit_group "
-				              "system call) and left no live file; it holds what was flushed "
-				              "until then "
-				              "(FOLD_FLUSH_INTERVAL)",
-				              t->path);
-		}
-		if (ingest__trace_stat(t, "chunks.lost", &sv) && sv) {
-			uint64_t ls = 0;
-			ingest__trace_stat(t, "samples.lost_writing", &ls);
-			analyze__diag(
-			    c, FOLD_DIAG_CHUNKS_LOST, &ps,
-			    ANALYZE_VALUES({"chunks", "count", (double)sv}, {"samples", "count", (double)ls}),
-			    NULL,
-			    "%s: %llu chunk(s) with %llu samples could not be written (disk full "
-			    "or write error)",
-			    t->path, (unsigned long long)sv, (unsigned long long)ls);
-		}
-		if (t->nsalvage)
-			analyze__diag(
-			    c, FOLD_DIAG_TRACE_DAMAGED, &ps,
-			    ANALYZE_VALUES({"problems", "count", (double)t->nsalvage}), NULL,
-			    "%s: the trace was damaged; %zu problem(s) while reading it (see the run "
-			    "section)",
-			    t->path, t->nsalvage);
-		if (t->nclock < 2 && !(t->facts.tick_hz > 0) && t->nthreads)
-			analyze__diag(c, FOLD_DIAG_CLOCK_UNKNOWN, &ps, NULL, NULL,
-			              "%s: fewer than two CLOCK records and no clock.tick_hz; ticks taken as "
-			              "nanoseconds",
-			              t->path);
+		note_process_end(c, i, p);
 	}
 	/* Images a later exec replaced: the same host and pid one generation
 	 * on. The pids are compared first: a run of thousands of ranks has

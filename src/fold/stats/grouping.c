@@ -35,6 +35,33 @@ typedef struct keyed {
 	size_t i;
 } keyed;
 
+/* Clusters of the n sorted values: cluster q is [first[q], first[q+1]) for
+ * q < n; real[q] when it has enough members, then gid[q] its group. */
+typedef struct grouping__clusters {
+	size_t first[65];
+	unsigned n;
+	int real[64];
+	unsigned gid[64];
+} grouping__clusters;
+
+/* The grouping passes' state after clustering: the n durations dur and the
+ * options o; k[j] the sorted log keys and clu_of[j] the cluster of sorted
+ * value j; per instance its group and why; the ng groups (at most maxg) with
+ * each one's centre, scale and tail_of; vals scratch for n values. */
+typedef struct grouping__state {
+	const double *dur;
+	size_t n;
+	const grouping__opts *o;
+	const keyed *k;
+	const uint32_t *clu_of;
+	uint32_t *group;
+	uint8_t *why;
+	unsigned ng, maxg;
+	double centre[64], scale[64];
+	int tail_of[64];
+	double *vals;
+} grouping__state;
+
 static int cmp_keyed(const void *a, const void *b)
 {
 	const keyed *x = a, *y = b;
@@ -317,9 +344,13 @@ static int best_cuts(const cells *C, unsigned K, size_t n, size_t cuts[65], unsi
 /* Labels every value with its group: members of a real cluster get its
  * group id (why 0); isolated clusters join the nearest real cluster (by log
  * distance) as excluded members (why 2). clu_of is scratch for n values. */
-static void assign_members(const keyed *k, size_t n, const size_t *first, unsigned nclu, const int *real,
-                           const unsigned *gid, uint32_t *clu_of, uint32_t *group, uint8_t *why)
+static void assign_members(const keyed *k, size_t n, const grouping__clusters *cl, uint32_t *clu_of,
+                           uint32_t *group, uint8_t *why)
 {
+	const size_t *first = cl->first;
+	unsigned nclu = cl->n;
+	const int *real = cl->real;
+	const unsigned *gid = cl->gid;
 	for (unsigned q = 0; q < nclu; q++)
 		for (size_t j = first[q]; j < first[q + 1]; j++)
 			clu_of[j] = q;
@@ -353,9 +384,15 @@ static void assign_members(const keyed *k, size_t n, const size_t *first, unsign
 /* Within each of the ng groups: marks outliers (why 1) beyond
  * centre +- outlier_k x scale of the members (see robust_centre), and
  * returns each group's centre and scale. vals is scratch for n values. */
-static void mark_outliers(const double *dur, size_t n, const grouping__opts *o, const uint32_t *group,
-                          uint8_t *why, unsigned ng, double *centre, double *scale, double *vals)
+static void mark_outliers(grouping__state *s)
 {
+	const double *dur = s->dur;
+	size_t n = s->n;
+	const grouping__opts *o = s->o;
+	const uint32_t *group = s->group;
+	uint8_t *why = s->why;
+	unsigned ng = s->ng;
+	double *centre = s->centre, *scale = s->scale, *vals = s->vals;
 	for (unsigned g = 0; g < ng; g++) {
 		size_t c = 0;
 		for (size_t i = 0; i < n; i++)
@@ -425,10 +462,16 @@ static double median_abs_deviation(double *v, size_t n, double c)
 /* Fills stats[g] for g < maxg: counts, used durations, centre (a promoted
  * population, centre NAN, gets its members' centre) and the used
  * durations' MAD from that centre. */
-static void fill_stats(const double *dur, size_t n, const uint32_t *group, const uint8_t *why, unsigned ng,
-                       const double *centre, const double *scale, const int *tail_of, double *vals,
-                       grouping__stat *stats, unsigned maxg)
+static void fill_stats(const grouping__state *s, grouping__stat *stats)
 {
+	const double *dur = s->dur;
+	size_t n = s->n;
+	const uint32_t *group = s->group;
+	const uint8_t *why = s->why;
+	unsigned ng = s->ng, maxg = s->maxg;
+	const double *centre = s->centre;
+	const int *tail_of = s->tail_of;
+	double *vals = s->vals;
 	for (unsigned g = 0; g < ng; g++) {
 		grouping__stat st = {0};
 		st.tail_of = tail_of[g];
@@ -495,10 +538,18 @@ static unsigned outlier_band(double d, double c)
  * excluded is within both caps, or *ng reaches maxg. A promoted group gets
  * centre NAN (its members' median is computed by the caller). k[j].i is the
  * instance at sorted position j and clu_of[j] its cluster. */
-static void promote_populations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group,
-                                uint8_t *why, const uint32_t *clu_of, const keyed *k, double *centre,
-                                double *scale, int *tail_of, unsigned *ng, unsigned maxg)
+static void promote_populations(grouping__state *s)
 {
+	const double *dur = s->dur;
+	size_t n = s->n;
+	const grouping__opts *o = s->o;
+	uint32_t *group = s->group;
+	uint8_t *why = s->why;
+	const uint32_t *clu_of = s->clu_of;
+	const keyed *k = s->k;
+	double *centre = s->centre, *scale = s->scale;
+	int *tail_of = s->tail_of;
+	unsigned *ng = &s->ng, maxg = s->maxg;
 	enum { NSET = 9 * 64 };
 	double tset[NSET] = {0}, total = 0, texcl = 0;
 	size_t cset[NSET] = {0}, nexcl = 0;
@@ -585,95 +636,75 @@ static void promote_populations(const double *dur, size_t n, const grouping__opt
 /* From members labelled by cluster to the final groups: outliers marked,
  * populations promoted out of the excluded, groups renumbered by duration,
  * their stats filled. clu_of[j]: cluster of sorted value j. 0 or -ENOMEM. */
-static int settle_groups(const double *dur, size_t n, const grouping__opts *o, const keyed *k,
-                         const uint32_t *clu_of, uint32_t *group, uint8_t *why, unsigned *ng,
-                         grouping__stat *stats)
+static int settle_groups(grouping__state *s, grouping__stat *stats)
 {
-	double *vals = malloc((n ? n : 1) * sizeof *vals);
-	if (!vals)
+	const grouping__opts *o = s->o;
+	s->vals = malloc((s->n ? s->n : 1) * sizeof *s->vals);
+	if (!s->vals)
 		return -ENOMEM;
-	double centre[64], scale[64];
-	int tail_of[64];
 	for (unsigned g = 0; g < 64; g++)
-		tail_of[g] = -1;
-	mark_outliers(dur, n, o, group, why, *ng, centre, scale, vals);
-	unsigned maxg = o->max_out_groups ? o->max_out_groups : o->max_groups;
-	if (maxg > 64)
-		maxg = 64;
-	promote_populations(dur, n, o, group, why, clu_of, k, centre, scale, tail_of, ng, maxg);
-	renumber_groups(dur, n, group, *ng, centre, scale, tail_of, vals);
-	fill_stats(dur, n, group, why, *ng, centre, scale, tail_of, vals, stats, maxg);
-	free(vals);
+		s->tail_of[g] = -1;
+	mark_outliers(s);
+	s->maxg = o->max_out_groups ? o->max_out_groups : o->max_groups;
+	if (s->maxg > 64)
+		s->maxg = 64;
+	promote_populations(s);
+	renumber_groups(s->dur, s->n, s->group, s->ng, s->centre, s->scale, s->tail_of, s->vals);
+	fill_stats(s, stats);
+	free(s->vals);
+	s->vals = NULL;
 	return 0;
 }
 
-int grouping__durations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group, uint8_t *why,
-                        size_t *ngroups, grouping__stat *stats)
+/* The cells C of the n sorted keys k (see the head comment; C's arrays
+ * allocated here) and *cell_of, the cell of each sorted value. 0 or -ENOMEM. */
+static int fill_cells(const keyed *k, size_t n, const grouping__opts *o, cells *C, size_t **cell_of_out)
 {
-	int rc = -ENOMEM;
-	keyed *k = NULL;
-	cells C = {0};
-	double *tmp = NULL;
-	*ngroups = 0;
-	if (n == 0)
-		return 0;
-	unsigned K = o->max_groups ? o->max_groups : 1;
-	if (K > 64)
-		K = 64;
-	k = malloc(n * sizeof *k);
-	tmp = malloc(n * sizeof *tmp);
-	if (!k || !tmp)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		k[i].v = log(dur[i] > 1.0 ? dur[i] : 1.0);
-		k[i].i = i;
-	}
-	qsort(k, n, sizeof *k, cmp_keyed);
 	double lo = k[0].v, hi = k[n - 1].v;
 	int binned = n > 1024;
-	C.m = binned ? 512 : n;
-	C.n = (double)n;
-	C.floor2 = o->log_floor * o->log_floor;
-	double width = (hi - lo) / (double)C.m;
-	C.h2 = binned ? width * width / 12.0 : 0.0;
-	C.c = calloc(C.m + 1, sizeof(double));
-	C.s = calloc(C.m + 1, sizeof(double));
-	C.ss = calloc(C.m + 1, sizeof(double));
-	if (!C.c || !C.s || !C.ss)
-		goto out;
+	C->m = binned ? 512 : n;
+	C->n = (double)n;
+	C->floor2 = o->log_floor * o->log_floor;
+	double width = (hi - lo) / (double)C->m;
+	C->h2 = binned ? width * width / 12.0 : 0.0;
+	C->c = calloc(C->m + 1, sizeof(double));
+	C->s = calloc(C->m + 1, sizeof(double));
+	C->ss = calloc(C->m + 1, sizeof(double));
+	if (!C->c || !C->s || !C->ss)
+		return -ENOMEM;
 	/* cell of each sorted value */
 	size_t *cell_of = (size_t *)malloc(n * sizeof(size_t));
 	if (!cell_of)
-		goto out;
+		return -ENOMEM;
+	*cell_of_out = cell_of;
 	for (size_t j = 0; j < n; j++) {
 		size_t cidx = j;
 		if (binned) {
 			cidx = width > 0 ? (size_t)((k[j].v - lo) / width) : 0;
-			if (cidx >= C.m)
-				cidx = C.m - 1;
+			if (cidx >= C->m)
+				cidx = C->m - 1;
 		}
 		cell_of[j] = cidx;
-		C.c[cidx + 1] += 1;
-		C.s[cidx + 1] += k[j].v;
-		C.ss[cidx + 1] += k[j].v * k[j].v;
+		C->c[cidx + 1] += 1;
+		C->s[cidx + 1] += k[j].v;
+		C->ss[cidx + 1] += k[j].v * k[j].v;
 	}
-	for (size_t j = 0; j < C.m; j++) {
-		C.c[j + 1] += C.c[j];
-		C.s[j + 1] += C.s[j];
-		C.ss[j + 1] += C.ss[j];
+	for (size_t j = 0; j < C->m; j++) {
+		C->c[j + 1] += C->c[j];
+		C->s[j + 1] += C->s[j];
+		C->ss[j + 1] += C->ss[j];
 	}
-	size_t m = C.m;
-	if (K > m)
-		K = (unsigned)m;
-	size_t cuts[65];
-	unsigned ncut;
-	if (best_cuts(&C, K, n, cuts, &ncut)) {
-		free(cell_of);
-		goto out;
-	}
-	/* Clusters as ranges of the sorted values: cluster q is [first[q], first[q+1]). */
+	return 0;
+}
+
+/* Clusters as ranges of the n sorted values from the cell cuts
+ * cuts[0..ncut] (cell_of: cell of each sorted value), each real when it has
+ * at least o's least members. */
+static void cluster_ranges(const size_t *cell_of, size_t n, const size_t *cuts, unsigned ncut,
+                           const grouping__opts *o, grouping__clusters *cl)
+{
 	unsigned nclu = ncut;
-	size_t first[65];
+	size_t *first = cl->first;
 	{
 		unsigned q = 0;
 		first[0] = 0;
@@ -684,19 +715,25 @@ int grouping__durations(const double *dur, size_t n, const grouping__opts *o, ui
 			first[++q] = n;
 		first[nclu] = n;
 	}
-	free(cell_of);
+	cl->n = nclu;
 	double need = o->min_group_share * (double)n;
 	if (need < o->min_group)
 		need = o->min_group;
-	int real[64];
 	for (unsigned q = 0; q < nclu; q++)
-		real[q] = (double)(first[q + 1] - first[q]) >= need;
-	/* A split between two real clusters must be evidenced by a gap in the
-	 * density, not only by the mixture's likelihood: a unimodal duration
-	 * distribution with a long tail (preemption, interrupts) is modelled
-	 * by the mixture as several clusters along the tail. Merge real
-	 * neighbours (with the isolated clusters between them) until every
-	 * remaining pair has a dip, least separated pair first. */
+		cl->real[q] = (double)(first[q + 1] - first[q]) >= need;
+}
+
+/* A split between two real clusters must be evidenced by a gap in the
+ * density, not only by the mixture's likelihood: a unimodal duration
+ * distribution with a long tail (preemption, interrupts) is modelled
+ * by the mixture as several clusters along the tail. Merge real
+ * neighbours (with the isolated clusters between them) until every
+ * remaining pair has a dip, least separated pair first. */
+static void merge_undipped(const keyed *k, size_t n, grouping__clusters *cl)
+{
+	size_t *first = cl->first;
+	int *real = cl->real;
+	unsigned nclu = cl->n;
 	for (;;) {
 		double worst = -INFINITY;
 		unsigned wa = 0, wb = 0;
@@ -727,24 +764,80 @@ int grouping__durations(const double *dur, size_t n, const grouping__opts *o, ui
 		nclu -= drop;
 		real[wa] = 1;
 	}
-	unsigned gid[64];
+	cl->n = nclu;
+}
+
+/* Numbers the real clusters' groups; when none is real, everything is one
+ * group. Returns how many groups. */
+static unsigned number_groups(grouping__clusters *cl, size_t n)
+{
 	unsigned ng = 0;
-	for (unsigned q = 0; q < nclu; q++)
-		if (real[q])
-			gid[q] = ng++;
+	for (unsigned q = 0; q < cl->n; q++)
+		if (cl->real[q])
+			cl->gid[q] = ng++;
 	if (ng == 0) { /* everything is thin: one group */
-		first[1] = n;
-		nclu = 1;
-		real[0] = 1;
-		gid[0] = 0;
+		cl->first[1] = n;
+		cl->n = 1;
+		cl->real[0] = 1;
+		cl->gid[0] = 0;
 		ng = 1;
 	}
+	return ng;
+}
+
+int grouping__durations(const double *dur, size_t n, const grouping__opts *o, uint32_t *group, uint8_t *why,
+                        size_t *ngroups, grouping__stat *stats)
+{
+	int rc = -ENOMEM;
+	keyed *k = NULL;
+	cells C = {0};
+	double *tmp = NULL;
+	size_t *cell_of = NULL;
+	*ngroups = 0;
+	if (n == 0)
+		return 0;
+	unsigned K = o->max_groups ? o->max_groups : 1;
+	if (K > 64)
+		K = 64;
+	k = malloc(n * sizeof *k);
+	tmp = malloc(n * sizeof *tmp);
+	if (!k || !tmp)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		k[i].v = log(dur[i] > 1.0 ? dur[i] : 1.0);
+		k[i].i = i;
+	}
+	qsort(k, n, sizeof *k, cmp_keyed);
+	if (fill_cells(k, n, o, &C, &cell_of))
+		goto out;
+	size_t m = C.m;
+	if (K > m)
+		K = (unsigned)m;
+	size_t cuts[65];
+	unsigned ncut;
+	if (best_cuts(&C, K, n, cuts, &ncut))
+		goto out;
+	grouping__clusters cl;
+	cluster_ranges(cell_of, n, cuts, ncut, o, &cl);
+	free(cell_of);
+	cell_of = NULL;
+	merge_undipped(k, n, &cl);
+	unsigned ng = number_groups(&cl, n);
 	/* tmp as uint32 storage: n doubles hold n uint32 */
-	assign_members(k, n, first, nclu, real, gid, (uint32_t *)tmp, group, why);
-	rc = settle_groups(dur, n, o, k, (const uint32_t *)tmp, group, why, &ng, stats);
+	assign_members(k, n, &cl, (uint32_t *)tmp, group, why);
+	grouping__state st = {.dur = dur,
+	                      .n = n,
+	                      .o = o,
+	                      .k = k,
+	                      .clu_of = (const uint32_t *)tmp,
+	                      .group = group,
+	                      .why = why,
+	                      .ng = ng};
+	rc = settle_groups(&st, stats);
 	if (rc == 0)
-		*ngroups = ng;
+		*ngroups = st.ng;
 out:
+	free(cell_of);
 	free(k);
 	free(tmp);
 	free(C.c);

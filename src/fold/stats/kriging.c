@@ -36,6 +36,38 @@ typedef struct v2 {
 	double p, q;
 } v2;
 
+typedef struct obs {
+	double x, r, w; /* position, residual y - trend, points behind it */
+} obs;
+
+typedef struct pt {
+	double x, r, w; /* position (clamped to [0,1]), residual y - trend, weight */
+	uint8_t fold;
+} pt;
+
+/* One smoothing problem: the observations ob (ascending x), the positions
+ * px to predict at (ascending) and the hyper-parameters (l, eta). */
+typedef struct kriging__problem {
+	const obs *ob;
+	size_t N;
+	const double *px;
+	size_t M;
+	double ell, eta;
+} kriging__problem;
+
+/* Hyper-parameters (l, eta) and their score. */
+typedef struct kriging__hyper {
+	double l, eta, score;
+} kriging__hyper;
+
+/* The smoothed g at the grid: means pm[] and covariances pP[] at grid[G]. */
+typedef struct kriging__posterior {
+	const double *grid;
+	size_t G;
+	const v2 *pm;
+	const m2 *pP;
+} kriging__posterior;
+
 static m2 mul(m2 x, m2 y)
 {
 	return (m2){x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
@@ -73,15 +105,6 @@ static void transition(double lam, double dx, m2 *A, m2 *Q)
 	m2 P = {1, 0, 0, lam * lam};
 	*Q = sub(P, mul(mul(*A, P), tr(*A)));
 }
-
-typedef struct obs {
-	double x, r, w; /* position, residual y - trend, points behind it */
-} obs;
-
-typedef struct pt {
-	double x, r, w; /* position (clamped to [0,1]), residual y - trend, weight */
-	uint8_t fold;
-} pt;
 
 static int cmp_pt(const void *p, const void *q)
 {
@@ -163,12 +186,15 @@ static int smoother_init(smoother *s, size_t cap)
 	return 0;
 }
 
-/* Posterior of g (in units of s2) at the M ascending positions px given the
- * N observations ob (ascending x): means in pm[], covariances in pP[] unless
+/* Posterior of g (in units of s2) at the M ascending positions q->px given
+ * the N observations q->ob (ascending x): means in pm[], covariances in pP[] unless
  * NULL. Kalman filter over both merged by x, then the RTS smoother. */
-static void smooth(smoother *s, double ell, const obs *ob, size_t N, const double *px, size_t M, double eta,
-                   v2 *pm, m2 *pP)
+static void smooth(smoother *s, const kriging__problem *q, v2 *pm, m2 *pP)
 {
+	const obs *ob = q->ob;
+	const double *px = q->px;
+	size_t N = q->N, M = q->M;
+	double ell = q->ell, eta = q->eta;
 	size_t a = 0, b = 0, m = 0;
 	while (a < N || b < M) {
 		if (b >= M || (a < N && ob[a].x <= px[b])) {
@@ -356,7 +382,8 @@ static double cv_error(cv *c, smoother *s, double ell, double eta)
 		for (size_t j = 0; j < M; j++)
 			c->px[j] = h[j].x;
 		if (M)
-			smooth(s, ell, c->train[k], c->ntrain[k], c->px, M, eta, c->pm, NULL);
+			smooth(s, &(kriging__problem){c->train[k], c->ntrain[k], c->px, M, ell, eta}, c->pm,
+			       NULL);
 		for (size_t j = 0; j < M; j++) {
 			double e = h[j].r - c->pm[j].p;
 			sk += h[j].w * e * e;
@@ -448,33 +475,33 @@ static double score(const obs *ob, size_t N, cv *c, smoother *s, double l, doubl
 }
 
 /* Grid search (every `step`-th point) then a 5 x 5 refinement around the best. */
-static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, unsigned step, double *bl,
-                   double *be, double *best)
+static void search(const hgrid *h, const obs *ob, size_t N, cv *c, smoother *s, unsigned step,
+                   kriging__hyper *best)
 {
-	*best = -INFINITY;
-	*bl = 0.1;
-	*be = 0.01;
+	best->score = -INFINITY;
+	best->l = 0.1;
+	best->eta = 0.01;
 	for (unsigned i = 0; i < h->nl; i += step)
 		for (unsigned j = 0; j < h->ne; j += step) {
 			double l = h->lmin * exp(h->dl * i), e = h->emin * exp(h->de * j);
 			double v = score(ob, N, c, s, l, e);
-			if (v > *best) {
-				*best = v;
-				*bl = l;
-				*be = e;
+			if (v > best->score) {
+				best->score = v;
+				best->l = l;
+				best->eta = e;
 			}
 		}
-	double cl = *bl, ce = *be, f = step / 3.0;
+	double cl = best->l, ce = best->eta, f = step / 3.0;
 	for (int i = -2; i <= 2; i++)
 		for (int j = -2; j <= 2; j++) {
 			double l = cl * exp(h->dl * i * f), e = ce * exp(h->de * j * f);
 			if ((!i && !j) || l > h->lmax * 2)
 				continue;
 			double v = score(ob, N, c, s, l, e);
-			if (v > *best) {
-				*best = v;
-				*bl = l;
-				*be = e;
+			if (v > best->score) {
+				best->score = v;
+				best->l = l;
+				best->eta = e;
 			}
 		}
 }
@@ -608,9 +635,13 @@ out:
 /* The curve at the grid from the smoothed g (pm, pP) and the trend:
  * cumulative (monotone, in [0,1]), rate and its 95% band, and the RMS of
  * the points against it. */
-static int finish(kriging__result *r, const kriging__opts *o, const double *grid, size_t G, const v2 *pm,
-                  const m2 *pP, const double *x, const double *y, size_t n)
+static int finish(kriging__result *r, const kriging__opts *o, const kriging__posterior *post, const double *x,
+                  const double *y, size_t n)
 {
+	const double *grid = post->grid;
+	size_t G = post->G;
+	const v2 *pm = post->pm;
+	const m2 *pP = post->pP;
 	r->n = G;
 	r->cum = malloc(G * sizeof *r->cum);
 	r->rate = malloc(G * sizeof *r->rate);
@@ -708,29 +739,29 @@ int kriging__fit(const double *x, const double *y, size_t n, const kriging__opts
 	}
 	hgrid h;
 	hgrid_init(&h, ob, N, o, dxs);
-	double bl, be, best;
+	kriging__hyper hp;
 	if (nfolds) {
 		if ((rc = cv_init(&c, p, n, (unsigned)nfolds, B && B > CV_BINS ? CV_BINS : B, acc,
 		                  (size_t)h.nl * h.ne + 25)))
 			goto out;
-		search(&h, ob, N, &c, &s, 2, &bl, &be, &best);
-		cv_choose(&c, &bl, &be, &best);
-		r->cv_rmse = sqrt(best);
+		search(&h, ob, N, &c, &s, 2, &hp);
+		cv_choose(&c, &hp.l, &hp.eta, &hp.score);
+		r->cv_rmse = sqrt(hp.score);
 		r->folds = (unsigned)nfolds;
 	} else {
-		search(&h, ob, N, NULL, &s, 1, &bl, &be, &best);
+		search(&h, ob, N, NULL, &s, 1, &hp);
 		if (o->inst) {
 			/* one or two instances carry the points: nothing tells their
 			 * pattern from the population's, so the smoothest curve */
-			bl = h.lmax;
-			be = h.emax;
+			hp.l = h.lmax;
+			hp.eta = h.emax;
 		}
 	}
-	r->length_scale = bl;
-	r->eta = be;
-	r->loglik = loglik(ob, N, bl, be, &r->s2);
-	smooth(&s, bl, ob, N, grid, G, be, pm, pP);
-	rc = finish(r, o, grid, G, pm, pP, x, y, n);
+	r->length_scale = hp.l;
+	r->eta = hp.eta;
+	r->loglik = loglik(ob, N, hp.l, hp.eta, &r->s2);
+	smooth(&s, &(kriging__problem){ob, N, grid, G, hp.l, hp.eta}, pm, pP);
+	rc = finish(r, o, &(kriging__posterior){grid, G, pm, pP}, x, y, n);
 out:
 	if (rc)
 		kriging__result_free(r);

@@ -18,9 +18,10 @@ static size_t phase_of(const double *bounds, size_t nseg, double x)
 }
 
 void phase_split__instance(const double *bounds, size_t nseg, const double *known, double max_rate,
-                           const double *pu, const double *pt, const double *pv, size_t n,
-                           phase_split__share *out)
+                           const phase_split__points *pts, phase_split__share *out)
 {
+	const double *pu = pts->u, *pt = pts->t, *pv = pts->v;
+	size_t n = pts->n;
 	for (size_t p = 0; p < nseg; p++)
 		out[p] = (phase_split__share){0, 0, 0, 0};
 	for (size_t j = 0; j + 1 < n; j++) {

@@ -30,13 +30,19 @@ typedef struct phase_split__share {
 	double lo, hi;
 } phase_split__share;
 
-/* Divides the n points (pu: position, rising; pt: time, rising; pv: value)
- * over the nseg phases between bounds[0..nseg] (bounds[0] = 0, bounds[nseg]
- * = 1). known[p]: phase p's rate in value per unit of pt, NaN where it is
- * the one to estimate (or unknown); max_rate: the series' largest rate in
- * the same unit (INFINITY: none). out[0..nseg) is overwritten. */
+/* An instance's n points: u[i] its position (rising), t[i] its time
+ * (rising), v[i] its value. */
+typedef struct phase_split__points {
+	const double *u, *t, *v;
+	size_t n;
+} phase_split__points;
+
+/* Divides the points pts over the nseg phases between bounds[0..nseg]
+ * (bounds[0] = 0, bounds[nseg] = 1). known[p]: phase p's rate in value per
+ * unit of pts->t, NaN where it is the one to estimate (or unknown);
+ * max_rate: the series' largest rate in the same unit (INFINITY: none).
+ * out[0..nseg) is overwritten. */
 void phase_split__instance(const double *bounds, size_t nseg, const double *known, double max_rate,
-                           const double *pu, const double *pt, const double *pv, size_t n,
-                           phase_split__share *out);
+                           const phase_split__points *pts, phase_split__share *out);
 
 #endif

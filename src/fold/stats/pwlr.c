@@ -54,6 +54,16 @@ typedef struct pt {
 	uint32_t inst;
 } pt;
 
+/* Where a boundary may move: [lo, hi], keeping min_len to its neighbours. */
+typedef struct pwlr__window {
+	double lo, hi, min_len;
+} pwlr__window;
+
+/* A chord over [a, b] from ka (at a) to kb (at b). */
+typedef struct pwlr__chord {
+	double a, b, ka, kb;
+} pwlr__chord;
+
 static int cmp_pt(const void *a, const void *b)
 {
 	const pt *p = a, *q = b;
@@ -653,10 +663,11 @@ static void dp_bounds(const dp *d, unsigned q, double *bounds)
 	bounds[q + 1] = 1;
 }
 
-/* Refines boundary j of r on the points within [lo, hi]. cand: scratch. */
-static int refine(const sser *S, size_t ns, pwlr__result *r, size_t j, double lo, double hi, double min_len,
-                  double **cand, size_t *cap)
+/* Refines boundary j of r on the points within the window w. cand: scratch. */
+static int refine(const sser *S, size_t ns, pwlr__result *r, size_t j, const pwlr__window *w, double **cand,
+                  size_t *cap)
 {
+	double lo = w->lo, hi = w->hi, min_len = w->min_len;
 	double minlo = r->bounds[j - 1] + min_len * 0.999, maxhi = r->bounds[j + 1] - min_len * 0.999;
 	if (lo < minlo)
 		lo = minlo;
@@ -744,12 +755,13 @@ static size_t absorb_transition(const sser *S, size_t ns, pwlr__result *r, doubl
 	return 0;
 }
 
-/* Curvature c of series s over [a, b] around the chord from ka to kb:
+/* Curvature c of series s over [a, b] around the chord ch from ka to kb:
  * y = chord + c (x - a)(x - b), least squares on the raw points. Returns
  * the SSE of that quadratic and (in *pl) of the current fit r there. */
-static double quad_fit(const sser *s, const pwlr__result *r, size_t k, double a, double b, double ka,
-                       double kb, double *c, double *pl, size_t *npts)
+static double quad_fit(const sser *s, const pwlr__result *r, size_t k, const pwlr__chord *ch, double *c,
+                       double *pl, size_t *npts)
 {
+	double a = ch->a, b = ch->b, ka = ch->ka, kb = ch->kb;
 	size_t ia = lower_bound(s->x, s->n, a), ib = upper_index(s, b);
 	double sqq = 0, srq = 0;
 	for (size_t i = ia; i < ib; i++) {
@@ -792,7 +804,7 @@ static int is_gradual(const sser *S, size_t ns, const pwlr__result *r, size_t j,
 		const double *kn = r->knot + k * (r->nseg + 1);
 		double a = r->bounds[j], b = r->bounds[e + 1], c, pl;
 		size_t n;
-		double q = quad_fit(&S[k], r, k, a, b, kn[j], kn[e + 1], &c, &pl, &n);
+		double q = quad_fit(&S[k], r, k, &(pwlr__chord){a, b, kn[j], kn[e + 1]}, &c, &pl, &n);
 		if (n < 10 * (e - j + 1))
 			return 0;
 		double var = S[k].sigma * S[k].sigma * (S[k].deff > 1 ? S[k].deff : 1);
@@ -870,7 +882,7 @@ static int merge_gradual(const sser *S, size_t ns, pwlr__result *r)
 					rise += r->slope[k * K + t] * (r->bounds[t + 1] - r->bounds[t]);
 				chord = rise / len;
 			}
-			quad_fit(&S[k], r, k, a, b, kn[j], kn[e + 1], &c, &pl, &n);
+			quad_fit(&S[k], r, k, &(pwlr__chord){a, b, kn[j], kn[e + 1]}, &c, &pl, &n);
 			/* Rates at both ends stay >= 0: |c| len <= chord. */
 			if (fabs(c) * len > chord)
 				c = c > 0 ? chord / len : -chord / len;
@@ -1177,7 +1189,8 @@ int pwlr__fit(const pwlr__series *in, size_t ns, const pwlr__opts *o, pwlr__resu
 		/* Refine each breakpoint on the points (two sweeps). */
 		for (int sweep = 0; sweep < 2 && r->nseg > 1; sweep++)
 			for (size_t j = 1; j < r->nseg; j++)
-				if (refine(S, ns, r, j, wlo[j], whi[j], o->min_len, &cand, &cap))
+				if (refine(S, ns, r, j, &(pwlr__window){wlo[j], whi[j], o->min_len}, &cand,
+				           &cap))
 					goto out;
 		split_holes(S, ns, r, o->min_len);
 		split_steps(S, ns, r, FOLD__MAX_TRANSITION);

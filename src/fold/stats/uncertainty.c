@@ -6,6 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the bootstrap and the checks resample: the series ps and their main
+ * fit pr (fitted with po), the instances that carry points (present[nid]
+ * flags; ids[nu] their list, NULL where not needed), and the scratch of a
+ * draw: mult[nid] (how often each instance is taken) and offset[nid]. */
+typedef struct uncertainty__resampling {
+	const pwlr__series *ps;
+	size_t nps;
+	const pwlr__opts *po;
+	const pwlr__result *pr;
+	uint32_t nid;
+	const uint8_t *present;
+	const uint32_t *ids;
+	uint32_t nu;
+	uint32_t *mult, *offset;
+} uncertainty__resampling;
+
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -162,14 +178,15 @@ static void interval(double *v, size_t n, double *lo, double *hi)
 #define FOLD__CHECK_RATE_FIXED 0.10
 #define FOLD__CHECK_GAPS 4.0
 
-static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
-                       uint32_t nid, const uint8_t *present, uint32_t *mult, uint32_t *offset,
-                       uncertainty__result *u)
+/* Fits two halves of the instances apart (coarse): h[half] when ok[half],
+ * cnt[half] instances each. */
+static void fit_halves(const uncertainty__resampling *rs, pwlr__result h[2], size_t cnt[2], int ok[2])
 {
-	pwlr__result h[2];
-	int ok[2] = {0, 0};
-	size_t cnt[2] = {0, 0};
-	memset(h, 0, sizeof h);
+	const pwlr__series *ps = rs->ps;
+	size_t nps = rs->nps;
+	uint32_t nid = rs->nid;
+	const uint8_t *present = rs->present;
+	uint32_t *mult = rs->mult, *offset = rs->offset;
 	/* The odd and the even instances by id; when the ids of the folded
 	 * instances do not alternate (a miniMD burst on 2 ranks folded only odd
 	 * ids: one half empty, no self-check), the odd and the even of them in
@@ -190,8 +207,22 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 			cnt[half] += mult[i];
 		}
 		offsets(mult, nid, offset);
-		ok[half] = cnt[half] >= 2 && refit(ps, nps, po, mult, offset, &h[half], 1) == 0;
+		ok[half] = cnt[half] >= 2 && refit(ps, nps, rs->po, mult, offset, &h[half], 1) == 0;
 	}
+}
+
+static void self_check(const uncertainty__resampling *rs, uncertainty__result *u)
+{
+	const pwlr__series *ps = rs->ps;
+	size_t nps = rs->nps;
+	const pwlr__result *pr = rs->pr;
+	uint32_t nid = rs->nid;
+	const uint8_t *present = rs->present;
+	pwlr__result h[2];
+	int ok[2] = {0, 0};
+	size_t cnt[2] = {0, 0};
+	memset(h, 0, sizeof h);
+	fit_halves(rs, h, cnt, ok);
 	if (!(ok[0] && ok[1]))
 		u->check_why_not = cnt[0] < 2 || cnt[1] < 2
 		                       ? "fewer than 4 folded instances carry samples: no two halves to fold"
@@ -284,10 +315,16 @@ static void self_check(const pwlr__series *ps, size_t nps, const pwlr__opts *po,
 
 /* Fits the shorter and the longer half of the instances apart and finds
  * the boundary of pr whose counterparts move most between them. */
-static void duration_split(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
-                           uint32_t nid, const uint8_t *present, const double *dur, uint32_t *mult,
-                           uint32_t *offset, uncertainty__result *u, int coarse)
+static void duration_split(const uncertainty__resampling *rs, const double *dur, uncertainty__result *u,
+                           int coarse)
 {
+	const pwlr__series *ps = rs->ps;
+	size_t nps = rs->nps;
+	const pwlr__opts *po = rs->po;
+	const pwlr__result *pr = rs->pr;
+	uint32_t nid = rs->nid;
+	const uint8_t *present = rs->present;
+	uint32_t *mult = rs->mult, *offset = rs->offset;
 	double *v = malloc((nid + 1) * sizeof *v);
 	size_t m = 0;
 	if (!v || pr->nseg < 2)
@@ -332,6 +369,89 @@ static void duration_split(const pwlr__series *ps, size_t nps, const pwlr__opts 
 			pwlr__result_free(&h[half]);
 out:
 	free(v);
+}
+
+/* The bootstrap: replicates re-fits, each of m of the nu instances drawn
+ * with replacement, and from them the 90% intervals of pr's boundaries and
+ * rates in u. bv, rv: scratch for the replicates' boundaries and rates. */
+static int bootstrap(const uncertainty__resampling *rs, unsigned replicates, uint64_t seed, double *bv,
+                     double *rv, uncertainty__result *u)
+{
+	const pwlr__series *ps = rs->ps;
+	size_t nps = rs->nps;
+	const pwlr__opts *po = rs->po;
+	const pwlr__result *pr = rs->pr;
+	uint32_t nid = rs->nid, nu = rs->nu;
+	const uint32_t *ids = rs->ids;
+	uint32_t *mult = rs->mult, *offset = rs->offset;
+	size_t K = pr->nseg;
+	uint64_t st = seed * 0x2545f4914f6cdd1dull + 0x13;
+	unsigned got = 0;
+	size_t npts = 0;
+	for (size_t k = 0; k < nps; k++)
+		npts = ps[k].n > npts ? ps[k].n : npts;
+	uint32_t m = nu;
+	if (npts > FOLD__REFIT_POINTS) {
+		double f = (double)FOLD__REFIT_POINTS / (double)npts;
+		m = (uint32_t)ceil(f * nu);
+		m = m < 30 ? (nu < 30 ? nu : 30) : m;
+	}
+	double scale = sqrt((double)m / (double)nu);
+	unsigned found[FOLD_PWLR_MAX_SEGMENTS + 1] = {0}; /* replicates that found boundary j (matched) */
+	for (unsigned b = 0; b < replicates; b++) {
+		memset(mult, 0, (nid + 1) * sizeof *mult);
+		for (uint32_t i = 0; i < m; i++)
+			mult[ids[splitmix(&st) % nu]]++;
+		offsets(mult, nid, offset);
+		pwlr__result f;
+		int r = refit(ps, nps, po, mult, offset, &f, 1);
+		if (r < 0) {
+			return r;
+		}
+		if (r > 0)
+			continue;
+		for (size_t j = 1; j < K; j++) {
+			bv[(size_t)got * (K + 1) + j] =
+			    pr->bounds[j] + scale * (nearest(&f, pr->bounds[j]) - pr->bounds[j]);
+			found[j] += !isnan(matched(&f, pr, j));
+		}
+		for (size_t k = 0; k < nps; k++)
+			for (size_t p = 0; p < K; p++) {
+				double main = interior_slope(pr, k, pr, p);
+				rv[((size_t)got * nps + k) * K + p] =
+				    main + scale * (interior_slope(&f, k, pr, p) - main);
+			}
+		got++;
+		pwlr__result_free(&f);
+	}
+	u->replicates = got;
+	double *tmp = malloc((got + 1) * sizeof *tmp);
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t j = 1; j < K; j++) {
+		for (unsigned b = 0; b < got; b++)
+			tmp[b] = bv[(size_t)b * (K + 1) + j];
+		interval(tmp, got, &u->blo[j], &u->bhi[j]);
+		/* a boundary fewer than half the replicates found near it (their
+		 * nearest stands for another): not located, it may be anywhere
+		 * between its neighbours too; and an interval holds its boundary */
+		if (got && 2 * found[j] < got && !isnan(u->blo[j])) {
+			u->blo[j] = fmin(u->blo[j], pr->bounds[j - 1]);
+			u->bhi[j] = fmax(u->bhi[j], pr->bounds[j + 1]);
+		}
+		if (!isnan(u->blo[j])) {
+			u->blo[j] = fmin(u->blo[j], pr->bounds[j]);
+			u->bhi[j] = fmax(u->bhi[j], pr->bounds[j]);
+		}
+	}
+	for (size_t k = 0; k < nps; k++)
+		for (size_t p = 0; p < K; p++) {
+			for (unsigned b = 0; b < got; b++)
+				tmp[b] = rv[((size_t)b * nps + k) * K + p];
+			interval(tmp, got, &u->rlo[k * K + p], &u->rhi[k * K + p]);
+		}
+	free(tmp);
+	return 0;
 }
 
 int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *po, const pwlr__result *pr,
@@ -381,78 +501,12 @@ int uncertainty__estimate(const pwlr__series *ps, size_t nps, const pwlr__opts *
 		u->check_why_not = "fewer than 4 folded instances carry samples: no two halves to fold";
 		goto out;
 	}
-	uint64_t st = seed * 0x2545f4914f6cdd1dull + 0x13;
-	unsigned got = 0;
-	size_t npts = 0;
-	for (size_t k = 0; k < nps; k++)
-		npts = ps[k].n > npts ? ps[k].n : npts;
-	uint32_t m = nu;
-	if (npts > FOLD__REFIT_POINTS) {
-		double f = (double)FOLD__REFIT_POINTS / (double)npts;
-		m = (uint32_t)ceil(f * nu);
-		m = m < 30 ? (nu < 30 ? nu : 30) : m;
-	}
-	double scale = sqrt((double)m / (double)nu);
-	unsigned found[FOLD_PWLR_MAX_SEGMENTS + 1] = {0}; /* replicates that found boundary j (matched) */
-	for (unsigned b = 0; b < replicates; b++) {
-		memset(mult, 0, (nid + 1) * sizeof *mult);
-		for (uint32_t i = 0; i < m; i++)
-			mult[ids[splitmix(&st) % nu]]++;
-		offsets(mult, nid, offset);
-		pwlr__result f;
-		int r = refit(ps, nps, po, mult, offset, &f, 1);
-		if (r < 0) {
-			rc = r;
-			goto out;
-		}
-		if (r > 0)
-			continue;
-		for (size_t j = 1; j < K; j++) {
-			bv[(size_t)got * (K + 1) + j] =
-			    pr->bounds[j] + scale * (nearest(&f, pr->bounds[j]) - pr->bounds[j]);
-			found[j] += !isnan(matched(&f, pr, j));
-		}
-		for (size_t k = 0; k < nps; k++)
-			for (size_t p = 0; p < K; p++) {
-				double main = interior_slope(pr, k, pr, p);
-				rv[((size_t)got * nps + k) * K + p] =
-				    main + scale * (interior_slope(&f, k, pr, p) - main);
-			}
-		got++;
-		pwlr__result_free(&f);
-	}
-	u->replicates = got;
-	double *tmp = malloc((got + 1) * sizeof *tmp);
-	if (!tmp) {
-		rc = -ENOMEM;
+	uncertainty__resampling rs = {ps, nps, po, pr, nid, present, ids, nu, mult, offset};
+	if ((rc = bootstrap(&rs, replicates, seed, bv, rv, u)))
 		goto out;
-	}
-	for (size_t j = 1; j < K; j++) {
-		for (unsigned b = 0; b < got; b++)
-			tmp[b] = bv[(size_t)b * (K + 1) + j];
-		interval(tmp, got, &u->blo[j], &u->bhi[j]);
-		/* a boundary fewer than half the replicates found near it (their
-		 * nearest stands for another): not located, it may be anywhere
-		 * between its neighbours too; and an interval holds its boundary */
-		if (got && 2 * found[j] < got && !isnan(u->blo[j])) {
-			u->blo[j] = fmin(u->blo[j], pr->bounds[j - 1]);
-			u->bhi[j] = fmax(u->bhi[j], pr->bounds[j + 1]);
-		}
-		if (!isnan(u->blo[j])) {
-			u->blo[j] = fmin(u->blo[j], pr->bounds[j]);
-			u->bhi[j] = fmax(u->bhi[j], pr->bounds[j]);
-		}
-	}
-	for (size_t k = 0; k < nps; k++)
-		for (size_t p = 0; p < K; p++) {
-			for (unsigned b = 0; b < got; b++)
-				tmp[b] = rv[((size_t)b * nps + k) * K + p];
-			interval(tmp, got, &u->rlo[k * K + p], &u->rhi[k * K + p]);
-		}
-	free(tmp);
-	self_check(ps, nps, po, pr, nid, present, mult, offset, u);
+	self_check(&rs, u);
 	if (dur)
-		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, u, 1);
+		duration_split(&rs, dur, u, 1);
 out:
 	free(present);
 	free(ids);
@@ -492,7 +546,9 @@ int uncertainty__duration_shift(const pwlr__series *ps, size_t nps, const pwlr__
 				present[ps[k].inst[i]] = 1;
 		uncertainty__result u;
 		memset(&u, 0, sizeof u);
-		duration_split(ps, nps, po, pr, nid, present, dur, mult, offset, &u, 0);
+		duration_split(
+		    &(uncertainty__resampling){ps, nps, po, pr, nid, present, NULL, 0, mult, offset}, dur, &u,
+		    0);
 		rc = u.dur_checked;
 		*j = u.dur_boundary;
 		*at_short = u.dur_short;

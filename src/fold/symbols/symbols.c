@@ -292,12 +292,17 @@ static sym_image *image_get(symtab *s, const char *path, const uint8_t *build_id
 	return img;
 }
 
-int symbols__add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path,
-                        const uint8_t *build_id, size_t build_id_len, uint64_t load_bias,
-                        const trace_segment *segs, unsigned nseg)
+int symbols__add_module(symtab *s, unsigned proc, const symbols__module *mod)
 {
-	if (!s || !path)
+	if (!s || !mod || !mod->path)
 		return -EINVAL;
+	uint32_t module_id = mod->id;
+	const char *path = mod->path;
+	const uint8_t *build_id = mod->build_id;
+	size_t build_id_len = mod->build_id_len;
+	uint64_t load_bias = mod->load_bias;
+	const trace_segment *segs = mod->segs;
+	unsigned nseg = mod->nseg;
 	sym_image *img = image_get(s, path, build_id, build_id_len);
 	if (!img)
 		return -ENOMEM;

@@ -46,13 +46,24 @@ typedef struct symtab_result {
 int symbols__new(symtab **out, trace_diag_fn diag, void *diag_arg);
 void symbols__free(symtab *s);
 
-/* Registers a module of process proc (the trace's MODULE_LOAD record). The file
- * is opened lazily on the first lookup that falls into it. segs are the PT_LOAD
- * segments in file vaddrs; run-time address = load_bias + file vaddr. With
- * nseg == 0 the segments are read from the file itself. build_id may be NULL. */
-int symbols__add_module(symtab *s, unsigned proc, uint32_t module_id, const char *path,
-                        const uint8_t *build_id, size_t build_id_len, uint64_t load_bias,
-                        const trace_segment *segs, unsigned nseg);
+/* A module as the trace's MODULE_LOAD record describes it: its id in its
+ * process, its file, its build id (build_id may be NULL), its load bias, and
+ * segs[nseg], the PT_LOAD segments in file vaddrs (run-time address =
+ * load_bias + file vaddr). */
+typedef struct symbols__module {
+	uint32_t id;
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint64_t load_bias;
+	const trace_segment *segs;
+	unsigned nseg;
+} symbols__module;
+
+/* Registers the module mod of process proc. The file is opened lazily on the
+ * first lookup that falls into it. With mod->nseg == 0 the segments are read
+ * from the file itself. */
+int symbols__add_module(symtab *s, unsigned proc, const symbols__module *mod);
 
 /* Symbolises addr of process proc. is_return_address: look up addr-1 (caller
  * frames), so a call attributes to its call line. Returns 0, or -ENOENT when

@@ -41,7 +41,7 @@ static void test_gap_over_four_phases(void **state)
 	for (int i = 0; i < 6; i++)
 		pt[i] = pu[i] * NS;
 	phase_split__share s[4];
-	phase_split__instance(bounds, 4, known, INFINITY, pu, pt, pv, 6, s);
+	phase_split__instance(bounds, 4, known, INFINITY, &(phase_split__points){pu, pt, pv, 6}, s);
 	check_invariants(s, 4, pv[5]);
 	/* the known phases would take more than the gap's 706.6 us (562.5 us
 	 * before 0.468, 246 us after 0.959): they share it, the others get none */
@@ -71,7 +71,7 @@ static void test_known_rate_up_to_the_bound(void **state)
 	for (int i = 0; i < 4; i++)
 		pt[i] = pu[i] * NS;
 	phase_split__share s[2];
-	phase_split__instance(bounds, 2, known, INFINITY, pu, pt, pv, 4, s);
+	phase_split__instance(bounds, 2, known, INFINITY, &(phase_split__points){pu, pt, pv, 4}, s);
 	check_invariants(s, 2, pv[3]);
 	assert_true(fabs(s[0].dv - 0.5 * NS) < 1e-3);
 	double truth = (pv[3] - 0.5 * NS) / (0.5 * NS); /* 0.1 + 0.045: 0.145 CPU */
@@ -95,7 +95,7 @@ static void test_estimated_phases_share_the_rest(void **state)
 	for (int i = 0; i < 4; i++)
 		pt[i] = pu[i] * NS;
 	phase_split__share s[4];
-	phase_split__instance(bounds, 4, known, INFINITY, pu, pt, pv, 4, s);
+	phase_split__instance(bounds, 4, known, INFINITY, &(phase_split__points){pu, pt, pv, 4}, s);
 	check_invariants(s, 4, pv[3]);
 	assert_true(fabs(s[1].dv - 0.06 * NS) < 1e-3 && fabs(s[2].dv - 0.06 * NS) < 1e-3);
 	assert_true(fabs(s[3].dv - 0.2 * NS) < 1e-3); /* 0.1 from the gap, 0.1 from the last */
@@ -113,7 +113,7 @@ static void test_known_phases_take_the_whole_gap(void **state)
 	double pv[] = {0, 0.8 * NS};
 	double pt[] = {0, NS};
 	phase_split__share s[2];
-	phase_split__instance(bounds, 2, known, INFINITY, pu, pt, pv, 2, s);
+	phase_split__instance(bounds, 2, known, INFINITY, &(phase_split__points){pu, pt, pv, 2}, s);
 	check_invariants(s, 2, pv[1]);
 	assert_true(fabs(s[0].dv - 0.4 * NS) < 1e-3 && fabs(s[1].dv - 0.4 * NS) < 1e-3);
 }
@@ -132,13 +132,13 @@ static void test_largest_rate_bounds_a_shared_gap(void **state)
 	double pt[] = {0, NS};
 	double pv[] = {0, NS}; /* one CPU throughout */
 	phase_split__share s[2];
-	phase_split__instance(bounds, 2, known, 1.0, pu, pt, pv, 2, s);
+	phase_split__instance(bounds, 2, known, 1.0, &(phase_split__points){pu, pt, pv, 2}, s);
 	check_invariants(s, 2, pv[1]);
 	assert_true(fabs(s[0].dv - 0.475 * NS) < 1e-3);
 	assert_true(fabs(s[0].lo - (0.475 - 0.10) * NS) < 1e-3);
 	assert_true(fabs(s[0].hi - (0.475 + 0.10) * NS) < 1e-3);
 	/* unbounded, the same gap allows anything from none to all of it */
-	phase_split__instance(bounds, 2, known, INFINITY, pu, pt, pv, 2, s);
+	phase_split__instance(bounds, 2, known, INFINITY, &(phase_split__points){pu, pt, pv, 2}, s);
 	assert_true(s[0].lo == 0 && fabs(s[0].hi - NS) < 1e-3);
 }
 

@@ -111,7 +111,7 @@ static void check_inline_chain(const char *prog)
 {
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0, NULL, 0}), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	unsigned inner_body = marker_line("inc/helpers.h", "@inner_body");
@@ -221,7 +221,8 @@ static void check_return_address(const char *prog, int pie)
 
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 3, 7, prog, NULL, 0, rf.bias, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 3, &(symbols__module){7, prog, NULL, 0, rf.bias, NULL, 0}),
+	                 0);
 	const symtab_result *r;
 	assert_int_equal(symbols__lookup(s, 3, rf.ra, 1, &r), 0);
 	assert_int_equal(r->file_vaddr, lo + size - 1);
@@ -264,8 +265,9 @@ static void test_shared_library_at_bias(void **state)
 	const uint64_t bias = 0x7f3a12340000ull;
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 1, 4, lib, facts.build_id, facts.build_id_len, bias,
-	                                     facts.loads, facts.nloads),
+	assert_int_equal(symbols__add_module(s, 1,
+	                                     &(symbols__module){4, lib, facts.build_id, facts.build_id_len,
+	                                                        bias, facts.loads, facts.nloads}),
 	                 0);
 	uint64_t lo, size;
 	nm_symbol(lib, "shared_work", &lo, &size);
@@ -306,7 +308,7 @@ static void test_fortran_module_procedure(void **state)
 	const char *prog = PROG("fortran");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0, NULL, 0}), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "__physics_MOD_step", &lo, &size);
 	unsigned body = marker_line("fortran.f90", "@step_body");
@@ -333,7 +335,7 @@ static void test_cxx_demangled(void **state)
 	const char *prog = PROG("cxx");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0, NULL, 0}), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "_ZN3geo5scaleIdEET_S1_i", &lo, &size);
 	const symtab_result *r;
@@ -355,7 +357,7 @@ static void test_stripped_symbol_fallback(void **state)
 	diag_log log;
 	symtab *s = new_symtab(&log);
 	assert_int_equal(symbols__set_debug_dirs(s, ""), 0);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0, NULL, 0}), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	for (uint64_t a = lo; a < lo + size; a += 7) {
@@ -382,7 +384,8 @@ static void test_fully_stripped(void **state)
 	diag_log log;
 	symtab *s = new_symtab(&log);
 	assert_int_equal(symbols__set_debug_dirs(s, ""), 0);
-	assert_int_equal(symbols__add_module(s, 0, 1, PROG("inl_gcc_nosyms"), NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(
+	    symbols__add_module(s, 0, &(symbols__module){1, PROG("inl_gcc_nosyms"), NULL, 0, 0, NULL, 0}), 0);
 	const symtab_result *r;
 	assert_int_equal(symbols__lookup(s, 0, lo + 3, 0, &r), 0);
 	char want[64];
@@ -400,7 +403,7 @@ static void test_debuglink(void **state)
 	const char *prog = PROG("inl_gcc_split");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0, NULL, 0}), 0);
 	symtab_module_info info;
 	assert_int_equal(symbols__module_info_get(s, 0, 1, &info), 0);
 	assert_int_equal(info.has_dwarf, 1);
@@ -433,7 +436,7 @@ static void test_build_id_directory(void **state)
 	char dirs[600];
 	snprintf(dirs, sizeof dirs, "/nonexistent:%s", root);
 	assert_int_equal(symbols__set_debug_dirs(s, dirs), 0);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0, NULL, 0), 0);
+	assert_int_equal(symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0, NULL, 0}), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "ends_with_call", &lo, &size);
 	const symtab_result *r;
@@ -459,8 +462,10 @@ static void test_build_id_mismatch(void **state)
 	diag_log log;
 	symtab *s = new_symtab(&log);
 	assert_int_equal(symbols__set_debug_dirs(s, ""), 0);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, facts.build_id, facts.build_id_len, 0, NULL, 0),
-	                 0);
+	assert_int_equal(
+	    symbols__add_module(s, 0,
+	                        &(symbols__module){1, prog, facts.build_id, facts.build_id_len, 0, NULL, 0}),
+	    0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	const symtab_result *r;
@@ -485,8 +490,10 @@ static void test_missing_file(void **state)
 	symtab *s = new_symtab(&log);
 	trace_segment segs[2] = {{0x0, 0x1000, 4}, {0x1000, 0x4000, 5}};
 	const uint64_t bias = 0x7f0000000000ull;
-	assert_int_equal(symbols__add_module(s, 0, 9, "/nonexistent/dir/libgone.so", NULL, 0, bias, segs, 2),
-	                 0);
+	assert_int_equal(
+	    symbols__add_module(s, 0,
+	                        &(symbols__module){9, "/nonexistent/dir/libgone.so", NULL, 0, bias, segs, 2}),
+	    0);
 	const symtab_result *r;
 	assert_int_equal(symbols__lookup(s, 0, bias + 0x1234, 0, &r), 0);
 	assert_string_equal(r->module, "/nonexistent/dir/libgone.so");
@@ -498,7 +505,9 @@ static void test_missing_file(void **state)
 
 	/* Without recorded segments the module cannot be placed: said, not fatal. */
 	assert_int_equal(
-	    symbols__add_module(s, 0, 10, "/nonexistent/other.so", NULL, 0, 0x7e0000000000ull, NULL, 0), 0);
+	    symbols__add_module(
+	        s, 0, &(symbols__module){10, "/nonexistent/other.so", NULL, 0, 0x7e0000000000ull, NULL, 0}),
+	    0);
 	assert_int_equal(log.count, 2);
 	assert_non_null(strstr(log.text, "/nonexistent/other.so"));
 	assert_int_equal(symbols__lookup(s, 0, 0x7e0000000100ull, 0, &r), -ENOENT);
@@ -514,7 +523,8 @@ static void test_cache_returns_same_result(void **state)
 	const char *prog = PROG("inl_gcc_pie");
 	diag_log log;
 	symtab *s = new_symtab(&log);
-	assert_int_equal(symbols__add_module(s, 0, 1, prog, NULL, 0, 0x5000000000ull, NULL, 0), 0);
+	assert_int_equal(
+	    symbols__add_module(s, 0, &(symbols__module){1, prog, NULL, 0, 0x5000000000ull, NULL, 0}), 0);
 	uint64_t lo, size;
 	nm_symbol(prog, "compute", &lo, &size);
 	const symtab_result *a, *b, *c;
