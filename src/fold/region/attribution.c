@@ -655,37 +655,35 @@ static void align_at_common_frame(hit *h, size_t n)
 	}
 }
 
-static int timeline(hit *h, size_t n, fold_region_result *r)
+/* Aligns samples whose stacks hold a frame named like the region (a
+ * function or an OpenMP region's outlined function) at it: threads that
+ * reach one parallel region from different roots (the main thread from
+ * main, workers from the runtime's thread start) then share their frames
+ * below it, and the timeline starts at the region's own code, not at the
+ * thread roots. Under 90% of them: at the common frame instead. */
+static void align_at_region_frame(hit *h, size_t n, const char *name)
 {
-	if (n < 10)
-		return 0;
-	qsort(h, n, sizeof *h, cmp_hit_x);
-	tally *t = malloc(256 * sizeof *t);
-	if (!t)
-		return -ENOMEM;
-	/* Samples whose stacks hold a frame named like the region (a function
-	 * or an OpenMP region's outlined function) are aligned at it: threads
-	 * that reach one parallel region from different roots (the main
-	 * thread from main, workers from the runtime's thread start) then
-	 * share their frames below it, and the timeline starts at the
-	 * region's own code, not at the thread roots. */
 	size_t own = 0;
 	for (size_t i = 0; i < n; i++)
 		for (unsigned d = 0; d < h[i].si->nlog; d++)
-			if (same_str(h[i].si->log[d].function, r->name)) {
+			if (same_str(h[i].si->log[d].function, name)) {
 				h[i].base = d;
 				own++;
 				break;
 			}
 	if ((double)own < 0.9 * (double)n)
 		align_at_common_frame(h, n);
-	/* Common outer frames: extend while >= 97% of samples agree, and stop
-	 * below a frame named like the region (a function region's own frame).
-	 * A frame the region's code runs in is there from its enter to its
-	 * exit: one also held by the samples of the instances' first and last
-	 * 5% (90% of them). A callee that holds 97% of the time is not: miniMD's
-	 * step region (ForceLJ::compute, 97%) had a timeline that started below
-	 * the force kernel, empty but for one slice. */
+}
+
+/* Common outer frames: extend while >= 97% of samples agree, and stop
+ * below a frame named like the region (a function region's own frame).
+ * A frame the region's code runs in is there from its enter to its exit:
+ * one also held by the samples of the instances' first and last 5% (90% of
+ * them). A callee that holds 97% of the time is not: miniMD's step region
+ * (ForceLJ::compute, 97%) had a timeline that started below the force
+ * kernel, empty but for one slice. h sorted by position; t: 256 tallies. */
+static unsigned common_prefix(hit *h, size_t n, const char *name, tally *t)
+{
 	unsigned prefix = 0;
 	size_t ends = n / 20 > 10 ? n / 20 : n < 10 ? n : 10;
 	for (unsigned d = 0; d < 512; d++) {
@@ -700,9 +698,53 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 		if (!same_str(tail, fn) || (double)ecnt < 0.9 * (double)ends)
 			break;
 		prefix = d + 1;
-		if (same_str(fn, r->name))
+		if (same_str(fn, name))
 			break;
 	}
+	return prefix;
+}
+
+/* The span's file and its most frequent line: those of function fn at
+ * depth d in samples [from, to). */
+static void span_source(const hit *h, size_t from, size_t to, unsigned d, const char *fn,
+                        fold_timeline_span *sp)
+{
+	size_t nt = 0, best = 0;
+	const char *file = NULL;
+	unsigned best_line = 0;
+	unsigned *lines = malloc((to - from + 1) * sizeof *lines);
+	if (lines) {
+		for (size_t i = from; i < to; i++)
+			if (tl_frame(&h[i], d) && same_str(tl_frame(&h[i], d)->function, fn))
+				lines[nt++] = tl_frame(&h[i], d)->line;
+		for (size_t i = 0; i < nt; i++) {
+			size_t c = 0;
+			for (size_t k = 0; k < nt && nt < 2000; k++)
+				c += lines[k] == lines[i];
+			if (c > best) {
+				best = c;
+				best_line = lines[i];
+			}
+		}
+		free(lines);
+	}
+	for (size_t i = from; i < to && !file; i++)
+		if (tl_frame(&h[i], d) && same_str(tl_frame(&h[i], d)->function, fn))
+			file = tl_frame(&h[i], d)->file;
+	sp->file = dup_or_null(file);
+	sp->line = best_line;
+}
+
+static int timeline(hit *h, size_t n, fold_region_result *r)
+{
+	if (n < 10)
+		return 0;
+	qsort(h, n, sizeof *h, cmp_hit_x);
+	tally *t = malloc(256 * sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	align_at_region_frame(h, n, r->name);
+	unsigned prefix = common_prefix(h, n, r->name, t);
 	/* The region's own function is the last common frame: levels start below it. */
 	size_t bins = n / 8;
 	if (bins > 100)
@@ -757,34 +799,7 @@ static int timeline(hit *h, size_t n, fold_region_result *r)
 				sp->start = (double)b / (double)bins;
 				sp->end = (double)e / (double)bins;
 				sp->function = strdup(binfn[b]);
-				/* the most frequent line of that function at that depth within the span */
-				size_t nt = 0;
-				const char *file = NULL;
-				unsigned best_line = 0;
-				size_t best = 0;
-				unsigned *lines = malloc((edge[e] - edge[b] + 1) * sizeof *lines);
-				if (lines) {
-					for (size_t i = edge[b]; i < edge[e]; i++)
-						if (tl_frame(&h[i], d) &&
-						    same_str(tl_frame(&h[i], d)->function, binfn[b]))
-							lines[nt++] = tl_frame(&h[i], d)->line;
-					for (size_t i = 0; i < nt; i++) {
-						size_t c = 0;
-						for (size_t k = 0; k < nt && nt < 2000; k++)
-							c += lines[k] == lines[i];
-						if (c > best) {
-							best = c;
-							best_line = lines[i];
-						}
-					}
-					free(lines);
-				}
-				for (size_t i = edge[b]; i < edge[e] && !file; i++)
-					if (tl_frame(&h[i], d) &&
-					    same_str(tl_frame(&h[i], d)->function, binfn[b]))
-						file = tl_frame(&h[i], d)->file;
-				sp->file = dup_or_null(file);
-				sp->line = best_line;
+				span_source(h, edge[b], edge[e], d, binfn[b], sp);
 				if (!sp->function) {
 					rc = -ENOMEM;
 					break;
