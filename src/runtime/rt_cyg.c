@@ -1116,6 +1116,26 @@ static void __attribute__((noinline)) calib_dummy(void)
 /* Sets hook_pair_ns (a whole recorded enter+exit pair, as the enclosing
  * calls see it) and hook_inner_ns (the part of it between the two
  * timestamps, which the call's own measured duration contains). */
+/* A warm read of code (cold_return): the median of 101, of a line just
+ * read; the floor and the ceiling of a cold return from it. */
+static void calibrate_return(uint64_t hz)
+{
+	uint64_t d[101];
+	const volatile char *p = (const volatile char *)(void *)code_read_ticks;
+	(void)*p;
+	for (int i = 0; i < 101; i++)
+		d[i] = code_read_ticks(p);
+	for (int i = 1; i < 101; i++)
+		for (int j = i; j > 0 && d[j - 1] > d[j]; j--) {
+			uint64_t x = d[j];
+			d[j] = d[j - 1];
+			d[j - 1] = x;
+		}
+	return_warm_ticks = d[50];
+	return_floor_ticks = return_warm_ticks + (uint64_t)((double)RETURN_FLOOR_NS * (double)hz / 1e9);
+	return_max_ticks = (uint64_t)((double)RETURN_MAX_NS * (double)hz / 1e9);
+}
+
 static void calibrate(void)
 {
 	enum { ROUNDS = 7, PAIRS = 1000 };
@@ -1209,25 +1229,7 @@ static void calibrate(void)
 	calib_no_arm = 0;
 	cold_gap_ticks = UINT64_MAX;
 	uint64_t hz = rt__proc.clock.tick_hz ? rt__proc.clock.tick_hz : 1000000000ull;
-	/* A warm read of code (cold_return): the median of 101, of a line just
-	 * read */
-	{
-		uint64_t d[101];
-		const volatile char *p = (const volatile char *)(void *)code_read_ticks;
-		(void)*p;
-		for (int i = 0; i < 101; i++)
-			d[i] = code_read_ticks(p);
-		for (int i = 1; i < 101; i++)
-			for (int j = i; j > 0 && d[j - 1] > d[j]; j--) {
-				uint64_t x = d[j];
-				d[j] = d[j - 1];
-				d[j - 1] = x;
-			}
-		return_warm_ticks = d[50];
-		return_floor_ticks =
-		    return_warm_ticks + (uint64_t)((double)RETURN_FLOOR_NS * (double)hz / 1e9);
-		return_max_ticks = (uint64_t)((double)RETURN_MAX_NS * (double)hz / 1e9);
-	}
+	calibrate_return(hz);
 	for (int k = 0; k < COLD_KINDS; k++)
 		hook_after_ns[k] = best_after[k] < 0 ? 0 : best_after[k] * 1e9 / (double)hz;
 	double per_pair = 1e9 / (double)hz / PAIRS;
