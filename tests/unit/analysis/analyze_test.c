@@ -16,6 +16,7 @@
 #include "contradicted_points.h"
 #include "json.h"
 #include "json_check.h"
+#include "region_work.h"
 #include "synth.h"
 #include "trace_format.h"
 #include "trace_writer.h"
@@ -189,4 +190,57 @@ void stretched_by_a_competitor(synth_config *c)
 	c->preempt_mean_ns = 2e6;
 	c->preempt_fixed = 1;
 	c->noise = 0.02;
+}
+
+void hand_record_init(hand_record *h, uint64_t seed)
+{
+	enum { NI = 100, NP = 20 };
+	memset(h, 0, sizeof *h);
+	fold_options_init(&h->opt);
+	h->c = (analyze_ctx){.opt = &h->opt, .a = &h->a};
+	pthread_mutex_init(&h->c.warn_lock, NULL);
+	for (size_t i = 0; i < NI; i++) {
+		h->inst[i].used = 1;
+		h->inst[i].dur_ns = 1e6 * (1 + 0.05 * sin((double)i));
+		h->inst[i].id = (uint32_t)i;
+	}
+	h->acc = (instances__region_acc){.inst = h->inst, .ninst = NI};
+	h->group = (fold_group){.cpu_share = 0.5};
+	h->r = (fold_region_result){
+	    .name = "r", .groups = &h->group, .ngroups = 1, .instances_used = NI, .samples_folded = NI * NP};
+	series_work *sw = calloc(1, sizeof *sw);
+	assert_non_null(sw);
+	folding__folded *f = &sw->f;
+	f->x = malloc(NI * NP * sizeof *f->x);
+	f->y = malloc(NI * NP * sizeof *f->y);
+	f->inst = malloc(NI * NP * sizeof *f->inst);
+	assert_true(f->x && f->y && f->inst);
+	for (size_t i = 0; i < NI; i++)
+		for (size_t j = 0; j < NP; j++) {
+			double x = ((double)j + 0.5 + 0.3 * sin((double)(i * NP + j))) / NP;
+			double y = x < 0.4 ? 2 * x : 0.8 + (x - 0.4) / 3;
+			f->x[f->n] = x;
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			f->y[f->n] = y + 0.01 * ((double)(seed >> 11) / 9007199254740992.0 - 0.5);
+			f->inst[f->n++] = (uint32_t)i;
+		}
+	f->ninst = f->nexact = NI;
+	f->sum_total = 1e6 * NI;
+	f->sum_dur_ns = 1e6 * NI;
+	sw->skind = FOLD__SER_COUNTER;
+	sw->name = strdup("ctr");
+	sw->unit = "events/s";
+	sw->scale = sw->rscale = 1e9;
+	sw->rscale_rel = NAN;
+	assert_non_null(sw->name);
+	h->w = (region_work){.acc = &h->acc, .r = &h->r, .sw = sw, .nsw = 1};
+}
+
+void hand_record_free(hand_record *h)
+{
+	region__work_free(&h->w);
+	for (size_t i = 0; i < h->a.nwarnings; i++)
+		fold_diag_free(&h->a.warnings[i]);
+	free(h->a.warnings);
+	pthread_mutex_destroy(&h->c.warn_lock);
 }

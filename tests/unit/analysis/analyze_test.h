@@ -10,6 +10,8 @@
 
 #include "analysis.h"
 #include "analyze.h"
+#include "analyze_ctx.h"
+#include "region_work.h"
 #include "synth.h"
 
 extern char trace[128], json[128];
@@ -49,5 +51,23 @@ int fit_has(const fold_region_result *r, const char *key);
 /* 400 instances of 1 ms; a regular competitor preempts 70% of them for
  * exactly 2 ms. */
 void stretched_by_a_competitor(synth_config *c);
+
+/* A region's work record built by hand (no trace): 100 instances of about
+ * 1 ms, one counter read at enter and exit whose 20 folded points per
+ * instance rise at twice the mean rate up to 0.4 and at a third of it after
+ * (noise 1%, drawn from seed), 1e9 events/s per unit slope. The context has
+ * default options and no models; hand_record_free releases it all. */
+typedef struct hand_record {
+	fold_options opt;
+	fold_analysis a;
+	analyze_ctx c;
+	instances__instance inst[100];
+	instances__region_acc acc;
+	fold_group group;
+	fold_region_result r;
+	region_work w;
+} hand_record;
+void hand_record_init(hand_record *h, uint64_t seed);
+void hand_record_free(hand_record *h);
 
 #endif

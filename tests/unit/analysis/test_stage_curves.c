@@ -206,10 +206,51 @@ static void test_steps_stage_on_a_hand_built_record(void **state)
 	free(r.fit_notes);
 }
 
+/* stage_curves alone, on a work record built by hand (hand_record: rates
+ * 2e9/s up to 0.4, 3.3e8/s after) and fitted by stage_phases: with the
+ * piecewise-linear fit the region gets one series whose curve holds those
+ * rates on either side of the switch and whose cumulative share rises from
+ * 0 to 1, the fit's parameters are recorded, and nothing is warned of. */
+static void test_curves_stage_on_a_hand_built_record(void **state)
+{
+	(void)state;
+	hand_record h;
+	hand_record_init(&h, 11);
+	h.opt.fit = "pwlr";
+	assert_int_equal(stage_phases(&h.c, &h.w), 0);
+	assert_int_equal(stage_curves(&h.c, &h.w), 0);
+	fold_region_result *r = &h.r;
+	assert_int_equal(r->nseries, 1);
+	const fold_series *s = &r->series[0];
+	assert_string_equal(s->name, "ctr");
+	assert_true(s->fit.n >= 2);
+	assert_true(fabs(s->fit.cum[0]) < 0.02 && fabs(s->fit.cum[s->fit.n - 1] - 1) < 0.02);
+	for (size_t i = 0; i < s->fit.n; i++) {
+		double x = s->fit.x[i], want = x < 0.38 ? 2e9 : x > 0.42 ? 1e9 / 3 : NAN;
+		if (isfinite(want))
+			assert_true(fabs(s->fit.value[i] / want - 1) < 0.1);
+	}
+	assert_true(r->nfit_params > 0);
+	assert_int_equal(h.a.nwarnings, 0);
+	/* the result is the analysis' to free */
+	fold_analysis *owner = calloc(1, sizeof *owner);
+	assert_non_null(owner);
+	owner->regions = calloc(1, sizeof *owner->regions);
+	assert_non_null(owner->regions);
+	owner->regions[0] = *r;
+	owner->regions[0].name = strdup(r->name);
+	owner->regions[0].groups = calloc(1, sizeof *owner->regions[0].groups);
+	owner->nregions = 1;
+	memset(r, 0, sizeof *r);
+	fold_analysis_free(owner);
+	hand_record_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_steps_stage_on_a_hand_built_record),
+	    cmocka_unit_test(test_curves_stage_on_a_hand_built_record),
 	    cmocka_unit_test_setup_teardown(test_sparse_counter_no_kriging_failure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_withheld_band_is_the_phase_interval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sparse_counter_counts_its_events, setup, teardown),

@@ -15,7 +15,6 @@
 #include "contradicted_points.h"
 #include "json.h"
 #include "json_check.h"
-#include "region_work.h"
 #include "synth.h"
 #include "trace_format.h"
 #include "trace_writer.h"
@@ -226,72 +225,31 @@ static void test_busy_cpu_clock_interval_is_tight(void **state)
 static void test_uncertainty_stage_on_a_hand_built_record(void **state)
 {
 	(void)state;
-	enum { NI = 100, NP = 20 };
-	fold_options opt;
-	fold_options_init(&opt);
-	fold_analysis a = {0};
-	analyze_ctx c = {.opt = &opt, .a = &a};
-	pthread_mutex_init(&c.warn_lock, NULL);
-	instances__instance inst[NI];
-	memset(inst, 0, sizeof inst);
-	for (size_t i = 0; i < NI; i++) {
-		inst[i].used = 1;
-		inst[i].dur_ns = 1e6 * (1 + 0.05 * sin((double)i));
-		inst[i].id = (uint32_t)i;
-	}
-	instances__region_acc acc = {.inst = inst, .ninst = NI};
-	fold_group group = {.cpu_share = 0.5};
+	hand_record h;
+	hand_record_init(&h, 7);
 	fold_series series = {.name = "ctr"};
-	fold_region_result r = {.name = "r",
-	                        .groups = &group,
-	                        .ngroups = 1,
-	                        .instances_used = NI,
-	                        .samples_folded = NI * NP,
-	                        .series = &series,
-	                        .nseries = 1};
-	series_work *sw = calloc(1, sizeof *sw);
-	assert_non_null(sw);
-	folding__folded *f = &sw->f;
-	uint64_t seed = 7;
-	f->x = malloc(NI * NP * sizeof *f->x);
-	f->y = malloc(NI * NP * sizeof *f->y);
-	f->inst = malloc(NI * NP * sizeof *f->inst);
-	assert_true(f->x && f->y && f->inst);
-	for (size_t i = 0; i < NI; i++)
-		for (size_t j = 0; j < NP; j++) {
-			double x = ((double)j + 0.5 + 0.3 * sin((double)(i * NP + j))) / NP;
-			double y = x < 0.4 ? 2 * x : 0.8 + (x - 0.4) / 3;
-			f->x[f->n] = x;
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			f->y[f->n] = y + 0.01 * ((double)(seed >> 11) / 9007199254740992.0 - 0.5);
-			f->inst[f->n++] = (uint32_t)i;
-		}
-	f->ninst = f->nexact = NI;
-	f->sum_total = 1e6 * NI;
-	f->sum_dur_ns = 1e6 * NI;
-	sw->skind = FOLD__SER_COUNTER;
-	sw->rscale = 1e9; /* 1e9 events/s per unit slope */
-	sw->rscale_rel = NAN;
-	region_work w = {.acc = &acc, .r = &r, .sw = sw, .nsw = 1};
-	assert_int_equal(stage_phases(&c, &w), 0);
-	assert_true(w.pr.nseg >= 2);
+	h.r.series = &series;
+	h.r.nseries = 1;
+	assert_int_equal(stage_phases(&h.c, &h.w), 0);
+	const pwlr__result *pr = &h.w.pr;
+	assert_true(pr->nseg >= 2);
 	/* the phase table, as stage_table writes it */
-	fold_phase_result *ph = calloc(w.pr.nseg, sizeof *ph);
-	double *rates = calloc(w.pr.nseg, sizeof *rates);
+	fold_phase_result *ph = calloc(pr->nseg, sizeof *ph);
+	double *rates = calloc(pr->nseg, sizeof *rates);
 	assert_true(ph && rates);
-	for (size_t p = 0; p < w.pr.nseg; p++) {
-		ph[p].start = w.pr.bounds[p];
-		ph[p].end = p + 1 < w.pr.nseg ? w.pr.bounds[p + 1] : 1;
-		rates[p] = w.pr.slope[p] * sw->rscale;
+	for (size_t p = 0; p < pr->nseg; p++) {
+		ph[p].start = pr->bounds[p];
+		ph[p].end = p + 1 < pr->nseg ? pr->bounds[p + 1] : 1;
+		rates[p] = pr->slope[p] * h.w.sw->rscale;
 		ph[p].rates = &rates[p];
 		ph[p].nrates = 1;
 	}
-	r.phases = ph;
-	r.nphases = w.pr.nseg;
-	assert_int_equal(stage_uncertainty(&c, &w), 0);
-	assert_true(r.bootstrap_replicates > 0);
+	h.r.phases = ph;
+	h.r.nphases = pr->nseg;
+	assert_int_equal(stage_uncertainty(&h.c, &h.w), 0);
+	assert_true(h.r.bootstrap_replicates > 0);
 	int boundary_held = 0;
-	for (size_t p = 0; p < r.nphases; p++) {
+	for (size_t p = 0; p < h.r.nphases; p++) {
 		assert_int_equal(ph[p].nrate_ci, 1);
 		assert_true(ph[p].rate_lo[0] <= rates[p] && rates[p] <= ph[p].rate_hi[0]);
 		assert_true(ph[p].rate_hi[0] - ph[p].rate_lo[0] < 0.2 * rates[p]);
@@ -299,20 +257,16 @@ static void test_uncertainty_stage_on_a_hand_built_record(void **state)
 			boundary_held = 1;
 	}
 	assert_true(boundary_held);
-	assert_true(r.self_check.done);
-	assert_true(r.self_check.reproducible);
-	assert_int_equal(a.nwarnings, 0);
-	for (size_t p = 0; p < r.nphases; p++) {
+	assert_true(h.r.self_check.done);
+	assert_true(h.r.self_check.reproducible);
+	assert_int_equal(h.a.nwarnings, 0);
+	for (size_t p = 0; p < h.r.nphases; p++) {
 		free(ph[p].rate_lo);
 		free(ph[p].rate_hi);
 	}
 	free(ph);
 	free(rates);
-	region__work_free(&w);
-	for (size_t i = 0; i < a.nwarnings; i++)
-		fold_diag_free(&a.warnings[i]);
-	free(a.warnings);
-	pthread_mutex_destroy(&c.warn_lock);
+	hand_record_free(&h);
 }
 
 int main(void)
