@@ -1,7 +1,7 @@
 /* phase_split.c: one instance's increments of a counter over the phases of
  * a folded region, from its own points. See phase_split.h for the
- * invariants; region_pipeline.c (stage_bound_rates) uses it for the phases
- * whose fitted rate sat at its physical bound. */
+ * invariants; the region pipeline (stage_rates.c, stage_bound_rates) uses
+ * it for the phases whose fitted rate sat at its physical bound. */
 #include "phase_split.h"
 
 #include <math.h>
