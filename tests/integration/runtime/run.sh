@@ -437,28 +437,36 @@ start_cost)
 	# time if that is more (a /bin/true of 0.6 ms cost 2.3-2.7 ms more).
 	n=40
 	field() { echo "$1" | sed -n "s/.*$2=\([0-9.]*\).*/\1/p"; }
-	a1=$("$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn without fold"
-	b=$(CHILD_PRELOAD="$LIBFOLD" FOLD_QUIET=1 "$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn, children under fold"
-	c=$(LD_PRELOAD="$LIBFOLD" FOLD_QUIET=1 "$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn under fold"
-	a2=$("$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn without fold"
-	[ "$(ls ./*.trace | wc -l)" -eq $((2 * n + 1)) ] || fail "expected $((2 * n + 1)) traces, found $(ls ./*.trace | wc -l)"
-	echo "without fold: $a1 / $a2; children under fold: $b; parent and children under fold: $c" >&2
 	# judge WHAT A1 A2 B C LIMIT: B and C against the mean of A1 and A2
 	judge() {
 		awk -v w="$1" -v a1="$2" -v a2="$3" -v b="$4" -v c="$5" -v lim="$6" 'BEGIN { a = (a1 + a2) / 2
 			printf "%s per process: %.1f without fold, +%.1f under fold, +%.1f in a measured parent'"'"'s loop (at most %s)\n", w, a, b - a, c - a, lim >"/dev/stderr"
 			exit !(b - a <= lim && c - a <= lim) }'
 	}
-	judge "page faults" "$(field "$a1" faults)" "$(field "$a2" faults)" "$(field "$b" faults)" "$(field "$c" faults)" 150 ||
-		fail "a process under fold takes more than 150 page faults more than without (see above)"
-	ca1=$(field "$a1" cpu_us) ca2=$(field "$a2" cpu_us)
-	if awk -v x="$ca1" -v y="$ca2" 'BEGIN { exit !(x > 1.5 * y || y > 1.5 * x) }'; then
-		echo "SKIP ($case_name): the CPU time cannot be judged here: a /bin/true without fold took $ca1 us, then $ca2 us (medians of $n; load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-		exit 77
-	fi
-	lim=$(awk -v x="$ca1" -v y="$ca2" 'BEGIN { printf "%.0f", 2.5 * (x + y) / 2 }')
-	judge "CPU us" "$ca1" "$ca2" "$(field "$b" cpu_us)" "$(field "$c" cpu_us)" "$lim" ||
-		fail "a process under fold costs more than 2.5 times its own CPU time more (see above)"
+	# Up to three rounds of without / under / under / without: the page
+	# faults are judged in each (exact), the CPU time in the best round (a
+	# burst of other work during one measurement (CI: 4.3 times, then 1.6-2
+	# times alone) is not fold's cost; a cost fold adds shows in every round).
+	for round in 1 2 3; do
+		rm -f ./*.trace ./*.trace.live
+		a1=$("$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn without fold"
+		b=$(CHILD_PRELOAD="$LIBFOLD" FOLD_QUIET=1 "$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn, children under fold"
+		c=$(LD_PRELOAD="$LIBFOLD" FOLD_QUIET=1 "$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn under fold"
+		a2=$("$PROGS/prog_spawn" $n /bin/true) || fail "prog_spawn without fold"
+		[ "$(ls ./*.trace | wc -l)" -eq $((2 * n + 1)) ] || fail "expected $((2 * n + 1)) traces, found $(ls ./*.trace | wc -l)"
+		echo "round $round: without fold: $a1 / $a2; children under fold: $b; parent and children under fold: $c" >&2
+		judge "page faults" "$(field "$a1" faults)" "$(field "$a2" faults)" "$(field "$b" faults)" "$(field "$c" faults)" 150 ||
+			fail "a process under fold takes more than 150 page faults more than without (see above)"
+		ca1=$(field "$a1" cpu_us) ca2=$(field "$a2" cpu_us)
+		if awk -v x="$ca1" -v y="$ca2" 'BEGIN { exit !(x > 1.5 * y || y > 1.5 * x) }'; then
+			[ $round -lt 3 ] && continue
+			echo "SKIP ($case_name): the CPU time cannot be judged here: a /bin/true without fold took $ca1 us, then $ca2 us (medians of $n; load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+			exit 77
+		fi
+		lim=$(awk -v x="$ca1" -v y="$ca2" 'BEGIN { printf "%.0f", 2.5 * (x + y) / 2 }')
+		judge "CPU us" "$ca1" "$ca2" "$(field "$b" cpu_us)" "$(field "$c" cpu_us)" "$lim" && break
+		[ $round -lt 3 ] || fail "a process under fold costs more than 2.5 times its own CPU time more, in three rounds (see above)"
+	done
 	base=$(awk -v a1="$(field "$a1" wall_us)" -v a2="$(field "$a2" wall_us)" 'BEGIN { print (a1 + a2) / 2 }')
 	if awk -v b="$base" 'BEGIN { exit !(b > 1500) }'; then
 		echo "SKIP ($case_name): page faults and CPU time as judged above; the wall time cannot be judged here: a /bin/true without fold took ${base} us from its start to its reaping (median of $n, under 1500 us on a quiet machine; load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
