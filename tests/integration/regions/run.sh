@@ -519,8 +519,11 @@ cold_return)
 	# cannot be judged; such a run skips with the figures (cpu_share.py),
 	# and the test runs alone.
 	unoptimized
-	python3 "$TOOLS/cpu_share.py" --judge "the cold returns' timing" -- LD_PRELOAD="$LIBFOLD" \
-		"$PROGS/prog_calls" return 30 >own.txt 2>err.txt || {
+	# A host that stops the machine often also takes its caches: at 1,300
+	# stops a second the program's own returns read 50 ns in one run and
+	# 120 ns in the next, with this runtime and the one before it alike.
+	python3 "$TOOLS/cpu_share.py" --judge "the cold returns' timing" --max-stalls 2 --stall-over 16 -- \
+		LD_PRELOAD="$LIBFOLD" "$PROGS/prog_calls" return 30 >own.txt 2>err.txt || {
 		rc=$?
 		[ $rc -eq 77 ] && { grep -m1 SKIP err.txt; exit 77; }
 		fail "prog_calls failed: $(cat err.txt)"
