@@ -46,13 +46,6 @@ typedef struct rate_source {
 	double share_min;
 } rate_source;
 
-/* One instance's points of a series: aligned position u, ticks since its
- * enter t and value v, n of them. */
-typedef struct instance_points {
-	const double *u, *t, *v;
-	size_t n;
-} instance_points;
-
 /* One increment dv over wall time dt of the current piece. */
 static void pair_add(pair_sums *q, double dv, double dt)
 {
@@ -141,7 +134,7 @@ static void pair_accumulate(analyze_ctx *c, const region_work *w, const series_w
  * added to ps as one piece's (phase_split.h): the phases outside the mask
  * `target` run at their fitted rates, the target phases share the rest. */
 static void span_gaps(const fold_region_result *r, size_t k, unsigned long target, const pwlr__result *pr,
-                      const instance_points *pts, double ns_per_tick, double max_per_ns, pair_sums *ps)
+                      const phase_split__points *pts, double ns_per_tick, double max_per_ns, pair_sums *ps)
 {
 	double known[FOLD_PWLR_MAX_SEGMENTS] = {0};
 	phase_split__share sh[FOLD_PWLR_MAX_SEGMENTS];
@@ -242,7 +235,7 @@ static int span_accumulate(analyze_ctx *c, const region_work *w, size_t k, unsig
 		pu[n] = region__aligned_x(ai, in->id, 1);
 		pt[n] = span;
 		pv[n++] = v1;
-		span_gaps(r, k, target, pr, &(instance_points){pu, pt, pv, n}, t->ns_per_tick, max_per_ns,
+		span_gaps(r, k, target, pr, &(phase_split__points){pu, pt, pv, n}, t->ns_per_tick, max_per_ns,
 		          ps);
 		pair_close_piece(ps, pr->nseg);
 	}
