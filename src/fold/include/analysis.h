@@ -264,6 +264,27 @@ typedef struct fold_self_check {
 	double duration_shift;
 } fold_self_check;
 
+/* The region's fidelity verdict: can its folded answer (phase count,
+ * boundaries, rates) be trusted? It combines every check fold makes of its
+ * own answer (the self-check above and the others stage_uncertainty and
+ * later stages run); reasons holds a FOLD_FIDELITY_* bit for each check that
+ * failed. Anything but CONSISTENT is a flag: the answer may be wrong. */
+typedef enum fold_fidelity_verdict {
+	FOLD_FIDELITY_UNCHECKED = 0,   /* no check could be made (why in self_check.why_not) */
+	FOLD_FIDELITY_CONSISTENT,      /* every check passed */
+	FOLD_FIDELITY_NOT_INFORMATIVE, /* the checks had no structure to compare */
+	FOLD_FIDELITY_SUSPECT,         /* at least one check failed: reasons */
+} fold_fidelity_verdict;
+
+enum {
+	FOLD_FIDELITY_HALVES = 1u << 0, /* the odd/even halves disagree beyond their noise */
+};
+
+typedef struct fold_fidelity {
+	fold_fidelity_verdict verdict;
+	unsigned reasons; /* FOLD_FIDELITY_* bits */
+} fold_fidelity;
+
 typedef struct fold_group {
 	unsigned id;
 	unsigned long instances;
@@ -350,6 +371,7 @@ typedef struct fold_region_result {
 	size_t nfit_notes;
 	unsigned bootstrap_replicates; /* behind the phases' intervals (0: none) */
 	fold_self_check self_check;
+	fold_fidelity fidelity; /* the verdict over every check (stage_uncertainty) */
 } fold_region_result;
 
 /* One thread's share of a profile entry. */

@@ -94,6 +94,10 @@ int stage_uncertainty(analyze_ctx *c, region_work *w)
 	sc->boundary_allowed = u.check_boundary_allowed;
 	sc->rate_allowed = u.check_rate_allowed;
 	sc->reproducible = sc->done && u.check_excess <= 1;
+	r->fidelity.verdict = !sc->done          ? FOLD_FIDELITY_UNCHECKED
+	                      : sc->reproducible ? FOLD_FIDELITY_CONSISTENT
+	                                         : FOLD_FIDELITY_SUSPECT;
+	r->fidelity.reasons = sc->done && !sc->reproducible ? FOLD_FIDELITY_HALVES : 0;
 	/* Judged on the phases reported: each boundary must have a counterpart
 	 * in both halves and each phase's rates must agree. A half with extra
 	 * boundaries of its own (half the samples: the fit follows more noise)
