@@ -89,11 +89,12 @@ static int perf_works(uint32_t type, uint64_t config, char *why, size_t len)
 	attr.size = sizeof attr;
 	attr.type = type;
 	attr.config = config;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = rt__perf_open_for(&attr, -1);
 	if (fd < 0) {
-		snprintf(why, len, "perf_event_open: %s", strerror(errno));
+		if (errno == EACCES && rt__perf_kernel_side(type, config))
+			snprintf(why, len, "%s", RT_PERF_KERNEL_SIDE_WHY);
+		else
+			snprintf(why, len, "perf_event_open: %s", strerror(errno));
 		return 0;
 	}
 	close(fd);

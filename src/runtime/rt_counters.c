@@ -113,12 +113,10 @@ static int perf_open(const ctr_spec *c, int group_fd)
 	attr.size = sizeof attr;
 	attr.type = c->type;
 	attr.config = c->config;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
 	/* The enabled time of a per-thread event advances only while the
 	 * thread runs: the thread's CPU time, in the same read. */
 	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED;
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return rt__perf_open_for(&attr, group_fd);
 }
 
 /* ---------------------------------------------------------------- deciding */
@@ -248,8 +246,12 @@ static unsigned try_list(const char *list)
 		int fd = perf_open(&c, nhw ? probe_fd[0] : -1);
 		uint64_t probe[2 + FOLD_MAX_HW_COUNTERS]; /* { nr, time_enabled, values } */
 		if (fd < 0 || read(fd, probe, sizeof probe) < (ssize_t)sizeof(uint64_t)) {
-			snprintf(why, sizeof why, "cannot be counted here (perf_event_open: %s)",
-			         strerror(fd < 0 ? errno : EIO));
+			if (fd < 0 && errno == EACCES && rt__perf_kernel_side(c.type, c.config))
+				snprintf(why, sizeof why, "cannot be counted here: it %s",
+				         RT_PERF_KERNEL_SIDE_WHY);
+			else
+				snprintf(why, sizeof why, "cannot be counted here (perf_event_open: %s)",
+				         strerror(fd < 0 ? errno : EIO));
 			if (fd >= 0)
 				close(fd);
 			add_missing(tok, why);

@@ -10,6 +10,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rt_perfnames.h"
 
@@ -76,4 +78,27 @@ int rt__perf_encoding(const char *name, uint32_t *type, uint64_t *config, int *h
 		}
 	}
 	return -ENOENT;
+}
+
+int rt__perf_kernel_side(uint32_t type, uint64_t config)
+{
+	return type == PERF_TYPE_SOFTWARE &&
+	       (config == PERF_COUNT_SW_CONTEXT_SWITCHES || config == PERF_COUNT_SW_CPU_MIGRATIONS ||
+	        config == 11 /* PERF_COUNT_SW_CGROUP_SWITCHES, Linux 5.13 */);
+}
+
+int rt__perf_open_for(struct perf_event_attr *attr, int group_fd)
+{
+	int software = attr->type == PERF_TYPE_SOFTWARE;
+	attr->exclude_hv = 1;
+	attr->exclude_kernel = !software;
+	int fd = (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0 || !software || (errno != EACCES && errno != EPERM))
+		return fd;
+	if (rt__perf_kernel_side(attr->type, attr->config)) {
+		errno = EACCES;
+		return -1;
+	}
+	attr->exclude_kernel = 1;
+	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }

@@ -38,13 +38,15 @@ static int perf_configure(void)
 	attr.size = sizeof attr;
 	attr.type = ev_type;
 	attr.config = ev_config;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = rt__perf_open_for(&attr, -1);
 	if (fd < 0) {
-		rt__warn("FOLD_SAMPLE=%s: %s cannot be counted here (perf_event_open: %s)",
-		         rt__proc.cfg.sample_spec, rt__proc.cfg.sample_event, strerror(errno));
+		if (errno == EACCES && rt__perf_kernel_side(ev_type, ev_config))
+			rt__warn("FOLD_SAMPLE=%s: %s cannot be counted here: it %s", rt__proc.cfg.sample_spec,
+			         rt__proc.cfg.sample_event, RT_PERF_KERNEL_SIDE_WHY);
+		else
+			rt__warn("FOLD_SAMPLE=%s: %s cannot be counted here (perf_event_open: %s)",
+			         rt__proc.cfg.sample_spec, rt__proc.cfg.sample_event, strerror(errno));
 		return -ENODEV;
 	}
 	close(fd);
@@ -68,15 +70,13 @@ static int perf_thread_start(rt_thread *t)
 	attr.type = ev_type;
 	attr.config = ev_config;
 	attr.sample_period = rt__next_period(t);
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
 	attr.disabled = 1;
 	attr.wakeup_events = 1;
 	if (!rt__fd_take(1)) {
 		errno = EMFILE; /* fold's descriptor budget, 1/8 of RLIMIT_NOFILE */
 		goto fail;
 	}
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = rt__perf_open_for(&attr, -1);
 	if (fd < 0) {
 		rt__fd_give(1);
 		goto fail;

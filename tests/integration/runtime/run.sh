@@ -36,6 +36,46 @@ regions)
 		--info-present exe --info-present cmdline --stat "samples.taken>=50" --stat threads=1 \
 		--stat "bytes.written>=100" --stat "chunks.written>=1"
 	;;
+software_events)
+	# Each software event fold offers counts what the kernel counts for the
+	# thread (getrusage, the program's own moves between CPUs): a context
+	# switch or a migration happens in the kernel, and a page fault may too
+	# (inside a system call); a user-space-only event reads 0 or half.
+	FOLD_SAMPLE=time@5ms FOLD_COUNTERS=perf::CONTEXT-SWITCHES,perf::PAGE-FAULTS,perf::CPU-MIGRATIONS \
+		preload "$PROGS/prog_swevents" >out.txt || fail "program failed"
+	t=$(only_trace)
+	if grep -q "perf_event_paranoid" err.txt; then
+		echo "SKIP: this machine allows user-space counting only: $(cat err.txt)"
+		exit 77
+	fi
+	sw=$(sed -n 's/.*switches=\([0-9]*\).*/\1/p' out.txt)
+	pf=$(sed -n 's/.*faults=\([0-9]*\).*/\1/p' out.txt)
+	mg=$(sed -n 's/.*migrations=\([0-9]*\).*/\1/p' out.txt)
+	[ -n "$sw" ] && [ -n "$pf" ] && [ -n "$mg" ] || fail "no counts from the program: $(cat out.txt)"
+	# 300 sleeps switch at least 300 times; 1000 fresh pages fault 1000
+	# times (half of them in the kernel); fold counts from its start, so
+	# at most what the thread's whole life counted (a little slack for
+	# fold's own exit).
+	check "$t" --counter-range "perf::CONTEXT-SWITCHES=270:$((sw + 50))" \
+		--counter-range "perf::PAGE-FAULTS=900:$((pf + 50))" \
+		--counter-range "perf::CPU-MIGRATIONS=$((mg * 9 / 10)):$((mg * 10 + 1000))"
+	;;
+software_events_unprivileged)
+	# Where perf_event_paranoid allows user-space counting only, a
+	# kernel-side event is not offered as a counter that reads 0: it is
+	# missing, with the reason; page faults are still counted (user space).
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null ||
+		{ echo "SKIP: needs root and setpriv to run as an unprivileged user"; exit 77; }
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
+		{ echo "SKIP: perf_event_paranoid < 2: unprivileged users count kernel events"; exit 77; }
+	chmod 777 "$work"
+	FOLD_SAMPLE=time@5ms FOLD_COUNTERS=perf::CONTEXT-SWITCHES,perf::PAGE-FAULTS \
+		setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="$LIBFOLD" \
+		"$PROGS/prog_swevents" >out.txt 2>err.txt || fail "program failed: $(cat err.txt)"
+	t=$(only_trace)
+	grep -q "CONTEXT-SWITCHES.*perf_event_paranoid" err.txt || fail "no reason given: $(cat err.txt)"
+	check "$t" --counter-missing perf::CONTEXT-SWITCHES --counter-range "perf::PAGE-FAULTS=450:2000"
+	;;
 example_phases)
 	preload "$EXAMPLES/phases" 50 >/dev/null || fail "program failed"
 	t=$(only_trace)

@@ -17,6 +17,8 @@
  *   --samples-outside MIN:MAX  samples taken outside any region by threads
  *                           other than the first one: MIN..MAX
  *   --app-counter NAME=V    sum over threads of the counter's final value is V
+ *   --counter-range NAME=MIN:MAX  sum over threads of the counter's final
+ *                           value (any counter) is within MIN..MAX
  *   --counter-in-samples NAME  the counter appears in samples' counter sets
  *   --threads N             exactly N thread streams (--min-threads N)
  *   --stack-in-exe F        at least fraction F of samples have a frame in
@@ -429,6 +431,20 @@ int main(int argc, char **argv)
 				FAIL("counter \"%s\" is not defined", key);
 			else if (total != want)
 				FAIL("counter \"%s\": total %llu, expected %llu", key, total, want);
+		} else if (!strcmp(a, "--counter-range")) {
+			unsigned long long lo = 0, hi = 0, total = 0;
+			if (split(v, key, sizeof key, &val, "=") || sscanf(val, "%llu:%llu", &lo, &hi) != 2) {
+				FAIL("--counter-range expects NAME=MIN:MAX");
+				continue;
+			}
+			uint32_t id = id_by_name(counter_names, key);
+			for (unsigned s = 0; s < MAXSTREAMS; s++)
+				if (id < MAXN / 16)
+					total += counter_final[s][id];
+			if (!id)
+				FAIL("counter \"%s\" is not defined", key);
+			else if (total < lo || total > hi)
+				FAIL("counter \"%s\": total %llu, expected %llu..%llu", key, total, lo, hi);
 		} else if (!strcmp(a, "--counter-in-samples")) {
 			uint32_t id = id_by_name(counter_names, v);
 			if (!id || id >= 256 || !counter_in_samples[id])
