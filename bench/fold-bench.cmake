@@ -10,6 +10,11 @@ if(FOLD_BUILD_TESTS) # fold_synth lives in tests/tools
   add_executable(fold-bench-fidelity ${CMAKE_CURRENT_LIST_DIR}/fold-fidelity.c)
   target_link_libraries(fold-bench-fidelity PRIVATE fold_analysis fold_synth)
   fold_warnings(fold-bench-fidelity)
+  # The randomized truth bench (tests/tools/truth_eval.h); its fixed-seed
+  # ctest entry is truth_bench_smoke (tests/tools/CMakeLists.txt).
+  add_executable(fold-bench-truth ${CMAKE_CURRENT_LIST_DIR}/truth-bench.c)
+  target_link_libraries(fold-bench-truth PRIVATE fold_truth)
+  fold_warnings(fold-bench-truth)
 endif()
 
 # A real 50 us region at 1 ms sampling with its truth (fold-short-region.sh).

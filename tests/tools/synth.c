@@ -6,7 +6,9 @@
  * integral of its piecewise-constant rate, times (1 + noise * N(0,1))
  * clipped at 0, so every recorded value lies on one monotone path.
  * Everything is generated in the program's own time; with a sample cost,
- * written timestamps add the time stolen by the samples so far.
+ * written timestamps add the time stolen by the samples so far. An
+ * instance's phases occupy slots in time order: slot q holds phase q, or
+ * phase nphases-1-q in an instance of a reversed group.
  */
 #include "synth.h"
 
@@ -81,11 +83,39 @@ typedef struct inst {
 	double start, dur;              /* absolute start, duration including the pause */
 	double act;                     /* active (counting) duration */
 	double pause_at, pause_len;     /* absolute start and length of the preemption (0: none) */
-	double b[SYNTH_MAX_PHASES + 1]; /* phase bounds as shares of the active duration */
+	double b[SYNTH_MAX_PHASES + 1]; /* slot bounds as shares of the active duration */
 	unsigned group;
 	double rate_mul; /* group scale / outlier factor */
 	int no_boundary; /* its enter/exit carry no counter values */
+	int rev;         /* its phases run in the opposite order */
+	int outlier;
 } inst;
+
+/* The phase that runs in slot q of instance in. */
+static unsigned slot_phase(const synth_config *c, const inst *in, unsigned q)
+{
+	return in->rev ? c->nphases - 1 - q : q;
+}
+
+double synth_shape_at(const synth_config *c, double x)
+{
+	if (c->shape == SYNTH_SHAPE_SINE)
+		return 1 + c->shape_amp * sin(2 * M_PI * c->shape_freq * x + c->shape_phi);
+	if (c->shape == SYNTH_SHAPE_RAMP)
+		return 1 + c->shape_amp * (2 * x - 1);
+	return 1;
+}
+
+/* The integral of synth_shape_at over [x0, x1]. */
+static double shape_integral(const synth_config *c, double x0, double x1)
+{
+	double w = 2 * M_PI * c->shape_freq;
+	if (c->shape == SYNTH_SHAPE_SINE && w > 0)
+		return x1 - x0 - c->shape_amp / w * (cos(w * x1 + c->shape_phi) - cos(w * x0 + c->shape_phi));
+	if (c->shape == SYNTH_SHAPE_RAMP)
+		return x1 - x0 + c->shape_amp * ((x1 * x1 - x0 * x0) - (x1 - x0));
+	return x1 - x0;
+}
 
 /* Active (counting) time of instance in between its start and t. */
 static double active_time(const inst *in, double t)
@@ -110,12 +140,16 @@ static double integral(const synth_config *c, const inst *in, unsigned k, double
 		       (k < c->ncounters ? 1 : 1e9);
 	double aa = active_time(in, a), ab = active_time(in, b);
 	double sum = 0;
-	for (unsigned p = 0; p < c->nphases; p++) {
-		double pa = in->b[p] * in->act, pb = in->b[p + 1] * in->act;
+	for (unsigned q = 0; q < c->nphases; q++) {
+		double pa = in->b[q] * in->act, pb = in->b[q + 1] * in->act;
 		double lo = aa > pa ? aa : pa, hi = ab < pb ? ab : pb;
 		if (hi <= lo)
 			continue;
-		if (k < c->ncounters)
+		unsigned p = slot_phase(c, in, q);
+		if (k < c->ncounters && c->shape != SYNTH_SHAPE_NONE)
+			sum += c->counters[k].rate[p] * in->rate_mul * in->act * 1e-9 *
+			       shape_integral(c, lo / in->act, hi / in->act);
+		else if (k < c->ncounters)
 			sum += c->counters[k].rate[p] * in->rate_mul * (hi - lo) * 1e-9;
 		else
 			sum += c->cpu[p] * (hi - lo); /* CPU ns */
@@ -151,13 +185,56 @@ static double cpu_time_reached(const synth_config *c, const inst *in, double a, 
 static unsigned phase_at(const synth_config *c, const inst *in, double t)
 {
 	double x = active_time(in, t) / in->act;
-	unsigned p = 0;
-	while (p + 1 < c->nphases && x >= in->b[p + 1])
-		p++;
-	return p;
+	unsigned q = 0;
+	while (q + 1 < c->nphases && x >= in->b[q + 1])
+		q++;
+	return slot_phase(c, in, q);
+}
+
+/* The group of instance i of a thread: drawn by weight, or (groups_regular)
+ * the one furthest behind its share so far (count: per group so far). */
+static unsigned pick_group(const synth_config *c, rng *R, unsigned i, double wsum, unsigned *count)
+{
+	unsigned g = 0;
+	if (c->groups_regular) {
+		double behind = -1e300;
+		for (unsigned k = 0; k < c->ngroups; k++) {
+			double b = (i + 1) * c->groups[k].weight / wsum - count[k];
+			if (b > behind) {
+				behind = b;
+				g = k;
+			}
+		}
+		count[g]++;
+		return g;
+	}
+	double u = uniform(R) * wsum, acc = 0;
+	for (g = 0; g + 1 < c->ngroups; g++) {
+		acc += c->groups[g].weight;
+		if (u < acc)
+			break;
+	}
+	return g;
+}
+
+/* Every inner bound of in moves by a uniform +-bound_jitter, kept in order. */
+static void jitter_bounds(const synth_config *c, rng *R, inst *in)
+{
+	if (c->bound_jitter <= 0)
+		return;
+	for (unsigned q = 1; q < c->nphases; q++)
+		in->b[q] += c->bound_jitter * (2 * uniform(R) - 1);
+	for (unsigned q = 1; q < c->nphases; q++)
+		in->b[q] = fmin(fmax(in->b[q], in->b[q - 1]), 1);
 }
 
 int synth_write(const synth_config *c, const char *path, synth_truth *truth)
+{
+	return synth_write_instances(c, path, truth, NULL, 0);
+}
+
+int synth_write_instances(const synth_config *c, const char *path, synth_truth *truth, synth_instance *out,
+                          size_t cap)
 {
 	trace_writer *w;
 	int rc = trace_writer_open(&w, path, 0, 1, 1 << 16);
@@ -232,41 +309,40 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 			ids[nset++] = c->ncounters + 1;
 		/* instances */
 		double t = t0 + 1e4 * (th + 1);
+		unsigned gcount[SYNTH_MAX_GROUPS] = {0};
 		for (unsigned i = 0; i < c->instances; i++) {
-			double u = uniform(&R) * wsum, acc = 0;
-			unsigned g = 0;
-			for (g = 0; g + 1 < c->ngroups; g++) {
-				acc += c->groups[g].weight;
-				if (u < acc)
-					break;
-			}
+			unsigned g = pick_group(c, &R, i, wsum, gcount);
 			double d = c->groups[g].duration_ns * (1 + c->duration_jitter * gauss(&R));
 			if (d < c->groups[g].duration_ns * 0.1)
 				d = c->groups[g].duration_ns * 0.1;
 			double mul = c->groups[g].rate_scale > 0 ? c->groups[g].rate_scale : 1;
+			inst *in = &I[i];
+			memset(in, 0, sizeof *in);
 			if (c->outliers > 0 && uniform(&R) < c->outliers) {
 				d *= c->outlier_factor;
 				mul /= c->outlier_factor;
 				tr.outliers++;
+				in->outlier = 1;
 			}
-			inst *in = &I[i];
-			memset(in, 0, sizeof *in);
-			/* Phase lengths; one of them may vary on its own (moves the switch). */
+			in->rev = c->group_reversed[g];
+			/* Slot lengths; one phase may vary on its own (moves the switch). */
 			double len[SYNTH_MAX_PHASES], act = 0;
-			for (unsigned p = 0; p < c->nphases; p++) {
-				len[p] = (c->bounds[p + 1] - c->bounds[p]) * d;
+			for (unsigned q = 0; q < c->nphases; q++) {
+				unsigned p = slot_phase(c, in, q);
+				len[q] = (c->bounds[p + 1] - c->bounds[p]) * d;
 				if (c->phase_jitter > 0 && p == c->jitter_phase) {
 					double f = 1 + c->phase_jitter * gauss(&R);
-					len[p] *= f < 0.1 ? 0.1 : f;
+					len[q] *= f < 0.1 ? 0.1 : f;
 				}
-				act += len[p];
+				act += len[q];
 			}
 			in->b[0] = 0;
-			for (unsigned p = 0; p < c->nphases; p++)
-				in->b[p + 1] = in->b[p] + len[p] / act;
+			for (unsigned q = 0; q < c->nphases; q++)
+				in->b[q + 1] = in->b[q] + len[q] / act;
 			in->b[c->nphases] = 1;
 			if (c->odd_shift != 0 && (i % 2) && c->nphases > 1)
 				in->b[1] = fmin(fmax(in->b[1] + c->odd_shift, 0.01), in->b[2] - 0.01);
+			jitter_bounds(c, &R, in);
 			in->start = t;
 			in->act = act;
 			in->dur = act;
@@ -407,6 +483,17 @@ int synth_write(const synth_config *c, const char *path, synth_truth *truth)
 				continue;
 			}
 			ADVANCE(tb);
+			size_t slot = (size_t)th * c->instances + i;
+			if (out && slot < cap) {
+				synth_instance *o = &out[slot];
+				double at = (double)llround(tb + steal);
+				if (!inside)
+					*o = (synth_instance){
+					    stream,       I[i].group, I[i].rev, I[i].pause_len > 0,
+					    I[i].outlier, at,         0};
+				else
+					o->duration_ns = at - o->start_ns;
+			}
 			if (!inside) {
 				TRACE_PUT(rc, w, stream, trace_enc_enter, (uint64_t)llround(tb + steal), 1,
 				          c->boundary_counters && !I[i].no_boundary ? v64 : NULL);

@@ -9,7 +9,11 @@
  * threads carry only a subset of the counters), preemption (a pause at a
  * random moment of an instance, exponential length, during which nothing
  * counts: a unimodal duration distribution with a tail) and phase-length
- * jitter (one phase's length varies, so the switch moves in x).
+ * jitter (one phase's length varies, so the switch moves in x), boundary
+ * position jitter (every inner boundary moves on its own in each instance,
+ * the duration unchanged), groups that differ in rate or run the phases in
+ * the opposite order, and smooth per-instance rate curves (a sine or a
+ * ramp over the instance multiplying every counter's rate).
  *
  * Invariants: deterministic for a given configuration (seeded splitmix64);
  * counters are cumulative and monotone, and the values recorded at region
@@ -37,6 +41,13 @@ typedef struct synth_group {
 	double weight;      /* share of instances */
 	double rate_scale;  /* multiplies every rate (1 = same) */
 } synth_group;
+
+/* A smooth rate curve over the instance (synth_config.shape): every
+ * counter's rate at position x of an instance (a share of its active time)
+ * is its phase's rate times 1 + amp * sin(2 pi freq x + phi) (SINE) or
+ * 1 + amp * (2x - 1) (RAMP: from 1 - amp at the start to 1 + amp at the
+ * end). */
+enum { SYNTH_SHAPE_NONE = 0, SYNTH_SHAPE_SINE, SYNTH_SHAPE_RAMP };
 
 typedef struct synth_config {
 	uint64_t seed;
@@ -131,6 +142,18 @@ typedef struct synth_config {
 	 * (FOLD_SAMPLE=cputime): a sample every period_ns of CPU, so instances
 	 * that run on a CPU less are sampled less. Needs sample_cost_ns 0. */
 	int cputime_sampling;
+	/* 1: instances join the groups in a regular interleaving by weight
+	 * (with two groups of weights 1 and 1: alternating), not at random */
+	int groups_regular;
+	/* 1: group g's instances run the phases in the opposite order */
+	int group_reversed[SYNTH_MAX_GROUPS];
+	/* > 0: every inner boundary of every instance moves by a uniform
+	 * +-bound_jitter share of the instance, each on its own; the nominal
+	 * boundaries stay the mean positions while the shifts keep the phases in
+	 * order (a shift beyond the neighbouring boundary is clipped to it) */
+	double bound_jitter;
+	unsigned shape; /* SYNTH_SHAPE_*: a smooth rate curve over the instance */
+	double shape_amp, shape_freq, shape_phi;
 } synth_config;
 
 /* Defaults: one thread, 200 instances of 1 ms, one group, two phases split at
@@ -145,8 +168,25 @@ typedef struct synth_truth {
 	unsigned long outliers;
 } synth_truth;
 
+/* One instance as written (synth_write_instances). */
+typedef struct synth_instance {
+	unsigned thread;    /* its stream id (1, 2, ...) */
+	unsigned group;     /* index into synth_config.groups */
+	int reversed;       /* its phases ran in the opposite order */
+	int preempted;      /* paused once (synth_config.preempt) */
+	int outlier;        /* stalled (synth_config.outliers) */
+	double start_ns;    /* its enter record's timestamp */
+	double duration_ns; /* its exit's less its enter's */
+} synth_instance;
+
 /* Writes the trace. Returns 0 or a negative errno. truth may be NULL. */
 int synth_write(const synth_config *c, const char *path, synth_truth *truth);
+/* The same, and every instance into inst (thread by thread, in time
+ * order; room for cap: threads * instances fill it). */
+int synth_write_instances(const synth_config *c, const char *path, synth_truth *truth, synth_instance *inst,
+                          size_t cap);
+/* The shape's factor at x (1 without a shape). */
+double synth_shape_at(const synth_config *c, double x);
 
 /* Fake code address of the leaf function active in phase p (for stacks). */
 uint64_t synth_phase_address(unsigned p);
