@@ -48,6 +48,7 @@ static const struct {
     [FOLD_DIAG_BOUNDARY_MOVES] = {"boundary_moves", FOLD_DIAG_WARNING},
     [FOLD_DIAG_ONE_PHASE] = {"one_phase", FOLD_DIAG_WARNING},
     [FOLD_DIAG_BOUNDARIES_ALIGNED] = {"boundaries_aligned", FOLD_DIAG_NOTE},
+    [FOLD_DIAG_SERIES_NOT_FOLDED] = {"series_not_folded", FOLD_DIAG_WARNING},
     [FOLD_DIAG_NOT_SELECTED] = {"not_selected", FOLD_DIAG_NOTE},
     [FOLD_DIAG_TOO_FEW_INSTANCES] = {"too_few_instances", FOLD_DIAG_NOTE},
     [FOLD_DIAG_TOO_FEW_SAMPLES] = {"too_few_samples", FOLD_DIAG_NOTE},

@@ -479,6 +479,7 @@ enum fold_diag_kind {
 	FOLD_DIAG_BOUNDARY_MOVES,       /* region: a boundary moves with the duration */
 	FOLD_DIAG_ONE_PHASE,            /* region: too few samples to place boundaries */
 	FOLD_DIAG_BOUNDARIES_ALIGNED,   /* region: instances aligned before the fit */
+	FOLD_DIAG_SERIES_NOT_FOLDED,    /* counter: in the instances, but nothing to fold */
 	/* why a region was not folded (fold_region_result.not_folded) */
 	FOLD_DIAG_NOT_SELECTED,      /* region: --region names another */
 	FOLD_DIAG_TOO_FEW_INSTANCES, /* region */

@@ -33,15 +33,30 @@ static double rate_scale(const folding__folded *f, double mean_scale, double uni
 	return f->median_rate * unit;
 }
 
-/* Folds one series into *s. Returns 1 if it has enough to fit, 0 if it was
- * dropped, or a negative errno. */
-static int fold_one(analyze_ctx *c, const grouped *g, const folding__spec *spec, series_work *s)
+/* Folds one series (called name) into *s. Returns 1 if it has enough to
+ * fit, 0 if it was dropped (said when instances carried it), or a negative
+ * errno. */
+static int fold_one(analyze_ctx *c, const fold_region_result *r, const grouped *g, const folding__spec *spec,
+                    const char *name, series_work *s)
 {
 	if (folding__fold_series(c->tr, g->pieces, g->npieces, spec, &s->f)) {
 		folding__folded_free(&s->f);
 		return -ENOMEM;
 	}
 	if (s->f.n < 3 || s->f.sum_total <= 0 || s->f.sum_dur_ns <= 0) {
+		/* Instances carried it but it did not fold: said, never silent (a
+		 * CPU clock under load, a kernel event read user-space only). */
+		if (s->f.ninst && spec->kind != FOLD__SER_WALL) {
+			fold_diag_subject subj = region__subject_counter(r->name, name);
+			analyze__diag(c, FOLD_DIAG_SERIES_NOT_FOLDED, &subj,
+			              ANALYZE_VALUES({"instances", "count", (double)s->f.ninst},
+			                             {"gained", "count", (double)(s->f.ninst - s->f.nzero)},
+			                             {"points", "count", (double)s->f.n}),
+			              NULL,
+			              "region %s: %s is in %zu folded instance(s) but gained in %zu of them "
+			              "(%zu value(s) inside): it has no curve or rates here",
+			              r->name, name, s->f.ninst, s->f.ninst - s->f.nzero, s->f.n);
+		}
 		folding__folded_free(&s->f);
 		return 0;
 	}
@@ -57,7 +72,8 @@ static int fold_one(analyze_ctx *c, const grouped *g, const folding__spec *spec,
 
 /* Every counter, then CPU time; wall time only when nothing else folded.
  * sw has room for every counter plus two. */
-static int fold_all_series(analyze_ctx *c, const grouped *g, series_work *sw, size_t *nsw)
+static int fold_all_series(analyze_ctx *c, const fold_region_result *r, const grouped *g, series_work *sw,
+                           size_t *nsw)
 {
 	const fold_analysis *a = c->a;
 	int64_t *ids = malloc((c->ntr + 1) * sizeof *ids);
@@ -68,7 +84,7 @@ static int fold_all_series(analyze_ctx *c, const grouped *g, series_work *sw, si
 		if (!region__counter_ids(c, k, ids))
 			continue;
 		folding__spec spec = {FOLD__SER_COUNTER, ids};
-		rc = fold_one(c, g, &spec, &sw[*nsw]);
+		rc = fold_one(c, r, g, &spec, a->counters[k].name, &sw[*nsw]);
 		if (rc > 0) {
 			sw[*nsw].name = util_strdup(a->counters[k].name);
 			sw[*nsw].kind = a->counters[k].kind;
@@ -79,7 +95,8 @@ static int fold_all_series(analyze_ctx *c, const grouped *g, series_work *sw, si
 		if (kind == FOLD__SER_WALL && *nsw)
 			break;
 		folding__spec spec = {kind, ids};
-		rc = fold_one(c, g, &spec, &sw[*nsw]);
+		const char *nm = kind == FOLD__SER_CPU ? "cpu_time" : "wall_time";
+		rc = fold_one(c, r, g, &spec, nm, &sw[*nsw]);
 		if (rc > 0) {
 			sw[*nsw].name = util_strdup(kind == FOLD__SER_CPU ? "cpu_time" : "wall_time");
 			sw[*nsw].kind = 0;
@@ -126,7 +143,7 @@ int stage_fold(analyze_ctx *c, region_work *w)
 	w->sw = calloc(c->a->ncounters + 2, sizeof *w->sw);
 	if (!w->sw)
 		return -ENOMEM;
-	int rc = fold_all_series(c, &w->gr, w->sw, &w->nsw);
+	int rc = fold_all_series(c, r, &w->gr, w->sw, &w->nsw);
 	fit_params cp = FIT__PARAMS_OF(r);
 	if (rc || (rc = one_cpu_series(w->sw, &w->nsw, &cp)))
 		return rc;

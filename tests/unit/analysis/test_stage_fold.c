@@ -63,6 +63,36 @@ static void test_unmeasured_boundaries_do_not_leak_neighbours(void **state)
 	fold_analysis_free(a);
 }
 
+/* A counter the instances carry but that never moves in them (a kernel
+ * event counted user-space only, a CPU clock corrected for more than it
+ * counted) has no series: the user is told which and why, never left to
+ * wonder where it went. */
+static void test_series_that_does_not_fold_is_said(void **state)
+{
+	(void)state;
+	synth_config c;
+	synth_config_init(&c);
+	c.ncounters = 2;
+	c.counters[1] = (synth_counter){"perf::CONTEXT-SWITCHES", TRACE_COUNTER_SOFTWARE, {0, 0}, 0};
+	assert_int_equal(synth_write(&c, trace, NULL), 0);
+	fold_options o;
+	fold_options_init(&o);
+	o.diag = quiet;
+	fold_analysis *a;
+	char err[256];
+	const char *paths[] = {trace};
+	assert_int_equal(fold_analyze(paths, 1, &o, &a, err, sizeof err), 0);
+	const fold_region_result *r = region(a, "iteration");
+	assert_true(r->folded);
+	assert_null(series_of(r, "perf::CONTEXT-SWITCHES"));
+	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_SERIES_NOT_FOLDED);
+	assert_non_null(d);
+	assert_non_null(strstr(d->what, "perf::CONTEXT-SWITCHES"));
+	assert_true(diag_value(d, "instances") >= 150);
+	assert_true(diag_value(d, "gained") == 0);
+	fold_analysis_free(a);
+}
+
 /* Physical bounds and one CPU-time series: a region with CPU utilisation
  * 1.0 then 0.5 and a TASK-CLOCK counter read at enter/exit. fold keeps one
  * CPU-time series (the measured TASK-CLOCK; cpu_time dropped, said in
@@ -121,6 +151,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_unmeasured_boundaries_do_not_leak_neighbours, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_series_that_does_not_fold_is_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_rates_bounded_one_series, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
