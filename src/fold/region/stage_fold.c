@@ -34,28 +34,39 @@ static double rate_scale(const folding__folded *f, double mean_scale, double uni
 }
 
 /* Folds one series (called name) into *s. Returns 1 if it has enough to
- * fit, 0 if it was dropped (said when instances carried it), or a negative
- * errno. */
+ * fit, 0 if it was dropped (said when instances carried it: a CPU clock as
+ * a diagnostic, another counter's name appended to empty, FOLD__EMPTY_LEN
+ * bytes, when empty is not NULL), or a negative errno. */
+#define FOLD__EMPTY_LEN 512
+
 static int fold_one(analyze_ctx *c, const fold_region_result *r, const grouped *g, const folding__spec *spec,
-                    const char *name, series_work *s)
+                    const char *name, char *empty, series_work *s)
 {
 	if (folding__fold_series(c->tr, g->pieces, g->npieces, spec, &s->f)) {
 		folding__folded_free(&s->f);
 		return -ENOMEM;
 	}
 	if (s->f.n < 3 || s->f.sum_total <= 0 || s->f.sum_dur_ns <= 0) {
-		/* Instances carried it but it did not fold: said, never silent (a
-		 * CPU clock under load, a kernel event read user-space only). */
-		if (s->f.ninst && spec->kind != FOLD__SER_WALL) {
+		/* Instances carried it but it did not fold: said, never silent.
+		 * A CPU clock cannot stand still in instances that ran (one
+		 * corrected for more than it counted, under load): a warning. A
+		 * counter that counted nothing there (no page fault in a steady
+		 * loop) is a fact: a note among the fit's notes. */
+		int clock = spec->kind == FOLD__SER_CPU || ingest__is_cpu_clock(name);
+		if (s->f.ninst && spec->kind != FOLD__SER_WALL && clock) {
 			fold_diag_subject subj = region__subject_counter(r->name, name);
-			analyze__diag(c, FOLD_DIAG_SERIES_NOT_FOLDED, &subj,
-			              ANALYZE_VALUES({"instances", "count", (double)s->f.ninst},
-			                             {"gained", "count", (double)(s->f.ninst - s->f.nzero)},
-			                             {"points", "count", (double)s->f.n}),
-			              NULL,
-			              "region %s: %s is in %zu folded instance(s) but gained in %zu of them "
-			              "(%zu value(s) inside): it has no curve or rates here",
-			              r->name, name, s->f.ninst, s->f.ninst - s->f.nzero, s->f.n);
+			analyze__diag(
+			    c, FOLD_DIAG_SERIES_NOT_FOLDED, &subj,
+			    ANALYZE_VALUES({"instances", "count", (double)s->f.ninst},
+			                   {"gained", "count", (double)(s->f.ninst - s->f.nzero)},
+			                   {"points", "count", (double)s->f.n}),
+			    NULL,
+			    "region %s: the CPU clock %s is in %zu folded instance(s) but advanced in %zu "
+			    "of them (%zu value(s) inside): it has no curve or rates here",
+			    r->name, name, s->f.ninst, s->f.ninst - s->f.nzero, s->f.n);
+		} else if (s->f.ninst && spec->kind != FOLD__SER_WALL && empty) {
+			size_t at = strlen(empty);
+			snprintf(empty + at, FOLD__EMPTY_LEN - at, "%s%s", at ? ", " : "", name);
 		}
 		folding__folded_free(&s->f);
 		return 0;
@@ -73,7 +84,7 @@ static int fold_one(analyze_ctx *c, const fold_region_result *r, const grouped *
 /* Every counter, then CPU time; wall time only when nothing else folded.
  * sw has room for every counter plus two. */
 static int fold_all_series(analyze_ctx *c, const fold_region_result *r, const grouped *g, series_work *sw,
-                           size_t *nsw)
+                           size_t *nsw, char *empty)
 {
 	const fold_analysis *a = c->a;
 	int64_t *ids = malloc((c->ntr + 1) * sizeof *ids);
@@ -84,7 +95,7 @@ static int fold_all_series(analyze_ctx *c, const fold_region_result *r, const gr
 		if (!region__counter_ids(c, k, ids))
 			continue;
 		folding__spec spec = {FOLD__SER_COUNTER, ids};
-		rc = fold_one(c, r, g, &spec, a->counters[k].name, &sw[*nsw]);
+		rc = fold_one(c, r, g, &spec, a->counters[k].name, empty, &sw[*nsw]);
 		if (rc > 0) {
 			sw[*nsw].name = util_strdup(a->counters[k].name);
 			sw[*nsw].kind = a->counters[k].kind;
@@ -96,7 +107,7 @@ static int fold_all_series(analyze_ctx *c, const fold_region_result *r, const gr
 			break;
 		folding__spec spec = {kind, ids};
 		const char *nm = kind == FOLD__SER_CPU ? "cpu_time" : "wall_time";
-		rc = fold_one(c, r, g, &spec, nm, &sw[*nsw]);
+		rc = fold_one(c, r, g, &spec, nm, NULL, &sw[*nsw]);
 		if (rc > 0) {
 			sw[*nsw].name = util_strdup(kind == FOLD__SER_CPU ? "cpu_time" : "wall_time");
 			sw[*nsw].kind = 0;
@@ -143,8 +154,12 @@ int stage_fold(analyze_ctx *c, region_work *w)
 	w->sw = calloc(c->a->ncounters + 2, sizeof *w->sw);
 	if (!w->sw)
 		return -ENOMEM;
-	int rc = fold_all_series(c, r, &w->gr, w->sw, &w->nsw);
+	char empty[FOLD__EMPTY_LEN] = "";
+	int rc = fold_all_series(c, r, &w->gr, w->sw, &w->nsw, empty);
 	fit_params cp = FIT__PARAMS_OF(r);
+	if (!rc && *empty)
+		rc = fit__note(&cp, "series_empty",
+		               "%s: no event in the folded instances, so no curve or rates (0/s)", empty);
 	if (rc || (rc = one_cpu_series(w->sw, &w->nsw, &cp)))
 		return rc;
 	if (!w->nsw) {

@@ -63,17 +63,19 @@ static void test_unmeasured_boundaries_do_not_leak_neighbours(void **state)
 	fold_analysis_free(a);
 }
 
-/* A counter the instances carry but that never moves in them (a kernel
- * event counted user-space only, a CPU clock corrected for more than it
- * counted) has no series: the user is told which and why, never left to
- * wonder where it went. */
+/* A counter the instances carry but that never moves in them has no series
+ * and the user is told which: a CPU clock that stands still (corrected for
+ * more than it counted) as a warning, another counter that counted nothing
+ * (no context switch) in the fit's notes, never left to wonder where it
+ * went. */
 static void test_series_that_does_not_fold_is_said(void **state)
 {
 	(void)state;
 	synth_config c;
 	synth_config_init(&c);
-	c.ncounters = 2;
+	c.ncounters = 3;
 	c.counters[1] = (synth_counter){"perf::CONTEXT-SWITCHES", TRACE_COUNTER_SOFTWARE, {0, 0}, 0};
+	c.counters[2] = (synth_counter){"perf::TASK-CLOCK", TRACE_COUNTER_SOFTWARE, {0, 0}, 0};
 	assert_int_equal(synth_write(&c, trace, NULL), 0);
 	fold_options o;
 	fold_options_init(&o);
@@ -85,11 +87,19 @@ static void test_series_that_does_not_fold_is_said(void **state)
 	const fold_region_result *r = region(a, "iteration");
 	assert_true(r->folded);
 	assert_null(series_of(r, "perf::CONTEXT-SWITCHES"));
+	assert_null(series_of(r, "perf::TASK-CLOCK"));
 	const fold_warning *d = warning_of_kind(a, FOLD_DIAG_SERIES_NOT_FOLDED);
 	assert_non_null(d);
-	assert_non_null(strstr(d->what, "perf::CONTEXT-SWITCHES"));
+	assert_non_null(strstr(d->what, "perf::TASK-CLOCK"));
+	assert_null(strstr(d->what, "CONTEXT-SWITCHES"));
 	assert_true(diag_value(d, "instances") >= 150);
 	assert_true(diag_value(d, "gained") == 0);
+	const char *note = NULL;
+	for (size_t i = 0; i < r->nfit_notes; i++)
+		if (!strcmp(r->fit_notes[i].key, "series_empty"))
+			note = r->fit_notes[i].value;
+	assert_non_null(note);
+	assert_non_null(strstr(note, "perf::CONTEXT-SWITCHES"));
 	fold_analysis_free(a);
 }
 
