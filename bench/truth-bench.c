@@ -46,7 +46,7 @@ typedef struct tally {
 	double write_s, fold_s;
 	unsigned long bnd_n, bnd_in, bnd_none, rate_n, rate_in, rate_none, cpu_n, cpu_in, cpu_none;
 	unsigned long band_n, band_in;
-	unsigned long pops, mixed, silent;
+	unsigned long pops, mixed, silent, unmatched, withheld;
 } tally;
 
 static void add(tally *t, const truth_verdict *v, int pop)
@@ -78,6 +78,8 @@ static void add(tally *t, const truth_verdict *v, int pop)
 	t->band_n += v->band_n;
 	t->band_in += v->band_in;
 	t->pops += pop != 0;
+	t->unmatched += !v->matched;
+	t->withheld += v->rates_withheld;
 	t->mixed += v->mixed != 0;
 	t->silent += v->silent_mixture != 0;
 }
@@ -100,13 +102,12 @@ static const char *share(char *buf, size_t len, unsigned long k, unsigned long n
 
 static void print_row(const char *name, const tally *t)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32];
 	printf("%-12s %5lu %5lu %5lu %5lu  %-17s %-17s %-17s %-17s %-17s %-17s %lu of %lu\n", name, t->n,
 	       t->declined, t->right, t->wrong, share(a, sizeof a, t->flagged_wrong, t->wrong),
 	       share(b, sizeof b, t->flagged_right, t->right), share(c, sizeof c, t->bnd_in, t->bnd_n),
 	       share(d, sizeof d, t->rate_in, t->rate_n), share(e, sizeof e, t->cpu_in, t->cpu_n),
 	       share(f, sizeof f, t->band_in, t->band_n), t->silent, t->pops);
-	(void)g;
 }
 
 static void print_table(const tally *all, const tally *fam)
@@ -117,10 +118,18 @@ static void print_table(const tally *all, const tally *fam)
 	print_row("all", all);
 	for (unsigned f = 0; f < TRUTH_NFAMILIES; f++)
 		print_row(truth_family_name(f), &fam[f]);
-	printf("\nwrong answers by cause (one answer may have several): phase count %lu, boundary %lu, "
-	       "app-counter rate %lu, CPU rate %lu, smooth curve %lu, populations mixed %lu\n",
-	       all->why[0], all->why[1], all->why[2], all->why[3], all->why[4], all->why[5]);
-	printf("right only once unresolvable phases are set aside (counted right): %lu\n", all->missed_unres);
+	printf("\nwrong answers by cause (one answer may have several causes)\n%-12s %5s %6s %9s %5s %4s %6s "
+	       "%8s | %8s %9s\n",
+	       "family", "wrong", "count", "boundary", "rate", "cpu", "curve", "mixture", "unresolv",
+	       "withheld");
+	for (int f = -1; f < (int)TRUTH_NFAMILIES; f++) {
+		const tally *t = f < 0 ? all : &fam[f];
+		printf("%-12s %5lu %6lu %9lu %5lu %4lu %6lu %8lu | %8lu %9lu\n",
+		       f < 0 ? "all" : truth_family_name((unsigned)f), t->wrong, t->why[0], t->why[1],
+		       t->why[2], t->why[3], t->why[4], t->why[5], t->missed_unres, t->withheld);
+	}
+	printf("unresolv: right once phases with under 3 expected samples are set aside (counted right); "
+	       "withheld: app-counter phase rates fold did not show\n");
 	printf("intervals missing (counted as not covering): boundaries %lu, app-counter rates %lu, CPU "
 	       "rates %lu\n",
 	       all->bnd_none, all->rate_none, all->cpu_none);
@@ -319,7 +328,12 @@ int main(int argc, char **argv)
 	if (failures)
 		printf("BENCH DEFECT: %lu scenario(s) could not be written or folded (above)\n", failures);
 	if (defects)
-		printf("BENCH DEFECT: %d figure(s) not a number\n", defects);
+		printf("BENCH DEFECT: %d figure(s) not a number (or a share above 100%%)\n", defects);
+	if (all.unmatched)
+		printf("BENCH DEFECT: in %lu scenario(s) fold's instances did not pair with the written ones "
+		       "(populations not judged)\n",
+		       all.unmatched),
+		    defects++;
 	if (all.right + all.wrong + all.declined != all.n)
 		printf("BENCH DEFECT: right + wrong + declined != scenarios\n"), defects++;
 	printf("reproduce: %s --seed %" PRIu64 " --n %lu%s\n", argv[0], o.seed, o.n,
