@@ -14,10 +14,13 @@
  * population mixtures nobody was told about; then the command that draws
  * the same scenarios again.
  *
- * Usage: fold-bench-truth [--seed S] [--n N] [--csv FILE] [--only I]
- *                         [--keep DIR] [--verbose] [--check]
+ * Usage: fold-bench-truth [--seed S] [--n N] [--family F[,F...]] [--csv FILE]
+ *                         [--only I] [--keep DIR] [--verbose] [--check]
  *   --seed S    the draw (default: a new one each run, printed)
  *   --n N       scenarios (default 1000)
+ *   --family F  only scenarios of these families (clean, populations,
+ *               order, smooth, jitter, waits, short, load, coarse): the
+ *               draw's scenarios of them, by their index in the whole draw
  *   --csv FILE  one line per scenario: parameters, truth, fold's answer,
  *               wrong and why, flagged and its reasons
  *   --only I    run scenario I of the draw alone, verbosely
@@ -199,10 +202,34 @@ static uint64_t new_seed(void)
 	return s % 1000000000000ull; /* short enough to type */
 }
 
+/* "populations,order" -> their TRUTH_* bits. */
+static int parse_families(const char *list, unsigned *bits)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	*bits = 0;
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		unsigned f = 0;
+		while (f < TRUTH_NFAMILIES && strcmp(w, truth_family_name(f)))
+			f++;
+		if (f == TRUTH_NFAMILIES) {
+			fprintf(stderr,
+			        "fold-bench-truth: --family %s: expected clean, populations, order, smooth, "
+			        "jitter, waits, short, load or coarse\n",
+			        w);
+			return -1;
+		}
+		*bits |= 1u << f;
+	}
+	return 0;
+}
+
 typedef struct opts {
 	uint64_t seed;
 	unsigned long n;
 	long only;
+	unsigned families; /* 0: every scenario */
+	const char *family_arg;
 	const char *csv, *keep;
 	int verbose, check;
 } opts;
@@ -225,8 +252,8 @@ static int parse(int argc, char **argv, opts *o)
 		}
 		if (!val) {
 			fprintf(stderr,
-			        "fold-bench-truth: %s: expected an option (--seed S, --n N, --csv FILE, "
-			        "--only I, --keep DIR, --verbose, --check) with its value\n",
+			        "fold-bench-truth: %s: expected an option (--seed S, --n N, --family F, "
+			        "--csv FILE, --only I, --keep DIR, --verbose, --check) with its value\n",
 			        a);
 			return -1;
 		}
@@ -241,7 +268,11 @@ static int parse(int argc, char **argv, opts *o)
 			o->csv = val;
 		else if (!strcmp(a, "--keep"))
 			o->keep = val;
-		else {
+		else if (!strcmp(a, "--family")) {
+			o->family_arg = val;
+			if (parse_families(val, &o->families))
+				return -1;
+		} else {
 			fprintf(stderr, "fold-bench-truth: %s: unknown option\n", a);
 			return -1;
 		}
@@ -284,17 +315,24 @@ int main(int argc, char **argv)
 	}
 	if (csv)
 		csv_header(csv);
-	printf("fold truth bench: %lu random scenarios, seed %" PRIu64 " (definitions: docs/validation.md)\n",
-	       o.only >= 0 ? 1ul : o.n, o.seed);
+	printf("fold truth bench: %lu random scenarios%s%s, seed %" PRIu64
+	       " (definitions: docs/validation.md)\n",
+	       o.only >= 0 ? 1ul : o.n, o.families ? " of the families " : "", o.families ? o.family_arg : "",
+	       o.seed);
 	fflush(stdout);
 	tally all = {0}, fam[TRUTH_NFAMILIES];
 	memset(fam, 0, sizeof fam);
 	unsigned long failures = 0;
 	double t0 = now();
-	unsigned long first = o.only >= 0 ? (unsigned long)o.only : 0, last = o.only >= 0 ? first + 1 : o.n;
-	for (unsigned long i = first; i < last; i++) {
+	unsigned long first = o.only >= 0 ? (unsigned long)o.only : 0, want = o.only >= 0 ? 1 : o.n;
+	unsigned long ran = 0;
+	/* with --family, the draw's scenarios of those families (at most 1000 draws per one) */
+	for (unsigned long i = first; ran < want && i - first < 1000 * (want + 1); i++) {
 		truth_scenario s;
 		truth_draw(o.seed, (unsigned)i, &s);
+		if (o.only < 0 && o.families && !(s.families & o.families))
+			continue;
+		ran++;
 		char path[600], err[512];
 		snprintf(path, sizeof path, "%s/scenario-%lu.trace", tdir, i);
 		truth_verdict v;
@@ -321,7 +359,6 @@ int main(int argc, char **argv)
 	if (csv)
 		fclose(csv);
 	print_table(&all, fam);
-	unsigned long ran = last - first;
 	printf(
 	    "speed: %lu scenarios in %.1f s (%.1f scenarios/s; writing traces %.1f s, fold_analyze %.1f s)\n",
 	    ran, secs, secs > 0 ? (double)ran / secs : 0, all.write_s, all.fold_s);
@@ -336,7 +373,10 @@ int main(int argc, char **argv)
 		    defects++;
 	if (all.right + all.wrong + all.declined != all.n)
 		printf("BENCH DEFECT: right + wrong + declined != scenarios\n"), defects++;
-	printf("reproduce: %s --seed %" PRIu64 " --n %lu%s\n", argv[0], o.seed, o.n,
-	       o.only >= 0 ? " (then --only I for one scenario)" : "");
+	if (o.only >= 0)
+		printf("reproduce: %s --seed %" PRIu64 " --only %ld\n", argv[0], o.seed, o.only);
+	else
+		printf("reproduce: %s --seed %" PRIu64 " --n %lu%s%s\n", argv[0], o.seed, o.n,
+		       o.families ? " --family " : "", o.families ? o.family_arg : "");
 	return o.check && (failures || defects) ? 1 : 0;
 }
