@@ -34,6 +34,7 @@
 #include <gsl/gsl_errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,17 @@ static int parse(int argc, char **argv, opts *o)
 	return 0;
 }
 
+/* A crash names the scenario it happened in and how to run it alone. */
+static char crash_note[160];
+
+static void on_crash(int sig)
+{
+	ssize_t ignored = write(STDERR_FILENO, crash_note, strlen(crash_note));
+	(void)ignored;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -297,6 +309,10 @@ int main(int argc, char **argv)
 	if (parse(argc, argv, &o))
 		return 2;
 	gsl_set_error_handler_off();
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGFPE, on_crash);
+	signal(SIGABRT, on_crash);
 	char dir[] = "/tmp/fold-truth-XXXXXX";
 	const char *tdir = o.keep;
 	if (o.keep && mkdir(o.keep, 0777) && errno != EEXIST) {
@@ -333,6 +349,12 @@ int main(int argc, char **argv)
 		if (o.only < 0 && o.families && !(s.families & o.families))
 			continue;
 		ran++;
+		snprintf(crash_note, sizeof crash_note,
+		         "fold-bench-truth: crashed in scenario %lu; alone: %s --seed %" PRIu64
+		         " --only %lu\n",
+		         i, argv[0], o.seed, i);
+		if (isatty(STDERR_FILENO) && ran % 100 == 0)
+			fprintf(stderr, "... %lu of %lu scenarios\n", ran, want);
 		char path[600], err[512];
 		snprintf(path, sizeof path, "%s/scenario-%lu.trace", tdir, i);
 		truth_verdict v;
