@@ -370,8 +370,10 @@ int main(int argc, char **argv)
 		for (unsigned f = 0; f < TRUTH_NFAMILIES; f++)
 			if (s.families & (1u << f))
 				add(&fam[f], &v, s.pop);
-		if (csv)
+		if (csv) {
 			csv_row(csv, &s, &v, argv[0]);
+			fflush(csv); /* a run can be followed, and studied when stopped */
+		}
 		if (o.verbose || o.only >= 0)
 			print_one(&s, &v);
 	}
