@@ -14,10 +14,13 @@
  * population mixtures nobody was told about; then the command that draws
  * the same scenarios again.
  *
- * Usage: fold-bench-truth [--seed S] [--n N] [--csv FILE] [--only I]
- *                         [--keep DIR] [--verbose] [--check]
+ * Usage: fold-bench-truth [--seed S] [--n N] [--family F[,F...]] [--csv FILE]
+ *                         [--only I] [--keep DIR] [--verbose] [--check]
  *   --seed S    the draw (default: a new one each run, printed)
  *   --n N       scenarios (default 1000)
+ *   --family F  only scenarios of these families (clean, populations,
+ *               order, smooth, jitter, waits, short, load, coarse): the
+ *               draw's scenarios of them, by their index in the whole draw
  *   --csv FILE  one line per scenario: parameters, truth, fold's answer,
  *               wrong and why, flagged and its reasons
  *   --only I    run scenario I of the draw alone, verbosely
@@ -31,6 +34,7 @@
 #include <gsl/gsl_errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +50,7 @@ typedef struct tally {
 	double write_s, fold_s;
 	unsigned long bnd_n, bnd_in, bnd_none, rate_n, rate_in, rate_none, cpu_n, cpu_in, cpu_none;
 	unsigned long band_n, band_in;
-	unsigned long pops, mixed, silent;
+	unsigned long pops, mixed, silent, unmatched, withheld;
 } tally;
 
 static void add(tally *t, const truth_verdict *v, int pop)
@@ -78,6 +82,8 @@ static void add(tally *t, const truth_verdict *v, int pop)
 	t->band_n += v->band_n;
 	t->band_in += v->band_in;
 	t->pops += pop != 0;
+	t->unmatched += !v->matched;
+	t->withheld += v->rates_withheld;
 	t->mixed += v->mixed != 0;
 	t->silent += v->silent_mixture != 0;
 }
@@ -100,13 +106,12 @@ static const char *share(char *buf, size_t len, unsigned long k, unsigned long n
 
 static void print_row(const char *name, const tally *t)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32];
 	printf("%-12s %5lu %5lu %5lu %5lu  %-17s %-17s %-17s %-17s %-17s %-17s %lu of %lu\n", name, t->n,
 	       t->declined, t->right, t->wrong, share(a, sizeof a, t->flagged_wrong, t->wrong),
 	       share(b, sizeof b, t->flagged_right, t->right), share(c, sizeof c, t->bnd_in, t->bnd_n),
 	       share(d, sizeof d, t->rate_in, t->rate_n), share(e, sizeof e, t->cpu_in, t->cpu_n),
 	       share(f, sizeof f, t->band_in, t->band_n), t->silent, t->pops);
-	(void)g;
 }
 
 static void print_table(const tally *all, const tally *fam)
@@ -117,10 +122,18 @@ static void print_table(const tally *all, const tally *fam)
 	print_row("all", all);
 	for (unsigned f = 0; f < TRUTH_NFAMILIES; f++)
 		print_row(truth_family_name(f), &fam[f]);
-	printf("\nwrong answers by cause (one answer may have several): phase count %lu, boundary %lu, "
-	       "app-counter rate %lu, CPU rate %lu, smooth curve %lu, populations mixed %lu\n",
-	       all->why[0], all->why[1], all->why[2], all->why[3], all->why[4], all->why[5]);
-	printf("right only once unresolvable phases are set aside (counted right): %lu\n", all->missed_unres);
+	printf("\nwrong answers by cause (one answer may have several causes)\n%-12s %5s %6s %9s %5s %4s %6s "
+	       "%8s | %8s %9s\n",
+	       "family", "wrong", "count", "boundary", "rate", "cpu", "curve", "mixture", "unresolv",
+	       "withheld");
+	for (int f = -1; f < (int)TRUTH_NFAMILIES; f++) {
+		const tally *t = f < 0 ? all : &fam[f];
+		printf("%-12s %5lu %6lu %9lu %5lu %4lu %6lu %8lu | %8lu %9lu\n",
+		       f < 0 ? "all" : truth_family_name((unsigned)f), t->wrong, t->why[0], t->why[1],
+		       t->why[2], t->why[3], t->why[4], t->why[5], t->missed_unres, t->withheld);
+	}
+	printf("unresolv: right once phases with under 3 expected samples are set aside (counted right); "
+	       "withheld: app-counter phase rates fold did not show\n");
 	printf("intervals missing (counted as not covering): boundaries %lu, app-counter rates %lu, CPU "
 	       "rates %lu\n",
 	       all->bnd_none, all->rate_none, all->cpu_none);
@@ -190,10 +203,34 @@ static uint64_t new_seed(void)
 	return s % 1000000000000ull; /* short enough to type */
 }
 
+/* "populations,order" -> their TRUTH_* bits. */
+static int parse_families(const char *list, unsigned *bits)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	*bits = 0;
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		unsigned f = 0;
+		while (f < TRUTH_NFAMILIES && strcmp(w, truth_family_name(f)))
+			f++;
+		if (f == TRUTH_NFAMILIES) {
+			fprintf(stderr,
+			        "fold-bench-truth: --family %s: expected clean, populations, order, smooth, "
+			        "jitter, waits, short, load or coarse\n",
+			        w);
+			return -1;
+		}
+		*bits |= 1u << f;
+	}
+	return 0;
+}
+
 typedef struct opts {
 	uint64_t seed;
 	unsigned long n;
 	long only;
+	unsigned families; /* 0: every scenario */
+	const char *family_arg;
 	const char *csv, *keep;
 	int verbose, check;
 } opts;
@@ -216,8 +253,8 @@ static int parse(int argc, char **argv, opts *o)
 		}
 		if (!val) {
 			fprintf(stderr,
-			        "fold-bench-truth: %s: expected an option (--seed S, --n N, --csv FILE, "
-			        "--only I, --keep DIR, --verbose, --check) with its value\n",
+			        "fold-bench-truth: %s: expected an option (--seed S, --n N, --family F, "
+			        "--csv FILE, --only I, --keep DIR, --verbose, --check) with its value\n",
 			        a);
 			return -1;
 		}
@@ -232,7 +269,11 @@ static int parse(int argc, char **argv, opts *o)
 			o->csv = val;
 		else if (!strcmp(a, "--keep"))
 			o->keep = val;
-		else {
+		else if (!strcmp(a, "--family")) {
+			o->family_arg = val;
+			if (parse_families(val, &o->families))
+				return -1;
+		} else {
 			fprintf(stderr, "fold-bench-truth: %s: unknown option\n", a);
 			return -1;
 		}
@@ -242,6 +283,17 @@ static int parse(int argc, char **argv, opts *o)
 		}
 	}
 	return 0;
+}
+
+/* A crash names the scenario it happened in and how to run it alone. */
+static char crash_note[160];
+
+static void on_crash(int sig)
+{
+	ssize_t ignored = write(STDERR_FILENO, crash_note, strlen(crash_note));
+	(void)ignored;
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static double now(void)
@@ -257,6 +309,10 @@ int main(int argc, char **argv)
 	if (parse(argc, argv, &o))
 		return 2;
 	gsl_set_error_handler_off();
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGFPE, on_crash);
+	signal(SIGABRT, on_crash);
 	char dir[] = "/tmp/fold-truth-XXXXXX";
 	const char *tdir = o.keep;
 	if (o.keep && mkdir(o.keep, 0777) && errno != EEXIST) {
@@ -275,17 +331,30 @@ int main(int argc, char **argv)
 	}
 	if (csv)
 		csv_header(csv);
-	printf("fold truth bench: %lu random scenarios, seed %" PRIu64 " (definitions: docs/validation.md)\n",
-	       o.only >= 0 ? 1ul : o.n, o.seed);
+	printf("fold truth bench: %lu random scenarios%s%s, seed %" PRIu64
+	       " (definitions: docs/validation.md)\n",
+	       o.only >= 0 ? 1ul : o.n, o.families ? " of the families " : "", o.families ? o.family_arg : "",
+	       o.seed);
 	fflush(stdout);
 	tally all = {0}, fam[TRUTH_NFAMILIES];
 	memset(fam, 0, sizeof fam);
 	unsigned long failures = 0;
 	double t0 = now();
-	unsigned long first = o.only >= 0 ? (unsigned long)o.only : 0, last = o.only >= 0 ? first + 1 : o.n;
-	for (unsigned long i = first; i < last; i++) {
+	unsigned long first = o.only >= 0 ? (unsigned long)o.only : 0, want = o.only >= 0 ? 1 : o.n;
+	unsigned long ran = 0;
+	/* with --family, the draw's scenarios of those families (at most 1000 draws per one) */
+	for (unsigned long i = first; ran < want && i - first < 1000 * (want + 1); i++) {
 		truth_scenario s;
 		truth_draw(o.seed, (unsigned)i, &s);
+		if (o.only < 0 && o.families && !(s.families & o.families))
+			continue;
+		ran++;
+		snprintf(crash_note, sizeof crash_note,
+		         "fold-bench-truth: crashed in scenario %lu; alone: %s --seed %" PRIu64
+		         " --only %lu\n",
+		         i, argv[0], o.seed, i);
+		if (isatty(STDERR_FILENO) && ran % 100 == 0)
+			fprintf(stderr, "... %lu of %lu scenarios\n", ran, want);
 		char path[600], err[512];
 		snprintf(path, sizeof path, "%s/scenario-%lu.trace", tdir, i);
 		truth_verdict v;
@@ -301,8 +370,10 @@ int main(int argc, char **argv)
 		for (unsigned f = 0; f < TRUTH_NFAMILIES; f++)
 			if (s.families & (1u << f))
 				add(&fam[f], &v, s.pop);
-		if (csv)
+		if (csv) {
 			csv_row(csv, &s, &v, argv[0]);
+			fflush(csv); /* a run can be followed, and studied when stopped */
+		}
 		if (o.verbose || o.only >= 0)
 			print_one(&s, &v);
 	}
@@ -312,17 +383,24 @@ int main(int argc, char **argv)
 	if (csv)
 		fclose(csv);
 	print_table(&all, fam);
-	unsigned long ran = last - first;
 	printf(
 	    "speed: %lu scenarios in %.1f s (%.1f scenarios/s; writing traces %.1f s, fold_analyze %.1f s)\n",
 	    ran, secs, secs > 0 ? (double)ran / secs : 0, all.write_s, all.fold_s);
 	if (failures)
 		printf("BENCH DEFECT: %lu scenario(s) could not be written or folded (above)\n", failures);
 	if (defects)
-		printf("BENCH DEFECT: %d figure(s) not a number\n", defects);
+		printf("BENCH DEFECT: %d figure(s) not a number (or a share above 100%%)\n", defects);
+	if (all.unmatched)
+		printf("BENCH DEFECT: in %lu scenario(s) fold's instances did not pair with the written ones "
+		       "(populations not judged)\n",
+		       all.unmatched),
+		    defects++;
 	if (all.right + all.wrong + all.declined != all.n)
 		printf("BENCH DEFECT: right + wrong + declined != scenarios\n"), defects++;
-	printf("reproduce: %s --seed %" PRIu64 " --n %lu%s\n", argv[0], o.seed, o.n,
-	       o.only >= 0 ? " (then --only I for one scenario)" : "");
+	if (o.only >= 0)
+		printf("reproduce: %s --seed %" PRIu64 " --only %ld\n", argv[0], o.seed, o.only);
+	else
+		printf("reproduce: %s --seed %" PRIu64 " --n %lu%s%s\n", argv[0], o.seed, o.n,
+		       o.families ? " --family " : "", o.families ? o.family_arg : "");
 	return o.check && (failures || defects) ? 1 : 0;
 }

@@ -169,7 +169,7 @@ static void draw_run(trng *r, synth_config *c, double d, int load)
 		c->sample_handler_ns = c->sample_cost_ns * tuni(r, 0.2, 0.5);
 		c->sample_lag_ns = fmin(2e3, 0.3 * c->sample_handler_ns);
 		c->sample_after_ns = c->sample_cost_ns * tuni(r, 0, 0.2);
-		c->sample_delivery_recorded = tu(r) < 0.5;
+		c->sample_delivery_recorded = tu(r) < 0.85; /* the runtime records it (format 1.2) */
 	}
 	c->cpu_clock_counter = tu(r) < 0.7;
 	c->noise = tuni(r, 0, 0.02);
@@ -295,7 +295,8 @@ void truth_describe(const truth_scenario *s, char *buf, size_t len)
 	if (c->inner_call_ns > 0)
 		PUT(" inner=%.3gus", c->inner_call_ns / 1e3);
 	if (c->sample_cost_ns > 0)
-		PUT(" cost=%.3gus", c->sample_cost_ns / 1e3);
+		PUT(" cost=%.3gus:handler=%.3gus:delivery-recorded=%d", c->sample_cost_ns / 1e3,
+		    c->sample_handler_ns / 1e3, c->sample_delivery_recorded);
 	PUT(" taskclock=%d noise=%.3f", c->cpu_clock_counter, c->noise);
 #undef PUT
 }
