@@ -60,7 +60,8 @@
 #define MAX_PHASES 4
 #define MIN_INSTANCES 30
 /* A loop step (a clock read and a thread-local add, tens of ns) longer
- * than this was an interruption. */
+ * than this was an interruption (unless the probe's reads are slower:
+ * probe_calibrate). */
 #define GAP_NS 8000
 /* A wait phase sleeps; shorter than this, a sleep's wake-up latency (tens
  * of us on a VM) would be most of it. */
@@ -200,6 +201,7 @@ struct probe {
 	long reads;      /* syscr at the mark (its own read not yet counted) */
 	uint64_t cpu;    /* thread CPU clock at the mark */
 	uint64_t worked; /* own work since the mark */
+	uint64_t gap_ns; /* a step longer than this was an interruption */
 };
 
 static long probe_reads(const struct probe *pr)
@@ -215,10 +217,26 @@ static long probe_reads(const struct probe *pr)
 	return p ? atol(p + 6) : -1;
 }
 
+/* The interruption threshold: GAP_NS, or three times what the probe's own
+ * reads take where they are slower (the loop must make progress between
+ * them). */
+static void probe_calibrate(struct probe *pr)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 20; i++) {
+		uint64_t t = now_ns();
+		(void)cpu_ns();
+		(void)probe_reads(pr);
+		uint64_t d = now_ns() - t;
+		best = d < best ? d : best;
+	}
+	pr->gap_ns = 3 * best > GAP_NS ? 3 * best : GAP_NS;
+}
+
 static void probe_mark(struct probe *pr)
 {
-	pr->reads = probe_reads(pr);
 	pr->cpu = cpu_ns();
+	pr->reads = probe_reads(pr);
 	pr->worked = 0;
 }
 
@@ -241,10 +259,11 @@ static void count_work(struct counter_state *cs, uint64_t ns, double per_ns, uin
 /* One interruption of `dt` ns that ended just now: its on-CPU part is the
  * CPU time beyond the work since the mark; it held a sample when the
  * thread's reads grew by more than the probe's own. Marks anew and returns
- * the time of the mark (the probe's read after it is work). */
+ * the time of the mark: the probe's reads come after it, in the loop's
+ * next step (a preemption at their return is an interruption too). */
 static uint64_t gap_account(struct probe *pr, uint64_t dt, struct gaps *g)
 {
-	uint64_t c = cpu_ns(), t_mark = now_ns(), ran = c - pr->cpu;
+	uint64_t t_mark = now_ns(), c = cpu_ns(), ran = c - pr->cpu;
 	long reads = probe_reads(pr);
 	uint64_t on = ran > pr->worked ? ran - pr->worked : 0;
 	if (on > dt)
@@ -260,13 +279,14 @@ static uint64_t gap_account(struct probe *pr, uint64_t dt, struct gaps *g)
 	g->count++;
 	pr->reads = reads;
 	pr->cpu = c;
+	pr->worked = 0;
 	return t_mark;
 }
 
 /* Computes for `work_ns` of the program's own work from `t0`, counting
- * `per_us` events per us of it (into *events). An interruption (a step
- * longer than GAP_NS) is not work: it goes to *g; the probe's reads after
- * it are. Returns the end time. */
+ * `per_us` events per us of it (into *events). A step longer than
+ * pr->gap_ns is an interruption, not work: it goes to *g. Returns the end
+ * time. */
 static uint64_t compute(struct counter_state *cs, struct probe *pr, uint64_t t0, uint64_t work_ns,
                         double per_us, struct gaps *g, uint64_t *events)
 {
@@ -274,15 +294,12 @@ static uint64_t compute(struct counter_state *cs, struct probe *pr, uint64_t t0,
 	double per_ns = per_us / 1000.0;
 	while (worked < work_ns) {
 		uint64_t t = now_ns(), dt = t - last;
-		if (dt > GAP_NS) {
-			uint64_t t_mark = gap_account(pr, dt, g);
-			last = now_ns();
-			pr->worked = last - t_mark;
-			dt = last - t; /* the probe's reads */
-		} else {
-			last = t;
-			pr->worked += dt;
+		if (dt > pr->gap_ns) {
+			last = gap_account(pr, dt, g);
+			continue;
 		}
+		last = t;
+		pr->worked += dt;
 		worked += dt;
 		count_work(cs, dt, per_ns, events);
 	}
@@ -322,6 +339,7 @@ static void instance_lengths(const struct scenario *sc, uint64_t *rng, double *l
 struct run_totals {
 	struct gaps gaps;
 	int samples_told;                   /* 1: samples told apart by the thread's reads */
+	uint64_t gap_ns;                    /* the probe's interruption threshold */
 	uint64_t timer_ns;                  /* the program's own timer over all instances */
 	uint64_t compute_wall, compute_cpu; /* for the CPU share it got */
 	uint64_t wall_ns;                   /* first enter to last exit */
@@ -461,6 +479,7 @@ static int write_truth(const char *path, const struct scenario *sc, const struct
 	        ", \"compute_cpu_ns\": %" PRIu64,
 	        tot->compute_wall ? (double)tot->compute_cpu / (double)tot->compute_wall : 1.0,
 	        tot->compute_wall, tot->compute_cpu);
+	fprintf(f, ", \"gap_ns\": %" PRIu64, tot->gap_ns);
 	fprintf(f, ", \"samples_told_apart\": %s, \"gaps\": %" PRIu64 ", \"gaps_with_sample\": %" PRIu64,
 	        tot->samples_told ? "true" : "false", tot->gaps.count, tot->gaps.samples);
 	fprintf(f,
@@ -539,12 +558,14 @@ int main(int argc, char **argv)
 	}
 	/* Sleeps end at their deadline, not up to 50 us later. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	struct probe pr = {open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC), -1, 0, 0};
+	struct probe pr = {open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC), -1, 0, 0, GAP_NS};
+	probe_calibrate(&pr);
 	uint32_t region = fold_region("truth");
 	struct counter_state cs = {fold_counter("work"), 0};
 	struct run_totals tot;
 	memset(&tot, 0, sizeof tot);
 	tot.samples_told = probe_reads(&pr) >= 0;
+	tot.gap_ns = pr.gap_ns;
 	uint64_t rng = seed ^ 0x5eed5eed5eed5eedull, t0 = now_ns();
 	for (long i = 0; i < sc.ninst; i++) {
 		enter[i] = now_ns();
