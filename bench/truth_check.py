@@ -230,48 +230,47 @@ def share(xs):
 
 
 def err_stats(xs):
-    xs = [abs(x) for x in xs if x is not None and math.isfinite(x)]
+    """Signed median and the worst (largest in size) of relative errors."""
+    xs = [x for x in xs if x is not None and math.isfinite(x)]
     if not xs:
         return "no runs"
-    return "median %.2f%%, max %.2f%% over %d runs" % (100 * statistics.median(xs), 100 * max(xs), len(xs))
+    return "median %+.2f%%, worst %+.2f%% over %d runs" % (100 * statistics.median(xs),
+                                                         100 * max(xs, key=abs), len(xs))
 
 
-def summary_counts(runs):
-    judged = [r for r in runs if r["judged"]]
-    folded = [r for r in judged if r["folded"]]
+def verdicts(folded, indent="  "):
+    """Prints right/wrong, detection, false alarms and coverage over folded runs."""
     wrong = [r for r in folded if r["wrong"]]
     right = [r for r in folded if not r["wrong"]]
-    print("runs: %d; not judged (under half a CPU in compute): %d; not folded: %d; judged and folded: %d" %
-          (len(runs), len(runs) - len(judged), len(judged) - len(folded), len(folded)))
-    if not folded:
-        return folded
-    print("right: %d, wrong: %d" % (len(right), len(wrong)))
+    per_cond = ", ".join("%s %d right, %d wrong" % (c, sum(1 for r in folded if r["condition"] == c and not r["wrong"]),
+                                                     sum(1 for r in folded if r["condition"] == c and r["wrong"]))
+                         for c in ("quiet", "hogs") if any(r["condition"] == c for r in folded))
+    print("%sright: %d, wrong: %d (%s)" % (indent, len(right), len(wrong), per_cond))
     reasons = {}
     for r in wrong:
         for key in r["why"]:
             reasons[key] = reasons.get(key, 0) + 1
     if reasons:
-        print("  why wrong (a run can have several): " +
+        print("%swhy wrong (a run can have several): " % indent +
               ", ".join("%s %d" % (k, v) for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])))
     det = sum(1 for r in wrong if r["flagged"])
     fa = sum(1 for r in right if r["flagged"])
-    print("detection rate: %s" % ("%d of %d wrong answers flagged (%.0f%%)" % (det, len(wrong), 100 * det / len(wrong))
-                                  if wrong else "no wrong answers"))
-    print("false alarms: %s" % ("%d of %d right answers flagged (%.0f%%)" % (fa, len(right), 100 * fa / len(right))
-                                if right else "no right answers"))
-    unans = [r for r in folded if r["unanswered"]]
-    if unans:
-        print("runs with a phase rate fold left unanswered (null: too few samples; not judged wrong for it): %d"
-              % len(unans))
+    print("%sdetection rate: %s" % (indent, "%d of %d wrong answers flagged (%.0f%%)" % (
+        det, len(wrong), 100 * det / len(wrong)) if wrong else "no wrong answers"))
+    print("%sfalse alarms: %s" % (indent, "%d of %d right answers flagged (%.0f%%)" % (
+        fa, len(right), 100 * fa / len(right)) if right else "no right answers"))
     mixes = [r for r in wrong if r.get("mixture")]
     if mixes:
-        print("population mixtures: %d, flagged %d" % (len(mixes), sum(1 for r in mixes if r["flagged"])))
-    for cond in ("quiet", "hogs"):
-        sub = [r for r in folded if r["condition"] == cond]
-        if sub:
-            print("  %s: %d right, %d wrong" % (cond, sum(1 for r in sub if not r["wrong"]),
-                                                sum(1 for r in sub if r["wrong"])))
-    return folded
+        print("%spopulation mixtures: %d, flagged %d" % (indent, len(mixes), sum(1 for r in mixes if r["flagged"])))
+    unans = [r for r in folded if r["unanswered"]]
+    if unans:
+        print("%sruns with a phase rate left unanswered (null: too few samples; not wrong for it): %d" %
+              (indent, len(unans)))
+    for key, what in (("cover_boundary", "boundaries"), ("cover_rate", "work rates"), ("cover_cpu", "CPU rates")):
+        vals = [v for r in folded for v in r[key]]
+        none = sum(1 for v in vals if v is None)
+        print("%scoverage of %s by the 90%% intervals: %s%s" % (
+            indent, what, share(vals), "; %d without an interval" % none if none else ""))
 
 
 def cmd_summary(a):
@@ -283,16 +282,20 @@ def cmd_summary(a):
     if not runs:
         print("no runs")
         return 0
-    folded = summary_counts(runs)
-    for key, what in (("cover_boundary", "boundaries"), ("cover_rate", "work rates"), ("cover_cpu", "CPU rates")):
-        vals = [v for r in folded for v in r[key]]
-        none = sum(1 for v in vals if v is None)
-        print("coverage of %s by the 90%% intervals: %s%s" % (
-            what, share(vals), "; %d without an interval" % none if none else ""))
+    judged = [r for r in runs if r["judged"]]
+    print("runs: %d; judged: %d; not judged, the program got under half a CPU in its compute phases: %d" %
+          (len(runs), len(judged), len(runs) - len(judged)))
+    for title, sub in (("judged runs", judged), ("all runs, the starved ones too", runs)):
+        folded = [r for r in sub if r["folded"]]
+        print("%s: %d, folded %d%s" % (title, len(sub), len(folded), "" if folded else " (no figures)"))
+        if folded:
+            verdicts(folded)
+        if len(judged) == len(runs):
+            break
     for cond in ("quiet", "hogs"):
         sub = [r for r in runs if r["condition"] == cond]
         if sub:
-            print("region total vs the program's timer, %s: fold %s; exact profile %s" % (
+            print("region total vs the program's timer, %s (all runs): fold %s; exact profile %s" % (
                 cond, err_stats([r["total_err"] for r in sub]), err_stats([r["profile_err"] for r in sub])))
     told = [r for r in runs if r.get("samples_told_apart")]
     seen = sum(r["gaps_with_sample"] or 0 for r in told)
