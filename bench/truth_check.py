@@ -100,14 +100,18 @@ def flagged(region, doc):
 
 
 def used_rows(truth, region):
-    """The truth's rows for the instances fold folded, and how they were chosen."""
+    """The truth's rows for the instances fold folded, and how they were chosen:
+    fold's instance_list holds its first instances (at most 10 000), in the
+    order the program ran them."""
     rows = truth["instances"]
-    lst = region.get("instance_list")
-    if lst and not region.get("instance_list_truncated") and len(lst) == len(rows):
+    lst = region.get("instance_list") or []
+    whole = len(lst) == len(rows) and not region.get("instance_list_truncated")
+    if lst and (whole or (region.get("instance_list_truncated") and len(lst) < len(rows))):
         order = sorted(range(len(lst)), key=lambda i: lst[i][0])
         used = [rows[j] for j, i in enumerate(order) if lst[i][5]]
         if used:
-            return used, "folded instances (%d of %d)" % (len(used), len(rows))
+            return used, "folded instances (%d of %s)" % (
+                len(used), len(rows) if whole else "the first %d of %d" % (len(lst), len(rows)))
     return rows, "all %d instances" % len(rows)
 
 
