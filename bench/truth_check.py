@@ -47,12 +47,17 @@ MIXTURE_MIN = 0.10
 MIN_CPU_SHARE = 0.5
 
 
+def fail(message):
+    print("truth_check: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
 def load(path, what):
     try:
         with open(path) as f:
             return json.load(f)
     except (OSError, ValueError) as e:
-        raise SystemExit("truth_check: cannot read %s %s: %s" % (what, path, e)) from None
+        fail("cannot read %s %s: %s" % (what, path, e))
 
 
 def phase_truth(truth, rows):
@@ -161,7 +166,7 @@ def judge(truth, doc, meta):
            "cpu_err": [], "cover_boundary": [], "cover_rate": [], "cover_cpu": []}
     regions = [r for r in doc.get("regions", []) if r.get("name") == truth["region"]]
     if not regions:
-        raise SystemExit("truth_check: region %r missing from fold's JSON" % truth["region"])
+        fail("region %r missing from fold's JSON" % truth["region"])
     region = regions[0]
     timer = truth["run"]["timer_ns"]
     prof = [p for p in doc.get("profile", []) if p.get("name") == truth["region"]]
