@@ -116,6 +116,10 @@ echo
 echo "== the randomized truth bench on real runs: seeds $first-$last, conditions: $conditions"
 python3 "$here/truth_check.py" summary "$results"
 [ $defects = 0 ] || echo "harness defects: $defects (above)"
-echo "command: $0 --build $build --seeds $seeds --first $first${seconds:+ --seconds $seconds}" \
+envs=""
+[ -z "${TRUTH_PROG:-}" ] || envs="TRUTH_PROG=$prog "
+[ -z "${FOLDRUN:-}" ] || envs="${envs}FOLDRUN=$foldrun "
+[ -z "${FOLD:-}" ] || envs="${envs}FOLD=$fold "
+echo "command: $envs$0 --build $build --seeds $seeds --first $first${seconds:+ --seconds $seconds}" \
 	"--conditions \"$conditions\""
 [ $defects = 0 ]
