@@ -110,7 +110,7 @@ done
 
 where=""
 judged=$(wc -l <"$results")
-runs=$((seeds * $(echo $conditions | wc -w)))
+runs=$((seeds * $(echo "$conditions" | wc -w)))
 [ "$judged" = "$runs" ] || defect "$judged of $runs runs were judged"
 echo
 echo "== the randomized truth bench on real runs: seeds $first-$last, conditions: $conditions"
