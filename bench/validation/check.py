@@ -585,6 +585,12 @@ def rate(p, name):
     return v if isinstance(v, (int, float)) else None
 
 
+def warning_texts(doc):
+    """The warnings' text: JSON version 2 gives each as a record whose
+    text is its message (docs/json.md, "warnings[]"), version 1 as a string."""
+    return [w.get("message", "") if isinstance(w, dict) else w for w in doc.get("warnings") or []]
+
+
 def explained_group_choice(doc, r, k, sel, name):
     """Why group k, holding more time than the folded group sel, is not
     folded, when fold says so in a warning and the JSON bears it out; else
@@ -593,7 +599,7 @@ def explained_group_choice(doc, r, k, sel, name):
     gs = next((g for g in r.get("groups") or [] if g["id"] == sel), None)
     if not gk or not gs:
         return None
-    said = [w for w in doc.get("warnings", []) if w.startswith("region %s: group %d " % (name, k))]
+    said = [w for w in warning_texts(doc) if w.startswith("region %s: group %d " % (name, k))]
     lim = doc.get("fold_limits") or {}
     if any("too few to fold" in w for w in said) and lim:
         if gk["used"] < lim["min_instances"] or gk["samples"] < lim["min_samples"]:
@@ -641,7 +647,7 @@ def check_region(run, doc, r, region_total_all):
     sg = [g for g in groups if g["id"] == sel] or groups[:1]
     outl = sg[0]["excluded_outliers"] if sg else 0
     sel_n = sg[0]["instances"] if sg else r["instances"]
-    if outl and not any(name in w and "outlier" in w for w in doc.get("warnings", [])):
+    if outl and not any(name in w and "outlier" in w for w in warning_texts(doc)):
         run.out("FAIL", "silent-discard", "%s: %d outliers excluded, no warning names them" % (tag, outl))
     # --- coverage: time in the folded instances, in other groups, outliers
     tot = sum(i[1] for i in il) or 1
@@ -963,7 +969,7 @@ def check(args):
         check_region(run, doc, r, total)
     if args.mode == "perf":
         check_perf(run, doc, args.dir)
-    warns = doc.get("warnings") or []
+    warns = warning_texts(doc)
     run.out("INFO", "warnings", "%d: %s" % (len(warns), " | ".join(w[:100] for w in warns[:5])))
     return 1 if run.failed else 0
 
