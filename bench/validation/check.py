@@ -324,7 +324,43 @@ def app_timers(app, mode, d):
                 # allreduce: a figure, not a verdict
                 t.append(("profiler Dot Product (the MPI_Allreduce in tea_allsum) vs tea_allsum", dot,
                           ("sum", [("profile", "*tea_allsum")], "busiest-rank"), None))
+    elif app == "miniAMR":
+        # the report's last line: each figure the mean over the ranks of a
+        # rank's own timer. time: from before the initial refine to the
+        # loop's end (timer_all); calc: around each stencil_driver call;
+        # comm: around each comm call; red: around each stage's check_sum
+        # calls (not the setup's, in init); refine: the initial refine and,
+        # each step, from the stages' end through move and refine
+        m = re.search(r"^Summary: ranks (\d+) ts \d+ time (\S+) calc (\S+) comm (\S+) red (\S+) refine (\S+)",
+                      out, re.M)
+        # the initial refine's own line, under "Mesh Refinement"
+        init = num(r"^\s*initial refine\s*:\s*([0-9.eE+-]+)", out)
+        if m:
+            nr = int(m.group(1))
+            total, calc, comm, red, refine = (float(m.group(k)) for k in range(2, 7))
+            each = "mean of %d rank(s)" % nr
+            if mode not in ("default", "perf") and init is not None:
+                # the step region holds the loop's whole body: the app's
+                # total less its initial refine, which comes before the loop
+                t.append(("time less its initial refine (%.1f ms) vs timestep region (%s)" % (init * 1e3, each),
+                          total - init, ("mean-ranks", ("region", "timestep")), TOL_LOOSE))
+            if mode in ("cyg", "mpi2", "omp2"):
+                # timer() right around the calls: + their own hooks
+                t.append(("calc vs stencil_driver (+ its hooks, %s)" % each, calc,
+                          ("mean-ranks", ("timed-calls", "stencil_driver")), TOL_LOOSE))
+                t.append(("comm vs comm (+ its hooks, %s)" % each, comm, ("mean-ranks", ("timed-calls", "comm")),
+                          TOL_LOOSE))
+                t.append(("red vs check_sum from the first step (+ its hooks, %s)" % each, red,
+                          ("mean-ranks", ("from-steps", "check_sum")), TOL_LOOSE))
+                t.append(("refine vs refine + move (+ their hooks, %s)" % each, refine,
+                          ("mean-ranks", ("sum", [("timed-calls", "refine"), ("timed-calls", "move")])), TOL_LOOSE))
     return t
+
+
+def ranks(doc):
+    """The ranks in the exact profile ([0] for a run without ranks)."""
+    rs = sorted({t["rank"] for p in doc.get("profile", []) for t in p.get("per_thread", []) if t["rank"] >= 0})
+    return rs or [0]
 
 
 def main_threads(doc):
@@ -433,14 +469,30 @@ def fold_time(doc, sel, rank=0):
         time, and their hooks at the calibrated pair);
       ("in-steps", GLOB): timed-calls of the calls that start inside the
         span of the timestep instances;
+      ("from-steps", GLOB): timed-calls of the calls that start at or
+        after the first timestep instance's start (a span's end is a
+        start plus a duration the samples' cost was taken out of, short
+        of the clock's: the calls of the last step that start after it
+        are in no span);
       ("after-steps", GLOB): inclusive time of the calls that start after
         the first timestep instance;
       ("before-steps", GLOB): durations of the calls that start before it;
       ("span", "timestep"): from the first step instance's enter to the
         last one's exit (wall time, whatever ran between the steps);
       ("sum", [SEL...][, "busiest-rank"]): the sum, on the rank busiest_rank
-        picks with "busiest-rank"."""
+        picks with "busiest-rank";
+      ("mean-ranks", SEL): SEL's mean over the ranks (ranks), as an app
+        reports the mean of its ranks' timers."""
     kind, pat = sel[0], sel[1]
+    if kind == "mean-ranks":
+        vals, notes = [], []
+        for r in ranks(doc):
+            f, what = fold_time(doc, pat, r)
+            if f is None:
+                return None, what
+            vals.append(f)
+            notes.append("rank %d %.4f s (%s)" % (r, f, what))
+        return sum(vals) / len(vals), "; ".join(notes)
     if kind == "sum":
         if len(sel) > 2 and sel[2] == "busiest-rank":
             rank = busiest_rank(doc)
@@ -482,8 +534,9 @@ def fold_time(doc, sel, rank=0):
     if "hooks_ns" not in rows[0]:
         return None, "no hooks_ns in the profile (a fold before the calls' own hooks were reported)"
     pair = doc.get("hook_overhead_ns") or 0
-    if kind == "in-steps":
-        out = instances_outside(doc, pat, rank, lambda t, lo, hi: lo <= t <= hi)
+    if kind in ("in-steps", "from-steps"):
+        keep = (lambda t, lo, hi: lo <= t <= hi) if kind == "in-steps" else (lambda t, lo, hi: t >= lo)
+        out = instances_outside(doc, pat, rank, keep)
         if out is None:
             return None, "no timestep region to tell the loop's calls from the setup's"
         return (incl + hooks - out[1] - pair * out[0]) / 1e9, "%d row(s), %d call(s) outside the steps" % (nfun, out[0])
