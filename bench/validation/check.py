@@ -325,14 +325,15 @@ def app_timers(app, mode, d):
                 t.append(("profiler Dot Product (the MPI_Allreduce in tea_allsum) vs tea_allsum", dot,
                           ("sum", [("profile", "*tea_allsum")], "busiest-rank"), None))
     elif app == "miniAMR":
-        # the report's last line: each figure the mean over the ranks of a
-        # rank's own timer. time: from before the initial refine to the
-        # loop's end (timer_all); calc: around each stencil_driver call;
-        # comm: around each comm call; red: around each stage's check_sum
-        # calls (not the setup's, in init); refine: the initial refine and,
-        # each step, from the stages' end through move and refine
-        m = re.search(r"^Summary: ranks (\d+) ts \d+ time (\S+) calc (\S+) comm (\S+) red (\S+) refine (\S+)",
-                      out, re.M)
+        # the report's last line (openmp/'s also gives its threads): each
+        # figure the mean over the ranks of a rank's own timer. time: from
+        # before the initial refine to the loop's end (timer_all); calc:
+        # around each stencil_driver call; comm: around each comm call;
+        # red: around each stage's check_sum calls (not the setup's, in
+        # init); refine: the initial refine and, each step, from the
+        # stages' end through move and refine
+        m = re.search(r"^Summary: ranks (\d+) (?:threads \d+ )?ts \d+ time (\S+) calc (\S+) comm (\S+) red (\S+) "
+                      r"refine (\S+)", out, re.M)
         # the initial refine's own line, under "Mesh Refinement"
         init = num(r"^\s*initial refine\s*:\s*([0-9.eE+-]+)", out)
         if m:
