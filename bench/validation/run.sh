@@ -471,8 +471,8 @@ one() {
 			printf '%s\t%s\tSKIP\tperf record does not work here\n' "$app" "$mode" >>"$results"
 			return
 		fi
-		OMP_NUM_THREADS=1 run_$app "$dir" perf record -q -o "$dir/perf.data" -F 997 -- "$exe"
-		(cd "$dir" && mv app.out app.perf.out && perf report -i perf.data --no-children --sort symbol \
+		OMP_NUM_THREADS=1 run_$app "$dir" perf record -q -o "$dir/perf.data" -F 997 -g -- "$exe"
+		(cd "$dir" && mv app.out app.perf.out && perf report -i perf.data --no-children -g none --sort symbol \
 			--stdio -q 2>/dev/null >perf.txt)
 		launch=("${env[@]}" "${fr[@]}")
 	elif [ $np -gt 1 ]; then
