@@ -324,7 +324,44 @@ def app_timers(app, mode, d):
                 # allreduce: a figure, not a verdict
                 t.append(("profiler Dot Product (the MPI_Allreduce in tea_allsum) vs tea_allsum", dot,
                           ("sum", [("profile", "*tea_allsum")], "busiest-rank"), None))
+    elif app == "miniAMR":
+        # the report's last line (openmp/'s also gives its threads): each
+        # figure the mean over the ranks of a rank's own timer. time: from
+        # before the initial refine to the loop's end (timer_all); calc:
+        # around each stencil_driver call; comm: around each comm call;
+        # red: around each stage's check_sum calls (not the setup's, in
+        # init); refine: the initial refine and, each step, from the
+        # stages' end through move and refine
+        m = re.search(r"^Summary: ranks (\d+) (?:threads \d+ )?ts \d+ time (\S+) calc (\S+) comm (\S+) red (\S+) "
+                      r"refine (\S+)", out, re.M)
+        # the initial refine's own line, under "Mesh Refinement"
+        init = num(r"^\s*initial refine\s*:\s*([0-9.eE+-]+)", out)
+        if m:
+            nr = int(m.group(1))
+            total, calc, comm, red, refine = (float(m.group(k)) for k in range(2, 7))
+            each = "mean of %d rank(s)" % nr
+            if mode not in ("default", "perf") and init is not None:
+                # the step region holds the loop's whole body: the app's
+                # total less its initial refine, which comes before the loop
+                t.append(("time less its initial refine (%.1f ms) vs timestep region (%s)" % (init * 1e3, each),
+                          total - init, ("mean-ranks", ("region", "timestep")), TOL_LOOSE))
+            if mode in ("cyg", "mpi2", "omp2"):
+                # timer() right around the calls: + their own hooks
+                t.append(("calc vs stencil_driver (+ its hooks, %s)" % each, calc,
+                          ("mean-ranks", ("timed-calls", "stencil_driver")), TOL_LOOSE))
+                t.append(("comm vs comm (+ its hooks, %s)" % each, comm, ("mean-ranks", ("timed-calls", "comm")),
+                          TOL_LOOSE))
+                t.append(("red vs check_sum from the first step (+ its hooks, %s)" % each, red,
+                          ("mean-ranks", ("from-steps", "check_sum")), TOL_LOOSE))
+                t.append(("refine vs refine + move (+ their hooks, %s)" % each, refine,
+                          ("mean-ranks", ("sum", [("timed-calls", "refine"), ("timed-calls", "move")])), TOL_LOOSE))
     return t
+
+
+def ranks(doc):
+    """The ranks in the exact profile ([0] for a run without ranks)."""
+    rs = sorted({t["rank"] for p in doc.get("profile", []) for t in p.get("per_thread", []) if t["rank"] >= 0})
+    return rs or [0]
 
 
 def main_threads(doc):
@@ -433,14 +470,30 @@ def fold_time(doc, sel, rank=0):
         time, and their hooks at the calibrated pair);
       ("in-steps", GLOB): timed-calls of the calls that start inside the
         span of the timestep instances;
+      ("from-steps", GLOB): timed-calls of the calls that start at or
+        after the first timestep instance's start (a span's end is a
+        start plus a duration the samples' cost was taken out of, short
+        of the clock's: the calls of the last step that start after it
+        are in no span);
       ("after-steps", GLOB): inclusive time of the calls that start after
         the first timestep instance;
       ("before-steps", GLOB): durations of the calls that start before it;
       ("span", "timestep"): from the first step instance's enter to the
         last one's exit (wall time, whatever ran between the steps);
       ("sum", [SEL...][, "busiest-rank"]): the sum, on the rank busiest_rank
-        picks with "busiest-rank"."""
+        picks with "busiest-rank";
+      ("mean-ranks", SEL): SEL's mean over the ranks (ranks), as an app
+        reports the mean of its ranks' timers."""
     kind, pat = sel[0], sel[1]
+    if kind == "mean-ranks":
+        vals, notes = [], []
+        for r in ranks(doc):
+            f, what = fold_time(doc, pat, r)
+            if f is None:
+                return None, what
+            vals.append(f)
+            notes.append("rank %d %.4f s (%s)" % (r, f, what))
+        return sum(vals) / len(vals), "; ".join(notes)
     if kind == "sum":
         if len(sel) > 2 and sel[2] == "busiest-rank":
             rank = busiest_rank(doc)
@@ -482,8 +535,9 @@ def fold_time(doc, sel, rank=0):
     if "hooks_ns" not in rows[0]:
         return None, "no hooks_ns in the profile (a fold before the calls' own hooks were reported)"
     pair = doc.get("hook_overhead_ns") or 0
-    if kind == "in-steps":
-        out = instances_outside(doc, pat, rank, lambda t, lo, hi: lo <= t <= hi)
+    if kind in ("in-steps", "from-steps"):
+        keep = (lambda t, lo, hi: lo <= t <= hi) if kind == "in-steps" else (lambda t, lo, hi: t >= lo)
+        out = instances_outside(doc, pat, rank, keep)
         if out is None:
             return None, "no timestep region to tell the loop's calls from the setup's"
         return (incl + hooks - out[1] - pair * out[0]) / 1e9, "%d row(s), %d call(s) outside the steps" % (nfun, out[0])
@@ -585,6 +639,12 @@ def rate(p, name):
     return v if isinstance(v, (int, float)) else None
 
 
+def warning_texts(doc):
+    """The warnings' text: JSON version 2 gives each as a record whose
+    text is its message (docs/json.md, "warnings[]"), version 1 as a string."""
+    return [w.get("message", "") if isinstance(w, dict) else w for w in doc.get("warnings") or []]
+
+
 def explained_group_choice(doc, r, k, sel, name):
     """Why group k, holding more time than the folded group sel, is not
     folded, when fold says so in a warning and the JSON bears it out; else
@@ -593,7 +653,7 @@ def explained_group_choice(doc, r, k, sel, name):
     gs = next((g for g in r.get("groups") or [] if g["id"] == sel), None)
     if not gk or not gs:
         return None
-    said = [w for w in doc.get("warnings", []) if w.startswith("region %s: group %d " % (name, k))]
+    said = [w for w in warning_texts(doc) if w.startswith("region %s: group %d " % (name, k))]
     lim = doc.get("fold_limits") or {}
     if any("too few to fold" in w for w in said) and lim:
         if gk["used"] < lim["min_instances"] or gk["samples"] < lim["min_samples"]:
@@ -641,7 +701,7 @@ def check_region(run, doc, r, region_total_all):
     sg = [g for g in groups if g["id"] == sel] or groups[:1]
     outl = sg[0]["excluded_outliers"] if sg else 0
     sel_n = sg[0]["instances"] if sg else r["instances"]
-    if outl and not any(name in w and "outlier" in w for w in doc.get("warnings", [])):
+    if outl and not any(name in w and "outlier" in w for w in warning_texts(doc)):
         run.out("FAIL", "silent-discard", "%s: %d outliers excluded, no warning names them" % (tag, outl))
     # --- coverage: time in the folded instances, in other groups, outliers
     tot = sum(i[1] for i in il) or 1
@@ -820,7 +880,16 @@ def check_region(run, doc, r, region_total_all):
             if not pts:
                 continue
             cm = sum(pts) / len(pts)
-            scale = max(abs(pr), 0.02 * abs(mr))
+            # a gradual phase's rate is its ramp's mean over the whole
+            # phase; over [a, b], which the trim may cut on one side only
+            # (a starved region's phase ending at the exit), the ramp's
+            # mean is its value at the middle of [a, b] (miniAMR mpi2's
+            # MPI_Allreduce: TASK-CLOCK 0 -> 3.47e7 over [0.199, 1], mean
+            # 1.73e7, 1.99e7 over [0.319, 1], where the curve read 2.0e7)
+            ra, rb = (p.get("rate_from") or {}).get(s["name"]), (p.get("rate_to") or {}).get(s["name"])
+            if p.get("gradual") and isinstance(ra, (int, float)) and isinstance(rb, (int, float)):
+                pr = ra + (rb - ra) * ((a + b) / 2 - p["start"]) / w
+            scale = max(abs(rate(p, s["name"])), 0.02 * abs(mr))
             if scale > 0 and abs(cm - pr) > TOL_CURVE * scale:
                 consist.append("%s: curve mean %.4g vs phase %d rate %.4g over [%.3f,%.3f] (%+.0f%%)" % (
                     s["name"], cm, k, pr, p["start"], p["end"], 100 * (cm - pr) / scale))
@@ -897,22 +966,58 @@ def norm(name):
     return k
 
 
+def perf_user_frames(d):
+    """{key: samples} of RUNDIR/perf.data by the first user-space frame of
+    each sample's call chain (perf record -g): the function a sample taken
+    in the kernel (a page fault, a system call) was running for, where fold
+    puts it (its signal reaches the thread in user space, at that frame).
+    None when the samples have no call chains."""
+    import subprocess
+    try:
+        out = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,sym"],
+                             capture_output=True, text=True, timeout=300).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if "\n\n" not in out:  # one line a sample: no call chains
+        return None
+    counts = {}
+    for block in out.split("\n\n"):
+        for line in block.strip().splitlines():
+            w = line.split(None, 1)
+            if not w or re.match(r"ffff[0-9a-f]{12}$", w[0]):
+                continue
+            key = norm(w[1] if len(w) > 1 else w[0])
+            counts[key] = counts.get(key, 0) + 1
+            break
+    return counts
+
+
 def check_perf(run, doc, d):
     pt = os.path.join(d, "perf.txt")
     if not os.path.exists(pt):
         run.out("INFO", "perf", "no perf report")
         return
-    # perf report --sort symbol --stdio -q: "  27.53%  [k] name   ...".
-    # User-space symbols only ([.]): fold samples user stacks; shares are
-    # renormalised over user samples on both sides.
+    # With call chains, each perf sample counts for the first user-space
+    # frame of its chain, as fold counts it: a sample taken in the kernel
+    # on the thread's behalf belongs to the function that made it work
+    # (miniAMR's first touches of fresh memory in _int_malloc: perf [k]
+    # 8.7%, most of it at the page faults' end; without them perf
+    # _int_malloc 5.3%, fold 8.1%).
+    chains = perf_user_frames(d)
     perf = {}
-    for line in open(pt, errors="replace"):
-        m = re.match(r"\s*([0-9.]+)%\s+\[(.)\]\s+(.*?)(\s{2,}|$)", line)
-        if m and m.group(2) == ".":
-            key = norm(m.group(3))
-            perf[key] = perf.get(key, 0) + float(m.group(1))
-    ptot = sum(perf.values()) or 1
-    perf = {k: 100 * v / ptot for k, v in perf.items()}
+    if chains:
+        nchain = sum(chains.values())
+        perf = {k: 100.0 * v / nchain for k, v in chains.items()}
+    else:
+        # perf report --sort symbol --stdio -q: "  27.53%  [k] name   ...".
+        # User-space symbols only ([.]), shares renormalised over them
+        for line in open(pt, errors="replace"):
+            m = re.match(r"\s*([0-9.]+)%\s+\[(.)\]\s+(.*?)(\s{2,}|$)", line)
+            if m and m.group(2) == ".":
+                key = norm(m.group(3))
+                perf[key] = perf.get(key, 0) + float(m.group(1))
+        ptot = sum(perf.values()) or 1
+        perf = {k: 100 * v / ptot for k, v in perf.items()}
     # fold's flat profile by line names the innermost inlined function;
     # perf names the ELF symbol, which is the outermost entry of the
     # inline chain (innermost first)
@@ -924,16 +1029,17 @@ def check_perf(run, doc, d):
         fold[norm(sym)] = fold.get(norm(sym), 0) + l["samples"]
         tot += l["samples"]
     tot = tot or 1
-    nperf = 0
-    try:
+    nperf = sum(chains.values()) if chains else 0
+    if not chains:
         import subprocess
-        # exact count (perf report's header rounds to "1K"); user-space
-        # samples only, as the shares above
-        out = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,sym"],
-                             capture_output=True, text=True, timeout=300).stdout
-        nperf = sum(1 for l in out.splitlines() if l.strip() and not re.match(r"\s*ffff", l))
-    except (OSError, subprocess.SubprocessError):
-        pass
+        try:
+            # exact count (perf report's header rounds to "1K"); user-space
+            # samples only, as the shares above
+            out = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,sym"],
+                                 capture_output=True, text=True, timeout=300).stdout
+            nperf = sum(1 for l in out.splitlines() if l.strip() and not re.match(r"\s*ffff", l))
+        except (OSError, subprocess.SubprocessError):
+            pass
     top = sorted(perf.items(), key=lambda kv: -kv[1])[:5]
     rows, bad = [], []
     for k, v in top:
@@ -944,9 +1050,10 @@ def check_perf(run, doc, d):
         rows.append("%s perf %.1f%% fold %.1f%% (+-%.1f)" % (k[:40], v, f, lim))
         if abs(f - v) > lim:
             bad.append(k[:40])
+    how = "perf's by each sample's first user-space frame" if chains else "user-space samples only"
     run.out("FAIL" if bad else "PASS", "perf-shares",
-            "user-space self shares of perf's top functions (%d perf, %d fold samples): %s%s" % (
-                nperf, tot, "; ".join(rows), "; differ beyond 3 sigma: %s" % ", ".join(bad) if bad else ""))
+            "self shares of perf's top functions (%s; %d perf, %d fold samples): %s%s" % (
+                how, nperf, tot, "; ".join(rows), "; differ beyond 3 sigma: %s" % ", ".join(bad) if bad else ""))
 
 
 def check(args):
@@ -963,7 +1070,7 @@ def check(args):
         check_region(run, doc, r, total)
     if args.mode == "perf":
         check_perf(run, doc, args.dir)
-    warns = doc.get("warnings") or []
+    warns = warning_texts(doc)
     run.out("INFO", "warnings", "%d: %s" % (len(warns), " | ".join(w[:100] for w in warns[:5])))
     return 1 if run.failed else 0
 

@@ -9,8 +9,8 @@
 # Usage: FOLD_PROXY_APPS=DIR bench/validation/run.sh [--fast] [--apps "A B"]
 #                                                    [--modes "M N"] [--keep DIR]
 #   DIR holds one entry per app, named miniFE, miniMD, XSBench, CloverLeaf_ref,
-#   CoMD, TeaLeaf_ref (or owner+name, e.g. Mantevo+miniFE, ECP-copa+CoMD):
-#   an extracted source tree, a git checkout, or a bare git directory (also
+#   CoMD, TeaLeaf_ref, miniAMR (or owner+name, e.g. Mantevo+miniFE): an
+#   extracted source tree, a git checkout, or a bare git directory (also
 #   DIR/APP/repo). See README.md.
 #   FOLD_BUILD: fold's build directory (default: ../../build from here);
 #   FOLD and FOLDRUN override the two programs.
@@ -19,13 +19,13 @@
 #   --fast: miniMD only, modes step and cyg, smallest sizes (the ctest subset).
 #   Modes: default (plain build, foldrun with its defaults), step (the
 #   time-step region, 1 ms sampling), cyg (-finstrument-functions with a
-#   filter keeping the kernels), mpi2 (2 ranks), omp2 (2 OpenMP threads),
-#   perf (perf record vs fold's sampled call tree, when perf works), exact
-#   (miniFE's leaf kernels at 0.05%).
+#   filter keeping the kernels), mpi2 (2 ranks), omp2 (2 OpenMP threads;
+#   miniAMR's openmp/ version), perf (perf record vs fold's sampled call
+#   tree, when perf works), exact (miniFE's leaf kernels at 0.05%).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 fast=0
-apps="miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref"
+apps="miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref miniAMR"
 modes="default step cyg mpi2 omp2 perf exact"
 keep=""
 while [ $# -gt 0 ]; do
@@ -41,8 +41,8 @@ while [ $# -gt 0 ]; do
 done
 
 for app in $apps; do
-	case $app in miniFE | miniMD | XSBench | CloverLeaf_ref | CoMD | TeaLeaf_ref) ;;
-	*) echo "run.sh: --apps: unknown app '$app' (expected some of: miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref)" >&2; exit 2 ;;
+	case $app in miniFE | miniMD | XSBench | CloverLeaf_ref | CoMD | TeaLeaf_ref | miniAMR) ;;
+	*) echo "run.sh: --apps: unknown app '$app' (expected some of: miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref miniAMR)" >&2; exit 2 ;;
 	esac
 done
 for m in $modes; do
@@ -53,7 +53,7 @@ done
 
 if [ -z "${FOLD_PROXY_APPS:-}" ]; then
 	echo "SKIP: FOLD_PROXY_APPS is not set; it names a directory holding the proxy apps' sources" \
-	     "(miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref; how to get them: bench/validation/README.md)"
+	     "(miniFE miniMD XSBench CloverLeaf_ref CoMD TeaLeaf_ref miniAMR; how to get them: bench/validation/README.md)"
 	exit 77
 fi
 if [ ! -d "$FOLD_PROXY_APPS" ]; then
@@ -129,7 +129,8 @@ stall_probe() {
 # Each build_APP VARIANT DIR builds into DIR and prints the executable's path.
 # VARIANT plain: the app as its authors build it (-O3 -g). instr: plus the
 # time-step region (inserted into the scratch copy by sed/perl; the edit
-# must apply, or the build fails loudly) and -finstrument-functions.
+# must apply, or the build fails loudly) and -finstrument-functions. omp:
+# instr of an app whose OpenMP version is a directory of its own (variant).
 build_miniMD() {
 	local v=$1 d=$2 flags="-O3 -g -fopenmp -DMPICH_IGNORE_CXX_SEEK -DDEVICE=1 -DNOCHUNK" extra=""
 	src miniMD "$d/tree" >&2 || return 1
@@ -251,6 +252,31 @@ build_CoMD() {
 	make -j2 OPTFLAGS="$opt" OTHER_LIB="$lib" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
 	echo "$d/tree/bin/CoMD-mpi"
 }
+build_miniAMR() {
+	# ref/ (C, MPI) as its Makefile builds it (mpicc -O3, here with -g);
+	# VARIANT omp: its openmp/ directory, the same code with OpenMP loops in
+	# stencil_calc, comm and check_sum (mpicc -O3 -fopenmp), for omp2
+	local v=$1 d=$2 flags="-O3 -g" dir=ref libs="-lm"
+	src miniAMR "$d/tree" >&2 || return 1
+	[ "$v" = omp ] && dir=openmp flags="$flags -fopenmp" libs="$libs -lgomp"
+	cd "$d/tree/$dir" || return 1
+	if [ "$v" != plain ]; then
+		step_objects
+		# the time step: one iteration of driver()'s loop, its whole body
+		# (the stages' comm, stencil_driver and check_sum calls, move,
+		# refine every refine_freq steps, and the reduction of the app's
+		# per-step timers every refine_freq steps), so that the app's
+		# "Total time" is the step regions and the initial refine before
+		# the loop
+		perl -0pi -e 's/(for \(sim_time = 0\.0,[^{]*\{)/$1 fold_step_enter();/ or die "step start not found\n";
+		              s/(\n *last = ts;\n *\})(\n *\}\n\s*end_time = sim_time;)/$1\n      fold_step_exit();$2/ or die "step end not found\n"' \
+			driver.c >&2 || return 1
+		flags="$flags -finstrument-functions -include $here/fold_step.h"
+		libs="$libs $work/fold_step.o"
+	fi
+	make -j2 CFLAGS="$flags" LDLIBS="$libs" >make.log 2>&1 || { tail -20 make.log >&2; return 1; }
+	echo "$d/tree/$dir/miniAMR.x"
+}
 build_TeaLeaf_ref() {
 	# as its Makefile builds it with COMPILER=GNU (MPI + OpenMP); gfortran
 	# 12 rejects global_mpi.f90's MPI calls without -fallow-argument-mismatch
@@ -331,6 +357,20 @@ run_CoMD() {
 	local n; n=$(size 8 10)
 	(cd "$dir" && "$@" -x $n -y $n -z $n -N "$(size 50 100)" -n 10 -i "${np:-1}" -j 1 -k 1 >app.out 2>&1)
 }
+run_miniAMR() {
+	local dir=$1; shift
+	# an expanding sphere's surface refines the mesh 3 levels deep: the
+	# step's work grows in jumps (steps 1-25 120 blocks, 26-40 288,
+	# 41-60 456 on one rank), three populations of one region, and every
+	# 5th step refines; --npx: the rank grid of $np (the caller's) x 1 x 1.
+	# The report (--report_perf 4: on stdout) ends with its "Summary:"
+	# line; a checksum that drifts ends the loop early with "difference too
+	# large" and no failing exit status
+	(cd "$dir" && "$@" --num_refine 3 --max_blocks 800 --nx 8 --ny 8 --nz 8 --num_objects 1 \
+		--object 2 0 0.5 0.5 0.5 0 0 0 0.05 0.05 0.05 0.008 0.008 0.008 --num_tsteps 60 --stages_per_ts 5 \
+		--checksum_freq 4 --num_vars "$(size 4 10)" --npx "${np:-1}" --report_perf 4 >app.out 2>&1) || return 1
+	grep -q '^Summary: ' "$dir/app.out" && ! grep -q 'difference too large' "$dir/app.out"
+}
 run_TeaLeaf_ref() {
 	local dir=$1; shift
 	local n; n=$(size 64 128)
@@ -369,18 +409,31 @@ filter_for() {
 	XSBench) printf 'exclude function *\ninclude function calculate_macro_xs\n' ;;
 	CloverLeaf_ref) printf 'exclude function *\ninclude function pdv\ninclude function pdv_kernel\ninclude function advection\ninclude function accelerate\ninclude function field_summary\ninclude function clover_check_error\n' ;;
 	CoMD) printf 'exclude function *\ninclude function computeForce\ninclude function ljForce\ninclude function redistributeAtoms\ninclude function kineticEnergy\n' ;;
+	miniAMR) printf 'exclude function *\ninclude function stencil_driver\ninclude function comm\ninclude function check_sum\ninclude function refine\ninclude function move\n' ;;
 	TeaLeaf_ref) printf 'exclude function *\ninclude function tea_leaf\ninclude function tea_leaf_cg_calc_w\ninclude function tea_leaf_cg_calc_ur\ninclude function tea_leaf_cg_calc_p\ninclude function tea_allsum\ninclude function tea_allsum2\n' ;;
+	esac
+}
+
+# variant APP MODE: the build a mode runs. omp2 runs miniAMR's openmp/
+# version, the same code as its ref/ with OpenMP loops, where the other
+# apps' one build has both.
+variant() {
+	case $2 in
+	default | perf) echo plain ;;
+	omp2) if [ "$1" = miniAMR ]; then echo omp; else echo instr; fi ;;
+	*) echo instr ;;
 	esac
 }
 
 # one APP MODE: run and check one configuration; appends to $results.
 one() {
-	local app=$1 mode=$2 exe variant=instr np=1 threads=1 sample=time@1ms
+	local app=$1 mode=$2 exe variant np=1 threads=1 sample=time@1ms
+	variant=$(variant "$app" "$mode")
 	case $mode in
-	default) variant=plain sample="" ;;
+	default) sample="" ;;
 	# every 1 ms of thread CPU time, as perf's cpu-clock (a cputime@ timer
 	# only fires once per scheduler tick)
-	perf) variant=plain sample=perf::TASK-CLOCK@1000000 ;;
+	perf) sample=perf::TASK-CLOCK@1000000 ;;
 	mpi2) np=2 ;;
 	omp2)
 		if [ "$app" = CoMD ]; then
@@ -409,7 +462,7 @@ one() {
 	printf '%s\n' "$(filter_for "$app")" >"$dir/filter"
 	[ "$mode" = step ] && printf 'exclude function *\n' >"$dir/filter"
 	local launch=() env=(env OMP_NUM_THREADS=$threads FOLD_OUTPUT=fold.%r.%p.trace)
-	[ "$variant" = instr ] && env+=(FOLD_FILTER="$dir/filter" FOLD_THROTTLE=off)
+	[ "$variant" != plain ] && env+=(FOLD_FILTER="$dir/filter" FOLD_THROTTLE=off)
 	local fr=("$FOLDRUN")
 	[ -n "$sample" ] && fr+=(-e "$sample")
 	if [ "$mode" = perf ]; then
@@ -418,8 +471,8 @@ one() {
 			printf '%s\t%s\tSKIP\tperf record does not work here\n' "$app" "$mode" >>"$results"
 			return
 		fi
-		OMP_NUM_THREADS=1 run_$app "$dir" perf record -q -o "$dir/perf.data" -F 997 -- "$exe"
-		(cd "$dir" && mv app.out app.perf.out && perf report -i perf.data --no-children --sort symbol \
+		OMP_NUM_THREADS=1 run_$app "$dir" perf record -q -o "$dir/perf.data" -F 997 -g -- "$exe"
+		(cd "$dir" && mv app.out app.perf.out && perf report -i perf.data --no-children -g none --sort symbol \
 			--stdio -q 2>/dev/null >perf.txt)
 		launch=("${env[@]}" "${fr[@]}")
 	elif [ $np -gt 1 ]; then
@@ -464,10 +517,10 @@ one() {
 
 declare -A built
 for app in $apps; do
-	for variant in plain instr; do
+	for variant in plain instr omp; do
 		need=0
 		for m in $modes; do
-			case $m in default | perf) [ $variant = plain ] && need=1 ;; *) [ $variant = instr ] && need=1 ;; esac
+			[ "$(variant "$app" "$m")" = $variant ] && need=1
 		done
 		[ $need = 1 ] || continue
 		d=$work/build/$app.$variant
