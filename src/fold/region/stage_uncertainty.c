@@ -18,6 +18,28 @@
 #include "region_work.h"
 #include "uncertainty.h"
 
+/* The self-check's figures (from u) into r->self_check, and the verdict
+ * they give r->fidelity. */
+static void self_check_of(fold_region_result *r, const uncertainty__result *u)
+{
+	fold_self_check *sc = &r->self_check;
+	sc->done = u->checked;
+	sc->why_not = u->checked ? NULL : u->check_why_not ? u->check_why_not : "not computed";
+	sc->instances_a = u->ninst_a;
+	sc->instances_b = u->ninst_b;
+	sc->phases_a = u->nseg_a;
+	sc->phases_b = u->nseg_b;
+	sc->boundary = u->check_boundary;
+	sc->rate = u->check_rate;
+	sc->boundary_allowed = u->check_boundary_allowed;
+	sc->rate_allowed = u->check_rate_allowed;
+	sc->reproducible = sc->done && u->check_excess <= 1;
+	r->fidelity.verdict = !sc->done          ? FOLD_FIDELITY_UNCHECKED
+	                      : sc->reproducible ? FOLD_FIDELITY_CONSISTENT
+	                                         : FOLD_FIDELITY_SUSPECT;
+	r->fidelity.reasons = sc->done && !sc->reproducible ? FOLD_FIDELITY_HALVES : 0;
+}
+
 /* Intervals of every phase's start and of its rates, and the self-check. */
 int stage_uncertainty(analyze_ctx *c, region_work *w)
 {
@@ -83,21 +105,7 @@ int stage_uncertainty(analyze_ctx *c, region_work *w)
 		ph->nrate_ci = nsw;
 	}
 	fold_self_check *sc = &r->self_check;
-	sc->done = u.checked;
-	sc->why_not = u.checked ? NULL : u.check_why_not ? u.check_why_not : "not computed";
-	sc->instances_a = u.ninst_a;
-	sc->instances_b = u.ninst_b;
-	sc->phases_a = u.nseg_a;
-	sc->phases_b = u.nseg_b;
-	sc->boundary = u.check_boundary;
-	sc->rate = u.check_rate;
-	sc->boundary_allowed = u.check_boundary_allowed;
-	sc->rate_allowed = u.check_rate_allowed;
-	sc->reproducible = sc->done && u.check_excess <= 1;
-	r->fidelity.verdict = !sc->done          ? FOLD_FIDELITY_UNCHECKED
-	                      : sc->reproducible ? FOLD_FIDELITY_CONSISTENT
-	                                         : FOLD_FIDELITY_SUSPECT;
-	r->fidelity.reasons = sc->done && !sc->reproducible ? FOLD_FIDELITY_HALVES : 0;
+	self_check_of(r, &u);
 	/* Judged on the phases reported: each boundary must have a counterpart
 	 * in both halves and each phase's rates must agree. A half with extra
 	 * boundaries of its own (half the samples: the fit follows more noise)
